@@ -1,0 +1,117 @@
+// The database handle: embedded PGlite under DATA_DIR by default, PostgreSQL when DATABASE_URL is set.
+// One instance per process, kept on globalThis so dev reloads and separate bundles share it.
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { env } from "@/lib/env";
+import * as schema from "./schema";
+
+export type Schema = typeof schema;
+/** Both drivers' databases share this base type. */
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+/** A transaction or the database itself: domain functions accept either. */
+export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0] | Db;
+
+export interface Database {
+  db: Db;
+  driver: "pglite" | "postgres";
+  /** Runs `listener` when `channel` is notified (PostgreSQL LISTEN, or in-process for PGlite). */
+  listen(channel: string, listener: (payload: string) => void): Promise<() => Promise<void>>;
+  notify(channel: string, payload: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const migrationsFolder = path.join(process.cwd(), "drizzle");
+
+async function openPglite(dataDir: string): Promise<Database> {
+  const { PGlite } = await import("@electric-sql/pglite");
+  const { drizzle } = await import("drizzle-orm/pglite");
+  const { migrate } = await import("drizzle-orm/pglite/migrator");
+  const inMemory = dataDir.startsWith("memory://");
+  if (!inMemory) mkdirSync(dataDir, { recursive: true });
+  const client = new PGlite(inMemory ? undefined : path.join(dataDir, "pg"));
+  await client.waitReady;
+  const db = drizzle({ client, schema });
+  await migrate(db, { migrationsFolder });
+  // A single process owns the embedded database, so notifications never leave it.
+  const { EventEmitter } = await import("node:events");
+  const bus = new EventEmitter();
+  bus.setMaxListeners(0);
+  return {
+    db: db as unknown as Db,
+    driver: "pglite",
+    async listen(channel, listener) {
+      bus.on(channel, listener);
+      return async () => void bus.off(channel, listener);
+    },
+    async notify(channel, payload) {
+      bus.emit(channel, payload);
+    },
+    close: () => client.close(),
+  };
+}
+
+async function openPostgres(url: string): Promise<Database> {
+  const pg = (await import("pg")).default;
+  const { drizzle } = await import("drizzle-orm/node-postgres");
+  const { migrate } = await import("drizzle-orm/node-postgres/migrator");
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  const db = drizzle({ client: pool, schema });
+  await migrate(db, { migrationsFolder });
+  let listener: import("pg").PoolClient | undefined;
+  const handlers = new Map<string, Set<(payload: string) => void>>();
+  return {
+    db: db as unknown as Db,
+    driver: "postgres",
+    async listen(channel, handler) {
+      if (!listener) {
+        listener = await pool.connect();
+        listener.on("notification", (msg) => {
+          for (const h of handlers.get(msg.channel) ?? []) h(msg.payload ?? "");
+        });
+      }
+      if (!handlers.has(channel)) {
+        handlers.set(channel, new Set());
+        await listener.query(`LISTEN "${channel.replace(/"/g, "")}"`);
+      }
+      handlers.get(channel)?.add(handler);
+      return async () => void handlers.get(channel)?.delete(handler);
+    },
+    async notify(channel, payload) {
+      await pool.query("select pg_notify($1, $2)", [channel, payload]);
+    },
+    async close() {
+      listener?.release();
+      await pool.end();
+    },
+  };
+}
+
+const globalKey = Symbol.for("execution-network.database");
+type GlobalWithDb = typeof globalThis & { [globalKey]?: Promise<Database> };
+
+/** The process's database, opened and migrated on first use. A failed open is retried on the next call. */
+export function getDatabase(): Promise<Database> {
+  const g = globalThis as GlobalWithDb;
+  if (!g[globalKey]) {
+    const { DATABASE_URL, DATA_DIR } = env();
+    const opening = DATABASE_URL ? openPostgres(DATABASE_URL) : openPglite(DATA_DIR);
+    g[globalKey] = opening;
+    opening.catch(() => {
+      if (g[globalKey] === opening) delete g[globalKey];
+    });
+  }
+  return g[globalKey];
+}
+
+export async function getDb(): Promise<Db> {
+  return (await getDatabase()).db;
+}
+
+/** Closes the process's database (tests, graceful shutdown). */
+export async function closeDatabase(): Promise<void> {
+  const g = globalThis as GlobalWithDb;
+  const current = g[globalKey];
+  delete g[globalKey];
+  if (current) await (await current).close();
+}

@@ -1,0 +1,186 @@
+// The one PostgreSQL schema of the product (PGlite and PostgreSQL alike). Migrations are generated from it.
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
+
+const createdAt = () => timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow();
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+
+/** A wallet-owned account; the developer profile lives on the same row once created. */
+export const accounts = pgTable("accounts", {
+  id: uuid("id").primaryKey().defaultRandom(),
+  walletAddress: text("wallet_address").notNull().unique(),
+  name: text("name"),
+  email: text("email"),
+  organization: text("organization"),
+  profileCreatedAt: ts("profile_created_at"),
+  creditBalance: bigint("credit_balance", { mode: "number" }).notNull().default(0),
+  creditUpdatedAt: ts("credit_updated_at").notNull().defaultNow(),
+  createdAt: createdAt(),
+});
+
+/** SIWE nonces: issued to a session, consumed exactly once. */
+export const authNonces = pgTable("auth_nonces", {
+  nonce: text("nonce").primaryKey(),
+  createdAt: createdAt(),
+  usedAt: ts("used_at"),
+});
+
+export const apiKeys = pgTable(
+  "api_keys",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    accountId: uuid("account_id").notNull().references(() => accounts.id),
+    name: text("name").notNull(),
+    scopes: text("scopes").array().notNull(),
+    prefix: text("prefix").notNull(),
+    secretHash: text("secret_hash").notNull().unique(),
+    /** After a rotation with a grace period, the old secret keeps working until previousExpiresAt. */
+    previousSecretHash: text("previous_secret_hash").unique(),
+    previousExpiresAt: ts("previous_expires_at"),
+    createdAt: createdAt(),
+    lastUsedAt: ts("last_used_at"),
+    expiresAt: ts("expires_at"),
+    revokedAt: ts("revoked_at"),
+  },
+  (t) => [index("api_keys_account_idx").on(t.accountId, t.createdAt)],
+);
+
+/** Append-only credits ledger; accounts.credit_balance is the running total it proves. */
+export const creditLedger = pgTable(
+  "credit_ledger",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    accountId: uuid("account_id").notNull().references(() => accounts.id),
+    type: text("type").notNull(),
+    amount: bigint("amount", { mode: "number" }).notNull(),
+    balanceAfter: bigint("balance_after", { mode: "number" }).notNull(),
+    jobId: uuid("job_id"),
+    description: text("description").notNull(),
+    createdAt: createdAt(),
+    seq: bigint("seq", { mode: "number" }).generatedAlwaysAsIdentity(),
+  },
+  (t) => [
+    index("credit_ledger_account_idx").on(t.accountId, t.seq),
+    // One charge and at most one refund per job, whatever retries happen.
+    uniqueIndex("credit_ledger_job_type_idx").on(t.jobId, t.type).where(sql`job_id is not null`),
+  ],
+);
+
+export const services = pgTable("services", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  description: text("description").notNull(),
+  creditCost: integer("credit_cost").notNull(),
+  status: text("status").notNull(),
+  inputSchema: jsonb("input_schema").notNull(),
+  position: integer("position").notNull().default(0),
+  updatedAt: ts("updated_at").notNull().defaultNow(),
+});
+
+export const nodes = pgTable("nodes", {
+  id: uuid("id").primaryKey().defaultRandom(),
+  name: text("name").notNull(),
+  region: text("region").notNull().default("local"),
+  tokenHash: text("token_hash").notNull().unique(),
+  serviceIds: text("service_ids").array().notNull().default(sql`'{}'::text[]`),
+  concurrency: integer("concurrency").notNull().default(1),
+  embedded: boolean("embedded").notNull().default(false),
+  lastHeartbeatAt: ts("last_heartbeat_at"),
+  /** Set when the node announced a graceful shutdown; it claims nothing more. */
+  drainingAt: ts("draining_at"),
+  revokedAt: ts("revoked_at"),
+  createdAt: createdAt(),
+});
+
+export const jobs = pgTable(
+  "jobs",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    workflowRunId: uuid("workflow_run_id").notNull().defaultRandom(),
+    accountId: uuid("account_id").notNull().references(() => accounts.id),
+    apiKeyId: uuid("api_key_id"),
+    serviceId: text("service_id").notNull().references(() => services.id),
+    status: text("status").notNull(),
+    progress: integer("progress").notNull().default(0),
+    input: jsonb("input").notNull(),
+    creditCost: integer("credit_cost").notNull(),
+    attempt: integer("attempt").notNull().default(0),
+    maxAttempts: integer("max_attempts").notNull(),
+    timeoutMs: integer("timeout_ms").notNull(),
+    assignedNodeId: uuid("assigned_node_id"),
+    assignedAt: ts("assigned_at"),
+    leaseExpiresAt: ts("lease_expires_at"),
+    routingStartedAt: ts("routing_started_at"),
+    nextAttemptAt: ts("next_attempt_at"),
+    result: jsonb("result"),
+    error: jsonb("error"),
+    /** Last telemetry sequence / log sequence written: the next one is +1, so there are never gaps. */
+    eventSeq: integer("event_seq").notNull().default(0),
+    logSeq: integer("log_seq").notNull().default(0),
+    createdAt: createdAt(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+    startedAt: ts("started_at"),
+    completedAt: ts("completed_at"),
+  },
+  (t) => [
+    index("jobs_account_created_idx").on(t.accountId, t.createdAt),
+    index("jobs_routing_idx").on(t.serviceId, t.createdAt).where(sql`status = 'routing'`),
+    index("jobs_active_idx").on(t.status).where(sql`status in ('queued','routing','assigned','running','retrying')`),
+  ],
+);
+
+/** The ordered per-job event log: telemetry, the SSE stream, the timeline and webhooks all read it. */
+export const jobEvents = pgTable(
+  "job_events",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    jobId: uuid("job_id").notNull().references(() => jobs.id),
+    sequence: integer("sequence").notNull(),
+    type: text("type").notNull(),
+    attempt: integer("attempt").notNull(),
+    nodeId: uuid("node_id"),
+    data: jsonb("data"),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("job_events_job_seq_idx").on(t.jobId, t.sequence)],
+);
+
+export const jobLogs = pgTable(
+  "job_logs",
+  {
+    jobId: uuid("job_id").notNull().references(() => jobs.id),
+    sequence: integer("sequence").notNull(),
+    level: text("level").notNull(),
+    source: text("source").notNull(),
+    message: text("message").notNull(),
+    nodeId: uuid("node_id"),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.jobId, t.sequence] })],
+);
+
+export const idempotencyKeys = pgTable(
+  "idempotency_keys",
+  {
+    accountId: uuid("account_id").notNull().references(() => accounts.id),
+    key: text("key").notNull(),
+    fingerprint: text("fingerprint").notNull(),
+    jobId: uuid("job_id").notNull(),
+    responseStatus: integer("response_status").notNull(),
+    responseBody: jsonb("response_body").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.key] }), index("idempotency_created_idx").on(t.createdAt)],
+);

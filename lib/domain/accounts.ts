@@ -1,0 +1,78 @@
+// Accounts (one per wallet) and the developer profile kept on the same row.
+import { eq, sql } from "drizzle-orm";
+import { accounts } from "@/lib/db/schema";
+import { env } from "@/lib/env";
+import { applyLedgerEntry } from "./credits";
+import { DomainError, notFound } from "./errors";
+import { db } from "./ready";
+
+/** Finds the account of a (checksummed) address, creating it with its starter grant on first sign-in. */
+export async function findOrCreateAccount(walletAddress: string): Promise<{ accountId: string; created: boolean }> {
+  const d = await db();
+  return d.transaction(async (tx) => {
+    const [inserted] = await tx.insert(accounts).values({ walletAddress }).onConflictDoNothing().returning({ id: accounts.id });
+    if (inserted) {
+      const starter = env().STARTER_CREDITS;
+      if (starter > 0) {
+        await applyLedgerEntry(tx, { accountId: inserted.id, type: "grant", amount: starter, description: "Starter credits" });
+      }
+      return { accountId: inserted.id, created: true };
+    }
+    const [existing] = await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.walletAddress, walletAddress));
+    if (!existing) throw new Error("account vanished during sign-in");
+    return { accountId: existing.id, created: false };
+  });
+}
+
+export interface ProfileInput {
+  name: string;
+  email?: string;
+  organization?: string;
+}
+
+function toProfile(row: typeof accounts.$inferSelect) {
+  if (!row.profileCreatedAt || row.name === null) throw notFound("PROFILE_NOT_FOUND", "The developer profile");
+  return {
+    developerId: row.id,
+    walletAddress: row.walletAddress,
+    name: row.name,
+    email: row.email,
+    organization: row.organization,
+    createdAt: row.profileCreatedAt.toISOString(),
+  };
+}
+
+export async function createProfile(accountId: string, input: ProfileInput) {
+  const [row] = await (await db())
+    .update(accounts)
+    .set({ name: input.name, email: input.email ?? null, organization: input.organization ?? null, profileCreatedAt: sql`now()` })
+    .where(sql`${accounts.id} = ${accountId} and ${accounts.profileCreatedAt} is null`)
+    .returning();
+  if (!row) throw new DomainError("PROFILE_EXISTS", "A developer profile already exists for this account.");
+  return toProfile(row);
+}
+
+export async function getProfile(accountId: string) {
+  const [row] = await (await db()).select().from(accounts).where(eq(accounts.id, accountId));
+  if (!row) throw notFound("PROFILE_NOT_FOUND", "The developer profile");
+  return toProfile(row);
+}
+
+export async function updateProfile(accountId: string, input: Partial<ProfileInput>) {
+  const [row] = await (await db())
+    .update(accounts)
+    .set({
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(input.email !== undefined ? { email: input.email } : {}),
+      ...(input.organization !== undefined ? { organization: input.organization } : {}),
+    })
+    .where(sql`${accounts.id} = ${accountId} and ${accounts.profileCreatedAt} is not null`)
+    .returning();
+  if (!row) throw notFound("PROFILE_NOT_FOUND", "The developer profile");
+  return toProfile(row);
+}
+
+/** Keys need a profile first (CONTRACT §3). */
+export async function requireProfile(accountId: string): Promise<void> {
+  await getProfile(accountId);
+}

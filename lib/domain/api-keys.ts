@@ -1,0 +1,136 @@
+// API keys: show-once secrets, stored only as SHA-256 hashes, scoped, revocable, rotatable with grace.
+import { createHash, randomInt, timingSafeEqual } from "node:crypto";
+import { and, desc, eq, isNull, or, sql } from "drizzle-orm";
+import { apiKeys } from "@/lib/db/schema";
+import { log } from "@/lib/log";
+import { requireProfile } from "./accounts";
+import { DomainError, notFound } from "./errors";
+import { isUuid } from "./ids";
+import { db } from "./ready";
+import type { Scope } from "./scopes";
+
+const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+/** 43 base62 characters ≈ 256 bits (the contract asks for ≥ 190). */
+const secretLength = 43;
+
+export function generateSecret(): string {
+  let body = "";
+  for (let i = 0; i < secretLength; i++) body += base62[randomInt(62)];
+  return `dev_${body}`;
+}
+
+// The secrets are 256-bit random strings, so a fast hash is enough (no dictionary to defend against).
+export const hashSecret = (secret: string) => createHash("sha256").update(secret).digest("hex");
+const prefixOf = (secret: string) => secret.slice(4, 12);
+
+type KeyRow = typeof apiKeys.$inferSelect;
+
+export function toApiKey(row: KeyRow) {
+  return {
+    keyId: row.id,
+    name: row.name,
+    scopes: row.scopes as Scope[],
+    prefix: row.prefix,
+    createdAt: row.createdAt.toISOString(),
+    lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
+    expiresAt: row.expiresAt?.toISOString() ?? null,
+    revokedAt: row.revokedAt?.toISOString() ?? null,
+  };
+}
+
+export async function createApiKey(accountId: string, input: { name: string; scopes: Scope[]; expiresAt?: string }) {
+  await requireProfile(accountId);
+  const secret = generateSecret();
+  const [row] = await (await db())
+    .insert(apiKeys)
+    .values({
+      accountId,
+      name: input.name,
+      scopes: input.scopes,
+      prefix: prefixOf(secret),
+      secretHash: hashSecret(secret),
+      expiresAt: input.expiresAt ? new Date(input.expiresAt) : null,
+    })
+    .returning();
+  return { ...toApiKey(row), key: secret };
+}
+
+export async function listApiKeys(accountId: string) {
+  await requireProfile(accountId);
+  const rows = await (await db()).select().from(apiKeys).where(eq(apiKeys.accountId, accountId)).orderBy(desc(apiKeys.createdAt));
+  return rows.map(toApiKey);
+}
+
+const ownKey = (accountId: string, keyId: string) => and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId));
+
+/** Revokes at once; revoking again returns the same revoked key. */
+export async function revokeApiKey(accountId: string, keyId: string) {
+  if (!isUuid(keyId)) throw notFound("KEY_NOT_FOUND", "The API key");
+  const d = await db();
+  await d
+    .update(apiKeys)
+    .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())`, previousSecretHash: null, previousExpiresAt: null })
+    .where(ownKey(accountId, keyId));
+  const [row] = await d.select().from(apiKeys).where(ownKey(accountId, keyId));
+  if (!row) throw notFound("KEY_NOT_FOUND", "The API key");
+  return toApiKey(row);
+}
+
+/** Same keyId, name and scopes; a new secret. The old one dies now or after `gracePeriodSeconds`. */
+export async function rotateApiKey(accountId: string, keyId: string, gracePeriodSeconds = 0) {
+  if (!isUuid(keyId)) throw notFound("KEY_NOT_FOUND", "The API key");
+  const secret = generateSecret();
+  const d = await db();
+  return d.transaction(async (tx) => {
+    const [current] = await tx.select().from(apiKeys).where(ownKey(accountId, keyId)).for("update");
+    if (!current) throw notFound("KEY_NOT_FOUND", "The API key");
+    if (current.revokedAt) throw new DomainError("KEY_REVOKED", "A revoked key cannot be rotated.");
+    const [row] = await tx
+      .update(apiKeys)
+      .set({
+        secretHash: hashSecret(secret),
+        prefix: prefixOf(secret),
+        previousSecretHash: gracePeriodSeconds > 0 ? current.secretHash : null,
+        previousExpiresAt: gracePeriodSeconds > 0 ? sql`now() + make_interval(secs => ${gracePeriodSeconds})` : null,
+      })
+      .where(eq(apiKeys.id, keyId))
+      .returning();
+    return { ...toApiKey(row), key: secret };
+  });
+}
+
+export interface ApiKeyPrincipal {
+  accountId: string;
+  keyId: string;
+  scopes: Scope[];
+}
+
+const sameHash = (a: string, b: string | null) => b !== null && a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+const lastUsedResolutionMs = 30_000;
+
+/** The principal of a live secret, or null (unknown, revoked, expired, or rotated past its grace). */
+export async function authenticateApiKey(secret: string): Promise<ApiKeyPrincipal | null> {
+  if (!/^dev_[0-9A-Za-z]{32,64}$/.test(secret)) return null;
+  const hash = hashSecret(secret);
+  const d = await db();
+  const [row] = await d
+    .select()
+    .from(apiKeys)
+    .where(
+      and(
+        or(eq(apiKeys.secretHash, hash), and(eq(apiKeys.previousSecretHash, hash), sql`${apiKeys.previousExpiresAt} > now()`)),
+        isNull(apiKeys.revokedAt),
+        or(isNull(apiKeys.expiresAt), sql`${apiKeys.expiresAt} > now()`),
+      ),
+    );
+  if (!row || !(sameHash(hash, row.secretHash) || sameHash(hash, row.previousSecretHash))) return null;
+  // lastUsedAt is kept to within 30 s, so a busy key does not write on every request.
+  if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > lastUsedResolutionMs) {
+    await d
+      .update(apiKeys)
+      .set({ lastUsedAt: sql`now()` })
+      .where(eq(apiKeys.id, row.id))
+      .catch((err: unknown) => log.warn("could not record key use", { keyId: row.id, err }));
+  }
+  return { accountId: row.accountId, keyId: row.id, scopes: row.scopes as Scope[] };
+}

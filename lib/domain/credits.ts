@@ -1,0 +1,79 @@
+// The credits ledger: append-only entries, each moving the account's balance in the same statement
+// that proves it cannot go below zero.
+import { and, count, desc, eq, sql } from "drizzle-orm";
+import type { Tx } from "@/lib/db/client";
+import { accounts, creditLedger } from "@/lib/db/schema";
+import { DomainError, notFound } from "./errors";
+import type { LedgerEntryType } from "./job-states";
+import { offsetOf, pageOf, type PageRequest } from "./pagination";
+import { db } from "./ready";
+
+export interface LedgerEntryInput {
+  accountId: string;
+  type: LedgerEntryType;
+  /** Signed: negative debits, positive credits. */
+  amount: number;
+  jobId?: string | null;
+  description: string;
+}
+
+/**
+ * Moves the balance by `amount` and records the entry. A debit that would take the balance below zero
+ * changes nothing and throws INSUFFICIENT_CREDITS; the row lock of the UPDATE serialises concurrent debits.
+ */
+export async function applyLedgerEntry(tx: Tx, entry: LedgerEntryInput) {
+  const [row] = await tx
+    .update(accounts)
+    .set({ creditBalance: sql`${accounts.creditBalance} + ${entry.amount}`, creditUpdatedAt: sql`now()` })
+    .where(and(eq(accounts.id, entry.accountId), sql`${accounts.creditBalance} + ${entry.amount} >= 0`))
+    .returning({ balance: accounts.creditBalance });
+  if (!row) {
+    throw new DomainError("INSUFFICIENT_CREDITS", "Not enough credits for this request.", { required: -entry.amount });
+  }
+  const [created] = await tx
+    .insert(creditLedger)
+    .values({ ...entry, jobId: entry.jobId ?? null, balanceAfter: row.balance })
+    .returning();
+  return created;
+}
+
+export function toCreditEntry(row: typeof creditLedger.$inferSelect) {
+  return {
+    entryId: row.id,
+    type: row.type as LedgerEntryType,
+    amount: row.amount,
+    balanceAfter: row.balanceAfter,
+    jobId: row.jobId,
+    description: row.description,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+export async function getCreditBalance(accountId: string) {
+  const [row] = await (await db())
+    .select({ balance: accounts.creditBalance, updatedAt: accounts.creditUpdatedAt })
+    .from(accounts)
+    .where(eq(accounts.id, accountId));
+  if (!row) throw notFound("NOT_FOUND", "The account");
+  return { balance: row.balance, currency: "credits" as const, updatedAt: row.updatedAt.toISOString() };
+}
+
+export async function listCreditHistory(accountId: string, page: PageRequest) {
+  const d = await db();
+  const where = eq(creditLedger.accountId, accountId);
+  const [rows, [{ total }]] = await Promise.all([
+    d.select().from(creditLedger).where(where).orderBy(desc(creditLedger.seq)).limit(page.limit).offset(offsetOf(page)),
+    d.select({ total: count() }).from(creditLedger).where(where),
+  ]);
+  return pageOf(rows.map(toCreditEntry), total, page);
+}
+
+/** Operator grant (scripts/credits.ts) by wallet address. */
+export async function grantCreditsToAddress(walletAddress: string, amount: number, description = "Operator grant") {
+  const d = await db();
+  return d.transaction(async (tx) => {
+    const [account] = await tx.select({ id: accounts.id }).from(accounts).where(sql`lower(${accounts.walletAddress}) = lower(${walletAddress})`);
+    if (!account) throw notFound("NOT_FOUND", `The account of ${walletAddress}`);
+    return applyLedgerEntry(tx, { accountId: account.id, type: amount >= 0 ? "grant" : "adjustment", amount, description });
+  });
+}

@@ -1,0 +1,46 @@
+// Typed failures the domain raises. The HTTP layer maps each code to a status and the error envelope.
+export const errorCodes = [
+  "INVALID_REQUEST",
+  "INVALID_API_KEY",
+  "UNAUTHENTICATED",
+  "INVALID_NODE_TOKEN",
+  "INSUFFICIENT_CREDITS",
+  "INSUFFICIENT_SCOPE",
+  "FORBIDDEN_ORIGIN",
+  "SERVICE_NOT_FOUND",
+  "JOB_NOT_FOUND",
+  "KEY_NOT_FOUND",
+  "PROFILE_NOT_FOUND",
+  "NOT_FOUND",
+  "METHOD_NOT_ALLOWED",
+  "IDEMPOTENCY_CONFLICT",
+  "SERVICE_DISABLED",
+  "PROFILE_EXISTS",
+  "KEY_REVOKED",
+  "JOB_FINAL",
+  "LEASE_LOST",
+  "PAYLOAD_TOO_LARGE",
+  "UNSUPPORTED_MEDIA_TYPE",
+  "INVALID_SERVICE_INPUT",
+  "RATE_LIMITED",
+  "INTERNAL_ERROR",
+  "UNAVAILABLE",
+] as const;
+
+export type ErrorCode = (typeof errorCodes)[number];
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+    /** Seconds a client should wait before retrying (429, 503). */
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+    this.name = "DomainError";
+  }
+}
+
+export const notFound = (code: Extract<ErrorCode, `${string}NOT_FOUND`>, what: string) =>
+  new DomainError(code, `${what} was not found.`);

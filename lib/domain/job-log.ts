@@ -1,0 +1,95 @@
+// Every change to a job goes through recordJobChange: the status (checked by the state machine), the
+// telemetry events with gapless per-job sequences, the log lines and the refund of a failed job are written
+// in one transaction, so a reader never sees one without the others.
+import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
+import type { Tx } from "@/lib/db/client";
+import { jobEvents, jobLogs, jobs } from "@/lib/db/schema";
+import { applyLedgerEntry } from "./credits";
+import { statusesBefore } from "./job-machine";
+import { activeStatuses, type EventType, type JobStatus, type LogLevel, type LogSource } from "./job-states";
+import { jobChannel, signal, workChannel } from "./signals";
+
+export type JobRow = typeof jobs.$inferSelect;
+
+export interface EventInput {
+  type: EventType;
+  data?: Record<string, unknown>;
+  nodeId?: string | null;
+}
+
+export interface LogInput {
+  level: LogLevel;
+  source: LogSource;
+  message: string;
+  nodeId?: string | null;
+}
+
+type ColumnPatch = { [K in keyof JobRow]?: JobRow[K] | SQL };
+
+export interface JobChange {
+  /** New status; omitted for events or logs that leave the status alone. */
+  to?: JobStatus;
+  /** Statuses the job must be in now (default: every status `to` may follow, or any active status). */
+  from?: readonly JobStatus[];
+  /** Guards against stale writers: the job's current attempt / assigned node must match. */
+  attempt?: number;
+  nodeId?: string;
+  set?: ColumnPatch;
+  events?: EventInput[];
+  logs?: LogInput[];
+}
+
+/** Applies `change` if the job is in an allowed state; returns the updated row, or null when it was not. */
+export async function recordJobChange(tx: Tx, jobId: string, change: JobChange): Promise<JobRow | null> {
+  const events = change.events ?? [];
+  const logs = change.logs ?? [];
+  const from = change.from ?? (change.to ? statusesBefore(change.to) : activeStatuses);
+  const conditions = [eq(jobs.id, jobId), inArray(jobs.status, [...from])];
+  if (change.attempt !== undefined) conditions.push(eq(jobs.attempt, change.attempt));
+  if (change.nodeId !== undefined) conditions.push(eq(jobs.assignedNodeId, change.nodeId));
+
+  const [row] = await tx
+    .update(jobs)
+    .set({
+      ...change.set,
+      ...(change.to ? { status: change.to } : {}),
+      eventSeq: sql`${jobs.eventSeq} + ${events.length}`,
+      logSeq: sql`${jobs.logSeq} + ${logs.length}`,
+      updatedAt: sql`now()`,
+    })
+    .where(and(...conditions))
+    .returning();
+  if (!row) return null;
+
+  if (events.length > 0) {
+    const first = row.eventSeq - events.length + 1;
+    await tx.insert(jobEvents).values(
+      events.map((e, i) => ({
+        jobId,
+        sequence: first + i,
+        type: e.type,
+        attempt: row.attempt,
+        nodeId: e.nodeId ?? null,
+        data: e.data ?? null,
+      })),
+    );
+  }
+  if (logs.length > 0) {
+    const first = row.logSeq - logs.length + 1;
+    await tx.insert(jobLogs).values(
+      logs.map((l, i) => ({ jobId, sequence: first + i, level: l.level, source: l.source, message: l.message, nodeId: l.nodeId ?? null })),
+    );
+  }
+  if (change.to === "failed" && row.creditCost > 0) {
+    await applyLedgerEntry(tx, {
+      accountId: row.accountId,
+      type: "refund",
+      amount: row.creditCost,
+      jobId,
+      description: `Refund: ${row.serviceId} job failed`,
+    });
+  }
+  await signal(tx, jobChannel, jobId);
+  if (change.to === "routing") await signal(tx, workChannel, row.serviceId);
+  return row;
+}

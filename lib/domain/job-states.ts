@@ -1,0 +1,36 @@
+// Job statuses, event types and failure categories: the vocabulary of CONTRACT §5.
+export const jobStatuses = ["queued", "routing", "assigned", "running", "retrying", "completed", "failed"] as const;
+export type JobStatus = (typeof jobStatuses)[number];
+
+export const finalStatuses: readonly JobStatus[] = ["completed", "failed"];
+export const activeStatuses: readonly JobStatus[] = ["queued", "routing", "assigned", "running", "retrying"];
+export const isFinal = (status: JobStatus) => finalStatuses.includes(status);
+
+export const eventTypes = [
+  "JOB_CREATED",
+  "WORKFLOW_INITIALIZED",
+  "ROUTING_STARTED",
+  "NODE_ASSIGNED",
+  "EXECUTION_STARTED",
+  "PROVIDER_REQUEST",
+  "RESULT_STORED",
+  "EXECUTION_COMPLETED",
+  "EXECUTION_FAILED",
+  "RETRY_SCHEDULED",
+  "NODE_LOST",
+  "ROUTING_FAILED",
+  "JOB_FAILED",
+  "JOB_CANCELLED",
+] as const;
+export type EventType = (typeof eventTypes)[number];
+
+export const failureCategories = ["validation", "routing", "runtime"] as const;
+export type FailureCategory = (typeof failureCategories)[number];
+
+export const logLevels = ["debug", "info", "warn", "error"] as const;
+export type LogLevel = (typeof logLevels)[number];
+export const logSources = ["platform", "node", "provider"] as const;
+export type LogSource = (typeof logSources)[number];
+
+export const ledgerEntryTypes = ["grant", "charge", "refund", "topup", "adjustment"] as const;
+export type LedgerEntryType = (typeof ledgerEntryTypes)[number];

@@ -1,0 +1,278 @@
+// Jobs as developers see them: submission (with idempotency and the credit debit in one transaction),
+// reads scoped to the owner, and cancellation.
+import { randomUUID } from "node:crypto";
+import { and, asc, count, desc, eq, gte, lte, sql, type SQL } from "drizzle-orm";
+import type { Tx } from "@/lib/db/client";
+import { jobEvents, jobLogs, jobs, nodes } from "@/lib/db/schema";
+import { env } from "@/lib/env";
+import { isServiceId, serviceInputs } from "./catalog";
+import { applyLedgerEntry } from "./credits";
+import { DomainError, notFound } from "./errors";
+import { findReplay, isUniqueViolation, requestFingerprint, storeResponse, type StoredResponse } from "./idempotency";
+import { recordJobChange, type JobRow } from "./job-log";
+import type { EventType, FailureCategory, JobStatus, LogLevel, LogSource } from "./job-states";
+import { offsetOf, pageOf, type PageRequest } from "./pagination";
+import { isUuid } from "./ids";
+import { db } from "./ready";
+import { findService } from "./services";
+
+type NodeInfo = { name: string; region: string } | null;
+
+export function toExecutionJob(row: JobRow, node: NodeInfo) {
+  return {
+    jobId: row.id,
+    workflowRunId: row.workflowRunId,
+    serviceId: row.serviceId,
+    status: row.status as JobStatus,
+    progress: row.progress,
+    input: row.input as Record<string, unknown>,
+    creditCost: row.creditCost,
+    attempt: row.attempt,
+    maxAttempts: row.maxAttempts,
+    assignedNode:
+      row.assignedNodeId && row.assignedAt && node
+        ? { nodeId: row.assignedNodeId, name: node.name, region: node.region, assignedAt: row.assignedAt.toISOString() }
+        : null,
+    result: (row.result as { summary: string; output: Record<string, unknown> } | null) ?? null,
+    error: (row.error as { category: FailureCategory; code: string; message: string } | null) ?? null,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+    startedAt: row.startedAt?.toISOString() ?? null,
+    completedAt: row.completedAt?.toISOString() ?? null,
+  };
+}
+export type ExecutionJob = ReturnType<typeof toExecutionJob>;
+
+
+// ── Submission ─────────────────────────────────────────────────────────────────────────────────────
+
+export interface Submission {
+  accountId: string;
+  apiKeyId: string | null;
+  serviceId: string;
+  input: Record<string, unknown>;
+  idempotencyKey?: string;
+}
+
+export interface SubmissionOutcome {
+  response: StoredResponse & { body: ExecutionJob };
+  replayed: boolean;
+}
+
+async function createJob(tx: Tx, submission: Submission, fingerprint: string): Promise<ExecutionJob> {
+  const { accountId, serviceId } = submission;
+  const service = isServiceId(serviceId) ? await findService(tx, serviceId) : undefined;
+  if (!service || !isServiceId(serviceId)) throw new DomainError("SERVICE_NOT_FOUND", `There is no service '${serviceId}'.`);
+  if (service.status !== "active") throw new DomainError("SERVICE_DISABLED", `The service '${serviceId}' is disabled.`);
+  const parsed = serviceInputs[serviceId].safeParse(submission.input);
+  if (!parsed.success) {
+    throw new DomainError("INVALID_SERVICE_INPUT", `The input is not valid for '${serviceId}'.`, {
+      issues: parsed.error.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message })),
+    });
+  }
+  const jobId = randomUUID();
+  const workflowRunId = randomUUID();
+  const config = env();
+  const [inserted] = await tx
+    .insert(jobs)
+    .values({
+      id: jobId,
+      workflowRunId,
+      accountId,
+      apiKeyId: submission.apiKeyId,
+      serviceId,
+      status: "queued",
+      input: parsed.data,
+      creditCost: service.creditCost,
+      maxAttempts: config.JOB_MAX_ATTEMPTS,
+      timeoutMs: config.JOB_TIMEOUT_MS,
+    })
+    .returning();
+  if (service.creditCost > 0) {
+    await applyLedgerEntry(tx, { accountId, type: "charge", amount: -service.creditCost, jobId, description: `${serviceId} job` });
+  }
+  const row = await recordJobChange(tx, inserted.id, {
+    from: ["queued"],
+    events: [
+      { type: "JOB_CREATED", data: { serviceId, creditCost: service.creditCost } },
+      { type: "WORKFLOW_INITIALIZED", data: { workflowRunId, maxAttempts: inserted.maxAttempts } },
+    ],
+    logs: [{ level: "info", source: "platform", message: `Job accepted for ${serviceId}; ${service.creditCost} credits charged.` }],
+  });
+  if (!row) throw new Error("a new job could not record its creation");
+  const job = toExecutionJob(row, null);
+  if (submission.idempotencyKey) {
+    await storeResponse(tx, { accountId, key: submission.idempotencyKey, fingerprint, jobId, response: { status: 202, body: job } });
+  }
+  return job;
+}
+
+/**
+ * Execute (CONTRACT §4). Check order after the route's key/scope/shape checks: idempotency → service →
+ * input → credits → create. A request that fails any check rolls back and consumes no key.
+ */
+export async function submitJob(submission: Submission): Promise<SubmissionOutcome> {
+  const d = await db();
+  const { accountId, idempotencyKey } = submission;
+  const fingerprint = requestFingerprint(submission.serviceId, submission.input);
+  const replay = async (): Promise<SubmissionOutcome | undefined> => {
+    if (!idempotencyKey) return undefined;
+    const stored = await findReplay(d, accountId, idempotencyKey, fingerprint);
+    return stored && { response: stored as SubmissionOutcome["response"], replayed: true };
+  };
+
+  const earlier = await replay();
+  if (earlier) return earlier;
+  let job: ExecutionJob;
+  try {
+    job = await d.transaction((tx) => createJob(tx, submission, fingerprint));
+  } catch (error) {
+    // A concurrent request with the same key committed first: answer with its response.
+    if (isUniqueViolation(error)) {
+      const winner = await replay();
+      if (winner) return winner;
+    }
+    throw error;
+  }
+  await startRouting(job.jobId);
+  return { response: { status: 202, body: job }, replayed: false };
+}
+
+/** queued → routing: the job is offered to nodes. Also run by the sweeper for jobs a crash left queued. */
+export async function startRouting(jobId: string): Promise<void> {
+  await (await db()).transaction((tx) =>
+    recordJobChange(tx, jobId, {
+      to: "routing",
+      from: ["queued"],
+      set: { routingStartedAt: sql`now()` },
+      events: [{ type: "ROUTING_STARTED", data: { attempt: 1 } }],
+    }),
+  );
+}
+
+// ── Reads, scoped to the owner ─────────────────────────────────────────────────────────────────────
+
+const jobColumns = { job: jobs, nodeName: nodes.name, nodeRegion: nodes.region };
+type JobWithNode = { job: JobRow; nodeName: string | null; nodeRegion: string | null };
+const present = ({ job, nodeName, nodeRegion }: JobWithNode) =>
+  toExecutionJob(job, nodeName !== null && nodeRegion !== null ? { name: nodeName, region: nodeRegion } : null);
+
+async function ownedJobRow(tx: Tx, accountId: string, jobId: string): Promise<JobWithNode> {
+  if (!isUuid(jobId)) throw notFound("JOB_NOT_FOUND", "The job");
+  const [row] = await tx
+    .select(jobColumns)
+    .from(jobs)
+    .leftJoin(nodes, eq(nodes.id, jobs.assignedNodeId))
+    .where(and(eq(jobs.id, jobId), eq(jobs.accountId, accountId)));
+  if (!row) throw notFound("JOB_NOT_FOUND", "The job");
+  return row;
+}
+
+export async function getJob(accountId: string, jobId: string): Promise<ExecutionJob> {
+  return present(await ownedJobRow(await db(), accountId, jobId));
+}
+
+export interface JobFilters extends PageRequest {
+  status?: JobStatus;
+  serviceId?: string;
+  dateFrom?: Date;
+  dateTo?: Date;
+}
+
+export async function listJobs(accountId: string, filters: JobFilters) {
+  const d = await db();
+  const conditions: SQL[] = [eq(jobs.accountId, accountId)];
+  if (filters.status) conditions.push(eq(jobs.status, filters.status));
+  if (filters.serviceId) conditions.push(eq(jobs.serviceId, filters.serviceId));
+  if (filters.dateFrom) conditions.push(gte(jobs.createdAt, filters.dateFrom));
+  if (filters.dateTo) conditions.push(lte(jobs.createdAt, filters.dateTo));
+  const where = and(...conditions);
+  const [rows, [{ total }]] = await Promise.all([
+    d
+      .select(jobColumns)
+      .from(jobs)
+      .leftJoin(nodes, eq(nodes.id, jobs.assignedNodeId))
+      .where(where)
+      .orderBy(desc(jobs.createdAt), desc(jobs.id))
+      .limit(filters.limit)
+      .offset(offsetOf(filters)),
+    d.select({ total: count() }).from(jobs).where(where),
+  ]);
+  return pageOf(rows.map(present), total, filters);
+}
+
+export async function getJobLogs(accountId: string, jobId: string) {
+  const d = await db();
+  await ownedJobRow(d, accountId, jobId);
+  const rows = await d.select().from(jobLogs).where(eq(jobLogs.jobId, jobId)).orderBy(asc(jobLogs.sequence));
+  return rows.map((l) => ({
+    sequence: l.sequence,
+    timestamp: l.createdAt.toISOString(),
+    level: l.level as LogLevel,
+    source: l.source as LogSource,
+    message: l.message,
+    ...(l.nodeId ? { nodeId: l.nodeId } : {}),
+  }));
+}
+
+type EventRow = typeof jobEvents.$inferSelect;
+export function toTelemetryEvent(e: EventRow) {
+  return {
+    eventId: e.id,
+    jobId: e.jobId,
+    sequence: e.sequence,
+    type: e.type as EventType,
+    timestamp: e.createdAt.toISOString(),
+    attempt: e.attempt,
+    ...(e.nodeId ? { nodeId: e.nodeId } : {}),
+    ...(e.data ? { data: e.data as Record<string, unknown> } : {}),
+  };
+}
+export type TelemetryEvent = ReturnType<typeof toTelemetryEvent>;
+
+export async function getJobTelemetry(accountId: string, jobId: string, page: PageRequest) {
+  const d = await db();
+  const { job } = await ownedJobRow(d, accountId, jobId);
+  const rows = await d
+    .select()
+    .from(jobEvents)
+    .where(eq(jobEvents.jobId, jobId))
+    .orderBy(asc(jobEvents.sequence))
+    .limit(page.limit)
+    .offset(offsetOf(page));
+  return pageOf(rows.map(toTelemetryEvent), job.eventSeq, page);
+}
+
+/** The job and its telemetry after `afterSequence` (the SSE stream's read). */
+export async function readJobProgress(accountId: string, jobId: string, afterSequence: number) {
+  const d = await db();
+  const row = await ownedJobRow(d, accountId, jobId);
+  const events = await d
+    .select()
+    .from(jobEvents)
+    .where(and(eq(jobEvents.jobId, jobId), sql`${jobEvents.sequence} > ${afterSequence}`))
+    .orderBy(asc(jobEvents.sequence));
+  return { job: present(row), events: events.map(toTelemetryEvent) };
+}
+
+// ── Cancellation ───────────────────────────────────────────────────────────────────────────────────
+
+/** Non-final job → failed (CANCELLED), refunded; its node learns it on its next report or heartbeat. */
+export async function cancelJob(accountId: string, jobId: string): Promise<ExecutionJob> {
+  const d = await db();
+  await d.transaction(async (tx) => {
+    const { job } = await ownedJobRow(tx, accountId, jobId);
+    const changed = await recordJobChange(tx, jobId, {
+      to: "failed",
+      set: {
+        error: { category: "runtime", code: "CANCELLED", message: "The job was cancelled by its owner." },
+        completedAt: sql`now()`,
+        leaseExpiresAt: null,
+      },
+      events: [{ type: "JOB_CANCELLED", data: { previousStatus: job.status }, nodeId: job.assignedNodeId }],
+      logs: [{ level: "warn", source: "platform", message: `Cancelled by the owner while ${job.status}; credits refunded.` }],
+    });
+    if (!changed) throw new DomainError("JOB_FINAL", `The job is already ${job.status}; it cannot be cancelled.`);
+  });
+  return getJob(accountId, jobId);
+}

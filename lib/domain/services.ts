@@ -1,0 +1,28 @@
+// The marketplace: catalog rows as published, and lookup for execution.
+import { asc, eq } from "drizzle-orm";
+import type { Tx } from "@/lib/db/client";
+import { services } from "@/lib/db/schema";
+import { db } from "./ready";
+
+type ServiceRow = typeof services.$inferSelect;
+
+export function toExecutionService(row: ServiceRow) {
+  return {
+    serviceId: row.id,
+    name: row.name,
+    description: row.description,
+    creditCost: row.creditCost,
+    status: row.status as "active" | "disabled",
+    inputSchema: row.inputSchema as Record<string, unknown>,
+  };
+}
+
+export async function listServices() {
+  const rows = await (await db()).select().from(services).orderBy(asc(services.position));
+  return rows.map(toExecutionService);
+}
+
+export async function findService(tx: Tx, serviceId: string): Promise<ServiceRow | undefined> {
+  const [row] = await tx.select().from(services).where(eq(services.id, serviceId));
+  return row;
+}

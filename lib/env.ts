@@ -1,0 +1,55 @@
+// Configuration, parsed once from process.env. Nothing else in the app reads process.env.
+import { z } from "zod";
+
+const intFromEnv = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback);
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  PORT: intFromEnv(3000, 1),
+  /** Embedded database directory; `memory://` keeps it in memory (tests). */
+  DATA_DIR: z.string().min(1).default("./.data"),
+  DATABASE_URL: z.string().url().optional(),
+  SESSION_SECRET: z.string().min(32, "SESSION_SECRET must be at least 32 characters").optional(),
+  /** The dashboard's own origin for the Origin check; derived from the request when unset. */
+  APP_ORIGIN: z.string().url().optional(),
+  STARTER_CREDITS: intFromEnv(100),
+  LLM_BASE_URL: z.string().url().optional(),
+  LLM_API_KEY: z.string().optional(),
+  LLM_MODEL: z.string().default("gpt-4o-mini"),
+  /** Optional JSON-RPC URL used to verify smart-contract wallet (EIP-1271/6492) signatures. */
+  SIWE_RPC_URL: z.string().url().optional(),
+  EMBEDDED_NODES: intFromEnv(1),
+  EMBEDDED_NODE_CONCURRENCY: intFromEnv(4, 1),
+  ROUTING_TIMEOUT_MS: intFromEnv(30_000, 1),
+  NODE_LEASE_MS: intFromEnv(15_000, 100),
+  JOB_MAX_ATTEMPTS: intFromEnv(3, 1),
+  RETRY_BASE_DELAY_MS: intFromEnv(1_000, 0),
+  JOB_TIMEOUT_MS: intFromEnv(120_000, 100),
+  SWEEP_INTERVAL_MS: intFromEnv(500, 10),
+  IDEMPOTENCY_TTL_HOURS: intFromEnv(24, 24),
+  RATE_LIMIT_PER_MINUTE: intFromEnv(600, 0),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+function emptyToUndefined(source: NodeJS.ProcessEnv): Record<string, string | undefined> {
+  return Object.fromEntries(Object.entries(source).map(([k, v]) => [k, v === "" ? undefined : v]));
+}
+
+export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  const parsed = envSchema.safeParse(emptyToUndefined(source));
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`).join("\n");
+    throw new Error(`Invalid configuration:\n${lines}`);
+  }
+  return parsed.data;
+}
+
+let cached: Env | undefined;
+
+/** The configuration of this process (parsed lazily so tests can set variables before first use). */
+export function env(): Env {
+  cached ??= parseEnv();
+  return cached;
+}

@@ -1,0 +1,73 @@
+// Reading request bodies: media type (415), size limit (413), JSON syntax and shape (400).
+import type { z } from "zod";
+import { DomainError } from "@/lib/domain/errors";
+import { limits } from "@/lib/limits";
+
+export interface ReadJsonOptions {
+  maxBytes?: number;
+  /** An empty body is read as `{}` (e.g. rotate without options). */
+  allowEmpty?: boolean;
+}
+
+async function readLimited(req: Request, maxBytes: number): Promise<string> {
+  const declared = Number(req.headers.get("content-length") ?? "NaN");
+  const tooLarge = () =>
+    new DomainError("PAYLOAD_TOO_LARGE", `The request body exceeds the limit of ${maxBytes} bytes.`, { limitBytes: maxBytes });
+  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
+  if (!req.body) return "";
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** Parses the body as JSON of the given shape; any mismatch is a 400 INVALID_REQUEST with the issues. */
+export async function readJson<S extends z.ZodType>(req: Request, schema: S, options: ReadJsonOptions = {}): Promise<z.infer<S>> {
+  const maxBytes = options.maxBytes ?? limits.defaultBodyBytes;
+  const contentType = req.headers.get("content-type");
+  const text = await (async () => {
+    if (contentType === null && options.allowEmpty) return readLimited(req, maxBytes);
+    if (!contentType || !/^application\/([a-z0-9.+-]+\+)?json\s*(;|$)/i.test(contentType)) {
+      throw new DomainError("UNSUPPORTED_MEDIA_TYPE", "The request body must be application/json.");
+    }
+    return readLimited(req, maxBytes);
+  })();
+  let value: unknown = {};
+  if (text.trim() !== "") {
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw new DomainError("INVALID_REQUEST", "The request body is not valid JSON.");
+    }
+  } else if (!options.allowEmpty) {
+    throw new DomainError("INVALID_REQUEST", "The request body is empty.");
+  }
+  return parseOr400(schema, value, "The request body");
+}
+
+export function parseOr400<S extends z.ZodType>(schema: S, value: unknown, what: string): z.infer<S> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    throw new DomainError("INVALID_REQUEST", `${what} is not valid.`, { issues: issuesOf(parsed.error) });
+  }
+  return parsed.data;
+}
+
+export function issuesOf(error: z.ZodError): { path: string; message: string }[] {
+  return error.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message }));
+}
+
+/** Query parameters as a plain object (last value wins), for zod parsing. */
+export function queryOf(req: Request): Record<string, string> {
+  return Object.fromEntries(new URL(req.url).searchParams.entries());
+}

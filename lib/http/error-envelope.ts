@@ -1,0 +1,47 @@
+// The contract's error envelope and the one code → HTTP status table (CONTRACT §1).
+import type { ErrorCode } from "@/lib/domain/errors";
+
+export const statusOfCode: Record<ErrorCode, number> = {
+  INVALID_REQUEST: 400,
+  INVALID_API_KEY: 401,
+  UNAUTHENTICATED: 401,
+  INVALID_NODE_TOKEN: 401,
+  INSUFFICIENT_CREDITS: 402,
+  INSUFFICIENT_SCOPE: 403,
+  FORBIDDEN_ORIGIN: 403,
+  SERVICE_NOT_FOUND: 404,
+  JOB_NOT_FOUND: 404,
+  KEY_NOT_FOUND: 404,
+  PROFILE_NOT_FOUND: 404,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  IDEMPOTENCY_CONFLICT: 409,
+  SERVICE_DISABLED: 409,
+  PROFILE_EXISTS: 409,
+  KEY_REVOKED: 409,
+  JOB_FINAL: 409,
+  LEASE_LOST: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  INVALID_SERVICE_INPUT: 422,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  UNAVAILABLE: 503,
+};
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; requestId: string; details?: Record<string, unknown> };
+}
+
+export function errorResponse(
+  code: ErrorCode,
+  message: string,
+  requestId: string,
+  details?: Record<string, unknown>,
+  retryAfterSeconds?: number,
+): Response {
+  const body: ErrorBody = { error: { code, message, requestId, ...(details ? { details } : {}) } };
+  const headers = new Headers({ "content-type": "application/json", "x-request-id": requestId });
+  if (retryAfterSeconds !== undefined) headers.set("retry-after", String(Math.max(1, Math.ceil(retryAfterSeconds))));
+  return new Response(JSON.stringify(body), { status: statusOfCode[code], headers });
+}

@@ -1,0 +1,28 @@
+// The shared tail of both submission routes (execute and developer_job): idempotency header, submission,
+// 202 + Location, replay headers.
+import { submitJob } from "@/lib/domain/jobs";
+import type { KeyPrincipal } from "./guards";
+import { json } from "./api";
+import { parseOr400 } from "./body";
+import { IdempotencyKeyHeader } from "./schemas";
+
+export function idempotencyKeyOf(req: Request): string | undefined {
+  const raw = req.headers.get("idempotency-key");
+  return raw === null ? undefined : parseOr400(IdempotencyKeyHeader, raw, "The Idempotency-Key header");
+}
+
+export async function submitAndRespond(
+  principal: KeyPrincipal,
+  serviceId: string,
+  input: Record<string, unknown>,
+  idempotencyKey: string | undefined,
+): Promise<Response> {
+  const { response, replayed } = await submitJob({ accountId: principal.accountId, apiKeyId: principal.keyId, serviceId, input, idempotencyKey });
+  return json(response.body, {
+    status: response.status,
+    headers: {
+      location: `/api/developers/jobs/${response.body.jobId}`,
+      ...(replayed ? { "idempotent-replayed": "true" } : {}),
+    },
+  });
+}

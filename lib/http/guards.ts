@@ -1,0 +1,85 @@
+// One guard per credential context: wallet session, API key (+ scope), either, and execution node.
+import { authenticateApiKey, type ApiKeyPrincipal } from "@/lib/domain/api-keys";
+import { DomainError } from "@/lib/domain/errors";
+import type { Scope } from "@/lib/domain/scopes";
+import { env } from "@/lib/env";
+import { limits } from "@/lib/limits";
+import { takeToken } from "./rate-limit";
+import { readSession, type SessionData } from "./session";
+
+export interface SessionPrincipal {
+  kind: "session";
+  accountId: string;
+  address: string;
+  chainId: number;
+  session: SessionData;
+}
+
+export interface KeyPrincipal extends ApiKeyPrincipal {
+  kind: "apiKey";
+}
+
+export type DeveloperPrincipal = SessionPrincipal | KeyPrincipal;
+
+const mutating = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/** The app's own origin: APP_ORIGIN, or the origin the request was addressed to. */
+function ownOrigins(req: Request): string[] {
+  const configured = env().APP_ORIGIN;
+  if (configured) return [new URL(configured).origin];
+  const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host");
+  const url = new URL(req.url);
+  if (!host) return [url.origin];
+  const proto = req.headers.get("x-forwarded-proto") ?? url.protocol.replace(":", "");
+  return [`${proto}://${host}`, `${url.protocol}//${host}`];
+}
+
+/** Cookie-authenticated mutations must come from the app itself (CSRF defence, CONTRACT §2). */
+export function checkOrigin(req: Request): void {
+  if (!mutating.has(req.method)) return;
+  const origin = req.headers.get("origin");
+  if (!origin || !ownOrigins(req).includes(origin)) {
+    throw new DomainError("FORBIDDEN_ORIGIN", "This request must come from the Execution Network app itself.");
+  }
+}
+
+/** Wallet session routes. Checks Origin on mutations, then the session. */
+export async function requireSession(req: Request): Promise<SessionPrincipal> {
+  checkOrigin(req);
+  const session = await readSession(req);
+  if (!session.accountId || !session.address) {
+    throw new DomainError("UNAUTHENTICATED", "Sign in with your wallet to continue.");
+  }
+  return { kind: "session", accountId: session.accountId, address: session.address, chainId: session.chainId ?? 1, session };
+}
+
+/** API-key routes: 401 for a missing/unknown/revoked/expired key, 403 without `scope`, 429 over the rate. */
+export async function requireApiKey(req: Request, scope: Scope): Promise<KeyPrincipal> {
+  const secret = req.headers.get("x-api-key");
+  const principal = secret ? await authenticateApiKey(secret) : null;
+  if (!principal) throw new DomainError("INVALID_API_KEY", "The API key is missing, unknown, revoked or expired.");
+  takeToken(`key:${principal.keyId}`, limits.apiKeyRequestsPerMinute);
+  if (!principal.scopes.includes(scope)) {
+    throw new DomainError("INSUFFICIENT_SCOPE", `This API key lacks the ${scope} scope.`, { requiredScope: scope });
+  }
+  return { kind: "apiKey", ...principal };
+}
+
+/** Read routes open to both contexts: an API key when `x-api-key` is sent, else the wallet session. */
+export async function requireDeveloper(req: Request, scope: Scope): Promise<DeveloperPrincipal> {
+  if (req.headers.has("x-api-key")) return requireApiKey(req, scope);
+  const session = await readSession(req);
+  if (session.accountId && session.address) {
+    checkOrigin(req);
+    return { kind: "session", accountId: session.accountId, address: session.address, chainId: session.chainId ?? 1, session };
+  }
+  throw new DomainError("INVALID_API_KEY", "Send an API key in x-api-key (or sign in to the dashboard).");
+}
+
+/** Execution-node routes: `Authorization: Bearer <node token>` (the third credential context). */
+export async function requireNode(req: Request) {
+  const header = req.headers.get("authorization");
+  const token = header?.startsWith("Bearer ") ? header.slice(7).trim() : null;
+  const { authenticateNode } = await import("@/lib/network/coordinator");
+  return authenticateNode(token);
+}

@@ -1,0 +1,214 @@
+// The wire schemas: they validate requests, describe responses, generate the OpenAPI document, and the
+// SDK's types are checked against them (lib/client/src/types.check.test.ts).
+import { z } from "zod";
+import { scopes } from "@/lib/domain/scopes";
+import { eventTypes, failureCategories, jobStatuses, ledgerEntryTypes, logLevels, logSources } from "@/lib/domain/job-states";
+import { limits } from "@/lib/limits";
+
+const isoTime = z.string().meta({ format: "date-time", description: "ISO-8601 UTC" });
+const nullableIso = isoTime.nullable();
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
+
+/** A time filter: ISO-8601 string or epoch milliseconds. */
+export const timeParam = z
+  .string()
+  .transform((v, ctx) => {
+    const d = /^\d+$/.test(v) ? new Date(Number(v)) : new Date(v);
+    if (Number.isNaN(d.getTime())) {
+      ctx.addIssue({ code: "custom", message: "Expected an ISO-8601 time or epoch milliseconds." });
+      return z.NEVER;
+    }
+    return d;
+  })
+  .meta({ description: "ISO-8601 time or epoch milliseconds", type: "string" });
+
+export const pageQuery = z.object({
+  page: z.coerce.number().int().min(1).default(1),
+  limit: z.coerce.number().int().min(1).max(limits.pageLimitMax).default(limits.pageLimitDefault),
+});
+
+export const Pagination = z
+  .object({ page: z.number().int(), limit: z.number().int(), total: z.number().int(), totalPages: z.number().int(), hasMore: z.boolean() })
+  .meta({ id: "Pagination" });
+
+export const ErrorEnvelope = z
+  .object({
+    error: z.object({
+      code: z.string(),
+      message: z.string(),
+      requestId: z.string(),
+      details: z.record(z.string(), z.unknown()).optional(),
+    }),
+  })
+  .meta({ id: "Error" });
+
+// ── Auth ──────────────────────────────────────────────────────────────────────────────────────────
+export const NonceResponse = z.object({ nonce: z.string() }).meta({ id: "Nonce" });
+export const VerifyRequest = z.object({ message: z.string().min(1).max(4096), signature: z.string().regex(/^0x[0-9a-fA-F]+$/) }).strict();
+export const SessionResponse = z.object({ address, chainId: z.number().int() }).meta({ id: "Session" });
+
+// ── Developers and keys ───────────────────────────────────────────────────────────────────────────
+export const CreateProfileRequest = z
+  .object({
+    name: z.string().trim().min(1).max(80),
+    email: z.email().max(254).optional(),
+    organization: z.string().trim().max(80).optional(),
+  })
+  .strict();
+export const UpdateProfileRequest = CreateProfileRequest.partial().strict();
+export const Profile = z
+  .object({
+    developerId: z.string(),
+    walletAddress: address,
+    name: z.string(),
+    email: z.string().nullable(),
+    organization: z.string().nullable(),
+    createdAt: isoTime,
+  })
+  .meta({ id: "DeveloperProfile" });
+
+export const Scope = z.enum(scopes).meta({ id: "Scope" });
+export const CreateKeyRequest = z
+  .object({
+    name: z.string().trim().min(1).max(80),
+    scopes: z.array(Scope).min(1).transform((s) => [...new Set(s)]),
+    expiresAt: z.iso.datetime({ offset: true }).optional(),
+  })
+  .strict();
+export const RotateKeyRequest = z.object({ gracePeriodSeconds: z.number().int().min(0).max(604_800).optional() }).strict();
+export const ApiKey = z
+  .object({
+    keyId: z.string(),
+    name: z.string(),
+    scopes: z.array(Scope),
+    prefix: z.string(),
+    createdAt: isoTime,
+    lastUsedAt: nullableIso,
+    expiresAt: nullableIso,
+    revokedAt: nullableIso,
+  })
+  .meta({ id: "ApiKey" });
+export const ApiKeyWithSecret = ApiKey.extend({ key: z.string() }).meta({ id: "ApiKeyWithSecret" });
+
+// ── Services and jobs ─────────────────────────────────────────────────────────────────────────────
+export const ExecutionService = z
+  .object({
+    serviceId: z.string(),
+    name: z.string(),
+    description: z.string(),
+    creditCost: z.number().int().min(0),
+    status: z.enum(["active", "disabled"]),
+    inputSchema: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: "ExecutionService" });
+
+export const ExecuteRequest = z.object({ input: z.record(z.string(), z.unknown()) }).strict();
+export const CreateJobRequest = z
+  .object({
+    type: z.literal("developer_job"),
+    payload: z.object({ serviceId: z.string().min(1).max(100), input: z.record(z.string(), z.unknown()) }).strict(),
+  })
+  .strict();
+export const IdempotencyKeyHeader = z
+  .string()
+  .min(1)
+  .max(limits.idempotencyKeyMaxLength)
+  .regex(/^[\x20-\x7E]+$/, "Idempotency-Key must be printable ASCII");
+
+export const JobStatus = z.enum(jobStatuses).meta({ id: "JobStatus" });
+export const JobResult = z.object({ summary: z.string(), output: z.record(z.string(), z.unknown()) });
+export const JobError = z.object({ category: z.enum(failureCategories), code: z.string(), message: z.string() });
+export const ExecutionJob = z
+  .object({
+    jobId: z.string(),
+    workflowRunId: z.string(),
+    serviceId: z.string(),
+    status: JobStatus,
+    progress: z.number().int().min(0).max(100),
+    input: z.record(z.string(), z.unknown()),
+    creditCost: z.number().int(),
+    attempt: z.number().int().min(0),
+    maxAttempts: z.number().int(),
+    assignedNode: z.object({ nodeId: z.string(), name: z.string(), region: z.string(), assignedAt: isoTime }).nullable(),
+    result: JobResult.nullable(),
+    error: JobError.nullable(),
+    createdAt: isoTime,
+    updatedAt: isoTime,
+    startedAt: nullableIso,
+    completedAt: nullableIso,
+  })
+  .meta({ id: "ExecutionJob" });
+
+export const ListJobsQuery = pageQuery.extend({
+  status: JobStatus.optional(),
+  serviceId: z.string().min(1).max(100).optional(),
+  dateFrom: timeParam.optional(),
+  dateTo: timeParam.optional(),
+});
+export const JobList = z.object({ data: z.array(ExecutionJob), pagination: Pagination }).meta({ id: "JobList" });
+
+export const ExecutionLog = z
+  .object({
+    sequence: z.number().int(),
+    timestamp: isoTime,
+    level: z.enum(logLevels),
+    source: z.enum(logSources),
+    message: z.string(),
+    nodeId: z.string().optional(),
+  })
+  .meta({ id: "ExecutionLog" });
+
+export const TelemetryEvent = z
+  .object({
+    eventId: z.string(),
+    jobId: z.string(),
+    sequence: z.number().int(),
+    type: z.enum(eventTypes),
+    timestamp: isoTime,
+    attempt: z.number().int(),
+    nodeId: z.string().optional(),
+    data: z.record(z.string(), z.unknown()).optional(),
+  })
+  .meta({ id: "TelemetryEvent" });
+export const TelemetryPage = z.object({ data: z.array(TelemetryEvent), pagination: Pagination }).meta({ id: "TelemetryPage" });
+
+// ── Credits and usage ─────────────────────────────────────────────────────────────────────────────
+export const CreditBalance = z
+  .object({ balance: z.number().int(), currency: z.literal("credits"), updatedAt: isoTime })
+  .meta({ id: "CreditBalance" });
+export const CreditEntry = z
+  .object({
+    entryId: z.string(),
+    type: z.enum(ledgerEntryTypes),
+    amount: z.number().int(),
+    balanceAfter: z.number().int(),
+    jobId: z.string().nullable(),
+    description: z.string(),
+    createdAt: isoTime,
+  })
+  .meta({ id: "CreditEntry" });
+export const CreditHistory = z.object({ data: z.array(CreditEntry), pagination: Pagination }).meta({ id: "CreditHistory" });
+
+export const MetricsQuery = z.object({ periodStart: timeParam.optional(), periodEnd: timeParam.optional() });
+export const UsageSummary = z
+  .object({
+    periodStart: isoTime,
+    periodEnd: isoTime,
+    totalJobs: z.number().int(),
+    completedJobs: z.number().int(),
+    failedJobs: z.number().int(),
+    activeJobs: z.number().int(),
+    creditsUsed: z.number().int(),
+    successRate: z.number().min(0).max(1),
+    avgDurationMs: z.number().nullable(),
+    p95DurationMs: z.number().nullable(),
+    byService: z.array(
+      z.object({ serviceId: z.string(), jobs: z.number().int(), completed: z.number().int(), failed: z.number().int(), creditsUsed: z.number().int() }),
+    ),
+    byDay: z.array(z.object({ date: z.string(), jobs: z.number().int(), creditsUsed: z.number().int() })),
+  })
+  .meta({ id: "UsageSummary" });
+
+export const Health = z
+  .object({ status: z.enum(["ok", "unavailable"]), database: z.enum(["ok", "unavailable"]), nodes: z.number().int() })
+  .meta({ id: "Health" });

@@ -1,0 +1,73 @@
+// The wallet session: an iron-session sealed cookie, read from and written to plain Request/Response.
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { sealData, unsealData } from "iron-session";
+import { env } from "@/lib/env";
+import { log } from "@/lib/log";
+
+export const sessionCookieName = "en_session";
+export const sessionMaxAgeSeconds = 7 * 24 * 3600;
+
+export interface SessionData {
+  /** Set once signed in. */
+  accountId?: string;
+  address?: string;
+  chainId?: number;
+  /** The SIWE nonce issued to this browser, and when (ms). */
+  nonce?: string;
+  nonceIssuedAt?: number;
+}
+
+let secret: string | undefined;
+
+/** SESSION_SECRET, or one generated once and kept under DATA_DIR (with a warning). */
+function sessionSecret(): string {
+  if (secret) return secret;
+  const configured = env().SESSION_SECRET;
+  if (configured) return (secret = configured);
+  const dataDir = env().DATA_DIR;
+  const generated = randomBytes(32).toString("base64url");
+  if (dataDir.startsWith("memory://")) return (secret = generated);
+  const file = path.join(dataDir, "session-secret");
+  if (existsSync(file)) return (secret = readFileSync(file, "utf8").trim());
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(file, generated, { mode: 0o600 });
+  log.warn("SESSION_SECRET is not set; generated one and stored it under DATA_DIR", { file });
+  return (secret = generated);
+}
+
+function cookieValue(req: Request): string | undefined {
+  const header = req.headers.get("cookie");
+  if (!header) return undefined;
+  for (const part of header.split(";")) {
+    const [name, ...rest] = part.trim().split("=");
+    if (name === sessionCookieName) return rest.join("=");
+  }
+  return undefined;
+}
+
+export async function readSession(req: Request): Promise<SessionData> {
+  const sealed = cookieValue(req);
+  if (!sealed) return {};
+  try {
+    return await unsealData<SessionData>(decodeURIComponent(sealed), { password: sessionSecret(), ttl: sessionMaxAgeSeconds });
+  } catch {
+    return {};
+  }
+}
+
+function cookieAttributes(maxAge: number): string {
+  const secure = env().NODE_ENV === "production" ? "; Secure" : "";
+  return `Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${secure}`;
+}
+
+/** A Set-Cookie value holding `data`. */
+export async function sessionCookie(data: SessionData): Promise<string> {
+  const sealed = await sealData(data, { password: sessionSecret(), ttl: sessionMaxAgeSeconds });
+  return `${sessionCookieName}=${encodeURIComponent(sealed)}; ${cookieAttributes(sessionMaxAgeSeconds)}`;
+}
+
+export function clearedSessionCookie(): string {
+  return `${sessionCookieName}=; ${cookieAttributes(0)}`;
+}

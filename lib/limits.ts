@@ -1,0 +1,23 @@
+// Every size limit and rate limit of the product, in one place.
+import { env } from "@/lib/env";
+
+export const limits = {
+  /** Default JSON body limit (CONTRACT §1). */
+  defaultBodyBytes: 1024 * 1024,
+  /** image-ocr accepts images up to 8 MiB; base64 inflates by 4/3, plus JSON framing. */
+  ocrImageBytes: 8 * 1024 * 1024,
+  get ocrBodyBytes() {
+    return Math.ceil((this.ocrImageBytes * 4) / 3) + 64 * 1024;
+  },
+  textChars: 20_000,
+  pageLimitMax: 100,
+  pageLimitDefault: 20,
+  idempotencyKeyMaxLength: 255,
+  /** Requests per minute per API key (token bucket); 0 disables. */
+  get apiKeyRequestsPerMinute() {
+    return env().RATE_LIMIT_PER_MINUTE;
+  },
+  /** Requests per minute per client address on the sign-in routes. */
+  authRequestsPerMinute: 60,
+  nodeClaimMaxWaitMs: 25_000,
+} as const;

@@ -1,0 +1,339 @@
+// The coordinator side of the execution network: node identity and liveness, routing (nodes claim the
+// oldest eligible jobs under FOR UPDATE SKIP LOCKED, so no job is ever assigned twice, whatever the number
+// of server instances and nodes), and the reports nodes make about the jobs they run.
+import { createHash, randomBytes } from "node:crypto";
+import { and, asc, count, eq, gt, inArray, isNull, sql } from "drizzle-orm";
+import type { Tx } from "@/lib/db/client";
+import { jobs, nodes } from "@/lib/db/schema";
+import { DomainError } from "@/lib/domain/errors";
+import { recordJobChange, type JobRow } from "@/lib/domain/job-log";
+import { isUuid } from "@/lib/domain/ids";
+import { db } from "@/lib/domain/ready";
+import { onSignal, workChannel } from "@/lib/domain/signals";
+import { env } from "@/lib/env";
+import type { ClaimedJob, ExecutionFailure, NodeRegistration, ProgressReport } from "./node-protocol";
+
+export type NodeRow = typeof nodes.$inferSelect;
+
+const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
+export const leaseMs = () => env().NODE_LEASE_MS;
+const leaseEnd = () => sql`now() + make_interval(secs => ${leaseMs() / 1000})`;
+const liveSince = () => sql`now() - make_interval(secs => ${leaseMs() / 1000})`;
+
+// ── Identity ───────────────────────────────────────────────────────────────────────────────────────
+
+/** Issues a node credential (operator command). The token is shown once; only its hash is kept. */
+export async function issueNodeToken(name: string, options: { region?: string; embedded?: boolean } = {}) {
+  const token = `node_${randomBytes(32).toString("base64url")}`;
+  const [row] = await (await db())
+    .insert(nodes)
+    .values({ name, region: options.region ?? "local", tokenHash: hashToken(token), embedded: options.embedded ?? false })
+    .returning();
+  return { nodeId: row.id, token };
+}
+
+/** Gives an embedded node a stable identity per server instance and slot, with a fresh token each boot. */
+export async function ensureEmbeddedNode(name: string) {
+  const token = `node_${randomBytes(32).toString("base64url")}`;
+  const d = await db();
+  const [existing] = await d.select().from(nodes).where(and(eq(nodes.name, name), eq(nodes.embedded, true)));
+  if (existing) {
+    await d.update(nodes).set({ tokenHash: hashToken(token), revokedAt: null }).where(eq(nodes.id, existing.id));
+    return { nodeId: existing.id, token };
+  }
+  return issueNodeToken(name, { embedded: true });
+}
+
+export async function authenticateNode(token: string | null): Promise<NodeRow> {
+  const [row] = token
+    ? await (await db()).select().from(nodes).where(and(eq(nodes.tokenHash, hashToken(token)), isNull(nodes.revokedAt)))
+    : [];
+  if (!row) throw new DomainError("INVALID_NODE_TOKEN", "The node token is missing, unknown or revoked.");
+  return row;
+}
+
+const lost = (job: JobRow) => ({
+  type: "NODE_LOST" as const,
+  nodeId: job.assignedNodeId,
+  data: { nodeId: job.assignedNodeId, status: job.status },
+});
+
+/** Marks jobs whose node is gone as lost: routed again as a new attempt, or failed when attempts are spent. */
+async function loseJobs(tx: Tx, rows: JobRow[], reason: string): Promise<number> {
+  let changed = 0;
+  for (const job of rows) {
+    const exhausted = job.attempt >= job.maxAttempts;
+    const row = await recordJobChange(tx, job.id, {
+      to: exhausted ? "failed" : "routing",
+      from: ["assigned", "running"],
+      attempt: job.attempt,
+      set: exhausted
+        ? {
+            error: { category: "runtime", code: "NODE_LOST", message: `The node stopped answering (${reason}) and no attempts remain.` },
+            completedAt: sql`now()`,
+            leaseExpiresAt: null,
+          }
+        : { routingStartedAt: sql`now()`, leaseExpiresAt: null, nextAttemptAt: null },
+      events: exhausted
+        ? [lost(job), { type: "JOB_FAILED", data: { category: "runtime", code: "NODE_LOST" } }]
+        : [lost(job), { type: "ROUTING_STARTED", data: { attempt: job.attempt + 1 } }],
+      logs: [{ level: "warn", source: "platform", message: `Node lost (${reason}) during attempt ${job.attempt}.`, nodeId: job.assignedNodeId }],
+    });
+    if (row) changed++;
+  }
+  return changed;
+}
+
+/** Jobs whose lease ran out (their node stopped heart-beating): NODE_LOST, then routed again or failed. */
+export async function loseExpiredLeases(): Promise<number> {
+  const d = await db();
+  return d.transaction(async (tx) => {
+    const expired = await tx
+      .select()
+      .from(jobs)
+      .where(and(inArray(jobs.status, ["assigned", "running"]), sql`${jobs.leaseExpiresAt} < now()`))
+      .orderBy(asc(jobs.createdAt))
+      .limit(200)
+      .for("update", { skipLocked: true });
+    return loseJobs(tx, expired, "lease expired");
+  });
+}
+
+/** A node (re)starting: update what it offers; anything it held before the restart is lost now. */
+export async function registerNode(node: NodeRow, registration: NodeRegistration) {
+  const d = await db();
+  await d.transaction(async (tx) => {
+    await tx
+      .update(nodes)
+      .set({ ...registration, lastHeartbeatAt: sql`now()`, drainingAt: null })
+      .where(eq(nodes.id, node.id));
+    const held = await tx
+      .select()
+      .from(jobs)
+      .where(and(eq(jobs.assignedNodeId, node.id), inArray(jobs.status, ["assigned", "running"])))
+      .for("update", { skipLocked: true });
+    await loseJobs(tx, held, "node restarted");
+  });
+  return { nodeId: node.id, leaseMs: leaseMs(), heartbeatIntervalMs: Math.max(50, Math.floor(leaseMs() / 3)) };
+}
+
+/** Keeps the node live and its jobs' leases fresh; tells it which of its jobs to stop. */
+export async function heartbeat(node: NodeRow, activeJobIds: string[]) {
+  const d = await db();
+  await d.update(nodes).set({ lastHeartbeatAt: sql`now()` }).where(eq(nodes.id, node.id));
+  const uuids = activeJobIds.filter(isUuid);
+  if (uuids.length === 0) return { cancelJobIds: activeJobIds };
+  const kept = await d
+    .update(jobs)
+    .set({ leaseExpiresAt: leaseEnd() })
+    .where(and(inArray(jobs.id, uuids), eq(jobs.assignedNodeId, node.id), inArray(jobs.status, ["assigned", "running"])))
+    .returning({ id: jobs.id });
+  const keep = new Set(kept.map((k) => k.id));
+  return { cancelJobIds: activeJobIds.filter((id) => !keep.has(id)) };
+}
+
+/** A node shutting down gracefully: it claims nothing more. */
+export async function drainNode(node: NodeRow) {
+  await (await db()).update(nodes).set({ drainingAt: sql`now()` }).where(eq(nodes.id, node.id));
+}
+
+export async function liveNodeCount(): Promise<number> {
+  const [{ live }] = await (await db())
+    .select({ live: count() })
+    .from(nodes)
+    .where(and(gt(nodes.lastHeartbeatAt, liveSince()), isNull(nodes.drainingAt), isNull(nodes.revokedAt)));
+  return live;
+}
+
+// ── Routing ────────────────────────────────────────────────────────────────────────────────────────
+
+async function claimOnce(node: NodeRow, max: number): Promise<ClaimedJob[]> {
+  const d = await db();
+  return d.transaction(async (tx) => {
+    const [self] = await tx.select().from(nodes).where(eq(nodes.id, node.id));
+    if (!self || self.drainingAt || self.revokedAt) return [];
+    const [{ busy }] = await tx
+      .select({ busy: count() })
+      .from(jobs)
+      .where(and(eq(jobs.assignedNodeId, node.id), inArray(jobs.status, ["assigned", "running"])));
+    const free = Math.min(max, self.concurrency - busy);
+    if (free <= 0 || self.serviceIds.length === 0) return [];
+    const eligible = await tx
+      .select()
+      .from(jobs)
+      .where(and(eq(jobs.status, "routing"), inArray(jobs.serviceId, self.serviceIds)))
+      .orderBy(asc(jobs.createdAt))
+      .limit(free)
+      .for("update", { skipLocked: true });
+    const claimed: ClaimedJob[] = [];
+    for (const job of eligible) {
+      const row = await recordJobChange(tx, job.id, {
+        to: "assigned",
+        from: ["routing"],
+        set: {
+          attempt: sql`${jobs.attempt} + 1`,
+          assignedNodeId: node.id,
+          assignedAt: sql`now()`,
+          leaseExpiresAt: leaseEnd(),
+          progress: 0,
+        },
+        events: [{ type: "NODE_ASSIGNED", nodeId: node.id, data: { nodeId: node.id, name: self.name, region: self.region } }],
+        logs: [{ level: "info", source: "platform", message: `Assigned to node ${self.name} (${self.region}).`, nodeId: node.id }],
+      });
+      if (row) {
+        claimed.push({ jobId: row.id, attempt: row.attempt, serviceId: row.serviceId, input: row.input as Record<string, unknown>, timeoutMs: row.timeoutMs });
+      }
+    }
+    return claimed;
+  });
+}
+
+/**
+ * Claims up to `max` jobs, waiting up to `waitMs` for work to arrive (long poll). Work arrival is
+ * signalled (NOTIFY / in-process), with a periodic re-check as a safety net.
+ */
+export async function claimJobs(node: NodeRow, max: number, waitMs: number, signal?: AbortSignal): Promise<ClaimedJob[]> {
+  const deadline = Date.now() + waitMs;
+  let wake: (() => void) | undefined;
+  let pending = false;
+  const unlisten = await onSignal(workChannel, (serviceId) => {
+    if (!node.serviceIds.length || node.serviceIds.includes(serviceId)) {
+      pending = true;
+      wake?.();
+    }
+  });
+  try {
+    for (;;) {
+      pending = false;
+      const claimed = await claimOnce(node, max);
+      if (claimed.length > 0 || Date.now() >= deadline || signal?.aborted) return claimed;
+      if (pending) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, Math.min(1000, Math.max(0, deadline - Date.now())));
+        function done() {
+          clearTimeout(timer);
+          wake = undefined;
+          signal?.removeEventListener("abort", done);
+          resolve();
+        }
+        wake = done;
+        signal?.addEventListener("abort", done);
+      });
+    }
+  } finally {
+    await unlisten();
+  }
+}
+
+// ── Reports from nodes about their jobs ────────────────────────────────────────────────────────────
+
+/** Why a node's report was refused: the job ended (e.g. cancelled) or moved on to another attempt. */
+async function refusal(jobId: string): Promise<DomainError> {
+  const [row] = await (await db()).select({ status: jobs.status }).from(jobs).where(eq(jobs.id, jobId));
+  if (row && (row.status === "completed" || row.status === "failed")) {
+    return new DomainError("JOB_FINAL", `The job is ${row.status}; stop working on it.`);
+  }
+  return new DomainError("LEASE_LOST", "This node no longer holds the job (lease lost or a new attempt began).");
+}
+
+async function reportOrRefuse(jobId: string, write: (tx: Tx) => Promise<JobRow | null>): Promise<void> {
+  if (!isUuid(jobId)) throw new DomainError("JOB_NOT_FOUND", "The job was not found.");
+  const row = await (await db()).transaction(write);
+  if (!row) throw await refusal(jobId);
+}
+
+export function startExecution(node: NodeRow, jobId: string, attempt: number) {
+  return reportOrRefuse(jobId, (tx) =>
+    recordJobChange(tx, jobId, {
+      to: "running",
+      attempt,
+      nodeId: node.id,
+      set: { startedAt: sql`coalesce(${jobs.startedAt}, now())`, leaseExpiresAt: leaseEnd() },
+      events: [{ type: "EXECUTION_STARTED", nodeId: node.id, data: { attempt } }],
+      logs: [{ level: "info", source: "node", message: `Execution started (attempt ${attempt}).`, nodeId: node.id }],
+    }),
+  );
+}
+
+export function reportProgress(node: NodeRow, jobId: string, attempt: number, report: ProgressReport) {
+  return reportOrRefuse(jobId, (tx) =>
+    recordJobChange(tx, jobId, {
+      from: ["running"],
+      attempt,
+      nodeId: node.id,
+      set: report.progress === undefined ? {} : { progress: sql`greatest(${jobs.progress}, least(100, ${Math.round(report.progress)}))` },
+      events: report.providerRequest ? [{ type: "PROVIDER_REQUEST", nodeId: node.id, data: report.providerRequest }] : [],
+      logs: (report.logs ?? []).map((l) => ({ level: l.level, source: "provider" as const, message: l.message, nodeId: node.id })),
+    }),
+  );
+}
+
+export function completeExecution(node: NodeRow, jobId: string, attempt: number, result: { summary: string; output: Record<string, unknown> }) {
+  return reportOrRefuse(jobId, (tx) =>
+    recordJobChange(tx, jobId, {
+      to: "completed",
+      attempt,
+      nodeId: node.id,
+      set: { result, progress: 100, completedAt: sql`now()`, leaseExpiresAt: null },
+      events: [
+        { type: "RESULT_STORED", nodeId: node.id, data: { summary: result.summary } },
+        { type: "EXECUTION_COMPLETED", nodeId: node.id, data: { attempt } },
+      ],
+      logs: [{ level: "info", source: "node", message: `Completed: ${result.summary}`, nodeId: node.id }],
+    }),
+  );
+}
+
+/** Exponential backoff with full jitter: base · 2^(attempt-1), jittered into [50%, 100%]. */
+export function retryDelayMs(attempt: number, baseMs = env().RETRY_BASE_DELAY_MS): number {
+  const ceiling = Math.min(5 * 60_000, baseMs * 2 ** (attempt - 1));
+  return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
+}
+
+export async function failExecution(node: NodeRow, jobId: string, attempt: number, failure: ExecutionFailure) {
+  const d = await db();
+  const [job] = isUuid(jobId) ? await d.select().from(jobs).where(eq(jobs.id, jobId)) : [];
+  if (!job) throw new DomainError("JOB_NOT_FOUND", "The job was not found.");
+  const retry = failure.retryable && job.attempt < job.maxAttempts;
+  const delayMs = retryDelayMs(attempt);
+  const failedEvent = {
+    type: "EXECUTION_FAILED" as const,
+    nodeId: node.id,
+    data: { code: failure.code, message: failure.message, retryable: failure.retryable, attempt },
+  };
+  const logLine = { level: "error" as const, source: "node" as const, message: `Attempt ${attempt} failed: ${failure.code}: ${failure.message}`, nodeId: node.id };
+  return reportOrRefuse(jobId, (tx) =>
+    recordJobChange(tx, jobId, {
+      to: retry ? "retrying" : "failed",
+      from: ["assigned", "running"],
+      attempt,
+      nodeId: node.id,
+      set: retry
+        ? { nextAttemptAt: sql`now() + make_interval(secs => ${delayMs / 1000})`, leaseExpiresAt: null }
+        : {
+            error: { category: "runtime", code: failure.code, message: failure.message },
+            completedAt: sql`now()`,
+            leaseExpiresAt: null,
+          },
+      events: retry
+        ? [failedEvent, { type: "RETRY_SCHEDULED", data: { delayMs, nextAttempt: attempt + 1 } }]
+        : [failedEvent, { type: "JOB_FAILED", data: { category: "runtime", code: failure.code } }],
+      logs: [logLine],
+    }),
+  );
+}
+
+/** A node giving a job back (graceful shutdown before finishing it): routed again as a new attempt. */
+export function releaseJob(node: NodeRow, jobId: string, attempt: number, reason = "node shutting down") {
+  return reportOrRefuse(jobId, (tx) =>
+    recordJobChange(tx, jobId, {
+      to: "routing",
+      from: ["assigned", "running"],
+      attempt,
+      nodeId: node.id,
+      set: { routingStartedAt: sql`now()`, leaseExpiresAt: null },
+      events: [{ type: "ROUTING_STARTED", data: { attempt: attempt + 1, releasedBy: node.id, reason } }],
+      logs: [{ level: "warn", source: "node", message: `Released by the node (${reason}).`, nodeId: node.id }],
+    }),
+  );
+}

@@ -1,0 +1,70 @@
+// What a server process runs beside its routes: the sweeper and EMBEDDED_NODES node agents (the same
+// agent code as a standalone node, on the in-process transport), so `npm start` alone completes jobs.
+import { hostname } from "node:os";
+import { readyDatabase } from "@/lib/domain/ready";
+import { env } from "@/lib/env";
+import { log } from "@/lib/log";
+import { ensureEmbeddedNode } from "./coordinator";
+import { localTransport } from "./local-transport";
+import { NodeAgent } from "./node-agent";
+import { availableProviders, closeProviders } from "./providers/available";
+import { startSweeper } from "./sweeper";
+
+interface NetworkServices {
+  agents: NodeAgent[];
+  stopSweeper: () => Promise<void>;
+}
+
+const servicesKey = Symbol.for("execution-network.network-services");
+type GlobalWithServices = typeof globalThis & { [servicesKey]?: Promise<NetworkServices> };
+
+async function start(): Promise<NetworkServices> {
+  await readyDatabase();
+  const config = env();
+  const stopSweeper = startSweeper();
+  const agents: NodeAgent[] = [];
+  for (let i = 0; i < config.EMBEDDED_NODES; i++) {
+    const name = `embedded-${hostname()}-${config.PORT}-${i + 1}`;
+    const { token } = await ensureEmbeddedNode(name);
+    const agent = new NodeAgent(localTransport(token), {
+      name,
+      region: "embedded",
+      concurrency: config.EMBEDDED_NODE_CONCURRENCY,
+      providers: availableProviders(),
+    });
+    await agent.start();
+    agents.push(agent);
+  }
+  log.info("execution network started", { embeddedNodes: agents.length });
+  return { agents, stopSweeper };
+}
+
+/** Starts the sweeper and embedded nodes once per process. */
+export function startNetworkServices(): Promise<NetworkServices> {
+  const g = globalThis as GlobalWithServices;
+  g[servicesKey] ??= start();
+  return g[servicesKey];
+}
+
+export async function stopNetworkServices(graceMs = 10_000): Promise<void> {
+  const g = globalThis as GlobalWithServices;
+  const services = g[servicesKey];
+  delete g[servicesKey];
+  if (!services) return;
+  const { agents, stopSweeper } = await services;
+  await Promise.all(agents.map((a) => a.stop(graceMs)));
+  await stopSweeper();
+  await closeProviders();
+}
+
+/** SIGTERM/SIGINT: stop claiming, finish or release running jobs, then exit. */
+export function stopOnSignals(): void {
+  const onSignal = (sig: NodeJS.Signals) => {
+    log.info("shutting down", { signal: sig });
+    stopNetworkServices()
+      .catch((err: unknown) => log.error("shutdown failed", { err }))
+      .finally(() => process.exit(0));
+  };
+  process.once("SIGTERM", onSignal);
+  process.once("SIGINT", onSignal);
+}

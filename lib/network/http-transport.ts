@@ -1,0 +1,70 @@
+// HTTP transport for standalone nodes: the /api/nodes/… routes with a bearer node token.
+// Transient failures (network, 5xx, 429) are retried with backoff; a refused report stops the job.
+import { JobRevokedError, type CoordinatorTransport } from "./transport";
+
+export interface HttpTransportOptions {
+  baseUrl: string;
+  token: string;
+  /** Per-request timeout beyond any long-poll wait. */
+  timeoutMs?: number;
+  maxRetries?: number;
+}
+
+class HttpStatusError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+  });
+
+export function httpTransport(options: HttpTransportOptions): CoordinatorTransport {
+  const base = options.baseUrl.replace(/\/$/, "");
+  const maxRetries = options.maxRetries ?? 5;
+
+  async function call<T>(path: string, body: unknown, extra: { waitMs?: number; signal?: AbortSignal } = {}): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const timeout = AbortSignal.timeout((options.timeoutMs ?? 15_000) + (extra.waitMs ?? 0));
+      const signal = extra.signal ? AbortSignal.any([timeout, extra.signal]) : timeout;
+      try {
+        const res = await fetch(`${base}/api/nodes/${path}`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${options.token}`, "content-type": "application/json" },
+          body: JSON.stringify(body),
+          signal,
+        });
+        const text = await res.text();
+        const parsed: unknown = text ? JSON.parse(text) : {};
+        if (res.ok) return parsed as T;
+        const error = (parsed as { error?: { code?: string; message?: string } }).error ?? {};
+        if (error.code === "JOB_FINAL" || error.code === "LEASE_LOST") throw new JobRevokedError(error.code, error.message ?? error.code);
+        throw new HttpStatusError(res.status, error.code ?? "HTTP_ERROR", error.message ?? `HTTP ${res.status}`);
+      } catch (error) {
+        if (extra.signal?.aborted) throw error;
+        const transient = !(error instanceof JobRevokedError) && (!(error instanceof HttpStatusError) || error.status >= 500 || error.status === 429);
+        if (!transient || attempt >= maxRetries) throw error;
+        await sleep(Math.min(5_000, 100 * 2 ** attempt) * (0.5 + Math.random() / 2), extra.signal);
+      }
+    }
+  }
+
+  return {
+    register: (registration) => call("register", registration),
+    heartbeat: (activeJobIds) => call("heartbeat", { activeJobIds }),
+    claim: async (max, waitMs, signal) => (await call<{ jobs: Awaited<ReturnType<CoordinatorTransport["claim"]>> }>("claim", { max, waitMs }, { waitMs, signal })).jobs,
+    start: (jobId, attempt) => call(`jobs/${jobId}/start`, { attempt }),
+    progress: (jobId, attempt, report) => call(`jobs/${jobId}/progress`, { attempt, ...report }),
+    complete: (jobId, attempt, result) => call(`jobs/${jobId}/complete`, { attempt, result }),
+    fail: (jobId, attempt, failure) => call(`jobs/${jobId}/fail`, { attempt, ...failure }),
+    release: (jobId, attempt, reason) => call(`jobs/${jobId}/release`, { attempt, reason }),
+    drain: () => call("drain", {}),
+  };
+}

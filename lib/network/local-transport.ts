@@ -1,0 +1,37 @@
+// In-process transport for embedded nodes: direct calls into the coordinator.
+import { DomainError } from "@/lib/domain/errors";
+import * as coordinator from "./coordinator";
+import type { NodeRow } from "./coordinator";
+import { JobRevokedError, type CoordinatorTransport } from "./transport";
+
+async function revoking<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof DomainError && (error.code === "JOB_FINAL" || error.code === "LEASE_LOST")) {
+      throw new JobRevokedError(error.code, error.message);
+    }
+    throw error;
+  }
+}
+
+export function localTransport(token: string): CoordinatorTransport {
+  let node: NodeRow | undefined;
+  const self = async () => (node ??= await coordinator.authenticateNode(token));
+  return {
+    async register(registration) {
+      const authenticated = await coordinator.authenticateNode(token);
+      const session = await coordinator.registerNode(authenticated, registration);
+      node = { ...authenticated, ...registration };
+      return session;
+    },
+    heartbeat: async (ids) => coordinator.heartbeat(await self(), ids),
+    claim: async (max, waitMs, signal) => coordinator.claimJobs(await self(), max, waitMs, signal),
+    start: async (jobId, attempt) => revoking(async () => coordinator.startExecution(await self(), jobId, attempt)),
+    progress: async (jobId, attempt, report) => revoking(async () => coordinator.reportProgress(await self(), jobId, attempt, report)),
+    complete: async (jobId, attempt, result) => revoking(async () => coordinator.completeExecution(await self(), jobId, attempt, result)),
+    fail: async (jobId, attempt, failure) => revoking(async () => coordinator.failExecution(await self(), jobId, attempt, failure)),
+    release: async (jobId, attempt, reason) => revoking(async () => coordinator.releaseJob(await self(), jobId, attempt, reason)),
+    drain: async () => coordinator.drainNode(await self()),
+  };
+}

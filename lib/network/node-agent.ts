@@ -1,0 +1,195 @@
+// The execution node agent: registers, heart-beats, claims work within its concurrency, runs providers
+// with a per-job timeout, reports progress, results and failures, and shuts down gracefully.
+import { createLogger, type Logger } from "@/lib/log";
+import type { ClaimedJob, ProgressReport } from "./node-protocol";
+import { ProviderError, type Provider } from "./providers/types";
+import { JobRevokedError, type CoordinatorTransport, type NodeSessionInfo } from "./transport";
+
+export interface NodeAgentOptions {
+  name: string;
+  region?: string;
+  concurrency: number;
+  providers: Partial<Record<string, Provider>>;
+  /** Longest wait of one claim long-poll. */
+  claimWaitMs?: number;
+  logger?: Logger;
+}
+
+interface RunningJob {
+  job: ClaimedJob;
+  controller: AbortController;
+  /** Set when the coordinator revoked the job (cancelled, or lease lost): nothing more is reported. */
+  revoked: boolean;
+  finished: Promise<void>;
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+  });
+
+export class NodeAgent {
+  private session?: NodeSessionInfo;
+  private readonly running = new Map<string, RunningJob>();
+  private readonly stopping = new AbortController();
+  private loops: Promise<void>[] = [];
+  private slotFreed?: () => void;
+  private readonly log: Logger;
+
+  constructor(
+    private readonly transport: CoordinatorTransport,
+    private readonly options: NodeAgentOptions,
+  ) {
+    this.log = (options.logger ?? createLogger()).child({ component: "node", node: options.name });
+  }
+
+  get nodeId(): string | undefined {
+    return this.session?.nodeId;
+  }
+
+  get activeJobIds(): string[] {
+    return [...this.running.keys()];
+  }
+
+  async start(): Promise<NodeSessionInfo> {
+    const serviceIds = Object.keys(this.options.providers);
+    this.session = await this.transport.register({
+      name: this.options.name,
+      region: this.options.region ?? "local",
+      serviceIds,
+      concurrency: this.options.concurrency,
+    });
+    this.log.info("node registered", { nodeId: this.session.nodeId, serviceIds, concurrency: this.options.concurrency });
+    this.loops = [this.heartbeatLoop(this.session.heartbeatIntervalMs), this.claimLoop()];
+    return this.session;
+  }
+
+  /** Graceful shutdown: stop claiming, let running jobs finish within `graceMs`, release the rest. */
+  async stop(graceMs = 10_000): Promise<void> {
+    if (this.stopping.signal.aborted) return;
+    this.stopping.abort();
+    this.slotFreed?.();
+    await this.transport.drain().catch((err: unknown) => this.log.warn("drain failed", { err }));
+    const all = Promise.all([...this.running.values()].map((r) => r.finished));
+    const timedOut = await Promise.race([all.then(() => false), sleep(graceMs).then(() => true)]);
+    if (timedOut) {
+      for (const r of this.running.values()) {
+        r.revoked = true;
+        r.controller.abort(new Error("node shutting down"));
+        await this.transport.release(r.job.jobId, r.job.attempt, "node shutting down").catch(() => undefined);
+      }
+    }
+    await Promise.allSettled(this.loops);
+    this.log.info("node stopped", { released: timedOut ? this.running.size : 0 });
+  }
+
+  private async heartbeatLoop(intervalMs: number): Promise<void> {
+    while (!this.stopping.signal.aborted) {
+      await sleep(intervalMs, this.stopping.signal);
+      if (this.stopping.signal.aborted && this.running.size === 0) break;
+      try {
+        const { cancelJobIds } = await this.transport.heartbeat(this.activeJobIds);
+        for (const id of cancelJobIds) this.revoke(id, "the coordinator no longer assigns it to this node");
+      } catch (err) {
+        this.log.warn("heartbeat failed", { err });
+      }
+      if (this.stopping.signal.aborted && this.running.size === 0) break;
+    }
+  }
+
+  private async claimLoop(): Promise<void> {
+    let failures = 0;
+    while (!this.stopping.signal.aborted) {
+      const free = this.options.concurrency - this.running.size;
+      if (free <= 0) {
+        await new Promise<void>((resolve) => (this.slotFreed = resolve));
+        continue;
+      }
+      try {
+        const jobs = await this.transport.claim(free, this.options.claimWaitMs ?? 20_000, this.stopping.signal);
+        failures = 0;
+        for (const job of jobs) this.launch(job);
+      } catch (err) {
+        if (this.stopping.signal.aborted) break;
+        failures++;
+        this.log.warn("claim failed", { err, failures });
+        await sleep(Math.min(10_000, 200 * 2 ** failures), this.stopping.signal);
+      }
+    }
+  }
+
+  private revoke(jobId: string, why: string): void {
+    const r = this.running.get(jobId);
+    if (!r || r.revoked) return;
+    r.revoked = true;
+    r.controller.abort(new JobRevokedError("LEASE_LOST", why));
+    this.log.info("job revoked", { jobId, why });
+  }
+
+  private launch(job: ClaimedJob): void {
+    const controller = new AbortController();
+    const entry: RunningJob = { job, controller, revoked: false, finished: Promise.resolve() };
+    this.running.set(job.jobId, entry);
+    entry.finished = this.execute(entry)
+      .catch((err: unknown) => {
+        if (!(err instanceof JobRevokedError)) this.log.error("job report failed", { jobId: job.jobId, err });
+      })
+      .finally(() => {
+        this.running.delete(job.jobId);
+        this.slotFreed?.();
+      });
+  }
+
+  private async execute(entry: RunningJob): Promise<void> {
+    const { job, controller } = entry;
+    const provider = this.options.providers[job.serviceId];
+    if (!provider) {
+      await this.transport.fail(job.jobId, job.attempt, { code: "SERVICE_UNSUPPORTED", message: `This node cannot run ${job.serviceId}.`, retryable: true });
+      return;
+    }
+    await this.transport.start(job.jobId, job.attempt);
+
+    // Reports leave one at a time, in order; a refused report revokes the job.
+    let reports = Promise.resolve();
+    let progress = 0;
+    const report = (r: ProgressReport) => {
+      reports = reports
+        .then(() => (entry.revoked ? undefined : this.transport.progress(job.jobId, job.attempt, r)))
+        .catch((err: unknown) => {
+          if (err instanceof JobRevokedError) this.revoke(job.jobId, err.message);
+          else this.log.warn("progress report failed", { jobId: job.jobId, err });
+        });
+    };
+    const timeout = AbortSignal.timeout(job.timeoutMs);
+    const signal = AbortSignal.any([controller.signal, timeout]);
+    try {
+      const result = await provider.run(job.input, {
+        signal,
+        progress: (p) => {
+          const next = Math.max(progress, Math.min(100, Math.round(p)));
+          if (next > progress) report({ progress: (progress = next) });
+        },
+        providerRequest: (data) => report({ providerRequest: data }),
+        log: (level, message) => report({ logs: [{ level, message }] }),
+      });
+      await reports;
+      if (entry.revoked) return;
+      signal.throwIfAborted();
+      await this.transport.complete(job.jobId, job.attempt, result);
+    } catch (error) {
+      await reports;
+      if (entry.revoked) return;
+      if (timeout.aborted) {
+        await this.transport.fail(job.jobId, job.attempt, { code: "TIMEOUT", message: `The job exceeded its ${job.timeoutMs} ms timeout.`, retryable: true });
+      } else if (error instanceof ProviderError) {
+        await this.transport.fail(job.jobId, job.attempt, { code: error.code, message: error.message, retryable: error.retryable });
+      } else if (error instanceof JobRevokedError) {
+        this.revoke(job.jobId, error.message);
+      } else {
+        const message = error instanceof Error ? error.message : String(error);
+        await this.transport.fail(job.jobId, job.attempt, { code: "PROVIDER_CRASHED", message, retryable: true });
+      }
+    }
+  }
+}

@@ -1,0 +1,51 @@
+// The wire between execution nodes and the coordinator (/api/nodes/…), shared by both ends.
+import { z } from "zod";
+import { logLevels } from "@/lib/domain/job-states";
+
+export const RegisterNodeRequest = z
+  .object({
+    name: z.string().trim().min(1).max(80),
+    region: z.string().trim().min(1).max(40).default("local"),
+    serviceIds: z.array(z.string().min(1).max(100)).min(1).max(100),
+    concurrency: z.number().int().min(1).max(256),
+  })
+  .strict();
+export type NodeRegistration = z.infer<typeof RegisterNodeRequest>;
+
+export const NodeSession = z.object({ nodeId: z.string(), leaseMs: z.number().int(), heartbeatIntervalMs: z.number().int() }).meta({ id: "NodeSession" });
+
+export const HeartbeatRequest = z.object({ activeJobIds: z.array(z.string()).max(1024) }).strict();
+export const HeartbeatResponse = z.object({ cancelJobIds: z.array(z.string()) }).meta({ id: "NodeHeartbeat" });
+
+export const ClaimRequest = z.object({ max: z.number().int().min(1).max(256), waitMs: z.number().int().min(0).max(25_000).default(0) }).strict();
+export const ClaimedJob = z
+  .object({
+    jobId: z.string(),
+    attempt: z.number().int(),
+    serviceId: z.string(),
+    input: z.record(z.string(), z.unknown()),
+    timeoutMs: z.number().int(),
+  })
+  .meta({ id: "ClaimedJob" });
+export type ClaimedJob = z.infer<typeof ClaimedJob>;
+export const ClaimResponse = z.object({ jobs: z.array(ClaimedJob) }).meta({ id: "NodeClaim" });
+
+const attempt = z.number().int().min(1);
+export const StartRequest = z.object({ attempt }).strict();
+export const ProgressRequest = z
+  .object({
+    attempt,
+    progress: z.number().min(0).max(100).optional(),
+    providerRequest: z.record(z.string(), z.unknown()).optional(),
+    logs: z.array(z.object({ level: z.enum(logLevels), message: z.string().max(4000) })).max(100).optional(),
+  })
+  .strict();
+export type ProgressReport = Omit<z.infer<typeof ProgressRequest>, "attempt">;
+export const CompleteRequest = z
+  .object({ attempt, result: z.object({ summary: z.string().max(2000), output: z.record(z.string(), z.unknown()) }) })
+  .strict();
+export const FailRequest = z
+  .object({ attempt, code: z.string().min(1).max(80), message: z.string().max(2000), retryable: z.boolean() })
+  .strict();
+export type ExecutionFailure = Omit<z.infer<typeof FailRequest>, "attempt">;
+export const ReleaseRequest = z.object({ attempt, reason: z.string().max(200).optional() }).strict();

@@ -1,0 +1,316 @@
+// image-ocr: extracts English text from a PNG or JPEG with Tesseract (tesseract.js, LSTM engine), offline.
+// The traineddata comes from the @tesseract.js-data/eng package; a small pool of workers is kept warm.
+import { createRequire } from "node:module";
+import path from "node:path";
+import { createWorker, OEM, type Worker as TesseractWorker, type Page, type Bbox } from "tesseract.js";
+import { limits } from "@/lib/limits";
+import { ProviderError, type Provider, type ProviderContext } from "./types";
+
+const poolSize = 2;
+/** Decoded bitmaps beyond this would exhaust the WebAssembly heap; a small file can still be huge. */
+const maxPixels = 50_000_000;
+const maxWordsReported = 2_000;
+
+/** The folder holding eng.traineddata.gz ("best_int": LSTM-only and small). */
+function englishLangPath(): string {
+  const packageJson = createRequire(import.meta.url).resolve("@tesseract.js-data/eng/package.json");
+  return path.join(path.dirname(packageJson), "4.0.0_best_int");
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Input: base64 or data: URL → bytes, checked before Tesseract sees them.
+
+export type ImageFormat = "png" | "jpeg";
+
+const invalid = (message: string) => new ProviderError("INVALID_IMAGE", message, false);
+
+/** Decodes the `image` input and checks format (by magic bytes), size and dimensions. */
+export function decodeImage(image: string): { bytes: Buffer; format: ImageFormat; width: number; height: number } {
+  let base64 = image.trim();
+  const dataUrl = /^data:([^;,]*)(;[^,]*)?,/i.exec(base64);
+  if (dataUrl) {
+    const mediaType = dataUrl[1].toLowerCase();
+    if (!["image/png", "image/jpeg", "image/jpg"].includes(mediaType)) {
+      throw invalid(`Only PNG and JPEG images are accepted, not ${mediaType || "an untyped data URL"}.`);
+    }
+    if (!/;base64$/i.test(dataUrl[2] ?? "")) throw invalid("The data URL must be base64-encoded.");
+    base64 = base64.slice(dataUrl[0].length);
+  }
+  base64 = base64.replace(/\s+/g, "");
+  // Buffer.from skips characters outside the alphabet silently; refuse them instead of decoding garbage.
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(base64) && !/^[A-Za-z0-9_-]*={0,2}$/.test(base64)) {
+    throw invalid("The image is not valid base64.");
+  }
+  const decodedLength = Math.floor((base64.length * 3) / 4) - (base64.endsWith("==") ? 2 : base64.endsWith("=") ? 1 : 0);
+  if (decodedLength > limits.ocrImageBytes) {
+    throw new ProviderError(
+      "IMAGE_TOO_LARGE",
+      `The image is ${(decodedLength / 1024 / 1024).toFixed(1)} MiB; the limit is ${limits.ocrImageBytes / 1024 / 1024} MiB.`,
+      false,
+    );
+  }
+  const bytes = Buffer.from(base64, "base64");
+  const format = formatOf(bytes);
+  if (!format) throw invalid("The image is neither PNG nor JPEG (its first bytes match neither format).");
+  const size = format === "png" ? pngSize(bytes) : jpegSize(bytes);
+  if (!size) throw invalid(`The ${format.toUpperCase()} image is truncated or corrupt: its dimensions cannot be read.`);
+  if (size.width * size.height > maxPixels) {
+    throw new ProviderError(
+      "IMAGE_TOO_LARGE",
+      `The image is ${size.width}×${size.height} pixels; at most ${maxPixels / 1_000_000} megapixels are accepted.`,
+      false,
+    );
+  }
+  return { bytes, format, ...size };
+}
+
+const pngSignature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+function formatOf(bytes: Buffer): ImageFormat | undefined {
+  if (bytes.length >= 8 && bytes.subarray(0, 8).equals(pngSignature)) return "png";
+  if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return "jpeg";
+  return undefined;
+}
+
+/** Width and height from the IHDR chunk, which must come first. */
+function pngSize(bytes: Buffer): { width: number; height: number } | undefined {
+  if (bytes.length < 24 || bytes.toString("latin1", 12, 16) !== "IHDR") return undefined;
+  const width = bytes.readUInt32BE(16);
+  const height = bytes.readUInt32BE(20);
+  return width > 0 && height > 0 ? { width, height } : undefined;
+}
+
+/** Width and height from the first start-of-frame marker (SOF0–SOF15 except DHT, JPG and DAC). */
+function jpegSize(bytes: Buffer): { width: number; height: number } | undefined {
+  let offset = 2;
+  while (offset + 4 <= bytes.length) {
+    if (bytes[offset] !== 0xff) return undefined;
+    const marker = bytes[offset + 1];
+    if (marker === 0xff) {
+      offset += 1; // fill byte
+      continue;
+    }
+    if (marker === 0xd8 || marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) {
+      offset += 2; // markers without a length
+      continue;
+    }
+    const length = bytes.readUInt16BE(offset + 2);
+    const isStartOfFrame = marker >= 0xc0 && marker <= 0xcf && ![0xc4, 0xc8, 0xcc].includes(marker);
+    if (isStartOfFrame) {
+      if (offset + 9 > bytes.length) return undefined;
+      const height = bytes.readUInt16BE(offset + 5);
+      const width = bytes.readUInt16BE(offset + 7);
+      return width > 0 && height > 0 ? { width, height } : undefined;
+    }
+    if (marker === 0xd9 || marker === 0xda || length < 2) return undefined; // image data before any frame header
+    offset += 2 + length;
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The worker pool: up to `poolSize` Tesseract workers, started on demand and reused.
+
+interface PooledWorker {
+  worker: TesseractWorker;
+  /** Where the current job's recognition progress goes (0–1). */
+  onProgress?: (fraction: number) => void;
+}
+
+interface Waiter {
+  resolve: (pooled: PooledWorker) => void;
+  reject: (reason: unknown) => void;
+  signal: AbortSignal;
+  onAbort: () => void;
+}
+
+class OcrWorkerPool {
+  /** Every live worker, busy or idle. */
+  private workers = new Set<PooledWorker>();
+  private idle: PooledWorker[] = [];
+  private waiting: Waiter[] = [];
+  /** Workers being started; they count towards the size. */
+  private pending = 0;
+  // Workers start one after another: starting is CPU-bound, and two at once only delays the first.
+  private startQueue: Promise<unknown> = Promise.resolve();
+  /** Bumped by close(), so a worker that finishes starting afterwards is not kept. */
+  private generation = 0;
+
+  constructor(private readonly size: number) {}
+
+  async acquire(signal: AbortSignal): Promise<PooledWorker> {
+    signal.throwIfAborted();
+    const ready = this.idle.pop();
+    if (ready) return ready;
+    if (this.workers.size + this.pending < this.size) return this.startWorker();
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        resolve,
+        reject,
+        signal,
+        onAbort: () => {
+          this.waiting = this.waiting.filter((w) => w !== waiter);
+          reject(signal.reason);
+        },
+      };
+      signal.addEventListener("abort", waiter.onAbort, { once: true });
+      this.waiting.push(waiter);
+    });
+  }
+
+  release(pooled: PooledWorker): void {
+    pooled.onProgress = undefined;
+    if (!this.workers.has(pooled)) return; // the pool was closed meanwhile
+    const next = this.nextWaiter();
+    if (next) next.resolve(pooled);
+    else this.idle.push(pooled);
+  }
+
+  /** Terminates a worker that was stopped mid-job or failed; a waiting job gets a fresh one. */
+  discard(pooled: PooledWorker): void {
+    if (this.workers.delete(pooled)) void pooled.worker.terminate().catch(() => undefined);
+    const next = this.nextWaiter();
+    if (next) this.startWorker().then(next.resolve, next.reject);
+  }
+
+  async warmUp(): Promise<void> {
+    if (this.workers.size + this.pending === 0) this.release(await this.startWorker());
+  }
+
+  /** Terminates every worker; a later job starts new ones. */
+  async close(): Promise<void> {
+    this.generation++;
+    const workers = [...this.workers];
+    this.workers.clear();
+    this.idle = [];
+    for (const waiter of this.waiting.splice(0)) waiter.reject(new Error("The OCR worker pool was closed."));
+    await Promise.allSettled(workers.map((w) => w.worker.terminate()));
+  }
+
+  private nextWaiter(): Waiter | undefined {
+    const next = this.waiting.shift();
+    next?.signal.removeEventListener("abort", next.onAbort);
+    return next;
+  }
+
+  private startWorker(): Promise<PooledWorker> {
+    this.pending++;
+    const generation = this.generation;
+    const started = this.startQueue.then(async () => {
+      const routing: Pick<PooledWorker, "onProgress"> = {};
+      const worker = await createWorker("eng", OEM.LSTM_ONLY, {
+        langPath: englishLangPath(),
+        gzip: true,
+        // The traineddata is read from node_modules at each start (a gunzip of ~3 MB, a few ms): an on-disk
+        // cache would save nothing and could go stale or be half-written by two workers at once.
+        cacheMethod: "none",
+        logger: (message) => {
+          if (message.status === "recognizing text") routing.onProgress?.(message.progress);
+        },
+        // Without a handler tesseract.js also rethrows every failed job (e.g. an undecodable image) as an
+        // uncaught exception, which kills the process; the job's promise is rejected either way.
+        errorHandler: () => undefined,
+      });
+      if (generation !== this.generation) {
+        await worker.terminate();
+        throw new Error("The OCR worker pool was closed.");
+      }
+      const pooled: PooledWorker = Object.assign(routing, { worker });
+      this.workers.add(pooled);
+      return pooled;
+    });
+    const settled = started.finally(() => this.pending--);
+    this.startQueue = settled.catch(() => undefined);
+    return settled;
+  }
+}
+
+const pool = new OcrWorkerPool(poolSize);
+
+// ---------------------------------------------------------------------------------------------------
+
+const toBox = (b: Bbox) => ({ x0: b.x0, y0: b.y0, x1: b.x1, y1: b.y1 });
+const confidenceOf = (percent: number) => Math.round(percent * 10) / 1000;
+
+function linesAndWords(page: Page) {
+  const lines = (page.blocks ?? []).flatMap((block) => block.paragraphs.flatMap((paragraph) => paragraph.lines));
+  return {
+    lines: lines
+      .map((line) => ({ text: line.text.trim(), confidence: confidenceOf(line.confidence), bbox: toBox(line.bbox) }))
+      .filter((line) => line.text.length > 0),
+    words: lines
+      .flatMap((line) => line.words)
+      .slice(0, maxWordsReported)
+      .map((word) => ({ text: word.text, confidence: confidenceOf(word.confidence), bbox: toBox(word.bbox) })),
+  };
+}
+
+/** Runs recognition on a pooled worker; an abort terminates that worker (Tesseract cannot stop a job). */
+async function recognize(bytes: Buffer, ctx: ProviderContext): Promise<Page> {
+  const pooled = await pool.acquire(ctx.signal).catch((error: unknown) => {
+    ctx.signal.throwIfAborted();
+    throw new ProviderError("OCR_UNAVAILABLE", `No Tesseract worker could be started: ${String(error)}`, true);
+  });
+  ctx.progress(20);
+  pooled.onProgress = (fraction) => ctx.progress(20 + Math.round(fraction * 75));
+  let onAbort: (() => void) | undefined;
+  try {
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(ctx.signal.reason);
+      ctx.signal.addEventListener("abort", onAbort, { once: true });
+    });
+    const result = await Promise.race([pooled.worker.recognize(bytes, {}, { text: true, blocks: true }), aborted]);
+    pool.release(pooled);
+    return result.data;
+  } catch (error) {
+    if (ctx.signal.aborted) {
+      pool.discard(pooled);
+      throw ctx.signal.reason;
+    }
+    // tesseract.js rejects with a bare string from the worker.
+    const message = error instanceof Error ? error.message : String(error);
+    if (/read image/i.test(message)) {
+      pool.release(pooled);
+      throw invalid("The image could not be decoded: it is corrupt or uses an unsupported PNG/JPEG variant.");
+    }
+    pool.discard(pooled);
+    throw new ProviderError("OCR_FAILED", `Tesseract failed: ${message}`, true);
+  } finally {
+    if (onAbort) ctx.signal.removeEventListener("abort", onAbort);
+  }
+}
+
+export const imageOcr: Provider = {
+  serviceId: "image-ocr",
+
+  warmUp: () => pool.warmUp(),
+  close: () => pool.close(),
+
+  async run(input, ctx) {
+    ctx.signal.throwIfAborted();
+    const image = decodeImage(String(input.image));
+    ctx.progress(5);
+
+    const started = performance.now();
+    const page = await recognize(image.bytes, ctx);
+    ctx.providerRequest({
+      provider: "tesseract.js",
+      model: "eng 4.0.0_best_int (LSTM)",
+      format: image.format,
+      bytes: image.bytes.length,
+      width: image.width,
+      height: image.height,
+      latencyMs: Math.round(performance.now() - started),
+    });
+
+    const text = page.text.trim();
+    const { lines, words } = linesAndWords(page);
+    const confidence = confidenceOf(page.confidence);
+    return {
+      summary: text
+        ? `Read ${words.length} word${words.length === 1 ? "" : "s"} on ${lines.length} line${lines.length === 1 ? "" : "s"} (confidence ${confidence.toFixed(2)}).`
+        : "No text was found in the image.",
+      output: { text, confidence, lines, words, format: image.format, width: image.width, height: image.height },
+    };
+  },
+};

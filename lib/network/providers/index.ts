@@ -1,0 +1,20 @@
+// The provider registry: the code that runs each service of the catalog, by service id.
+import type { ServiceId } from "@/lib/domain/catalog";
+import { imageOcr } from "./image-ocr";
+import { languageDetect } from "./language-detect";
+import { textGenerate } from "./text-generate";
+import { textSentiment } from "./text-sentiment";
+import { textSummarize } from "./text-summarize";
+import { tokenCount } from "./token-count";
+import type { Provider } from "./types";
+
+export const providers: Record<ServiceId, Provider> = {
+  "text-sentiment": textSentiment,
+  "text-summarize": textSummarize,
+  "language-detect": languageDetect,
+  "token-count": tokenCount,
+  "image-ocr": imageOcr,
+  "text-generate": textGenerate,
+};
+
+export const getProvider = (serviceId: ServiceId): Provider => providers[serviceId];

@@ -1,0 +1,58 @@
+// token-count: counts the BPE tokens of a text with the encoding of an OpenAI model (gpt-tokenizer), offline.
+import { DEFAULT_ENCODING, modelToEncodingMap, type ModelName } from "gpt-tokenizer/mapping";
+import type { tokenCountModels } from "@/lib/domain/catalog";
+import type { Provider } from "./types";
+
+type TokenCountModel = (typeof tokenCountModels)[number];
+const defaultModel: TokenCountModel = "gpt-4o";
+
+// gpt-tokenizer's map lists only the models that do not use its default (o200k_base: gpt-4o, gpt-4.1, o1,
+// o3 …); anything absent is on the default encoding.
+export function encodingOf(model: TokenCountModel): string {
+  return (modelToEncodingMap as Partial<Record<ModelName, string>>)[model] ?? DEFAULT_ENCODING;
+}
+
+// Each encoding's rank table is megabytes of data; load only the ones asked for.
+const encoders: Record<string, () => Promise<{ countTokens: (text: string, options: object) => number }>> = {
+  o200k_base: () => import("gpt-tokenizer/encoding/o200k_base"),
+  cl100k_base: () => import("gpt-tokenizer/encoding/cl100k_base"),
+};
+
+export const tokenCount: Provider = {
+  serviceId: "token-count",
+
+  async warmUp() {
+    await encoders[DEFAULT_ENCODING]();
+  },
+
+  async run(input, ctx) {
+    ctx.signal.throwIfAborted();
+    const text = String(input.text);
+    const model = (input.model ?? defaultModel) as TokenCountModel;
+    const encoding = encodingOf(model);
+    const loadEncoder = encoders[encoding];
+    if (!loadEncoder) throw new Error(`No encoder is bundled for ${encoding} (model ${model}).`);
+
+    const started = performance.now();
+    const { countTokens } = await loadEncoder();
+    ctx.signal.throwIfAborted();
+    ctx.progress(40);
+    // User text may contain "<|endoftext|>" and friends: count them as the plain text they are, as the
+    // API does for message content, instead of refusing the text.
+    const tokens = countTokens(text, { disallowedSpecial: new Set() });
+    ctx.providerRequest({
+      provider: "gpt-tokenizer",
+      model,
+      encoding,
+      characters: text.length,
+      latencyMs: Math.round(performance.now() - started),
+    });
+    ctx.progress(90);
+
+    const characters = [...text].length;
+    return {
+      summary: `${tokens} token${tokens === 1 ? "" : "s"} for ${model} (${encoding}), ${characters} character${characters === 1 ? "" : "s"}.`,
+      output: { model, encoding, tokens, characters },
+    };
+  },
+};

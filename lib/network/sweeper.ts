@@ -1,0 +1,105 @@
+// Time-driven transitions, run by every server instance (rows are taken with SKIP LOCKED, so instances
+// never act on the same job twice): expired leases → NODE_LOST, due retries → routing, routing past its
+// timeout → ROUTING_FAILED, jobs a crash left queued → routing, and idempotency keys past retention.
+import { and, asc, eq, lt, sql, type SQL } from "drizzle-orm";
+import type { Tx } from "@/lib/db/client";
+import { jobs } from "@/lib/db/schema";
+import { purgeIdempotencyKeys } from "@/lib/domain/idempotency";
+import { recordJobChange, type JobRow } from "@/lib/domain/job-log";
+import { startRouting } from "@/lib/domain/jobs";
+import { db } from "@/lib/domain/ready";
+import { env } from "@/lib/env";
+import { log } from "@/lib/log";
+import { loseExpiredLeases } from "./coordinator";
+
+const batch = 200;
+
+async function lockDue(where: SQL | undefined, write: (tx: Tx, rows: JobRow[]) => Promise<unknown>): Promise<number> {
+  const d = await db();
+  return d.transaction(async (tx) => {
+    const rows = await tx.select().from(jobs).where(where).orderBy(asc(jobs.createdAt)).limit(batch).for("update", { skipLocked: true });
+    if (rows.length > 0) await write(tx, rows);
+    return rows.length;
+  });
+}
+
+export async function promoteDueRetries(): Promise<number> {
+  return lockDue(and(eq(jobs.status, "retrying"), lt(jobs.nextAttemptAt, sql`now()`)), async (tx, rows) => {
+    for (const job of rows) {
+      await recordJobChange(tx, job.id, {
+        to: "routing",
+        from: ["retrying"],
+        set: { routingStartedAt: sql`now()`, nextAttemptAt: null },
+        events: [{ type: "ROUTING_STARTED", data: { attempt: job.attempt + 1 } }],
+      });
+    }
+  });
+}
+
+export async function failUnroutable(): Promise<number> {
+  const timeoutMs = env().ROUTING_TIMEOUT_MS;
+  return lockDue(
+    and(eq(jobs.status, "routing"), lt(jobs.routingStartedAt, sql`now() - make_interval(secs => ${timeoutMs / 1000})`)),
+    async (tx, rows) => {
+      for (const job of rows) {
+        const message = `No eligible execution node took the job within ${timeoutMs} ms.`;
+        await recordJobChange(tx, job.id, {
+          to: "failed",
+          from: ["routing"],
+          set: { error: { category: "routing", code: "NO_ELIGIBLE_NODE", message }, completedAt: sql`now()` },
+          events: [
+            { type: "ROUTING_FAILED", data: { waitedMs: timeoutMs, serviceId: job.serviceId } },
+            { type: "JOB_FAILED", data: { category: "routing", code: "NO_ELIGIBLE_NODE" } },
+          ],
+          logs: [{ level: "error", source: "platform", message }],
+        });
+      }
+    },
+  );
+}
+
+/** Jobs a crash left between creation and routing (the two are separate transactions). */
+export async function routeOrphans(): Promise<number> {
+  const d = await db();
+  const rows = await d
+    .select({ id: jobs.id })
+    .from(jobs)
+    .where(and(eq(jobs.status, "queued"), lt(jobs.createdAt, sql`now() - interval '2 seconds'`)))
+    .limit(batch);
+  for (const { id } of rows) await startRouting(id);
+  return rows.length;
+}
+
+let lastPurge = 0;
+
+export async function sweepOnce(): Promise<void> {
+  await loseExpiredLeases();
+  await promoteDueRetries();
+  await failUnroutable();
+  await routeOrphans();
+  if (Date.now() - lastPurge > 60_000) {
+    lastPurge = Date.now();
+    await purgeIdempotencyKeys(await db(), env().IDEMPOTENCY_TTL_HOURS);
+  }
+}
+
+/** Runs the sweep every SWEEP_INTERVAL_MS until the returned stop() is called. */
+export function startSweeper(intervalMs = env().SWEEP_INTERVAL_MS): () => Promise<void> {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  const tick = () => {
+    running = sweepOnce()
+      .catch((err: unknown) => log.error("sweep failed", { err }))
+      .finally(() => {
+        if (!stopped) timer = setTimeout(tick, intervalMs);
+      });
+  };
+  timer = setTimeout(tick, intervalMs);
+  return async () => {
+    stopped = true;
+    clearTimeout(timer);
+    await running;
+  };
+}
+

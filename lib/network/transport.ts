@@ -1,0 +1,29 @@
+// How a node agent talks to the coordinator. The standalone node uses HTTP (/api/nodes/…); embedded
+// nodes call the coordinator in-process. The agent's code is the same either way.
+import type { ClaimedJob, ExecutionFailure, NodeRegistration, ProgressReport } from "./node-protocol";
+
+export interface NodeSessionInfo {
+  nodeId: string;
+  leaseMs: number;
+  heartbeatIntervalMs: number;
+}
+
+export interface CoordinatorTransport {
+  register(registration: NodeRegistration): Promise<NodeSessionInfo>;
+  heartbeat(activeJobIds: string[]): Promise<{ cancelJobIds: string[] }>;
+  claim(max: number, waitMs: number, signal: AbortSignal): Promise<ClaimedJob[]>;
+  start(jobId: string, attempt: number): Promise<void>;
+  progress(jobId: string, attempt: number, report: ProgressReport): Promise<void>;
+  complete(jobId: string, attempt: number, result: { summary: string; output: Record<string, unknown> }): Promise<void>;
+  fail(jobId: string, attempt: number, failure: ExecutionFailure): Promise<void>;
+  release(jobId: string, attempt: number, reason: string): Promise<void>;
+  drain(): Promise<void>;
+}
+
+/** The coordinator refused a report because the job ended or moved on: the node must stop the job. */
+export class JobRevokedError extends Error {
+  constructor(readonly code: "JOB_FINAL" | "LEASE_LOST", message: string) {
+    super(message);
+    this.name = "JobRevokedError";
+  }
+}

@@ -1,0 +1,10 @@
+import type { NextConfig } from "next";
+
+const nextConfig: NextConfig = {
+  // Native / WASM packages that must be loaded by Node at run time, not bundled.
+  serverExternalPackages: ["@electric-sql/pglite", "tesseract.js", "pg", "wink-nlp", "wink-eng-lite-web-model"],
+  poweredByHeader: false,
+  reactStrictMode: true,
+};
+
+export default nextConfig;

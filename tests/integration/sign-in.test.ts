@@ -1,0 +1,110 @@
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cookieFrom, requestNonce, signIn, siweMessage } from "../support/developer";
+import { startTestServer, type TestServer } from "../support/test-server";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({ embeddedNodes: 0 });
+});
+afterAll(() => server.close());
+
+async function verify(body: unknown, headers: Record<string, string>) {
+  return fetch(`${server.baseUrl}/api/auth/verify`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: server.baseUrl, ...headers },
+    body: JSON.stringify(body),
+  });
+}
+
+describe("Sign-In with Ethereum", () => {
+  it("signs in with a real signature, returns the checksummed address, and opens a session", async () => {
+    const account = privateKeyToAccount(generatePrivateKey());
+    const { cookie } = await signIn(server.baseUrl, account);
+    const res = await fetch(`${server.baseUrl}/api/auth/session`, { headers: { cookie } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ address: account.address, chainId: 1 });
+  });
+
+  it("grants the starter credits on the first sign-in only", async () => {
+    const account = privateKeyToAccount(generatePrivateKey());
+    const first = await signIn(server.baseUrl, account);
+    const second = await signIn(server.baseUrl, account);
+    const res = await fetch(`${server.baseUrl}/api/credits/history`, { headers: { cookie: second.cookie } });
+    const history = (await res.json()) as { data: { type: string; amount: number; balanceAfter: number }[] };
+    expect(history.data).toEqual([expect.objectContaining({ type: "grant", amount: 100, balanceAfter: 100 })]);
+    expect(first.cookie).not.toBe(second.cookie);
+  });
+
+  it("rejects a nonce that was already used, even replayed with the old cookie", async () => {
+    const account = privateKeyToAccount(generatePrivateKey());
+    const { nonce, cookie } = await requestNonce(server.baseUrl);
+    const message = siweMessage({ address: account.address, host: new URL(server.baseUrl).host, nonce });
+    const signature = await account.signMessage({ message });
+    expect((await verify({ message, signature }, { cookie })).status).toBe(200);
+    const replay = await verify({ message, signature }, { cookie });
+    expect(replay.status).toBe(401);
+    expect((await replay.json()).error.code).toBe("UNAUTHENTICATED");
+  });
+
+  it("rejects a message for another domain, a wrong nonce, an expired message and a bad signature", async () => {
+    const account = privateKeyToAccount(generatePrivateKey());
+    const host = new URL(server.baseUrl).host;
+    const cases = [
+      async (nonce: string) => siweMessage({ address: account.address, host: "evil.example", nonce }),
+      async () => siweMessage({ address: account.address, host, nonce: "aaaaaaaaaaaaaaaaaaaa" }),
+      async (nonce: string) => siweMessage({ address: account.address, host, nonce, expirationTime: new Date(Date.now() - 1000) }),
+    ];
+    for (const make of cases) {
+      const { nonce, cookie } = await requestNonce(server.baseUrl);
+      const message = await make(nonce);
+      const res = await verify({ message, signature: await account.signMessage({ message }) }, { cookie });
+      expect(res.status).toBe(401);
+    }
+    const { nonce, cookie } = await requestNonce(server.baseUrl);
+    const message = siweMessage({ address: account.address, host, nonce });
+    const other = privateKeyToAccount(generatePrivateKey());
+    const res = await verify({ message, signature: await other.signMessage({ message }) }, { cookie });
+    expect(res.status).toBe(401);
+    expect((await res.json()).error.code).toBe("UNAUTHENTICATED");
+  });
+
+  it("refuses a sign-in without the app's Origin (403 FORBIDDEN_ORIGIN)", async () => {
+    for (const origin of [undefined, "https://evil.example"]) {
+      const res = await fetch(`${server.baseUrl}/api/auth/verify`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...(origin ? { origin } : {}) },
+        body: JSON.stringify({ message: "x", signature: "0x00" }),
+      });
+      expect(res.status).toBe(403);
+      expect((await res.json()).error.code).toBe("FORBIDDEN_ORIGIN");
+    }
+  });
+
+  it("answers malformed bodies with 400 and non-JSON with 415", async () => {
+    const malformed = await fetch(`${server.baseUrl}/api/auth/verify`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: server.baseUrl },
+      body: "{not json",
+    });
+    expect(malformed.status).toBe(400);
+    expect((await malformed.json()).error.code).toBe("INVALID_REQUEST");
+    const text = await fetch(`${server.baseUrl}/api/auth/verify`, { method: "POST", headers: { "content-type": "text/plain", origin: server.baseUrl }, body: "hi" });
+    expect(text.status).toBe(415);
+  });
+
+  it("logs out with 204 and a cleared cookie", async () => {
+    const { cookie } = await signIn(server.baseUrl);
+    const res = await fetch(`${server.baseUrl}/api/auth/logout`, { method: "POST", headers: { cookie, origin: server.baseUrl } });
+    expect(res.status).toBe(204);
+    expect(cookieFrom(res)).toBe("en_session=");
+  });
+
+  it("says 401 UNAUTHENTICATED for no session", async () => {
+    const res = await fetch(`${server.baseUrl}/api/auth/session`);
+    expect(res.status).toBe(401);
+    const body = await res.json();
+    expect(body.error.code).toBe("UNAUTHENTICATED");
+    expect(body.error.requestId).toBe(res.headers.get("x-request-id"));
+  });
+});
