@@ -1,6 +1,6 @@
 // The database handle: embedded PGlite under DATA_DIR by default, PostgreSQL when DATABASE_URL is set.
 // One instance per process, kept on globalThis so dev reloads and separate bundles share it.
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { env } from "@/lib/env";
@@ -23,12 +23,37 @@ export interface Database {
 
 export const migrationsFolder = path.join(process.cwd(), "drizzle");
 
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+};
+
+/** Two processes on one PGlite directory silently lose writes: only one may own it. */
+function claimDataDir(dataDir: string): () => void {
+  const lockFile = path.join(dataDir, "owner.pid");
+  const owner = Number(readFileSync(lockFile, { encoding: "utf8", flag: "a+" }).trim() || "0");
+  if (owner && owner !== process.pid && isAlive(owner)) {
+    throw new Error(
+      `The embedded database in ${dataDir} is in use by process ${owner}. Stop that process first, or use DATABASE_URL for several processes.`,
+    );
+  }
+  writeFileSync(lockFile, String(process.pid));
+  const release = () => rmSync(lockFile, { force: true });
+  process.once("exit", release);
+  return release;
+}
+
 async function openPglite(dataDir: string): Promise<Database> {
   const { PGlite } = await import("@electric-sql/pglite");
   const { drizzle } = await import("drizzle-orm/pglite");
   const { migrate } = await import("drizzle-orm/pglite/migrator");
   const inMemory = dataDir.startsWith("memory://");
   if (!inMemory) mkdirSync(dataDir, { recursive: true });
+  const releaseDataDir = inMemory ? () => undefined : claimDataDir(dataDir);
   const client = new PGlite(inMemory ? undefined : path.join(dataDir, "pg"));
   await client.waitReady;
   const db = drizzle({ client, schema });
@@ -47,7 +72,10 @@ async function openPglite(dataDir: string): Promise<Database> {
     async notify(channel, payload) {
       bus.emit(channel, payload);
     },
-    close: () => client.close(),
+    async close() {
+      await client.close();
+      releaseDataDir();
+    },
   };
 }
 

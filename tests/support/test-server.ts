@@ -38,8 +38,10 @@ async function toRequest(req: IncomingMessage, baseUrl: string, signal: AbortSig
   });
 }
 
-async function writeResponse(res: ServerResponse, response: Response): Promise<void> {
+async function writeResponse(req: IncomingMessage, res: ServerResponse, response: Response): Promise<void> {
   const headers: Record<string, string | string[]> = {};
+  // A response sent before the request body was read (413) must not leave the connection reusable.
+  if (!req.complete) headers.connection = "close";
   response.headers.forEach((value, key) => {
     if (key === "set-cookie") headers[key] = response.headers.getSetCookie();
     else headers[key] = value;
@@ -88,7 +90,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
           return;
         }
         const response = await handler(await toRequest(req, baseUrl, aborter.signal), { params: Promise.resolve(match.params) });
-        await writeResponse(res, response);
+        await writeResponse(req, res, response);
       } catch (err) {
         if (!res.headersSent) res.writeHead(500);
         res.end(String(err));

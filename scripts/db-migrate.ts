@@ -1,0 +1,8 @@
+// Applies the migrations (and seeds the catalog) to DATABASE_URL or the embedded database under DATA_DIR.
+import { readyDatabase } from "@/lib/domain/ready";
+import { runCommand } from "./cli";
+
+void runCommand(async () => {
+  const { driver } = await readyDatabase();
+  process.stdout.write(`${JSON.stringify({ migrated: true, driver })}\n`);
+});

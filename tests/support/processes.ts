@@ -1,0 +1,58 @@
+// Child processes for tests: a server instance or a standalone node, killed as a whole process group.
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+
+export interface Child {
+  process: ChildProcess;
+  /** The first JSON line the process printed. */
+  ready: Record<string, unknown>;
+  output: () => string;
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+const tsx = path.join(process.cwd(), "node_modules", ".bin", "tsx");
+
+export function startChild(script: string, args: string[], env: Record<string, string>, readyTimeoutMs = 60_000): Promise<Child> {
+  const child = spawn(tsx, [script, ...args], {
+    cwd: process.cwd(),
+    env: { ...process.env, LOG_LEVEL: "warn", ...env },
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${script} did not start: ${out}`)), readyTimeoutMs);
+    child.stderr?.on("data", (d: Buffer) => (out += d.toString()));
+    child.stdout?.on("data", (d: Buffer) => {
+      out += d.toString();
+      const line = out.split("\n").find((l) => l.startsWith("{") && l.includes('"'));
+      if (line) {
+        clearTimeout(timer);
+        resolve({
+          process: child,
+          ready: JSON.parse(line) as Record<string, unknown>,
+          output: () => out,
+          async kill(signal = "SIGKILL") {
+            if (child.exitCode === null && child.pid) {
+              try {
+                process.kill(-child.pid, signal);
+              } catch {
+                // already gone
+              }
+            }
+            await exited;
+          },
+        });
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${script} exited (${code}) before it was ready: ${out}`));
+    });
+  });
+}
+
+export const startServerProcess = (env: Record<string, string>) => startChild("tests/support/serve.ts", [], env);
+export const startNodeProcess = (baseUrl: string, token: string, args: string[] = [], env: Record<string, string> = {}) =>
+  startChild("scripts/node.ts", ["--url", baseUrl, "--token", token, ...args], env);
