@@ -5,7 +5,7 @@ const intFromEnv = (fallback: number, min = 0) => z.coerce.number().int().min(mi
 
 const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
-  PORT: intFromEnv(3000, 1),
+  PORT: intFromEnv(3000, 0),
   /** Embedded database directory; `memory://` keeps it in memory (tests). */
   DATA_DIR: z.string().min(1).default("./.data"),
   DATABASE_URL: z.string().url().optional(),

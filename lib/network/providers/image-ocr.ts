@@ -251,6 +251,11 @@ async function recognize(bytes: Buffer, ctx: ProviderContext): Promise<Page> {
     ctx.signal.throwIfAborted();
     throw new ProviderError("OCR_UNAVAILABLE", `No Tesseract worker could be started: ${String(error)}`, true);
   });
+  if (ctx.signal.aborted) {
+    // aborted while a worker was being started for this job; an abort listener added now would never fire
+    pool.release(pooled);
+    ctx.signal.throwIfAborted();
+  }
   ctx.progress(20);
   pooled.onProgress = (fraction) => ctx.progress(20 + Math.round(fraction * 75));
   let onAbort: (() => void) | undefined;

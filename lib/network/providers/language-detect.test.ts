@@ -59,7 +59,25 @@ describe("language-detect", () => {
     for (const alternative of output.alternatives) expect(alternative.confidence).toBeLessThan(output.confidence);
   });
 
-  it("is less confident about a short phrase than about a paragraph", async () => {
+  it("grows more confident as the text grows, long texts included", async () => {
+    const [, , , english] = paragraphs[0];
+    const long = [
+      english,
+      "Officials said the proposal would save money, but librarians warned that students rely on the reading rooms on Saturdays.",
+      "A final vote is expected next week, after a public hearing where anyone who lives in the city may speak for three minutes.",
+      "The council also approved repairs to two bridges and a plan to plant four hundred trees along the river before winter.",
+    ]
+      .join(" ")
+      .repeat(4);
+    const short = await detect("The council met on Tuesday.");
+    const paragraph = await detect(english);
+    const article = await detect(long);
+    expect([short, paragraph, article].map((d) => d.output.iso6393)).toEqual(["eng", "eng", "eng"]);
+    expect(short.output.confidence).toBeLessThan(paragraph.output.confidence);
+    expect(article.output.confidence).toBeGreaterThan(0.9);
+  });
+
+  it("is not confident about a short phrase", async () => {
     const { output } = await detect("Hallo Welt, wie geht es dir?");
     expect(output.iso6393).toBe("deu");
     expect(output.confidence).toBeLessThan(0.6);

@@ -70,10 +70,10 @@ const isCandidate = (code: string): code is LanguageCode => Object.hasOwn(detect
 
 /** Below this many letters a trigram model has too little to go on; the answer is "und". */
 export const minLetters = 10;
-/** From this many letters on, length no longer lowers the confidence. */
-const fullConfidenceLetters = 40;
-/** Sharpness of the softmax over franc's scores (top = 1, close rivals ~0.95, unrelated ~0.7). */
-const sharpness = 30;
+/** franc only looks at the start of a text. */
+const francSampleLength = 2048;
+/** Softness of the confidence: a rival whose length-scaled score gap is this large is e times less likely. */
+const temperature = 6;
 const alternativesShown = 3;
 
 type Franc = typeof import("franc");
@@ -81,7 +81,7 @@ let francModule: Promise<Franc> | undefined;
 // franc is ESM-only; a dynamic import keeps this module loadable from CommonJS callers too.
 const loadFranc = () => (francModule ??= import("franc"));
 
-const describe = (code: LanguageCode, confidence: number) => ({
+const detection = (code: LanguageCode, confidence: number) => ({
   iso6393: code,
   iso6391: detectableLanguages[code][0],
   name: detectableLanguages[code][1],
@@ -89,15 +89,17 @@ const describe = (code: LanguageCode, confidence: number) => ({
 });
 
 /**
- * Confidence per candidate: a softmax over franc's normalised trigram scores, damped for short texts.
- * franc's scores say which language is closest, not how sure that is; the gap to the runner-up does.
+ * Confidence per candidate, a softmax over the evidence against each language. franc's scores are
+ * distances rescaled by the text's length (top = 1), so the same gap to a rival means ten times more
+ * on 2,000 characters than on 200; multiplying the gap back by the length gives evidence that grows
+ * with the text, and short or ambiguous texts get low confidence by themselves.
  */
-export function confidences(scores: [string, number][], letters: number): { code: LanguageCode; confidence: number }[] {
+export function confidences(scores: [string, number][], textLength: number): { code: LanguageCode; confidence: number }[] {
   const known = scores.filter((entry): entry is [LanguageCode, number] => isCandidate(entry[0]));
-  const weights = known.map(([, score]) => Math.exp(sharpness * (score - 1)));
+  const sampleLength = Math.min(textLength, francSampleLength);
+  const weights = known.map(([, score]) => Math.exp((-(1 - score) * sampleLength) / temperature));
   const total = weights.reduce((sum, w) => sum + w, 0);
-  const lengthFactor = Math.min(1, letters / fullConfidenceLetters);
-  return known.map(([code], i) => ({ code, confidence: (weights[i] / total) * lengthFactor }));
+  return known.map(([code], i) => ({ code, confidence: weights[i] / total }));
 }
 
 export const languageDetect: Provider = {
@@ -117,7 +119,7 @@ export const languageDetect: Provider = {
 
     const letters = text.match(/\p{L}/gu)?.length ?? 0;
     const scores = letters < minLetters ? [] : francAll(text, { only: candidates, minLength: 1 });
-    const ranked = confidences(scores, letters);
+    const ranked = confidences(scores, text.length);
     ctx.providerRequest({
       provider: "franc",
       model: "franc-trigrams",
@@ -137,10 +139,10 @@ export const languageDetect: Provider = {
         output: { iso6393: "und", iso6391: null, name: "Undetermined", confidence: 0, alternatives: [] },
       };
     }
-    const best = describe(top.code, top.confidence);
+    const best = detection(top.code, top.confidence);
     return {
       summary: `The text is ${best.name} (${best.iso6391}) with confidence ${best.confidence.toFixed(2)}${best.confidence < 0.5 ? ", which is low" : ""}.`,
-      output: { ...best, alternatives: rest.slice(0, alternativesShown).map((c) => describe(c.code, c.confidence)) },
+      output: { ...best, alternatives: rest.slice(0, alternativesShown).map((c) => detection(c.code, c.confidence)) },
     };
   },
 };

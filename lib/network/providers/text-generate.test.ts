@@ -137,9 +137,11 @@ describe("text-generate", () => {
     setTimeout(() => controller.abort(reason), 100);
 
     const started = performance.now();
-    await expect(textGenerate.run({ prompt: "Hi" }, recordingContext(controller.signal))).rejects.toBe(reason);
+    const ctx = recordingContext(controller.signal);
+    await expect(textGenerate.run({ prompt: "Hi" }, ctx)).rejects.toBe(reason);
     expect(performance.now() - started).toBeLessThan(2_000);
     expect(server.requests).toHaveLength(1);
+    expect(ctx.providerRequests).toEqual([expect.objectContaining({ error: "aborted" })]);
   });
 
   it("rejects at once, without calling the endpoint, when the signal is already aborted", async () => {

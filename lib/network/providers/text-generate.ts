@@ -110,7 +110,10 @@ export const textGenerate: Provider = {
       });
       responseText = await response.text();
     } catch (error) {
-      ctx.signal.throwIfAborted();
+      if (ctx.signal.aborted) {
+        record({ error: "aborted" });
+        throw ctx.signal.reason;
+      }
       const reason = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
       record({ error: "network" });
       throw new ProviderError("PROVIDER_UNAVAILABLE", `The LLM endpoint ${endpoint.host} could not be reached: ${reason}`, true);

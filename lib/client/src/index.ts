@@ -1,0 +1,26 @@
+// @execution-network/client: a server-side client for the Execution Network API.
+export { ExecutionClient, isRetryable } from "./client.js";
+export type {
+  ClientOptions,
+  FetchInit,
+  FetchLike,
+  FetchResponse,
+  ListJobsFilters,
+  RequestOptions,
+  RequestSpec,
+  StreamJobEventsOptions,
+  WaitForJobOptions,
+} from "./client.js";
+export {
+  ExecutionAbortError,
+  ExecutionApiError,
+  ExecutionConnectionError,
+  ExecutionNetworkError,
+  ExecutionTimeoutError,
+  JobWaitTimeoutError,
+  isApiError,
+} from "./errors.js";
+export type { ClientErrorCode, ExecutionApiErrorInit, ExecutionErrorCode, KnownErrorCode } from "./errors.js";
+export type { ByteStream } from "./sse.js";
+export * from "./types.js";
+export { VERSION } from "./version.js";

@@ -1,0 +1,227 @@
+// The API's wire shapes (CONTRACT §4–6). tests/client/types-match-server.ts proves they equal the
+// server's zod schemas, so the two cannot drift apart.
+
+/** ISO-8601 UTC timestamp, as the API sends it. */
+export type IsoTime = string;
+
+/** A time the client accepts: a `Date`, an ISO-8601 string or epoch milliseconds. Sent as ISO. */
+export type TimeInput = Date | string | number;
+
+export type JobStatus = "queued" | "routing" | "assigned" | "running" | "retrying" | "completed" | "failed";
+export type FinalJobStatus = "completed" | "failed";
+
+export type TelemetryEventType =
+  | "JOB_CREATED"
+  | "WORKFLOW_INITIALIZED"
+  | "ROUTING_STARTED"
+  | "NODE_ASSIGNED"
+  | "EXECUTION_STARTED"
+  | "PROVIDER_REQUEST"
+  | "RESULT_STORED"
+  | "EXECUTION_COMPLETED"
+  | "EXECUTION_FAILED"
+  | "RETRY_SCHEDULED"
+  | "NODE_LOST"
+  | "ROUTING_FAILED"
+  | "JOB_FAILED"
+  | "JOB_CANCELLED";
+
+export type FailureCategory = "validation" | "routing" | "runtime";
+export type LogLevel = "debug" | "info" | "warn" | "error";
+export type LogSource = "platform" | "node" | "provider";
+export type CreditEntryType = "grant" | "charge" | "refund" | "topup" | "adjustment";
+export type Scope = "services:read" | "services:execute" | "jobs:read" | "telemetry:read" | "credits:read";
+
+/** Capability-specific input of a service, e.g. `{ text: "…" }` for `token-count`. */
+export type ServiceInput = Record<string, unknown>;
+
+export interface Pagination {
+  page: number;
+  limit: number;
+  total: number;
+  totalPages: number;
+  hasMore: boolean;
+}
+
+export interface Page<T> {
+  data: T[];
+  pagination: Pagination;
+}
+
+/** An AI Execution the network offers. */
+export interface ExecutionService {
+  serviceId: string;
+  name: string;
+  description: string;
+  creditCost: number;
+  status: "active" | "disabled";
+  /** JSON Schema of the service's `input`. */
+  inputSchema: Record<string, unknown>;
+}
+
+export interface AssignedNode {
+  nodeId: string;
+  name: string;
+  region: string;
+  assignedAt: IsoTime;
+}
+
+export interface JobResult {
+  summary: string;
+  output: Record<string, unknown>;
+}
+
+export interface JobError {
+  category: FailureCategory;
+  code: string;
+  message: string;
+}
+
+export interface ExecutionJob {
+  jobId: string;
+  workflowRunId: string;
+  serviceId: string;
+  status: JobStatus;
+  /** 0–100; a state indicator, not a measure of result quality. */
+  progress: number;
+  input: ServiceInput;
+  creditCost: number;
+  attempt: number;
+  maxAttempts: number;
+  assignedNode: AssignedNode | null;
+  /** Only when `status` is `completed`. */
+  result: JobResult | null;
+  /** Only when `status` is `failed`. */
+  error: JobError | null;
+  createdAt: IsoTime;
+  updatedAt: IsoTime;
+  startedAt: IsoTime | null;
+  completedAt: IsoTime | null;
+}
+
+export type JobList = Page<ExecutionJob>;
+
+export interface ExecutionLog {
+  sequence: number;
+  timestamp: IsoTime;
+  level: LogLevel;
+  source: LogSource;
+  message: string;
+  nodeId?: string;
+}
+
+export interface TelemetryEvent {
+  eventId: string;
+  jobId: string;
+  /** 1, 2, 3… per job, without gaps. */
+  sequence: number;
+  type: TelemetryEventType;
+  timestamp: IsoTime;
+  attempt: number;
+  nodeId?: string;
+  data?: Record<string, unknown>;
+}
+
+export type TelemetryPage = Page<TelemetryEvent>;
+
+export interface CreditBalance {
+  balance: number;
+  currency: "credits";
+  updatedAt: IsoTime;
+}
+
+export interface CreditEntry {
+  entryId: string;
+  type: CreditEntryType;
+  /** Signed: charges are negative, grants and refunds positive. */
+  amount: number;
+  balanceAfter: number;
+  jobId: string | null;
+  description: string;
+  createdAt: IsoTime;
+}
+
+export type CreditHistory = Page<CreditEntry>;
+
+export interface UsageByService {
+  serviceId: string;
+  jobs: number;
+  completed: number;
+  failed: number;
+  creditsUsed: number;
+}
+
+export interface UsageByDay {
+  /** `YYYY-MM-DD`, UTC. */
+  date: string;
+  jobs: number;
+  creditsUsed: number;
+}
+
+export interface UsageSummary {
+  periodStart: IsoTime;
+  periodEnd: IsoTime;
+  totalJobs: number;
+  completedJobs: number;
+  failedJobs: number;
+  activeJobs: number;
+  /** Charges minus refunds. */
+  creditsUsed: number;
+  /** Fraction 0–1 of final jobs that completed. */
+  successRate: number;
+  avgDurationMs: number | null;
+  p95DurationMs: number | null;
+  byService: UsageByService[];
+  byDay: UsageByDay[];
+}
+
+/** The body of every error response. */
+export interface ErrorEnvelope {
+  error: {
+    code: string;
+    message: string;
+    requestId: string;
+    details?: Record<string, unknown>;
+  };
+}
+
+// ── Requests ──────────────────────────────────────────────────────────────────────────────────────
+
+export interface ExecuteRequest {
+  input: ServiceInput;
+}
+
+export interface CreateJobParams {
+  type: "developer_job";
+  payload: { serviceId: string; input: ServiceInput };
+}
+
+export interface PageParams {
+  /** ≥ 1, default 1. */
+  page?: number;
+  /** 1–100, default 20. */
+  limit?: number;
+}
+
+export interface ListJobsParams extends PageParams {
+  status?: JobStatus;
+  serviceId?: string;
+  /** Inclusive, on `createdAt`. */
+  dateFrom?: TimeInput;
+  /** Inclusive, on `createdAt`. */
+  dateTo?: TimeInput;
+}
+
+export interface UsageSummaryParams {
+  /** Default: 30 days before `periodEnd`. */
+  periodStart?: TimeInput;
+  /** Default: now. */
+  periodEnd?: TimeInput;
+}
+
+// ── Job event stream ──────────────────────────────────────────────────────────────────────────────
+
+/** One message of `streamJobEvents`: the job's new state, or a telemetry event. */
+export type JobStreamEvent =
+  | { type: "status"; id: string | null; job: ExecutionJob }
+  | { type: "telemetry"; id: string | null; event: TelemetryEvent };
