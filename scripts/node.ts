@@ -21,15 +21,19 @@ async function main() {
   });
   const session = await agent.start();
   process.stdout.write(`${JSON.stringify({ event: "node-started", nodeId: session.nodeId })}\n`);
+  // A second signal (e.g. relayed by a wrapper as well as sent to the group) must not kill the shutdown.
+  let stopping = false;
   const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
     log.info("node shutting down", { signal });
     agent
       .stop(Number(flag("grace-ms", "10000")))
       .then(closeProviders)
       .finally(() => process.exit(0));
   };
-  process.once("SIGTERM", () => shutdown("SIGTERM"));
-  process.once("SIGINT", () => shutdown("SIGINT"));
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  process.on("SIGINT", () => shutdown("SIGINT"));
 }
 
 main().catch((error: unknown) => fail(error instanceof Error ? error.message : String(error)));

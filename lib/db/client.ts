@@ -85,7 +85,15 @@ async function openPostgres(url: string): Promise<Database> {
   const { migrate } = await import("drizzle-orm/node-postgres/migrator");
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   const db = drizzle({ client: pool, schema });
-  await migrate(db, { migrationsFolder });
+  // Several instances may start at once: one migrates while the others wait on an advisory lock.
+  const migrator = await pool.connect();
+  try {
+    await migrator.query("select pg_advisory_lock(727274001)");
+    await migrate(drizzle({ client: migrator, schema }), { migrationsFolder });
+  } finally {
+    await migrator.query("select pg_advisory_unlock(727274001)").catch(() => undefined);
+    migrator.release();
+  }
   let listener: import("pg").PoolClient | undefined;
   const handlers = new Map<string, Set<(payload: string) => void>>();
   return {

@@ -100,10 +100,17 @@ async function createJob(tx: Tx, submission: Submission, fingerprint: string): P
     logs: [{ level: "info", source: "platform", message: `Job accepted for ${serviceId}; ${service.creditCost} credits charged.` }],
   });
   if (!row) throw new Error("a new job could not record its creation");
+  // The response shows the job as created; in the same transaction it is offered to the nodes.
   const job = toExecutionJob(row, null);
   if (submission.idempotencyKey) {
     await storeResponse(tx, { accountId, key: submission.idempotencyKey, fingerprint, jobId, response: { status: 202, body: job } });
   }
+  await recordJobChange(tx, jobId, {
+    to: "routing",
+    from: ["queued"],
+    set: { routingStartedAt: sql`now()` },
+    events: [{ type: "ROUTING_STARTED", data: { attempt: 1 } }],
+  });
   return job;
 }
 
@@ -134,20 +141,7 @@ export async function submitJob(submission: Submission): Promise<SubmissionOutco
     }
     throw error;
   }
-  await startRouting(job.jobId);
   return { response: { status: 202, body: job }, replayed: false };
-}
-
-/** queued → routing: the job is offered to nodes. Also run by the sweeper for jobs a crash left queued. */
-export async function startRouting(jobId: string): Promise<void> {
-  await (await db()).transaction((tx) =>
-    recordJobChange(tx, jobId, {
-      to: "routing",
-      from: ["queued"],
-      set: { routingStartedAt: sql`now()` },
-      events: [{ type: "ROUTING_STARTED", data: { attempt: 1 } }],
-    }),
-  );
 }
 
 // ── Reads, scoped to the owner ─────────────────────────────────────────────────────────────────────

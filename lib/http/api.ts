@@ -38,7 +38,7 @@ export function toErrorResponse(error: unknown, requestId: string, log: Logger):
   return errorResponse("INTERNAL_ERROR", "Something went wrong on our side.", requestId);
 }
 
-export function withApi<P extends Record<string, string> = Record<string, never>>(handler: Handler<P>) {
+export function withApi<P extends Record<string, string | string[]> = Record<string, never>>(handler: Handler<P>) {
   return async (req: Request, ctx?: NextRouteContext<P>): Promise<Response> => {
     const requestId = requestIdOf(req);
     const log = requestLog.child({ requestId });

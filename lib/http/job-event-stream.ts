@@ -49,9 +49,17 @@ export async function jobEventStream(accountId: string, jobId: string, lastEvent
           if (isFinal(job.status)) break;
           if (dirty) continue;
           const idle = await new Promise<boolean>((resolve) => {
-            const timer = setTimeout(() => resolve(true), keepAliveMs);
-            wake = () => (clearTimeout(timer), resolve(false));
-            signal.addEventListener("abort", () => wake?.(), { once: true });
+            const onAbort = () => wake?.();
+            const timer = setTimeout(() => {
+              signal.removeEventListener("abort", onAbort);
+              resolve(true);
+            }, keepAliveMs);
+            wake = () => {
+              clearTimeout(timer);
+              signal.removeEventListener("abort", onAbort);
+              resolve(false);
+            };
+            signal.addEventListener("abort", onAbort, { once: true });
           });
           wake = undefined;
           if (idle) send(`: keep-alive\n\n`);

@@ -1,5 +1,5 @@
 // The wire schemas: they validate requests, describe responses, generate the OpenAPI document, and the
-// SDK's types are checked against them (lib/client/src/types.check.test.ts).
+// SDK's types are checked against them (tests/client/types-match-server.ts).
 import { z } from "zod";
 import { scopes } from "@/lib/domain/scopes";
 import { eventTypes, failureCategories, jobStatuses, ledgerEntryTypes, logLevels, logSources } from "@/lib/domain/job-states";

@@ -255,6 +255,11 @@ export function startExecution(node: NodeRow, jobId: string, attempt: number) {
   );
 }
 
+const reportedEvents = (node: NodeRow, report: ProgressReport) =>
+  (report.providerRequests ?? []).map((data) => ({ type: "PROVIDER_REQUEST" as const, nodeId: node.id, data }));
+const reportedLogs = (node: NodeRow, report: ProgressReport) =>
+  (report.logs ?? []).map((l) => ({ level: l.level, source: "provider" as const, message: l.message, nodeId: node.id }));
+
 export function reportProgress(node: NodeRow, jobId: string, attempt: number, report: ProgressReport) {
   return reportOrRefuse(jobId, (tx) =>
     recordJobChange(tx, jobId, {
@@ -262,13 +267,20 @@ export function reportProgress(node: NodeRow, jobId: string, attempt: number, re
       attempt,
       nodeId: node.id,
       set: report.progress === undefined ? {} : { progress: sql`greatest(${jobs.progress}, least(100, ${Math.round(report.progress)}))` },
-      events: report.providerRequest ? [{ type: "PROVIDER_REQUEST", nodeId: node.id, data: report.providerRequest }] : [],
-      logs: (report.logs ?? []).map((l) => ({ level: l.level, source: "provider" as const, message: l.message, nodeId: node.id })),
+      events: reportedEvents(node, report),
+      logs: reportedLogs(node, report),
     }),
   );
 }
 
-export function completeExecution(node: NodeRow, jobId: string, attempt: number, result: { summary: string; output: Record<string, unknown> }) {
+/** The result, with whatever the node had not reported yet (provider requests, log lines). */
+export function completeExecution(
+  node: NodeRow,
+  jobId: string,
+  attempt: number,
+  result: { summary: string; output: Record<string, unknown> },
+  report: ProgressReport = {},
+) {
   return reportOrRefuse(jobId, (tx) =>
     recordJobChange(tx, jobId, {
       to: "completed",
@@ -276,10 +288,11 @@ export function completeExecution(node: NodeRow, jobId: string, attempt: number,
       nodeId: node.id,
       set: { result, progress: 100, completedAt: sql`now()`, leaseExpiresAt: null },
       events: [
+        ...reportedEvents(node, report),
         { type: "RESULT_STORED", nodeId: node.id, data: { summary: result.summary } },
         { type: "EXECUTION_COMPLETED", nodeId: node.id, data: { attempt } },
       ],
-      logs: [{ level: "info", source: "node", message: `Completed: ${result.summary}`, nodeId: node.id }],
+      logs: [...reportedLogs(node, report), { level: "info", source: "node", message: `Completed: ${result.summary}`, nodeId: node.id }],
     }),
   );
 }

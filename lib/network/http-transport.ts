@@ -62,7 +62,7 @@ export function httpTransport(options: HttpTransportOptions): CoordinatorTranspo
     claim: async (max, waitMs, signal) => (await call<{ jobs: Awaited<ReturnType<CoordinatorTransport["claim"]>> }>("claim", { max, waitMs }, { waitMs, signal })).jobs,
     start: (jobId, attempt) => call(`jobs/${jobId}/start`, { attempt }),
     progress: (jobId, attempt, report) => call(`jobs/${jobId}/progress`, { attempt, ...report }),
-    complete: (jobId, attempt, result) => call(`jobs/${jobId}/complete`, { attempt, result }),
+    complete: (jobId, attempt, result, report) => call(`jobs/${jobId}/complete`, { attempt, result, ...report }),
     fail: (jobId, attempt, failure) => call(`jobs/${jobId}/fail`, { attempt, ...failure }),
     release: (jobId, attempt, reason) => call(`jobs/${jobId}/release`, { attempt, reason }),
     drain: () => call("drain", {}),

@@ -29,7 +29,7 @@ export function localTransport(token: string): CoordinatorTransport {
     claim: async (max, waitMs, signal) => coordinator.claimJobs(await self(), max, waitMs, signal),
     start: async (jobId, attempt) => revoking(async () => coordinator.startExecution(await self(), jobId, attempt)),
     progress: async (jobId, attempt, report) => revoking(async () => coordinator.reportProgress(await self(), jobId, attempt, report)),
-    complete: async (jobId, attempt, result) => revoking(async () => coordinator.completeExecution(await self(), jobId, attempt, result)),
+    complete: async (jobId, attempt, result, report) => revoking(async () => coordinator.completeExecution(await self(), jobId, attempt, result, report)),
     fail: async (jobId, attempt, failure) => revoking(async () => coordinator.failExecution(await self(), jobId, attempt, failure)),
     release: async (jobId, attempt, reason) => revoking(async () => coordinator.releaseJob(await self(), jobId, attempt, reason)),
     drain: async () => coordinator.drainNode(await self()),

@@ -1,8 +1,9 @@
 // The execution node agent: registers, heart-beats, claims work within its concurrency, runs providers
 // with a per-job timeout, reports progress, results and failures, and shuts down gracefully.
 import { createLogger, type Logger } from "@/lib/log";
-import type { ClaimedJob, ProgressReport } from "./node-protocol";
+import type { ClaimedJob } from "./node-protocol";
 import { ProviderError, type Provider } from "./providers/types";
+import { ReportBuffer } from "./report-buffer";
 import { JobRevokedError, type CoordinatorTransport, type NodeSessionInfo } from "./transport";
 
 export interface NodeAgentOptions {
@@ -151,16 +152,15 @@ export class NodeAgent {
     await this.transport.start(job.jobId, job.attempt);
 
     // Reports leave one at a time, in order; a refused report revokes the job.
-    let reports = Promise.resolve();
     let progress = 0;
-    const report = (r: ProgressReport) => {
-      reports = reports
-        .then(() => (entry.revoked ? undefined : this.transport.progress(job.jobId, job.attempt, r)))
-        .catch((err: unknown) => {
-          if (err instanceof JobRevokedError) this.revoke(job.jobId, err.message);
-          else this.log.warn("progress report failed", { jobId: job.jobId, err });
-        });
-    };
+    const reports = new ReportBuffer((r) =>
+      entry.revoked
+        ? Promise.resolve()
+        : this.transport.progress(job.jobId, job.attempt, r).catch((err: unknown) => {
+            if (err instanceof JobRevokedError) this.revoke(job.jobId, err.message);
+            else this.log.warn("progress report failed", { jobId: job.jobId, err });
+          }),
+    );
     const timeout = AbortSignal.timeout(job.timeoutMs);
     const signal = AbortSignal.any([controller.signal, timeout]);
     try {
@@ -168,18 +168,21 @@ export class NodeAgent {
         signal,
         progress: (p) => {
           const next = Math.max(progress, Math.min(100, Math.round(p)));
-          if (next > progress) report({ progress: (progress = next) });
+          if (next > progress) reports.add({ progress: (progress = next) });
         },
-        providerRequest: (data) => report({ providerRequest: data }),
-        log: (level, message) => report({ logs: [{ level, message }] }),
+        providerRequest: (data) => reports.add({ providerRequests: [data] }),
+        log: (level, message) => reports.add({ logs: [{ level, message }] }),
       });
-      await reports;
+      const unreported = await reports.close();
       if (entry.revoked) return;
       signal.throwIfAborted();
-      await this.transport.complete(job.jobId, job.attempt, result);
+      await this.transport.complete(job.jobId, job.attempt, result, unreported);
     } catch (error) {
-      await reports;
+      const unreported = await reports.close();
       if (entry.revoked) return;
+      if (unreported.providerRequests?.length || unreported.logs?.length) {
+        await this.transport.progress(job.jobId, job.attempt, unreported).catch(() => undefined);
+      }
       if (timeout.aborted) {
         await this.transport.fail(job.jobId, job.attempt, { code: "TIMEOUT", message: `The job exceeded its ${job.timeoutMs} ms timeout.`, retryable: true });
       } else if (error instanceof ProviderError) {

@@ -32,17 +32,16 @@ export const ClaimResponse = z.object({ jobs: z.array(ClaimedJob) }).meta({ id: 
 
 const attempt = z.number().int().min(1);
 export const StartRequest = z.object({ attempt }).strict();
-export const ProgressRequest = z
-  .object({
-    attempt,
-    progress: z.number().min(0).max(100).optional(),
-    providerRequest: z.record(z.string(), z.unknown()).optional(),
-    logs: z.array(z.object({ level: z.enum(logLevels), message: z.string().max(4000) })).max(100).optional(),
-  })
-  .strict();
+/** What a node has to say about a running job; reports made while one is in flight travel together. */
+const report = {
+  progress: z.number().min(0).max(100).optional(),
+  providerRequests: z.array(z.record(z.string(), z.unknown())).max(100).optional(),
+  logs: z.array(z.object({ level: z.enum(logLevels), message: z.string().max(4000) })).max(200).optional(),
+};
+export const ProgressRequest = z.object({ attempt, ...report }).strict();
 export type ProgressReport = Omit<z.infer<typeof ProgressRequest>, "attempt">;
 export const CompleteRequest = z
-  .object({ attempt, result: z.object({ summary: z.string().max(2000), output: z.record(z.string(), z.unknown()) }) })
+  .object({ attempt, result: z.object({ summary: z.string().max(2000), output: z.record(z.string(), z.unknown()) }), ...report })
   .strict();
 export const FailRequest = z
   .object({ attempt, code: z.string().min(1).max(80), message: z.string().max(2000), retryable: z.boolean() })

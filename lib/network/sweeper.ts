@@ -6,7 +6,6 @@ import type { Tx } from "@/lib/db/client";
 import { jobs } from "@/lib/db/schema";
 import { purgeIdempotencyKeys } from "@/lib/domain/idempotency";
 import { recordJobChange, type JobRow } from "@/lib/domain/job-log";
-import { startRouting } from "@/lib/domain/jobs";
 import { db } from "@/lib/domain/ready";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
@@ -58,25 +57,12 @@ export async function failUnroutable(): Promise<number> {
   );
 }
 
-/** Jobs a crash left between creation and routing (the two are separate transactions). */
-export async function routeOrphans(): Promise<number> {
-  const d = await db();
-  const rows = await d
-    .select({ id: jobs.id })
-    .from(jobs)
-    .where(and(eq(jobs.status, "queued"), lt(jobs.createdAt, sql`now() - interval '2 seconds'`)))
-    .limit(batch);
-  for (const { id } of rows) await startRouting(id);
-  return rows.length;
-}
-
 let lastPurge = 0;
 
 export async function sweepOnce(): Promise<void> {
   await loseExpiredLeases();
   await promoteDueRetries();
   await failUnroutable();
-  await routeOrphans();
   if (Date.now() - lastPurge > 60_000) {
     lastPurge = Date.now();
     await purgeIdempotencyKeys(await db(), env().IDEMPOTENCY_TTL_HOURS);

@@ -14,7 +14,7 @@ export interface CoordinatorTransport {
   claim(max: number, waitMs: number, signal: AbortSignal): Promise<ClaimedJob[]>;
   start(jobId: string, attempt: number): Promise<void>;
   progress(jobId: string, attempt: number, report: ProgressReport): Promise<void>;
-  complete(jobId: string, attempt: number, result: { summary: string; output: Record<string, unknown> }): Promise<void>;
+  complete(jobId: string, attempt: number, result: { summary: string; output: Record<string, unknown> }, report?: ProgressReport): Promise<void>;
   fail(jobId: string, attempt: number, failure: ExecutionFailure): Promise<void>;
   release(jobId: string, attempt: number, reason: string): Promise<void>;
   drain(): Promise<void>;

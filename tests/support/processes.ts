@@ -1,6 +1,5 @@
 // Child processes for tests: a server instance or a standalone node, killed as a whole process group.
 import { spawn, type ChildProcess } from "node:child_process";
-import path from "node:path";
 
 export interface Child {
   process: ChildProcess;
@@ -10,10 +9,10 @@ export interface Child {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-const tsx = path.join(process.cwd(), "node_modules", ".bin", "tsx");
 
 export function startChild(script: string, args: string[], env: Record<string, string>, readyTimeoutMs = 60_000): Promise<Child> {
-  const child = spawn(tsx, [script, ...args], {
+  // One process (node with the tsx loader), so signals reach exactly the program under test.
+  const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
     cwd: process.cwd(),
     env: { ...process.env, LOG_LEVEL: "warn", ...env },
     detached: true,

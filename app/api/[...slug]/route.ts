@@ -2,7 +2,7 @@
 import { DomainError } from "@/lib/domain/errors";
 import { withApi } from "@/lib/http/api";
 
-const notFound = withApi(async (req) => {
+const notFound = withApi<{ slug: string[] }>(async (req) => {
   throw new DomainError("NOT_FOUND", `No route matches ${req.method} ${new URL(req.url).pathname}.`);
 });
 

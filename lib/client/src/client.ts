@@ -358,9 +358,9 @@ export class ExecutionClient {
   }
 
   /**
-   * The job's live events: `status` messages with the job, `telemetry` messages with a TelemetryEvent.
-   * Reconnects with `Last-Event-ID` when the connection drops, and ends when the server closes the
-   * stream after the job's final state. `break` out of the loop to stop listening.
+   * The job's live events: a `status` message with the job whenever its state changes, a `telemetry`
+   * message with each TelemetryEvent. Reconnects with `Last-Event-ID` when the connection drops, and
+   * ends when the server closes the stream after the job's final state. `break` out to stop listening.
    */
   async *streamJobEvents(jobId: string, options: StreamJobEventsOptions = {}): AsyncGenerator<JobStreamEvent, void, undefined> {
     const { signal } = options;
@@ -369,11 +369,13 @@ export class ExecutionClient {
     let reconnectMs = DEFAULT_RECONNECT_MS;
     let failuresInARow = 0;
     let finished = false;
+    // The server restates the job on every connection; an unchanged state is neither news nor progress.
+    let lastState = "";
     for (;;) {
       const headers: Record<string, string> = { accept: "text/event-stream", ...(lastEventId === null ? {} : { "last-event-id": lastEventId }) };
       const open = await this.#send({ method: "GET", path, headers }, { signal }, "stream");
       const openedAt = Date.now();
-      let received = false;
+      let progressed = false;
       let dropped: unknown = null;
       try {
         if (open.response.body === null) throw new ExecutionConnectionError("The event stream response has no body.");
@@ -383,12 +385,20 @@ export class ExecutionClient {
           onRetry: (ms) => (reconnectMs = ms),
         });
         for await (const message of events) {
-          received = true;
-          lastEventId = message.lastEventId;
           const event = streamEventOf(message.event, message.data, message.lastEventId, open.response);
-          if (event === null) continue;
-          if (event.type === "status" && isFinalStatus(event.job.status)) finished = true;
-          yield event;
+          if (message.lastEventId !== lastEventId) {
+            lastEventId = message.lastEventId;
+            progressed = true;
+          }
+          if (event?.type === "status") {
+            const { status, progress, attempt, updatedAt } = event.job;
+            const state = `${status}:${progress}:${attempt}:${updatedAt}`;
+            if (isFinalStatus(status)) finished = true;
+            if (state === lastState) continue;
+            lastState = state;
+            progressed = true;
+          }
+          if (event !== null) yield event;
         }
         if (finished) return;
       } catch (error) {
@@ -398,9 +408,9 @@ export class ExecutionClient {
       } finally {
         open.release();
       }
-      // A connection that delivered events, or lived a while (heartbeats only), was healthy: only
-      // connections that fail straight away count toward giving up.
-      failuresInARow = received || Date.now() - openedAt >= HEALTHY_CONNECTION_MS ? 0 : failuresInARow + 1;
+      // A connection that brought news, or lived a while (heartbeats only), was healthy: only
+      // connections that fail without either count toward giving up.
+      failuresInARow = progressed || Date.now() - openedAt >= HEALTHY_CONNECTION_MS ? 0 : failuresInARow + 1;
       if (failuresInARow > this.maxRetries) {
         throw new ExecutionConnectionError(`The event stream of job ${jobId} kept closing without data.`, { cause: dropped });
       }

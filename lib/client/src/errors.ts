@@ -38,11 +38,12 @@ export type ExecutionErrorCode = KnownErrorCode | ClientErrorCode | (string & {}
 
 /** Base class of every error this package throws. */
 export class ExecutionNetworkError extends Error {
+  // Literal names, not constructor names: those do not survive a consumer's minifier.
+  override readonly name: string = "ExecutionNetworkError";
+
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
   }
-  // Literal names, not constructor names: those do not survive a consumer's minifier.
-  override readonly name: string = "ExecutionNetworkError";
 }
 
 export interface ExecutionApiErrorInit {

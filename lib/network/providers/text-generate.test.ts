@@ -130,6 +130,13 @@ describe("text-generate", () => {
     expect(error).toMatchObject({ code: "PROVIDER_UNAVAILABLE", retryable: true });
   });
 
+  it("turns a 200 reply that is not a chat completion into a retryable PROVIDER_BAD_RESPONSE", async () => {
+    server.behave({ reply: "raw", status: 200, body: "<html><body>Gateway login</body></html>" });
+    const error = await failureOf(textGenerate.run({ prompt: "Hi" }, recordingContext()));
+    expect(error).toMatchObject({ code: "PROVIDER_BAD_RESPONSE", retryable: true });
+    expect(error.message).toContain("Gateway login");
+  });
+
   it("stops waiting for a slow endpoint as soon as the job is aborted, with the abort's reason", async () => {
     server.behave({ reply: "slow", delayMs: 10_000 });
     const controller = new AbortController();

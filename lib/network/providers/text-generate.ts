@@ -127,13 +127,17 @@ export const textGenerate: Provider = {
       throw new ProviderError("PROVIDER_REJECTED", message, false);
     }
 
-    let completion: ChatCompletion;
+    let parsed: unknown;
     try {
-      completion = JSON.parse(responseText) as ChatCompletion;
+      parsed = JSON.parse(responseText);
     } catch {
-      record({ status: response.status, error: "invalid-json" });
-      throw new ProviderError("PROVIDER_BAD_RESPONSE", `The LLM endpoint returned a body that is not JSON: ${snippet(responseText, 120)}`, true);
+      // handled below, like any other body that is not a JSON object
     }
+    if (!parsed || typeof parsed !== "object") {
+      record({ status: response.status, error: "invalid-json" });
+      throw new ProviderError("PROVIDER_BAD_RESPONSE", `The LLM endpoint returned a body that is not a JSON object: ${snippet(responseText, 120)}`, true);
+    }
+    const completion = parsed as ChatCompletion;
     const choice = completion.choices?.[0];
     const usage = {
       promptTokens: completion.usage?.prompt_tokens,

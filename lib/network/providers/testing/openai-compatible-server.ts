@@ -34,7 +34,9 @@ export type ServerBehaviour =
   /** Answer normally after `delayMs`, unless the client goes away first. */
   | { reply: "slow"; delayMs: number }
   /** Close the connection without answering. */
-  | { reply: "disconnect" };
+  | { reply: "disconnect" }
+  /** Answer with this body as is, like a proxy's HTML error page. */
+  | { reply: "raw"; status: number; body: string; contentType?: string };
 
 export interface OpenAiCompatibleServerOptions {
   /** When set, requests without `Authorization: Bearer <apiKey>` get 401 invalid_api_key. */
@@ -177,6 +179,9 @@ export async function startOpenAiCompatibleServer(options: OpenAiCompatibleServe
           return sendError(res, behaviour.status, behaviour.message);
         case "disconnect":
           return req.socket.destroy();
+        case "raw":
+          res.writeHead(behaviour.status, { "content-type": behaviour.contentType ?? "text/html" });
+          return res.end(behaviour.body);
         case "slow": {
           const timer = setTimeout(() => complete(res, request), behaviour.delayMs);
           res.on("close", () => clearTimeout(timer));

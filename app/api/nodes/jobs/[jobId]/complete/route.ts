@@ -6,7 +6,7 @@ import { CompleteRequest } from "@/lib/network/node-protocol";
 
 export const POST = withApi<{ jobId: string }>(async (req, { params }) => {
   const node = await requireNode(req);
-  const { attempt, result } = await readJson(req, CompleteRequest);
-  await completeExecution(node, params.jobId, attempt, result);
+  const { attempt, result, ...report } = await readJson(req, CompleteRequest);
+  await completeExecution(node, params.jobId, attempt, result, report);
   return noContent();
 });

@@ -1,0 +1,121 @@
+// Timeouts and aborts: a slow server costs at most timeoutMs per attempt; the caller's abort ends a
+// call at once — in flight, mid-backoff or mid-wait — and is never confused with a timeout.
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  ExecutionAbortError,
+  ExecutionClient,
+  ExecutionNetworkError,
+  ExecutionTimeoutError,
+  type FetchLike,
+} from "@/lib/client/src/index";
+import { envelope, jobFixture, startFakeApi, type FakeApi } from "./fake-api";
+
+let api: FakeApi;
+afterEach(() => api?.close());
+
+const clientFor = (options: { timeoutMs?: number; maxRetries?: number; fetch?: FetchLike } = {}) =>
+  new ExecutionClient({ apiKey: "dev_test", baseUrl: api?.baseUrl ?? "http://127.0.0.1:9", ...options });
+
+/** Runs `promise` and reports how it settled and how long it took. */
+async function settle(promise: Promise<unknown>): Promise<{ error: unknown; ms: number }> {
+  const started = performance.now();
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  return { error, ms: performance.now() - started };
+}
+
+describe("timeouts", () => {
+  it("a response slower than timeoutMs fails the attempt; retries also time out; then ExecutionTimeoutError", async () => {
+    api = await startFakeApi(() => ({ status: 200, body: [], delayMs: 2_000 }));
+    const { error } = await settle(clientFor({ timeoutMs: 300, maxRetries: 1 }).listServices());
+    expect(error).toBeInstanceOf(ExecutionTimeoutError);
+    expect(error).toBeInstanceOf(ExecutionNetworkError);
+    expect(error).toMatchObject({ timeoutMs: 300 });
+    expect(api.requests).toHaveLength(2);
+  });
+
+  it("a slow first attempt is retried and the fast second one wins", async () => {
+    api = await startFakeApi((_, n) => ({ status: 200, body: [], delayMs: n === 0 ? 2_000 : 0 }));
+    await expect(clientFor({ timeoutMs: 300 }).listServices()).resolves.toEqual([]);
+    expect(api.requests).toHaveLength(2);
+  });
+
+  it("a per-call timeoutMs overrides the client's", async () => {
+    api = await startFakeApi(() => ({ status: 200, body: [], delayMs: 300 }));
+    const client = clientFor({ timeoutMs: 100, maxRetries: 0 });
+    await expect(client.listServices()).rejects.toBeInstanceOf(ExecutionTimeoutError);
+    await expect(client.listServices({ timeoutMs: 5_000 })).resolves.toEqual([]);
+  });
+
+  it("times out even when a custom fetch ignores its signal", async () => {
+    const neverAnswers: FetchLike = () => new Promise(() => undefined);
+    const { error } = await settle(clientFor({ fetch: neverAnswers, timeoutMs: 100, maxRetries: 0 }).listServices());
+    expect(error).toBeInstanceOf(ExecutionTimeoutError);
+  });
+});
+
+describe("aborts", () => {
+  it("an abort during the Retry-After wait rejects at once with ExecutionAbortError, not after 30 s", async () => {
+    const controller = new AbortController();
+    api = await startFakeApi(() => {
+      setTimeout(() => controller.abort(new Error("user left")), 100);
+      return { ...envelope("RATE_LIMITED", 429), headers: { "retry-after": "30" } };
+    });
+    const { error, ms } = await settle(clientFor().listServices({ signal: controller.signal }));
+    expect(error).toBeInstanceOf(ExecutionAbortError);
+    expect((error as ExecutionAbortError).cause).toEqual(new Error("user left"));
+    expect(api.requests).toHaveLength(1);
+    expect(ms).toBeLessThan(30_000);
+  });
+
+  it("an abort while the request is in flight is an abort, not a timeout, and is not retried", async () => {
+    const controller = new AbortController();
+    api = await startFakeApi(() => {
+      setTimeout(() => controller.abort(), 100);
+      return { status: 200, body: [], delayMs: 10_000 };
+    });
+    const { error, ms } = await settle(clientFor().listServices({ signal: controller.signal }));
+    expect(error).toBeInstanceOf(ExecutionAbortError);
+    expect(error).not.toBeInstanceOf(ExecutionTimeoutError);
+    expect(api.requests).toHaveLength(1);
+    expect(ms).toBeLessThan(10_000);
+  });
+
+  it("a POST aborted mid-backoff is not sent again", async () => {
+    const controller = new AbortController();
+    api = await startFakeApi(() => {
+      setTimeout(() => controller.abort(), 50);
+      return { status: 503, headers: { "retry-after": "30" } };
+    });
+    await expect(clientFor().execute("token-count", { text: "x" }, { signal: controller.signal })).rejects.toBeInstanceOf(ExecutionAbortError);
+    expect(api.requests).toHaveLength(1);
+  });
+
+  it("an already-aborted signal sends nothing", async () => {
+    api = await startFakeApi(() => ({ status: 200, body: [] }));
+    await expect(clientFor().listServices({ signal: AbortSignal.abort() })).rejects.toBeInstanceOf(ExecutionAbortError);
+    expect(api.requests).toHaveLength(0);
+  });
+
+  it("aborts even when a custom fetch ignores its signal", async () => {
+    const neverAnswers: FetchLike = () => new Promise(() => undefined);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    const { error } = await settle(clientFor({ fetch: neverAnswers }).listServices({ signal: controller.signal }));
+    expect(error).toBeInstanceOf(ExecutionAbortError);
+  });
+
+  it("an abort ends waitForJob between polls at once", async () => {
+    const controller = new AbortController();
+    api = await startFakeApi(() => {
+      setTimeout(() => controller.abort(), 100);
+      return { status: 200, body: jobFixture({ status: "running" }) };
+    });
+    const { error, ms } = await settle(clientFor().waitForJob("job_1", { intervalMs: 30_000, signal: controller.signal }));
+    expect(error).toBeInstanceOf(ExecutionAbortError);
+    expect(api.requests).toHaveLength(1);
+    expect(ms).toBeLessThan(30_000);
+  });
+});
