@@ -1,0 +1,58 @@
+import { redirect } from "next/navigation";
+import { currentSession } from "@/components/auth/server-session";
+import { Logo } from "@/components/dashboard/logo";
+import { NavLinks } from "@/components/dashboard/nav-links";
+import { SignOutButton } from "@/components/dashboard/sign-out-button";
+import { shortAddress } from "@/components/dashboard/format";
+
+export default async function DashboardLayout({ children }: { children: React.ReactNode }) {
+  const session = await currentSession();
+  if (!session) redirect("/sign-in");
+
+  const account = (
+    <div className="grid gap-1">
+      <p className="px-2.5 text-xs text-muted-foreground">Signed in as</p>
+      <p className="truncate px-2.5 font-mono text-sm" title={session.address} data-testid="signed-in-address">
+        {shortAddress(session.address)}
+      </p>
+    </div>
+  );
+
+  return (
+    <div className="min-h-dvh md:grid md:grid-cols-[15rem_1fr]">
+      <aside className="hidden border-r bg-sidebar md:sticky md:top-0 md:flex md:h-dvh md:flex-col">
+        <div className="flex h-14 items-center px-4">
+          <Logo href="/overview" />
+        </div>
+        <nav aria-label="Dashboard" className="flex-1 px-3 py-2">
+          <NavLinks />
+        </nav>
+        <div className="grid gap-3 border-t p-3">
+          {account}
+          <SignOutButton />
+        </div>
+      </aside>
+
+      <header className="border-b bg-sidebar md:hidden">
+        <div className="flex h-14 items-center justify-between gap-3 px-4">
+          <Logo href="/overview" />
+          <div className="flex items-center gap-2">
+            <span className="font-mono text-xs text-muted-foreground" title={session.address}>
+              {shortAddress(session.address)}
+            </span>
+          </div>
+        </div>
+        <nav aria-label="Dashboard (mobile)" className="px-2 pb-2">
+          <NavLinks orientation="horizontal" />
+        </nav>
+      </header>
+
+      <main className="min-w-0">
+        <div className="mx-auto flex w-full max-w-6xl flex-col gap-6 px-4 py-8 sm:px-8">{children}</div>
+        <div className="border-t p-3 md:hidden">
+          <SignOutButton />
+        </div>
+      </main>
+    </div>
+  );
+}

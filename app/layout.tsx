@@ -1,0 +1,21 @@
+import type { Metadata } from "next";
+import { GeistSans } from "geist/font/sans";
+import { GeistMono } from "geist/font/mono";
+import { QueryProvider } from "@/components/providers/query-provider";
+import "./globals.css";
+
+export const metadata: Metadata = {
+  title: { default: "Execution Network", template: "%s · Execution Network" },
+  description: "Run AI workloads on an execution network: API, dashboard, nodes and client library.",
+  icons: { icon: "/icon.svg" },
+};
+
+export default function RootLayout({ children }: { children: React.ReactNode }) {
+  return (
+    <html lang="en" className={`${GeistSans.variable} ${GeistMono.variable}`}>
+      <body className="min-h-dvh">
+        <QueryProvider>{children}</QueryProvider>
+      </body>
+    </html>
+  );
+}

@@ -1,0 +1,70 @@
+// The browser's one way to call the product's API: same-origin JSON, and every failure turned into an
+// ApiError carrying the contract's error envelope (code, message, request id).
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly requestId?: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+}
+
+export const isApiError = (error: unknown, code?: string): error is ApiError =>
+  error instanceof ApiError && (code === undefined || error.code === code);
+
+interface ErrorEnvelope {
+  error?: { code?: unknown; message?: unknown; requestId?: unknown; details?: unknown };
+}
+
+function errorFrom(response: Response, body: unknown): ApiError {
+  const envelope = (body ?? {}) as ErrorEnvelope;
+  const e = envelope.error;
+  const requestId = typeof e?.requestId === "string" ? e.requestId : (response.headers.get("x-request-id") ?? undefined);
+  if (e && typeof e.code === "string" && typeof e.message === "string") {
+    const details = e.details && typeof e.details === "object" ? (e.details as Record<string, unknown>) : undefined;
+    return new ApiError(response.status, e.code, e.message, requestId, details);
+  }
+  return new ApiError(response.status, `HTTP_${response.status}`, `The server answered ${response.status} ${response.statusText}.`, requestId);
+}
+
+export interface ApiRequestInit {
+  method?: "GET" | "POST" | "PATCH" | "DELETE";
+  /** Sent as JSON. */
+  body?: unknown;
+  signal?: AbortSignal;
+}
+
+export async function apiFetch<T>(path: string, init: ApiRequestInit = {}): Promise<T> {
+  const { method = "GET", body, signal } = init;
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      method,
+      signal,
+      cache: "no-store",
+      credentials: "same-origin",
+      headers: body === undefined ? { accept: "application/json" } : { accept: "application/json", "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    throw new ApiError(0, "NETWORK_ERROR", "Could not reach the server. Check your connection and try again.");
+  }
+  if (response.status === 204) return undefined as T;
+  const text = await response.text();
+  let parsed: unknown = undefined;
+  if (text) {
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      if (response.ok) throw new ApiError(response.status, "INVALID_RESPONSE", "The server sent a response that is not JSON.");
+    }
+  }
+  if (!response.ok) throw errorFrom(response, parsed);
+  return parsed as T;
+}

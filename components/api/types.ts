@@ -1,0 +1,17 @@
+// The dashboard's view of the wire types: inferred from the same zod schemas that validate the API,
+// imported as types only so no server code reaches the browser bundle.
+import type { z } from "zod";
+import type * as schemas from "@/lib/http/schemas";
+
+export type ApiKey = z.infer<typeof schemas.ApiKey>;
+export type ApiKeyWithSecret = z.infer<typeof schemas.ApiKeyWithSecret>;
+export type Profile = z.infer<typeof schemas.Profile>;
+export type CreditBalance = z.infer<typeof schemas.CreditBalance>;
+export type CreditEntry = z.infer<typeof schemas.CreditEntry>;
+export type CreditHistory = z.infer<typeof schemas.CreditHistory>;
+export type ExecutionService = z.infer<typeof schemas.ExecutionService>;
+export type ExecutionJob = z.infer<typeof schemas.ExecutionJob>;
+export type JobList = z.infer<typeof schemas.JobList>;
+export type Pagination = z.infer<typeof schemas.Pagination>;
+export type Session = z.infer<typeof schemas.SessionResponse>;
+export type Scope = z.infer<typeof schemas.Scope>;

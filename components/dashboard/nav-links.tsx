@@ -1,0 +1,41 @@
+"use client";
+
+import Link from "next/link";
+import { usePathname } from "next/navigation";
+import { ActivityIcon, BoxesIcon, CoinsIcon, KeyRoundIcon, LayoutDashboardIcon, UserRoundIcon } from "lucide-react";
+import { cn } from "@/components/ui/cn";
+
+const items = [
+  { href: "/overview", label: "Overview", icon: LayoutDashboardIcon },
+  { href: "/services", label: "Services", icon: BoxesIcon },
+  { href: "/jobs", label: "Jobs", icon: ActivityIcon },
+  { href: "/keys", label: "API keys", icon: KeyRoundIcon },
+  { href: "/credits", label: "Credits", icon: CoinsIcon },
+  { href: "/profile", label: "Profile", icon: UserRoundIcon },
+] as const;
+
+export function NavLinks({ orientation = "vertical" }: { orientation?: "vertical" | "horizontal" }) {
+  const pathname = usePathname();
+  return (
+    <ul className={cn("flex gap-1", orientation === "vertical" ? "flex-col" : "flex-row overflow-x-auto")}>
+      {items.map(({ href, label, icon: Icon }) => {
+        const isActive = pathname === href || pathname.startsWith(`${href}/`);
+        return (
+          <li key={href}>
+            <Link
+              href={href}
+              aria-current={isActive ? "page" : undefined}
+              className={cn(
+                "flex items-center gap-2.5 rounded-md px-2.5 py-1.5 text-sm whitespace-nowrap text-muted-foreground transition-colors outline-none hover:bg-sidebar-accent hover:text-foreground focus-visible:ring-[3px] focus-visible:ring-ring/50",
+                isActive && "bg-sidebar-accent font-medium text-foreground",
+              )}
+            >
+              <Icon className="size-4" aria-hidden />
+              {label}
+            </Link>
+          </li>
+        );
+      })}
+    </ul>
+  );
+}

@@ -1,0 +1,84 @@
+// Empty, error and "profile first" states shared by the dashboard's pages.
+import * as React from "react";
+import Link from "next/link";
+import { AlertCircleIcon, RotateCwIcon, UserRoundPlusIcon } from "lucide-react";
+import { ApiError } from "@/components/api/fetch-api";
+import { Alert, AlertDescription, AlertTitle } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
+import { cn } from "@/components/ui/cn";
+
+export function EmptyState({
+  icon: Icon,
+  title,
+  description,
+  action,
+  className,
+}: {
+  icon?: React.ComponentType<{ className?: string }>;
+  title: string;
+  description?: React.ReactNode;
+  action?: React.ReactNode;
+  className?: string;
+}) {
+  return (
+    <div className={cn("flex flex-col items-center justify-center gap-2 rounded-lg border border-dashed px-6 py-12 text-center", className)}>
+      {Icon && (
+        <div className="mb-1 flex size-10 items-center justify-center rounded-full bg-muted">
+          <Icon className="size-5 text-muted-foreground" />
+        </div>
+      )}
+      <p className="font-medium">{title}</p>
+      {description && <p className="max-w-sm text-sm text-muted-foreground">{description}</p>}
+      {action && <div className="mt-3">{action}</div>}
+    </div>
+  );
+}
+
+/** An API failure: its message and code (and request id for support), with a way to try again. */
+export function ErrorState({ error, onRetry, title = "Could not load this" }: { error: unknown; onRetry?: () => void; title?: string }) {
+  const apiError = error instanceof ApiError ? error : null;
+  const isSignedOut = apiError?.code === "UNAUTHENTICATED";
+  return (
+    <Alert variant="destructive">
+      <AlertCircleIcon />
+      <AlertTitle>{isSignedOut ? "Your session has ended" : title}</AlertTitle>
+      <AlertDescription>
+        <p>{apiError?.message ?? (error instanceof Error ? error.message : "Something went wrong.")}</p>
+        {apiError && (
+          <p className="font-mono text-xs opacity-80">
+            {apiError.code}
+            {apiError.requestId && ` · ${apiError.requestId}`}
+          </p>
+        )}
+        <div className="mt-2 flex gap-2">
+          {isSignedOut ? (
+            <Button asChild size="sm" variant="outline">
+              <Link href="/sign-in">Sign in again</Link>
+            </Button>
+          ) : (
+            onRetry && (
+              <Button size="sm" variant="outline" onClick={onRetry}>
+                <RotateCwIcon /> Try again
+              </Button>
+            )
+          )}
+        </div>
+      </AlertDescription>
+    </Alert>
+  );
+}
+
+export function ProfileRequired({ what }: { what: string }) {
+  return (
+    <EmptyState
+      icon={UserRoundPlusIcon}
+      title="Create your developer profile first"
+      description={`${what} belong to a developer profile. It takes a name and, optionally, an email and organization.`}
+      action={
+        <Button asChild>
+          <Link href="/profile">Create profile</Link>
+        </Button>
+      }
+    />
+  );
+}

@@ -1,0 +1,117 @@
+"use client";
+
+import { KeyRoundIcon } from "lucide-react";
+import { isApiError } from "@/components/api/fetch-api";
+import { isKeyActive, useApiKeys } from "@/components/api/queries";
+import type { ApiKey } from "@/components/api/types";
+import { formatDate, formatDateTime, keyPreview } from "@/components/dashboard/format";
+import { EmptyState, ErrorState, ProfileRequired } from "@/components/dashboard/states";
+import { Badge } from "@/components/ui/badge";
+import { Card } from "@/components/ui/card";
+import { Skeleton } from "@/components/ui/skeleton";
+import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+import { CreateKeyDialog } from "./create-key-dialog";
+import { RevokeKeyDialog } from "./revoke-key-dialog";
+import { RotateKeyDialog } from "./rotate-key-dialog";
+
+function KeyStatus({ apiKey }: { apiKey: ApiKey }) {
+  if (apiKey.revokedAt) return <Badge variant="muted">Revoked</Badge>;
+  if (!isKeyActive(apiKey)) return <Badge variant="warning">Expired</Badge>;
+  return <Badge variant="success">Active</Badge>;
+}
+
+function KeysTable({ keys }: { keys: ApiKey[] }) {
+  return (
+    <Card className="py-0">
+      <Table>
+        <TableHeader>
+          <TableRow className="hover:bg-transparent">
+            <TableHead>Name</TableHead>
+            <TableHead>Key</TableHead>
+            <TableHead>Scopes</TableHead>
+            <TableHead>Status</TableHead>
+            <TableHead>Created</TableHead>
+            <TableHead>Last used</TableHead>
+            <TableHead>Expires</TableHead>
+            <TableHead className="text-right">
+              <span className="sr-only">Actions</span>
+            </TableHead>
+          </TableRow>
+        </TableHeader>
+        <TableBody>
+          {keys.map((key) => (
+            <TableRow key={key.keyId} className={key.revokedAt ? "text-muted-foreground" : undefined}>
+              <TableCell className="font-medium">{key.name}</TableCell>
+              <TableCell className="font-mono text-xs whitespace-nowrap">{keyPreview(key.prefix)}</TableCell>
+              <TableCell>
+                <div className="flex max-w-72 flex-wrap gap-1">
+                  {key.scopes.map((scope) => (
+                    <Badge key={scope} variant="outline" className="font-mono font-normal">
+                      {scope}
+                    </Badge>
+                  ))}
+                </div>
+              </TableCell>
+              <TableCell>
+                <KeyStatus apiKey={key} />
+              </TableCell>
+              <TableCell className="whitespace-nowrap">{formatDate(key.createdAt)}</TableCell>
+              <TableCell className="whitespace-nowrap">{formatDateTime(key.lastUsedAt, "Never")}</TableCell>
+              <TableCell className="whitespace-nowrap">
+                {key.revokedAt ? `Revoked ${formatDate(key.revokedAt)}` : formatDate(key.expiresAt, "Never")}
+              </TableCell>
+              <TableCell>
+                {!key.revokedAt && (
+                  <div className="flex justify-end gap-1">
+                    <RotateKeyDialog apiKey={key} />
+                    <RevokeKeyDialog apiKey={key} />
+                  </div>
+                )}
+              </TableCell>
+            </TableRow>
+          ))}
+        </TableBody>
+      </Table>
+    </Card>
+  );
+}
+
+export function ApiKeysPanel() {
+  const keys = useApiKeys();
+
+  if (keys.isPending) {
+    return (
+      <div className="grid gap-2" aria-busy="true">
+        <Skeleton className="h-10" />
+        <Skeleton className="h-12" />
+        <Skeleton className="h-12" />
+      </div>
+    );
+  }
+  if (isApiError(keys.error, "PROFILE_NOT_FOUND")) return <ProfileRequired what="API keys" />;
+  if (keys.isError) return <ErrorState title="Could not load your API keys" error={keys.error} onRetry={() => keys.refetch()} />;
+
+  // One dialog instance in a fixed place: it must outlive the list changing from empty to non-empty while
+  // it shows a new secret.
+  return (
+    <div className="flex flex-col gap-4">
+      <div className="flex items-center justify-between gap-4">
+        <p className="text-sm text-muted-foreground">
+          {keys.data.length === 0
+            ? "No keys yet."
+            : `${keys.data.filter((k) => isKeyActive(k)).length} active of ${keys.data.length}`}
+        </p>
+        <CreateKeyDialog />
+      </div>
+      {keys.data.length === 0 ? (
+        <EmptyState
+          icon={KeyRoundIcon}
+          title="No API keys yet"
+          description="Create a key to call the API from your code. Its secret is shown once, when you create it."
+        />
+      ) : (
+        <KeysTable keys={keys.data} />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,178 @@
+"use client";
+
+import * as React from "react";
+import { useQueryClient } from "@tanstack/react-query";
+import { Loader2Icon, PlusIcon } from "lucide-react";
+import { scopes } from "@/lib/domain/scopes";
+import { apiFetch } from "@/components/api/fetch-api";
+import { queryKeys } from "@/components/api/query-keys";
+import type { ApiKeyWithSecret, Scope } from "@/components/api/types";
+import { ErrorState } from "@/components/dashboard/states";
+import { Button } from "@/components/ui/button";
+import { Checkbox } from "@/components/ui/checkbox";
+import {
+  Dialog,
+  DialogContent,
+  DialogDescription,
+  DialogFooter,
+  DialogHeader,
+  DialogTitle,
+  DialogTrigger,
+} from "@/components/ui/dialog";
+import { Input } from "@/components/ui/input";
+import { Label } from "@/components/ui/label";
+import { defaultScopes, scopeDescriptions } from "./scope-labels";
+import { SecretReveal } from "./secret-reveal";
+
+function tomorrow(): string {
+  const d = new Date();
+  d.setDate(d.getDate() + 1);
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
+}
+
+/** A date picked in the browser means "through the end of that day", local time. */
+const endOfLocalDay = (date: string) => new Date(`${date}T23:59:59.999`).toISOString();
+
+export function CreateKeyDialog() {
+  const queryClient = useQueryClient();
+  const [open, setOpen] = React.useState(false);
+  const [name, setName] = React.useState("");
+  const [selected, setSelected] = React.useState<Scope[]>(defaultScopes);
+  const [expiry, setExpiry] = React.useState("");
+  const [formError, setFormError] = React.useState<string | null>(null);
+  const [failure, setFailure] = React.useState<unknown>(null);
+  const [pending, setPending] = React.useState(false);
+  const [created, setCreated] = React.useState<ApiKeyWithSecret | null>(null);
+
+  function openChange(next: boolean) {
+    setOpen(next);
+    if (!next) {
+      // Forget everything, the secret first.
+      setCreated(null);
+      setName("");
+      setSelected(defaultScopes);
+      setExpiry("");
+      setFormError(null);
+      setFailure(null);
+    }
+  }
+
+  const toggle = (scope: Scope, checked: boolean) =>
+    setSelected((s) => (checked ? scopes.filter((x) => x === scope || s.includes(x)) : s.filter((x) => x !== scope)));
+
+  async function submit(event: React.FormEvent) {
+    event.preventDefault();
+    setFailure(null);
+    const trimmed = name.trim();
+    if (!trimmed) return setFormError("Give the key a name, e.g. where it will be used.");
+    if (trimmed.length > 80) return setFormError("Use at most 80 characters for the name.");
+    if (selected.length === 0) return setFormError("Choose at least one scope.");
+    setFormError(null);
+    setPending(true);
+    try {
+      const body = { name: trimmed, scopes: selected, ...(expiry ? { expiresAt: endOfLocalDay(expiry) } : {}) };
+      const key = await apiFetch<ApiKeyWithSecret>("/api/developers/keys", { method: "POST", body });
+      setCreated(key);
+      void queryClient.invalidateQueries({ queryKey: queryKeys.keys });
+    } catch (error) {
+      setFailure(error);
+    } finally {
+      setPending(false);
+    }
+  }
+
+  return (
+    <Dialog open={open} onOpenChange={openChange}>
+      <DialogTrigger asChild>
+        <Button>
+          <PlusIcon /> Create key
+        </Button>
+      </DialogTrigger>
+      <DialogContent onInteractOutside={(e) => created && e.preventDefault()}>
+        {created ? (
+          <>
+            <DialogHeader>
+              <DialogTitle>API key created</DialogTitle>
+              <DialogDescription>
+                <span className="font-medium text-foreground">{created.name}</span> can use:{" "}
+                {created.scopes.join(", ")}.
+              </DialogDescription>
+            </DialogHeader>
+            <SecretReveal secret={created.key} />
+            <DialogFooter>
+              <Button onClick={() => openChange(false)}>Done</Button>
+            </DialogFooter>
+          </>
+        ) : (
+          <form onSubmit={submit} noValidate className="grid gap-5">
+            <DialogHeader>
+              <DialogTitle>Create an API key</DialogTitle>
+              <DialogDescription>Keys authenticate your code with the x-api-key header. Give each app its own key.</DialogDescription>
+            </DialogHeader>
+            <div className="grid gap-2">
+              <Label htmlFor="key-name">Name</Label>
+              <Input
+                id="key-name"
+                value={name}
+                onChange={(e) => setName(e.target.value)}
+                maxLength={80}
+                placeholder="e.g. Production backend"
+                autoComplete="off"
+                autoFocus
+              />
+            </div>
+            <fieldset className="grid gap-3">
+              <legend className="mb-2 text-sm font-medium">Scopes</legend>
+              {scopes.map((scope) => (
+                <div key={scope} className="flex items-start gap-3">
+                  <Checkbox
+                    id={`scope-${scope}`}
+                    checked={selected.includes(scope)}
+                    onCheckedChange={(checked) => toggle(scope, checked === true)}
+                    className="mt-0.5"
+                  />
+                  <div className="grid gap-0.5">
+                    <Label htmlFor={`scope-${scope}`} className="font-mono text-xs">
+                      {scope}
+                    </Label>
+                    <p className="text-xs text-muted-foreground">{scopeDescriptions[scope]}</p>
+                  </div>
+                </div>
+              ))}
+            </fieldset>
+            <div className="grid gap-2">
+              <Label htmlFor="key-expiry">Expires (optional)</Label>
+              <Input
+                id="key-expiry"
+                type="date"
+                min={tomorrow()}
+                value={expiry}
+                onChange={(e) => setExpiry(e.target.value)}
+                className="w-fit"
+                aria-describedby="key-expiry-hint"
+              />
+              <p id="key-expiry-hint" className="text-xs text-muted-foreground">
+                The key stops working after the end of this day. Leave empty for a key that does not expire.
+              </p>
+            </div>
+            {formError && (
+              <p role="alert" className="text-sm text-destructive">
+                {formError}
+              </p>
+            )}
+            {failure != null && <ErrorState title="Could not create the key" error={failure} />}
+            <DialogFooter>
+              <Button type="button" variant="outline" onClick={() => openChange(false)} disabled={pending}>
+                Cancel
+              </Button>
+              <Button type="submit" disabled={pending}>
+                {pending && <Loader2Icon className="animate-spin" />}
+                Create key
+              </Button>
+            </DialogFooter>
+          </form>
+        )}
+      </DialogContent>
+    </Dialog>
+  );
+}

@@ -1,0 +1,159 @@
+"use client";
+
+import * as React from "react";
+import { useQueryClient } from "@tanstack/react-query";
+import { Loader2Icon, RefreshCwIcon } from "lucide-react";
+import { apiFetch } from "@/components/api/fetch-api";
+import { queryKeys } from "@/components/api/query-keys";
+import type { ApiKey, ApiKeyWithSecret } from "@/components/api/types";
+import { formatDateTime, keyPreview } from "@/components/dashboard/format";
+import { ErrorState } from "@/components/dashboard/states";
+import { Button } from "@/components/ui/button";
+import {
+  Dialog,
+  DialogContent,
+  DialogDescription,
+  DialogFooter,
+  DialogHeader,
+  DialogTitle,
+  DialogTrigger,
+} from "@/components/ui/dialog";
+import { Input } from "@/components/ui/input";
+import { Label } from "@/components/ui/label";
+import { NativeSelect } from "@/components/ui/native-select";
+import { SecretReveal } from "./secret-reveal";
+
+const units = { seconds: 1, minutes: 60, hours: 3600 } as const;
+type Unit = keyof typeof units;
+const maxGraceSeconds = 7 * 24 * 3600;
+
+export function RotateKeyDialog({ apiKey }: { apiKey: ApiKey }) {
+  const queryClient = useQueryClient();
+  const [open, setOpen] = React.useState(false);
+  const [amount, setAmount] = React.useState("");
+  const [unit, setUnit] = React.useState<Unit>("minutes");
+  const [formError, setFormError] = React.useState<string | null>(null);
+  const [failure, setFailure] = React.useState<unknown>(null);
+  const [pending, setPending] = React.useState(false);
+  const [rotated, setRotated] = React.useState<{ key: ApiKeyWithSecret; oldSecretValidUntil: Date | null } | null>(null);
+
+  function openChange(next: boolean) {
+    setOpen(next);
+    if (!next) {
+      setRotated(null);
+      setAmount("");
+      setUnit("minutes");
+      setFormError(null);
+      setFailure(null);
+    }
+  }
+
+  async function submit(event: React.FormEvent) {
+    event.preventDefault();
+    setFailure(null);
+    let gracePeriodSeconds: number | undefined;
+    if (amount.trim() !== "") {
+      const n = Number(amount);
+      if (!Number.isInteger(n) || n < 0) return setFormError("Enter a whole number, or leave empty.");
+      gracePeriodSeconds = n * units[unit];
+      if (gracePeriodSeconds > maxGraceSeconds) return setFormError("The grace period can be at most 7 days.");
+    }
+    setFormError(null);
+    setPending(true);
+    try {
+      const key = await apiFetch<ApiKeyWithSecret>(`/api/developers/keys/${encodeURIComponent(apiKey.keyId)}/rotate`, {
+        method: "POST",
+        body: gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds },
+      });
+      setRotated({ key, oldSecretValidUntil: gracePeriodSeconds ? new Date(Date.now() + gracePeriodSeconds * 1000) : null });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.keys });
+    } catch (error) {
+      setFailure(error);
+    } finally {
+      setPending(false);
+    }
+  }
+
+  return (
+    <Dialog open={open} onOpenChange={openChange}>
+      <DialogTrigger asChild>
+        <Button variant="outline" size="sm">
+          <RefreshCwIcon /> Rotate
+        </Button>
+      </DialogTrigger>
+      <DialogContent onInteractOutside={(e) => rotated && e.preventDefault()}>
+        {rotated ? (
+          <>
+            <DialogHeader>
+              <DialogTitle>Key rotated</DialogTitle>
+              <DialogDescription>
+                <span className="font-medium text-foreground">{rotated.key.name}</span> keeps its id and scopes and has a new
+                secret.
+              </DialogDescription>
+            </DialogHeader>
+            <SecretReveal secret={rotated.key.key}>
+              <p>
+                {rotated.oldSecretValidUntil
+                  ? `The old secret keeps working until about ${formatDateTime(rotated.oldSecretValidUntil.toISOString())}.`
+                  : "The old secret has stopped working."}
+              </p>
+            </SecretReveal>
+            <DialogFooter>
+              <Button onClick={() => openChange(false)}>Done</Button>
+            </DialogFooter>
+          </>
+        ) : (
+          <form onSubmit={submit} noValidate className="grid gap-5">
+            <DialogHeader>
+              <DialogTitle>Rotate “{apiKey.name}”</DialogTitle>
+              <DialogDescription>
+                Issues a new secret for <span className="font-mono">{keyPreview(apiKey.prefix)}</span>. The key keeps its id,
+                name and scopes.
+              </DialogDescription>
+            </DialogHeader>
+            <div className="grid gap-2">
+              <Label htmlFor="grace-amount">Grace period for the old secret (optional)</Label>
+              <div className="flex gap-2">
+                <Input
+                  id="grace-amount"
+                  type="number"
+                  inputMode="numeric"
+                  min={0}
+                  step={1}
+                  placeholder="0"
+                  value={amount}
+                  onChange={(e) => setAmount(e.target.value)}
+                  className="w-32"
+                  aria-describedby="grace-hint"
+                />
+                <NativeSelect aria-label="Grace period unit" value={unit} onChange={(e) => setUnit(e.target.value as Unit)}>
+                  <option value="seconds">seconds</option>
+                  <option value="minutes">minutes</option>
+                  <option value="hours">hours</option>
+                </NativeSelect>
+              </div>
+              <p id="grace-hint" className="text-xs text-muted-foreground">
+                Leave empty to stop the old secret at once. A grace period (up to 7 days) lets you deploy the new secret first.
+              </p>
+            </div>
+            {formError && (
+              <p role="alert" className="text-sm text-destructive">
+                {formError}
+              </p>
+            )}
+            {failure != null && <ErrorState title="Could not rotate the key" error={failure} />}
+            <DialogFooter>
+              <Button type="button" variant="outline" onClick={() => openChange(false)} disabled={pending}>
+                Cancel
+              </Button>
+              <Button type="submit" disabled={pending}>
+                {pending && <Loader2Icon className="animate-spin" />}
+                Rotate key
+              </Button>
+            </DialogFooter>
+          </form>
+        )}
+      </DialogContent>
+    </Dialog>
+  );
+}

@@ -1,0 +1,155 @@
+"use client";
+
+import * as React from "react";
+import { Loader2Icon } from "lucide-react";
+import { apiFetch, ApiError } from "@/components/api/fetch-api";
+import type { Profile } from "@/components/api/types";
+import { Button } from "@/components/ui/button";
+import { Input } from "@/components/ui/input";
+import { Label } from "@/components/ui/label";
+import { ErrorState } from "@/components/dashboard/states";
+
+interface Fields {
+  name: string;
+  email: string;
+  organization: string;
+}
+type FieldErrors = Partial<Record<keyof Fields, string>>;
+
+const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+function validate(fields: Fields, previous: Profile | null): FieldErrors {
+  const errors: FieldErrors = {};
+  const name = fields.name.trim();
+  if (!name) errors.name = "Enter a name.";
+  else if (name.length > 80) errors.name = "Use at most 80 characters.";
+  const email = fields.email.trim();
+  if (email && !emailPattern.test(email)) errors.email = "Enter a valid email address.";
+  if (!email && previous?.email) errors.email = "An email cannot be removed once set; enter a new address instead.";
+  if (fields.organization.trim().length > 80) errors.organization = "Use at most 80 characters.";
+  return errors;
+}
+
+/** Create: every filled field. Edit: only what changed (PATCH is partial). */
+function requestBody(fields: Fields, previous: Profile | null): Record<string, string> {
+  const next = { name: fields.name.trim(), email: fields.email.trim(), organization: fields.organization.trim() };
+  const body: Record<string, string> = {};
+  if (!previous) {
+    body.name = next.name;
+    if (next.email) body.email = next.email;
+    if (next.organization) body.organization = next.organization;
+    return body;
+  }
+  if (next.name !== previous.name) body.name = next.name;
+  if (next.email && next.email !== (previous.email ?? "")) body.email = next.email;
+  if (next.organization !== (previous.organization ?? "")) body.organization = next.organization;
+  return body;
+}
+
+/** Field errors the server reported as `details.issues: [{path, message}]`. */
+function serverFieldErrors(error: unknown): FieldErrors {
+  if (!(error instanceof ApiError) || !Array.isArray(error.details?.issues)) return {};
+  const errors: FieldErrors = {};
+  for (const issue of error.details.issues as { path?: unknown; message?: unknown }[]) {
+    const field = String(Array.isArray(issue.path) ? issue.path[0] : issue.path ?? "");
+    if ((field === "name" || field === "email" || field === "organization") && typeof issue.message === "string") {
+      errors[field] = issue.message;
+    }
+  }
+  return errors;
+}
+
+export function ProfileForm({
+  profile,
+  onSaved,
+  onCancel,
+}: {
+  /** The current profile when editing; null to create one. */
+  profile: Profile | null;
+  onSaved: (profile: Profile) => void;
+  onCancel?: () => void;
+}) {
+  const [fields, setFields] = React.useState<Fields>({
+    name: profile?.name ?? "",
+    email: profile?.email ?? "",
+    organization: profile?.organization ?? "",
+  });
+  const [errors, setErrors] = React.useState<FieldErrors>({});
+  const [failure, setFailure] = React.useState<unknown>(null);
+  const [pending, setPending] = React.useState(false);
+
+  const set = (field: keyof Fields) => (event: React.ChangeEvent<HTMLInputElement>) =>
+    setFields((f) => ({ ...f, [field]: event.target.value }));
+
+  async function submit(event: React.FormEvent) {
+    event.preventDefault();
+    setFailure(null);
+    const found = validate(fields, profile);
+    setErrors(found);
+    if (Object.keys(found).length > 0) return;
+    const body = requestBody(fields, profile);
+    if (profile && Object.keys(body).length === 0) {
+      onSaved(profile);
+      return;
+    }
+    setPending(true);
+    try {
+      const saved = profile
+        ? await apiFetch<Profile>("/api/developers/me", { method: "PATCH", body })
+        : await apiFetch<Profile>("/api/developers", { method: "POST", body });
+      onSaved(saved);
+    } catch (error) {
+      setErrors(serverFieldErrors(error));
+      setFailure(error);
+    } finally {
+      setPending(false);
+    }
+  }
+
+  const field = (name: keyof Fields, label: string, props: React.ComponentProps<typeof Input>, hint?: string) => (
+    <div className="grid gap-2">
+      <Label htmlFor={`profile-${name}`}>{label}</Label>
+      <Input
+        id={`profile-${name}`}
+        value={fields[name]}
+        onChange={set(name)}
+        aria-invalid={errors[name] ? true : undefined}
+        aria-describedby={errors[name] ? `profile-${name}-error` : hint ? `profile-${name}-hint` : undefined}
+        {...props}
+      />
+      {errors[name] ? (
+        <p id={`profile-${name}-error`} className="text-xs text-destructive">
+          {errors[name]}
+        </p>
+      ) : (
+        hint && (
+          <p id={`profile-${name}-hint`} className="text-xs text-muted-foreground">
+            {hint}
+          </p>
+        )
+      )}
+    </div>
+  );
+
+  return (
+    <form onSubmit={submit} noValidate className="grid max-w-md gap-5">
+      {field("name", "Name", { autoComplete: "name", maxLength: 80, required: true, placeholder: "Ada Lovelace" })}
+      {field("email", "Email (optional)", { type: "email", autoComplete: "email", placeholder: "ada@example.com" }, "For notices about your account. Never shown publicly.")}
+      {field("organization", "Organization (optional)", { autoComplete: "organization", maxLength: 80, placeholder: "Analytical Engines Ltd" })}
+      {failure != null && !(failure instanceof ApiError && failure.code === "INVALID_REQUEST" && Object.keys(errors).length > 0) && (
+        <ErrorState title={profile ? "Could not save the profile" : "Could not create the profile"} error={failure} />
+      )}
+      <div className="flex gap-2">
+        <Button type="submit" disabled={pending}>
+          {pending && <Loader2Icon className="animate-spin" />}
+          {profile ? "Save changes" : "Create profile"}
+        </Button>
+        {onCancel && (
+          <Button type="button" variant="outline" onClick={onCancel} disabled={pending}>
+            Cancel
+          </Button>
+        )}
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,64 @@
+"use client";
+
+import { BoxesIcon } from "lucide-react";
+import { useServices } from "@/components/api/queries";
+import type { ExecutionService } from "@/components/api/types";
+import { formatNumber } from "@/components/dashboard/format";
+import { EmptyState, ErrorState } from "@/components/dashboard/states";
+import { Badge } from "@/components/ui/badge";
+import { Card, CardAction, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { Skeleton } from "@/components/ui/skeleton";
+
+function ServiceCard({ service }: { service: ExecutionService }) {
+  const isActive = service.status === "active";
+  return (
+    <Card className="gap-4" aria-labelledby={`service-${service.serviceId}`}>
+      <CardHeader>
+        <CardTitle id={`service-${service.serviceId}`}>{service.name}</CardTitle>
+        <CardDescription className="font-mono text-xs">{service.serviceId}</CardDescription>
+        <CardAction>
+          <Badge variant={isActive ? "success" : "muted"}>{isActive ? "Active" : "Disabled"}</Badge>
+        </CardAction>
+      </CardHeader>
+      <CardContent className="grid min-w-0 gap-4">
+        <p className="text-sm text-muted-foreground">{service.description}</p>
+        <div className="grid gap-3">
+          <p className="text-sm">
+            <span className="font-semibold tabular-nums">{formatNumber(service.creditCost)}</span>{" "}
+            <span className="text-muted-foreground">{service.creditCost === 1 ? "credit" : "credits"} per job</span>
+          </p>
+          <details className="group min-w-0 overflow-hidden rounded-md border bg-muted/40 text-sm">
+            <summary className="cursor-pointer px-3 py-2 text-xs font-medium text-muted-foreground select-none group-open:border-b">
+              Input schema
+            </summary>
+            <pre className="max-h-72 overflow-auto p-3 font-mono text-xs leading-relaxed">
+              {JSON.stringify(service.inputSchema, null, 2)}
+            </pre>
+          </details>
+        </div>
+      </CardContent>
+    </Card>
+  );
+}
+
+export function ServicesCatalog() {
+  const services = useServices();
+  if (services.isPending) {
+    return (
+      <div className="grid gap-4 md:grid-cols-2 xl:grid-cols-3" aria-busy="true">
+        {Array.from({ length: 6 }, (_, i) => (
+          <Skeleton key={i} className="h-56 rounded-xl" />
+        ))}
+      </div>
+    );
+  }
+  if (services.isError) return <ErrorState title="Could not load the catalog" error={services.error} onRetry={() => services.refetch()} />;
+  if (services.data.length === 0) return <EmptyState icon={BoxesIcon} title="No services are available yet" />;
+  return (
+    <div className="grid items-start gap-4 md:grid-cols-2 xl:grid-cols-3">
+      {services.data.map((service) => (
+        <ServiceCard key={service.serviceId} service={service} />
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,168 @@
+"use client";
+
+import * as React from "react";
+import { useRouter } from "next/navigation";
+import { useConnect, useConnection, useConnectors, useDisconnect, useSignMessage, type Connector } from "wagmi";
+import type { Address } from "viem";
+import { createSiweMessage } from "viem/siwe";
+import { AlertCircleIcon, Loader2Icon, WalletIcon } from "lucide-react";
+import { apiFetch } from "@/components/api/fetch-api";
+import type { Session } from "@/components/api/types";
+import { Alert, AlertDescription, AlertTitle } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
+import { shortAddress } from "@/components/dashboard/format";
+import { describeSignInError, type SignInProblem } from "./wallet-errors";
+
+type Step = "idle" | "connecting" | "nonce" | "signing" | "verifying" | "done";
+
+const stepLabel: Record<Step, string> = {
+  idle: "",
+  connecting: "Waiting for your wallet to connect…",
+  nonce: "Preparing the sign-in message…",
+  signing: "Confirm the signature request in your wallet…",
+  verifying: "Verifying your signature…",
+  done: "Signed in. Opening your dashboard…",
+};
+
+const messageLifetimeMs = 10 * 60 * 1000;
+
+/** Wallets announced through EIP-6963 make the generic "injected" entry redundant. */
+function visibleConnectors(connectors: readonly Connector[]): Connector[] {
+  const announced = connectors.filter((c) => c.id !== "injected");
+  return announced.length > 0 ? announced : [...connectors];
+}
+
+export function SignInPanel() {
+  const router = useRouter();
+  const connection = useConnection();
+  const connectors = useConnectors();
+  const connect = useConnect();
+  const disconnect = useDisconnect();
+  const signMessage = useSignMessage();
+  const [step, setStep] = React.useState<Step>("idle");
+  const [problem, setProblem] = React.useState<SignInProblem | null>(null);
+  const busy = step !== "idle";
+
+  async function signIn(address: Address, chainId: number, connector: Connector) {
+    setStep("nonce");
+    const { nonce } = await apiFetch<{ nonce: string }>("/api/auth/nonce");
+    const issuedAt = new Date();
+    const message = createSiweMessage({
+      address,
+      chainId,
+      domain: window.location.host,
+      uri: window.location.origin,
+      version: "1",
+      nonce,
+      statement: "Sign in to Execution Network",
+      issuedAt,
+      expirationTime: new Date(issuedAt.getTime() + messageLifetimeMs),
+    });
+    setStep("signing");
+    const signature = await signMessage.mutateAsync({ message, account: address, connector });
+    setStep("verifying");
+    await apiFetch<Session>("/api/auth/verify", { method: "POST", body: { message, signature } });
+    setStep("done");
+    router.replace("/overview");
+    router.refresh();
+  }
+
+  async function run(action: () => Promise<void>) {
+    setProblem(null);
+    try {
+      await action();
+    } catch (error) {
+      setProblem(describeSignInError(error));
+      setStep("idle");
+    }
+  }
+
+  const connectAndSignIn = (connector: Connector) =>
+    run(async () => {
+      setStep("connecting");
+      const result = await connect.mutateAsync({ connector });
+      await signIn(result.accounts[0], result.chainId, connector);
+    });
+
+  const continueAs = () =>
+    run(async () => {
+      if (!connection.address || !connection.connector) return;
+      await signIn(connection.address, connection.chainId ?? 1, connection.connector);
+    });
+
+  const isConnected = connection.status === "connected" && connection.address && connection.connector;
+  const isRestoring = connection.status === "reconnecting" && !busy;
+
+  return (
+    <div className="grid gap-4">
+      {isRestoring ? (
+        <Button disabled variant="outline" className="w-full">
+          <Loader2Icon className="animate-spin" /> Looking for your wallet…
+        </Button>
+      ) : isConnected && step !== "connecting" ? (
+        <div className="grid gap-2">
+          <Button onClick={continueAs} disabled={busy} className="w-full" size="lg">
+            {busy ? <Loader2Icon className="animate-spin" /> : <WalletIcon />}
+            Sign in as {shortAddress(connection.address ?? "")}
+          </Button>
+          <Button
+            variant="ghost"
+            size="sm"
+            disabled={busy}
+            onClick={() => {
+              setProblem(null);
+              disconnect.mutate({});
+            }}
+          >
+            Use a different wallet
+          </Button>
+        </div>
+      ) : (
+        <ul className="grid gap-2" aria-label="Wallets">
+          {visibleConnectors(connectors).map((connector) => (
+            <li key={connector.uid}>
+              <Button
+                variant="outline"
+                size="lg"
+                className="w-full justify-start"
+                disabled={busy}
+                onClick={() => connectAndSignIn(connector)}
+              >
+                {connector.icon ? (
+                  // EIP-6963 icons are data: URLs; next/image adds nothing for them.
+                  <img src={connector.icon} alt="" className="size-5 rounded" />
+                ) : (
+                  <WalletIcon />
+                )}
+                <span className="flex-1 text-left">
+                  {connector.id === "injected" ? "Browser wallet" : connector.name}
+                </span>
+                {busy && <Loader2Icon className="animate-spin text-muted-foreground" />}
+              </Button>
+            </li>
+          ))}
+        </ul>
+      )}
+
+      <p className="min-h-5 text-center text-sm text-muted-foreground" aria-live="polite">
+        {stepLabel[step]}
+      </p>
+
+      {problem && (
+        <Alert variant="destructive">
+          <AlertCircleIcon />
+          <AlertTitle>{problem.title}</AlertTitle>
+          <AlertDescription>
+            <p>{problem.message}</p>
+            {(problem.code || problem.requestId) && (
+              <p className="font-mono text-xs opacity-80">
+                {problem.code}
+                {problem.requestId && ` · ${problem.requestId}`}
+              </p>
+            )}
+          </AlertDescription>
+        </Alert>
+      )}
+    </div>
+  );
+}

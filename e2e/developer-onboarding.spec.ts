@@ -1,0 +1,152 @@
+// A developer's first visit: wallet sign-in, profile, an API key through its whole life, the starter
+// credits, and signing out.
+import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { installTestWallet, testWalletName } from "./test-wallet";
+
+const secretPattern = /^dev_[0-9A-Za-z]{32,}$/;
+
+/** Calls an API-key route from outside the browser (no session cookie), as the developer's code would. */
+async function balanceStatusWith(request: APIRequestContext, secret: string) {
+  const response = await request.get("/api/credits/balance", { headers: { "x-api-key": secret } });
+  return response.status();
+}
+
+async function signInWithWallet(page: Page) {
+  await page.goto("/");
+  await expect(page).toHaveURL(/\/sign-in$/);
+  await page.getByRole("button", { name: testWalletName }).click();
+  await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
+  await expect(page).toHaveURL(/\/overview$/);
+}
+
+/** Follows a link of the dashboard's navigation. */
+async function openFromNav(page: Page, name: string) {
+  await page.getByRole("navigation", { name: "Dashboard", exact: true }).getByRole("link", { name, exact: true }).click();
+  await expect(page.getByRole("heading", { level: 1, name, exact: true })).toBeVisible();
+}
+
+async function readRevealedSecret(page: Page) {
+  const dialog = page.getByRole("dialog");
+  await expect(dialog.getByText("you won't see it again", { exact: false })).toBeVisible();
+  const secretField = dialog.getByRole("textbox", { name: "Your new API key" });
+  await expect(secretField).toHaveValue(secretPattern);
+  return secretField.inputValue();
+}
+
+test("a developer signs in with a wallet, creates a profile and a key, rotates and revokes it, and signs out", async ({
+  page,
+  request,
+}) => {
+  const wallet = await installTestWallet(page);
+
+  await test.step("sign in with the wallet", async () => {
+    await signInWithWallet(page);
+    await expect(page.getByTestId("signed-in-address")).toHaveText(`${wallet.address.slice(0, 6)}…${wallet.address.slice(-4)}`);
+  });
+
+  await test.step("keys wait for a profile", async () => {
+    await openFromNav(page, "API keys");
+    await expect(page.getByText("Create your developer profile first")).toBeVisible();
+  });
+
+  await test.step("create the developer profile", async () => {
+    await openFromNav(page, "Profile");
+    await expect(page.getByText("Create your developer profile", { exact: true })).toBeVisible();
+    await page.getByLabel("Name").fill("Ada Lovelace");
+    await page.getByLabel("Email (optional)").fill("ada@example.com");
+    await page.getByLabel("Organization (optional)").fill("Analytical Engines");
+    await page.getByRole("button", { name: "Create profile" }).click();
+    await expect(page.getByText("Profile created")).toBeVisible();
+    await expect(page.getByText(wallet.address)).toBeVisible();
+  });
+
+  let firstSecret = "";
+  await test.step("create an API key and see its secret once", async () => {
+    await openFromNav(page, "API keys");
+    await expect(page.getByText("No API keys yet")).toBeVisible();
+    await page.getByRole("button", { name: "Create key" }).click();
+    const dialog = page.getByRole("dialog", { name: "Create an API key" });
+    await dialog.getByLabel("Name").fill("CI pipeline");
+    await dialog.getByRole("checkbox", { name: "credits:read" }).check();
+    await dialog.getByRole("button", { name: "Create key" }).click();
+
+    firstSecret = await readRevealedSecret(page);
+    expect(await balanceStatusWith(request, firstSecret)).toBe(200);
+    await page.getByRole("button", { name: "Done" }).click();
+    await expect(page.getByRole("dialog")).toHaveCount(0);
+
+    const row = page.getByRole("row", { name: /CI pipeline/ });
+    await expect(row.getByText(`dev_${firstSecret.slice(4, 12)}…`)).toBeVisible();
+    await expect(row.getByText("Active")).toBeVisible();
+    await expect(row.getByText("credits:read")).toBeVisible();
+  });
+
+  await test.step("the secret is gone after a reload", async () => {
+    await page.reload();
+    await expect(page.getByRole("row", { name: /CI pipeline/ })).toBeVisible();
+    await expect(page.getByText(firstSecret)).toHaveCount(0);
+    expect(await page.content()).not.toContain(firstSecret);
+  });
+
+  let rotatedSecret = "";
+  await test.step("rotate the key: a new secret, shown once; the old one stops working", async () => {
+    await page.getByRole("row", { name: /CI pipeline/ }).getByRole("button", { name: "Rotate" }).click();
+    const dialog = page.getByRole("dialog", { name: /Rotate/ });
+    await dialog.getByRole("button", { name: "Rotate key" }).click();
+
+    rotatedSecret = await readRevealedSecret(page);
+    expect(rotatedSecret).not.toBe(firstSecret);
+    await expect(page.getByText("The old secret has stopped working.")).toBeVisible();
+    expect(await balanceStatusWith(request, firstSecret)).toBe(401);
+    expect(await balanceStatusWith(request, rotatedSecret)).toBe(200);
+
+    await page.getByRole("button", { name: "Done" }).click();
+    await expect(page.getByRole("row", { name: /CI pipeline/ }).getByText(`dev_${rotatedSecret.slice(4, 12)}…`)).toBeVisible();
+    await expect(page.getByText(rotatedSecret)).toHaveCount(0);
+  });
+
+  await test.step("revoke the key after confirming", async () => {
+    const row = page.getByRole("row", { name: /CI pipeline/ });
+    await row.getByRole("button", { name: "Revoke" }).click();
+    const confirm = page.getByRole("alertdialog", { name: /Revoke/ });
+    await expect(confirm.getByText("This cannot be undone.", { exact: false })).toBeVisible();
+    await confirm.getByRole("button", { name: "Revoke key" }).click();
+
+    await expect(page.getByRole("alertdialog")).toHaveCount(0);
+    await expect(row.getByText("Revoked", { exact: true })).toBeVisible();
+    await expect(row.getByRole("button", { name: "Rotate" })).toHaveCount(0);
+    expect(await balanceStatusWith(request, rotatedSecret)).toBe(401);
+  });
+
+  await test.step("see the starter grant on the credits page", async () => {
+    await openFromNav(page, "Credits");
+    await expect(page.getByTestId("credit-balance")).toContainText("100");
+    const grant = page.getByRole("row", { name: /grant/ });
+    await expect(grant).toHaveCount(1);
+    await expect(grant.getByText("+100")).toBeVisible();
+  });
+
+  await test.step("sign out: back to sign-in, and the dashboard is closed", async () => {
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await expect(page).toHaveURL(/\/sign-in$/);
+    await expect(page.getByRole("heading", { name: "Sign in" })).toBeVisible();
+    await page.goto("/overview");
+    await expect(page).toHaveURL(/\/sign-in$/);
+    await page.goto("/keys");
+    await expect(page).toHaveURL(/\/sign-in$/);
+  });
+});
+
+test("a developer who rejects the signature is told so and can try again", async ({ page }) => {
+  const wallet = await installTestWallet(page);
+  wallet.rejectSignatures(true);
+
+  await page.goto("/sign-in");
+  await page.getByRole("button", { name: testWalletName }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "Request rejected" })).toBeVisible();
+  await expect(page).toHaveURL(/\/sign-in$/);
+
+  wallet.rejectSignatures(false);
+  await page.getByRole("button", { name: /Sign in as/ }).click();
+  await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
+});

@@ -1,0 +1,61 @@
+// End-to-end journeys against the real app: built, started on a fixed port with a fresh embedded database,
+// driven in Debian's Chromium.
+import { randomUUID } from "node:crypto";
+import { rmSync } from "node:fs";
+import path from "node:path";
+import { defineConfig, devices } from "@playwright/test";
+
+const port = 3123;
+const baseURL = `http://127.0.0.1:${port}`;
+// Each run gets a database no other run has seen. The config is evaluated again in every worker; only the
+// main process (no TEST_WORKER_INDEX) starts the server, and it first clears what earlier runs left behind
+// (one run at a time: the port is fixed).
+const dataRoot = path.resolve(".data-e2e");
+if (!process.env.TEST_WORKER_INDEX) rmSync(dataRoot, { recursive: true, force: true });
+const dataDir = path.join(dataRoot, randomUUID());
+const next = "node node_modules/next/dist/bin/next";
+
+export default defineConfig({
+  testDir: "./e2e",
+  fullyParallel: false,
+  workers: 1,
+  forbidOnly: !!process.env.CI,
+  retries: 0,
+  reporter: process.env.CI ? [["list"], ["html", { open: "never" }]] : "list",
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  use: {
+    baseURL,
+    trace: "retain-on-failure",
+    screenshot: "only-on-failure",
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-quic",
+      ],
+    },
+  },
+  projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"] } }],
+  webServer: {
+    command: `${next} build && ${next} start -p ${port} -H 127.0.0.1`,
+    url: `${baseURL}/api/health`,
+    reuseExistingServer: false,
+    timeout: 300_000,
+    stdout: "ignore",
+    stderr: "pipe",
+    env: {
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+      DATA_DIR: dataDir,
+      STARTER_CREDITS: "100",
+      LOG_LEVEL: "warn",
+    },
+  },
+});
