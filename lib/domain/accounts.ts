@@ -58,7 +58,7 @@ export async function getProfile(accountId: string) {
   return toProfile(row);
 }
 
-export async function updateProfile(accountId: string, input: Partial<ProfileInput>) {
+export async function updateProfile(accountId: string, input: { name?: string; email?: string | null; organization?: string | null }) {
   const [row] = await (await db())
     .update(accounts)
     .set({

@@ -55,7 +55,14 @@ export const CreateProfileRequest = z
     organization: z.string().trim().max(80).optional(),
   })
   .strict();
-export const UpdateProfileRequest = CreateProfileRequest.partial().strict();
+/** Partial update; `null` clears an optional field. */
+export const UpdateProfileRequest = z
+  .object({
+    name: z.string().trim().min(1).max(80).optional(),
+    email: z.email().max(254).nullable().optional(),
+    organization: z.string().trim().max(80).nullable().optional(),
+  })
+  .strict();
 export const Profile = z
   .object({
     developerId: z.string(),
