@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import type { ProgressReport } from "./node-protocol";
+import { mergeReports, ReportBuffer } from "./report-buffer";
+
+describe("the node's report buffer", () => {
+  it("merges reports: highest progress, provider requests and logs in order", () => {
+    expect(
+      mergeReports(
+        { progress: 40, providerRequests: [{ a: 1 }], logs: [{ level: "info", message: "one" }] },
+        { progress: 30, providerRequests: [{ b: 2 }], logs: [{ level: "warn", message: "two" }] },
+      ),
+    ).toEqual({ progress: 40, providerRequests: [{ a: 1 }, { b: 2 }], logs: [{ level: "info", message: "one" }, { level: "warn", message: "two" }] });
+  });
+
+  it("hands a fast job's reports to its final report instead of sending them", async () => {
+    const sent: ProgressReport[] = [];
+    const buffer = new ReportBuffer(async (r) => void sent.push(r), 60_000);
+    buffer.add({ progress: 40 });
+    buffer.add({ providerRequests: [{ provider: "x" }] });
+    expect(await buffer.close()).toEqual({ progress: 40, providerRequests: [{ provider: "x" }] });
+    expect(sent).toEqual([]);
+  });
+
+  it("sends one merged report after the delay, and nothing after close", async () => {
+    const sent: ProgressReport[] = [];
+    let delivered: () => void = () => undefined;
+    const arrived = new Promise<void>((resolve) => (delivered = resolve));
+    const buffer = new ReportBuffer(async (r) => {
+      sent.push(r);
+      delivered();
+    }, 1);
+    buffer.add({ progress: 10 });
+    buffer.add({ progress: 20 });
+    await arrived;
+    expect(sent).toEqual([{ progress: 20 }]);
+    expect(await buffer.close()).toEqual({});
+    buffer.add({ progress: 90 });
+    expect(sent).toHaveLength(1);
+  });
+});
