@@ -22,7 +22,13 @@ async function reachablePostgres(): Promise<string | undefined> {
 
 const postgresUrl = await reachablePostgres();
 if (postgresUrl) process.env.TEST_DATABASE_URL = postgresUrl;
-const shared = { pool: "forks" as const, testTimeout: 60_000, hookTimeout: 60_000, isolate: true };
+const shared = {
+  pool: "forks" as const,
+  testTimeout: 60_000,
+  hookTimeout: 60_000,
+  isolate: true,
+  globalSetup: ["tests/support/global-setup.ts"],
+};
 
 // The database-level suites run twice: on embedded PGlite, and on PostgreSQL when TEST_DATABASE_URL is set.
 const databaseSuites = ["tests/integration/**/*.test.ts"];

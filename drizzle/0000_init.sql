@@ -4,10 +4,10 @@ CREATE TABLE "accounts" (
 	"name" text,
 	"email" text,
 	"organization" text,
-	"profile_created_at" timestamp with time zone,
+	"profile_created_at" timestamp (3) with time zone,
 	"credit_balance" bigint DEFAULT 0 NOT NULL,
-	"credit_updated_at" timestamp with time zone DEFAULT now() NOT NULL,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"credit_updated_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "accounts_wallet_address_unique" UNIQUE("wallet_address")
 );
 --> statement-breakpoint
@@ -19,19 +19,19 @@ CREATE TABLE "api_keys" (
 	"prefix" text NOT NULL,
 	"secret_hash" text NOT NULL,
 	"previous_secret_hash" text,
-	"previous_expires_at" timestamp with time zone,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
-	"last_used_at" timestamp with time zone,
-	"expires_at" timestamp with time zone,
-	"revoked_at" timestamp with time zone,
+	"previous_expires_at" timestamp (3) with time zone,
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
+	"last_used_at" timestamp (3) with time zone,
+	"expires_at" timestamp (3) with time zone,
+	"revoked_at" timestamp (3) with time zone,
 	CONSTRAINT "api_keys_secret_hash_unique" UNIQUE("secret_hash"),
 	CONSTRAINT "api_keys_previous_secret_hash_unique" UNIQUE("previous_secret_hash")
 );
 --> statement-breakpoint
 CREATE TABLE "auth_nonces" (
 	"nonce" text PRIMARY KEY NOT NULL,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
-	"used_at" timestamp with time zone
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
+	"used_at" timestamp (3) with time zone
 );
 --> statement-breakpoint
 CREATE TABLE "credit_ledger" (
@@ -42,7 +42,7 @@ CREATE TABLE "credit_ledger" (
 	"balance_after" bigint NOT NULL,
 	"job_id" uuid,
 	"description" text NOT NULL,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
 	"seq" bigint GENERATED ALWAYS AS IDENTITY (sequence name "credit_ledger_seq_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1)
 );
 --> statement-breakpoint
@@ -53,7 +53,7 @@ CREATE TABLE "idempotency_keys" (
 	"job_id" uuid NOT NULL,
 	"response_status" integer NOT NULL,
 	"response_body" jsonb NOT NULL,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "idempotency_keys_account_id_key_pk" PRIMARY KEY("account_id","key")
 );
 --> statement-breakpoint
@@ -65,7 +65,7 @@ CREATE TABLE "job_events" (
 	"attempt" integer NOT NULL,
 	"node_id" uuid,
 	"data" jsonb,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "job_logs" (
@@ -75,7 +75,7 @@ CREATE TABLE "job_logs" (
 	"source" text NOT NULL,
 	"message" text NOT NULL,
 	"node_id" uuid,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "job_logs_job_id_sequence_pk" PRIMARY KEY("job_id","sequence")
 );
 --> statement-breakpoint
@@ -93,18 +93,18 @@ CREATE TABLE "jobs" (
 	"max_attempts" integer NOT NULL,
 	"timeout_ms" integer NOT NULL,
 	"assigned_node_id" uuid,
-	"assigned_at" timestamp with time zone,
-	"lease_expires_at" timestamp with time zone,
-	"routing_started_at" timestamp with time zone,
-	"next_attempt_at" timestamp with time zone,
+	"assigned_at" timestamp (3) with time zone,
+	"lease_expires_at" timestamp (3) with time zone,
+	"routing_started_at" timestamp (3) with time zone,
+	"next_attempt_at" timestamp (3) with time zone,
 	"result" jsonb,
 	"error" jsonb,
 	"event_seq" integer DEFAULT 0 NOT NULL,
 	"log_seq" integer DEFAULT 0 NOT NULL,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
-	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
-	"started_at" timestamp with time zone,
-	"completed_at" timestamp with time zone
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
+	"started_at" timestamp (3) with time zone,
+	"completed_at" timestamp (3) with time zone
 );
 --> statement-breakpoint
 CREATE TABLE "nodes" (
@@ -115,10 +115,10 @@ CREATE TABLE "nodes" (
 	"service_ids" text[] DEFAULT '{}'::text[] NOT NULL,
 	"concurrency" integer DEFAULT 1 NOT NULL,
 	"embedded" boolean DEFAULT false NOT NULL,
-	"last_heartbeat_at" timestamp with time zone,
-	"draining_at" timestamp with time zone,
-	"revoked_at" timestamp with time zone,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"last_heartbeat_at" timestamp (3) with time zone,
+	"draining_at" timestamp (3) with time zone,
+	"revoked_at" timestamp (3) with time zone,
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "nodes_token_hash_unique" UNIQUE("token_hash")
 );
 --> statement-breakpoint
@@ -130,7 +130,7 @@ CREATE TABLE "services" (
 	"status" text NOT NULL,
 	"input_schema" jsonb NOT NULL,
 	"position" integer DEFAULT 0 NOT NULL,
-	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
+	"updated_at" timestamp (3) with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
 ALTER TABLE "api_keys" ADD CONSTRAINT "api_keys_account_id_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint

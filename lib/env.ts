@@ -9,6 +9,8 @@ const envSchema = z.object({
   /** Embedded database directory; `memory://` keeps it in memory (tests). */
   DATA_DIR: z.string().min(1).default("./.data"),
   DATABASE_URL: z.string().url().optional(),
+  /** A PGlite data-dir dump (from dumpDataDir) that a fresh in-memory database starts from (tests). */
+  EMBEDDED_DB_TEMPLATE: z.string().optional(),
   SESSION_SECRET: z.string().min(32, "SESSION_SECRET must be at least 32 characters").optional(),
   /** The dashboard's own origin for the Origin check; derived from the request when unset. */
   APP_ORIGIN: z.string().url().optional(),
@@ -33,11 +35,11 @@ const envSchema = z.object({
 
 export type Env = z.infer<typeof envSchema>;
 
-function emptyToUndefined(source: NodeJS.ProcessEnv): Record<string, string | undefined> {
+function emptyToUndefined(source: Record<string, string | undefined>): Record<string, string | undefined> {
   return Object.fromEntries(Object.entries(source).map(([k, v]) => [k, v === "" ? undefined : v]));
 }
 
-export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
+export function parseEnv(source: Record<string, string | undefined> = process.env): Env {
   const parsed = envSchema.safeParse(emptyToUndefined(source));
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`).join("\n");

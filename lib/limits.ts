@@ -17,7 +17,5 @@ export const limits = {
   get apiKeyRequestsPerMinute() {
     return env().RATE_LIMIT_PER_MINUTE;
   },
-  /** Requests per minute per client address on the sign-in routes. */
-  authRequestsPerMinute: 60,
   nodeClaimMaxWaitMs: 25_000,
 } as const;

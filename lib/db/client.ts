@@ -4,6 +4,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { env } from "@/lib/env";
+import { log } from "@/lib/log";
 import * as schema from "./schema";
 
 export type Schema = typeof schema;
@@ -54,7 +55,11 @@ async function openPglite(dataDir: string): Promise<Database> {
   const inMemory = dataDir.startsWith("memory://");
   if (!inMemory) mkdirSync(dataDir, { recursive: true });
   const releaseDataDir = inMemory ? () => undefined : claimDataDir(dataDir);
-  const client = new PGlite(inMemory ? undefined : path.join(dataDir, "pg"));
+  const template = env().EMBEDDED_DB_TEMPLATE;
+  const client =
+    inMemory && template
+      ? new PGlite({ loadDataDir: new Blob([readFileSync(template)]) })
+      : new PGlite(inMemory ? undefined : path.join(dataDir, "pg"));
   await client.waitReady;
   const db = drizzle({ client, schema });
   await migrate(db, { migrationsFolder });
@@ -84,6 +89,8 @@ async function openPostgres(url: string): Promise<Database> {
   const { drizzle } = await import("drizzle-orm/node-postgres");
   const { migrate } = await import("drizzle-orm/node-postgres/migrator");
   const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // An idle connection the server ends (restart, failover) must not crash the process: the pool replaces it.
+  pool.on("error", (err) => log.warn("database connection lost", { err }));
   const db = drizzle({ client: pool, schema });
   // Several instances may start at once: one migrates while the others wait on an advisory lock.
   const migrator = await pool.connect();
@@ -102,6 +109,7 @@ async function openPostgres(url: string): Promise<Database> {
     async listen(channel, handler) {
       if (!listener) {
         listener = await pool.connect();
+        listener.on("error", (err) => log.warn("notification connection lost", { err }));
         listener.on("notification", (msg) => {
           for (const h of handlers.get(msg.channel) ?? []) h(msg.payload ?? "");
         });

@@ -14,8 +14,10 @@ import {
   uuid,
 } from "drizzle-orm/pg-core";
 
-const createdAt = () => timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow();
-const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+// Millisecond precision: what the API shows (ISO-8601 with ms) is exactly what is stored, so a client can
+// use a returned timestamp as an inclusive filter bound.
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date", precision: 3 });
+const createdAt = () => ts("created_at").notNull().defaultNow();
 
 /** A wallet-owned account; the developer profile lives on the same row once created. */
 export const accounts = pgTable("accounts", {

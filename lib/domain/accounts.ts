@@ -59,6 +59,7 @@ export async function getProfile(accountId: string) {
 }
 
 export async function updateProfile(accountId: string, input: { name?: string; email?: string | null; organization?: string | null }) {
+  if (input.name === undefined && input.email === undefined && input.organization === undefined) return getProfile(accountId);
   const [row] = await (await db())
     .update(accounts)
     .set({

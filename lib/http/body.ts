@@ -3,8 +3,9 @@ import type { z } from "zod";
 import { DomainError } from "@/lib/domain/errors";
 import { limits } from "@/lib/limits";
 
-export interface ReadJsonOptions {
-  maxBytes?: number;
+export interface ReadJsonOptions<T = unknown> {
+  /** A byte limit, or one that depends on what the body says (checked after parsing, within `readLimitBytes`). */
+  maxBytes?: number | ((value: T) => number);
   /** An empty body is read as `{}` (e.g. rotate without options). */
   allowEmpty?: boolean;
 }
@@ -31,9 +32,19 @@ async function readLimited(req: Request, maxBytes: number): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+/** PostgreSQL text and jsonb cannot hold U+0000: such input is refused up front as a bad request. */
+export function containsNul(value: unknown): boolean {
+  if (typeof value === "string") return value.includes("\u0000");
+  if (Array.isArray(value)) return value.some(containsNul);
+  if (value && typeof value === "object") return Object.entries(value).some(([k, v]) => k.includes("\u0000") || containsNul(v));
+  return false;
+}
+
+const nulRefused = () => new DomainError("INVALID_REQUEST", "Text may not contain the NUL character (U+0000).");
+
 /** Parses the body as JSON of the given shape; any mismatch is a 400 INVALID_REQUEST with the issues. */
-export async function readJson<S extends z.ZodType>(req: Request, schema: S, options: ReadJsonOptions = {}): Promise<z.infer<S>> {
-  const maxBytes = options.maxBytes ?? limits.defaultBodyBytes;
+export async function readJson<S extends z.ZodType>(req: Request, schema: S, options: ReadJsonOptions<z.infer<S>> & { readLimitBytes?: number } = {}): Promise<z.infer<S>> {
+  const maxBytes = typeof options.maxBytes === "number" ? options.maxBytes : (options.readLimitBytes ?? limits.defaultBodyBytes);
   const contentType = req.headers.get("content-type");
   const text = await (async () => {
     if (contentType === null && options.allowEmpty) return readLimited(req, maxBytes);
@@ -52,7 +63,15 @@ export async function readJson<S extends z.ZodType>(req: Request, schema: S, opt
   } else if (!options.allowEmpty) {
     throw new DomainError("INVALID_REQUEST", "The request body is empty.");
   }
-  return parseOr400(schema, value, "The request body");
+  if (containsNul(value)) throw nulRefused();
+  const parsed = parseOr400(schema, value, "The request body");
+  if (typeof options.maxBytes === "function") {
+    const limit = options.maxBytes(parsed);
+    if (Buffer.byteLength(text) > limit) {
+      throw new DomainError("PAYLOAD_TOO_LARGE", `The request body exceeds the limit of ${limit} bytes.`, { limitBytes: limit });
+    }
+  }
+  return parsed;
 }
 
 export function parseOr400<S extends z.ZodType>(schema: S, value: unknown, what: string): z.infer<S> {
@@ -69,5 +88,7 @@ export function issuesOf(error: z.ZodError): { path: string; message: string }[]
 
 /** Query parameters as a plain object (last value wins), for zod parsing. */
 export function queryOf(req: Request): Record<string, string> {
-  return Object.fromEntries(new URL(req.url).searchParams.entries());
+  const query = Object.fromEntries(new URL(req.url).searchParams.entries());
+  if (containsNul(query)) throw nulRefused();
+  return query;
 }

@@ -9,22 +9,35 @@ const isoTime = z.string().meta({ format: "date-time", description: "ISO-8601 UT
 const nullableIso = isoTime.nullable();
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
 
+/** Times the API accepts: what both PostgreSQL and ISO-8601 four-digit years represent exactly. */
+const storableTime = (d: Date) => !Number.isNaN(d.getTime()) && d.getUTCFullYear() >= 1970 && d.getUTCFullYear() <= 9999;
+
 /** A time filter: ISO-8601 string or epoch milliseconds. */
 export const timeParam = z
   .string()
   .transform((v, ctx) => {
     const d = /^\d+$/.test(v) ? new Date(Number(v)) : new Date(v);
-    if (Number.isNaN(d.getTime())) {
-      ctx.addIssue({ code: "custom", message: "Expected an ISO-8601 time or epoch milliseconds." });
+    if (!storableTime(d)) {
+      ctx.addIssue({ code: "custom", message: "Expected an ISO-8601 time or epoch milliseconds between 1970 and 9999." });
       return z.NEVER;
     }
     return d;
   })
   .meta({ description: "ISO-8601 time or epoch milliseconds", type: "string" });
 
+/** A decimal integer query parameter (no "0x10", "1e3" or blanks). */
+const intParam = (min: number, max: number, fallback: number) =>
+  z
+    .string()
+    .regex(/^\d{1,9}$/, "Expected a whole number")
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max))
+    .default(fallback)
+    .meta({ type: "integer", minimum: min, maximum: max, default: fallback });
+
 export const pageQuery = z.object({
-  page: z.coerce.number().int().min(1).default(1),
-  limit: z.coerce.number().int().min(1).max(limits.pageLimitMax).default(limits.pageLimitDefault),
+  page: intParam(1, 1_000_000, 1),
+  limit: intParam(1, limits.pageLimitMax, limits.pageLimitDefault),
 });
 
 export const Pagination = z
@@ -79,7 +92,11 @@ export const CreateKeyRequest = z
   .object({
     name: z.string().trim().min(1).max(80),
     scopes: z.array(Scope).min(1).transform((s) => [...new Set(s)]),
-    expiresAt: z.iso.datetime({ offset: true }).optional(),
+    expiresAt: z.iso
+      .datetime({ offset: true })
+      .refine((v) => storableTime(new Date(v)), "expiresAt must be a time between 1970 and 9999")
+      .refine((v) => new Date(v).getTime() > Date.now(), "expiresAt must be in the future")
+      .optional(),
   })
   .strict();
 export const RotateKeyRequest = z.object({ gracePeriodSeconds: z.number().int().min(0).max(604_800).optional() }).strict();
@@ -196,7 +213,12 @@ export const CreditEntry = z
   .meta({ id: "CreditEntry" });
 export const CreditHistory = z.object({ data: z.array(CreditEntry), pagination: Pagination }).meta({ id: "CreditHistory" });
 
-export const MetricsQuery = z.object({ periodStart: timeParam.optional(), periodEnd: timeParam.optional() });
+export const MetricsQuery = z
+  .object({ periodStart: timeParam.optional(), periodEnd: timeParam.optional() })
+  .refine((q) => !q.periodStart || !q.periodEnd || q.periodStart <= q.periodEnd, {
+    message: "periodStart must not be after periodEnd",
+    path: ["periodStart"],
+  });
 export const UsageSummary = z
   .object({
     periodStart: isoTime,

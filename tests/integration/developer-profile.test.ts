@@ -88,6 +88,23 @@ describe("the developer profile", () => {
     });
   });
 
+  it("clears email and organization with null, but never the name", async () => {
+    const dev = await signUpDeveloper(server.baseUrl, { profile: false });
+    await dev.session("/api/developers", { method: "POST", body: JSON.stringify({ name: "Keeps", email: "k@example.com", organization: "Org" }) });
+    const cleared = await dev.session("/api/developers/me", { method: "PATCH", body: JSON.stringify({ email: null, organization: null }) });
+    expect(cleared.status).toBe(200);
+    expect(await cleared.json()).toMatchObject({ name: "Keeps", email: null, organization: null });
+    await expectError(await dev.session("/api/developers/me", { method: "PATCH", body: JSON.stringify({ name: null }) }), 400, "INVALID_REQUEST");
+  });
+
+  it("treats an empty PATCH as a no-op: 200 with the profile unchanged", async () => {
+    const dev = await signUpDeveloper(server.baseUrl, { name: "Steady" });
+    const before = await (await dev.session("/api/developers/me")).json();
+    const res = await dev.session("/api/developers/me", { method: "PATCH", body: "{}" });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual(before);
+  });
+
   it("cannot be updated before it exists (404 PROFILE_NOT_FOUND)", async () => {
     const dev = await signUpDeveloper(server.baseUrl, { profile: false });
     await expectError(await dev.session("/api/developers/me", { method: "PATCH", body: JSON.stringify({ name: "X" }) }), 404, "PROFILE_NOT_FOUND");
@@ -110,6 +127,8 @@ describe("profile validation", () => {
     ["an organization over 80 characters", { name: "Ada", organization: "o".repeat(81) }],
     ["an extra member", { name: "Ada", role: "admin" }],
     ["a name that is not a string", { name: 42 }],
+    ["a name containing a NUL character", { name: "Ada\u0000Lovelace" }],
+    ["an organization containing a NUL character", { name: "Ada", organization: "\u0000" }],
   ];
 
   it.each(invalidBodies)("POST /api/developers refuses %s with 400 INVALID_REQUEST and creates nothing", async (_, body) => {
@@ -125,6 +144,12 @@ describe("profile validation", () => {
       await expectError(await dev.session("/api/developers/me", { method: "PATCH", body: JSON.stringify(body) }), 400, "INVALID_REQUEST");
     }
     expect(await (await dev.session("/api/developers/me")).json()).toEqual(before);
+  });
+
+  it("PATCH /api/developers/me refuses a name containing a NUL character with 400", async () => {
+    const dev = await signUpDeveloper(server.baseUrl, { name: "Unchanged" });
+    await expectError(await dev.session("/api/developers/me", { method: "PATCH", body: JSON.stringify({ name: "a\u0000b" }) }), 400, "INVALID_REQUEST");
+    expect((await (await dev.session("/api/developers/me")).json()).name).toBe("Unchanged");
   });
 
   it("refuses malformed JSON with 400 and a body that is not JSON with 415", async () => {

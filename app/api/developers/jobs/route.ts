@@ -1,3 +1,4 @@
+import { bodyLimitOf } from "@/lib/domain/catalog";
 import { limits } from "@/lib/limits";
 import { listJobs } from "@/lib/domain/jobs";
 import { json, withApi } from "@/lib/http/api";
@@ -16,6 +17,10 @@ export const GET = withApi(async (req) => {
 
 export const POST = withApi(async (req) => {
   const principal = await requireApiKey(req, "services:execute");
-  const { payload } = await readJson(req, CreateJobRequest, { maxBytes: limits.ocrBodyBytes });
+  // The service's own limit applies, as on execute; it is known once the payload names the service.
+  const { payload } = await readJson(req, CreateJobRequest, {
+    readLimitBytes: limits.ocrBodyBytes,
+    maxBytes: (body) => bodyLimitOf(body.payload.serviceId),
+  });
   return submitAndRespond(principal, payload.serviceId, payload.input, idempotencyKeyOf(req));
 });

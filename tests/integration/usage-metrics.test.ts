@@ -1,0 +1,205 @@
+// Usage (CONTRACT §6): GET /api/developers/metrics sums up a developer's jobs and credits over a period.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signUpDeveloper, type Developer } from "../support/developer";
+import { submit, waitForStatus, type JobView } from "../support/jobs";
+import { startTestServer, type TestServer } from "../support/test-server";
+
+interface UsageSummary {
+  periodStart: string;
+  periodEnd: string;
+  totalJobs: number;
+  completedJobs: number;
+  failedJobs: number;
+  activeJobs: number;
+  creditsUsed: number;
+  successRate: number;
+  avgDurationMs: number | null;
+  p95DurationMs: number | null;
+  byService: { serviceId: string; jobs: number; completed: number; failed: number; creditsUsed: number }[];
+  byDay: { date: string; jobs: number; creditsUsed: number }[];
+}
+
+const dayMs = 24 * 3600 * 1000;
+/** Base64 of plain text: image-ocr refuses it as INVALID_IMAGE, fails at once and refunds its 5 credits. */
+const notAnImage = Buffer.from("a shopping list, not a photo").toString("base64");
+
+let server: TestServer;
+let dev: Developer;
+let key: string;
+/** Oldest first: token-count ✓, text-summarize ✓, image-ocr ✗, token-count ✓, image-ocr ✗. */
+let jobs: JobView[];
+
+beforeAll(async () => {
+  server = await startTestServer();
+  dev = await signUpDeveloper(server.baseUrl);
+  key = await dev.createApiKey();
+  const plan: [string, Record<string, unknown>][] = [
+    ["token-count", { text: "Counting the tokens of a first sentence." }],
+    ["text-summarize", { text: "Rivers carry water to the sea. Rain feeds the rivers. The sea gives back rain through clouds.", sentences: 1 }],
+    ["image-ocr", { image: notAnImage }],
+    ["token-count", { text: "Counting the tokens of another sentence." }],
+    ["image-ocr", { image: notAnImage }],
+  ];
+  // Each job ends before the next starts, so a period starting at a job's creation holds exactly the
+  // later jobs and their charges and refunds.
+  jobs = [];
+  for (const [serviceId, input] of plan) jobs.push(await waitForStatus(dev, key, (await submit(dev, key, serviceId, input)).jobId));
+});
+afterAll(() => server.close());
+
+async function metrics(query = "", fetchWith: (path: string) => Promise<Response> = (path) => dev.withKey(key, path)) {
+  const res = await fetchWith(`/api/developers/metrics${query ? `?${query}` : ""}`);
+  expect(res.status).toBe(200);
+  return (await res.json()) as UsageSummary;
+}
+
+async function expectError(res: Response, status: number, code: string) {
+  expect(res.status).toBe(status);
+  const body = await res.json();
+  expect(body.error).toMatchObject({ code, message: expect.any(String), requestId: res.headers.get("x-request-id") });
+  return body.error;
+}
+
+const byServiceId = (rows: UsageSummary["byService"]) => [...rows].sort((a, b) => a.serviceId.localeCompare(b.serviceId));
+const durationOf = (job: JobView) => Date.parse(String(job.completedAt)) - Date.parse(String(job.createdAt));
+const future = () => Date.now() + dayMs;
+
+describe("GET /api/developers/metrics after 3 completed and 2 failed jobs", () => {
+  it("jobs have run as planned", () => {
+    expect(jobs.map((j) => j.status)).toEqual(["completed", "completed", "failed", "completed", "failed"]);
+    expect(jobs[2].error).toMatchObject({ code: "INVALID_IMAGE" });
+  });
+
+  it("counts the jobs, none of them active, and the success rate of final jobs", async () => {
+    const usage = await metrics();
+    expect(usage).toMatchObject({ totalJobs: 5, completedJobs: 3, failedJobs: 2, activeJobs: 0 });
+    expect(usage.successRate).toBeCloseTo(3 / 5, 10);
+  });
+
+  it("charges minus refunds: the failed OCR jobs cost nothing in the end", async () => {
+    const usage = await metrics();
+    expect(usage.creditsUsed).toBe(1 + 2 + 1);
+
+    const history = (await (await dev.withKey(key, "/api/credits/history?limit=100")).json()) as { data: { type: string; amount: number }[] };
+    const spent = -history.data.filter((e) => e.type === "charge" || e.type === "refund").reduce((sum, e) => sum + e.amount, 0);
+    expect(usage.creditsUsed).toBe(spent);
+    expect(history.data.filter((e) => e.type === "refund")).toHaveLength(2);
+  });
+
+  it("breaks the jobs and credits down by service", async () => {
+    const usage = await metrics();
+    expect(byServiceId(usage.byService)).toEqual([
+      { serviceId: "image-ocr", jobs: 2, completed: 0, failed: 2, creditsUsed: 0 },
+      { serviceId: "text-summarize", jobs: 1, completed: 1, failed: 0, creditsUsed: 2 },
+      { serviceId: "token-count", jobs: 2, completed: 2, failed: 0, creditsUsed: 2 },
+    ]);
+  });
+
+  it("counts today's jobs under today's UTC date, YYYY-MM-DD", async () => {
+    const usage = await metrics();
+    const dates = [...new Set(jobs.map((j) => String(j.createdAt).slice(0, 10)))];
+    expect(usage.byDay.map((d) => d.date)).toEqual(dates);
+    for (const day of usage.byDay) expect(day.date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(usage.byDay.reduce((sum, d) => sum + d.jobs, 0)).toBe(5);
+    expect(usage.byDay.reduce((sum, d) => sum + d.creditsUsed, 0)).toBe(4);
+  });
+
+  it("reports average and 95th-percentile durations within the jobs' own durations", async () => {
+    const usage = await metrics();
+    const durations = jobs.map(durationOf);
+    const [shortest, longest] = [Math.min(...durations), Math.max(...durations)];
+    for (const value of [usage.avgDurationMs, usage.p95DurationMs]) {
+      expect(value).toEqual(expect.any(Number));
+      expect(value).toBeGreaterThanOrEqual(shortest - 1);
+      expect(value).toBeLessThanOrEqual(longest + 1);
+    }
+  });
+
+  it("covers the last 30 days by default", async () => {
+    const usage = await metrics();
+    expect(Date.parse(usage.periodEnd) - Date.parse(usage.periodStart)).toBe(30 * dayMs);
+    expect(Date.parse(usage.periodStart)).toBeLessThanOrEqual(Date.parse(String(jobs[0].createdAt)));
+  });
+});
+
+describe("the period of the metrics", () => {
+  it("starts at an ISO-8601 time, inclusive: only the jobs created since then", async () => {
+    const periodStart = String(jobs[2].createdAt);
+    const periodEnd = new Date(future()).toISOString();
+    const usage = await metrics(`periodStart=${encodeURIComponent(periodStart)}&periodEnd=${encodeURIComponent(periodEnd)}`);
+    expect(usage).toMatchObject({ periodStart, periodEnd, totalJobs: 3, completedJobs: 1, failedJobs: 2, activeJobs: 0, creditsUsed: 1 });
+    expect(usage.successRate).toBeCloseTo(1 / 3, 10);
+    expect(byServiceId(usage.byService)).toEqual([
+      { serviceId: "image-ocr", jobs: 2, completed: 0, failed: 2, creditsUsed: 0 },
+      { serviceId: "token-count", jobs: 1, completed: 1, failed: 0, creditsUsed: 1 },
+    ]);
+  });
+
+  it("reads epoch milliseconds exactly like ISO-8601", async () => {
+    const start = Date.parse(String(jobs[2].createdAt));
+    const end = future();
+    const epoch = await metrics(`periodStart=${start}&periodEnd=${end}`);
+    const iso = await metrics(`periodStart=${new Date(start).toISOString()}&periodEnd=${new Date(end).toISOString()}`);
+    expect(epoch).toEqual(iso);
+    expect(epoch.periodStart).toBe(new Date(start).toISOString());
+    expect(epoch.totalJobs).toBe(3);
+  });
+
+  it("ends at periodEnd, inclusive", async () => {
+    const usage = await metrics(`periodStart=${Date.parse(String(jobs[0].createdAt))}&periodEnd=${Date.parse(String(jobs[1].createdAt))}`);
+    expect(usage).toMatchObject({ totalJobs: 2, completedJobs: 2, failedJobs: 0, creditsUsed: 1 + 2 });
+    expect(usage.successRate).toBe(1);
+  });
+
+  it("is all zeros for a period in the past", async () => {
+    const usage = await metrics("periodStart=2020-01-01T00:00:00.000Z&periodEnd=2020-01-31T23:59:59.999Z");
+    expect(usage).toMatchObject({
+      periodStart: "2020-01-01T00:00:00.000Z",
+      periodEnd: "2020-01-31T23:59:59.999Z",
+      totalJobs: 0,
+      completedJobs: 0,
+      failedJobs: 0,
+      activeJobs: 0,
+      creditsUsed: 0,
+      successRate: 0,
+      byService: [],
+      byDay: [],
+    });
+    // No job ended in the period, so there is no duration to report.
+    expect([null, 0]).toContain(usage.avgDurationMs);
+    expect([null, 0]).toContain(usage.p95DurationMs);
+  });
+
+  it.each([
+    "periodStart=not-a-date",
+    "periodEnd=2024-13-01T00:00:00Z",
+    "periodStart=",
+    "periodStart=2024-06-02T00:00:00Z&periodEnd=2024-06-01T00:00:00Z",
+  ])("refuses a bad period (%s) with 400 INVALID_REQUEST", async (query) => {
+    await expectError(await dev.withKey(key, `/api/developers/metrics?${query}`), 400, "INVALID_REQUEST");
+  });
+});
+
+describe("who may read the metrics", () => {
+  it("an API key with only credits:read, and the wallet session, see the same summary", async () => {
+    const creditsOnly = await dev.createApiKey(["credits:read"]);
+    const query = `periodStart=${Date.parse(String(jobs[0].createdAt))}&periodEnd=${future()}`;
+    const withKey = await metrics(query, (path) => dev.withKey(creditsOnly, path));
+    const withSession = await metrics(query, (path) => dev.session(path));
+    expect(withKey.totalJobs).toBe(5);
+    expect(withSession).toEqual(withKey);
+  });
+
+  it("not a key without credits:read (403 naming the scope), nor nobody (401)", async () => {
+    const jobsOnly = await dev.createApiKey(["jobs:read"]);
+    const error = await expectError(await dev.withKey(jobsOnly, "/api/developers/metrics"), 403, "INSUFFICIENT_SCOPE");
+    expect(error.details).toEqual({ requiredScope: "credits:read" });
+    expect((await fetch(`${server.baseUrl}/api/developers/metrics`)).status).toBe(401);
+  });
+
+  it("another developer's summary is empty: metrics are per developer", async () => {
+    const other = await signUpDeveloper(server.baseUrl, { name: "Grace Other" });
+    const usage = await metrics("", (path) => other.session(path));
+    expect(usage).toMatchObject({ totalJobs: 0, completedJobs: 0, failedJobs: 0, creditsUsed: 0, byService: [], byDay: [] });
+  });
+});
