@@ -1,7 +1,9 @@
 // image-ocr: extracts English text from a PNG or JPEG with Tesseract (tesseract.js, LSTM engine), offline.
 // The traineddata comes from the @tesseract.js-data/eng package; a small pool of workers is kept warm.
-import { createRequire } from "node:module";
 import path from "node:path";
+
+// Taken from the runtime, not imported, so that no bundler rewrites its resolve().
+const { createRequire } = process.getBuiltinModule("node:module") as typeof import("node:module");
 import { createWorker, OEM, type Worker as TesseractWorker, type Page, type Bbox } from "tesseract.js";
 import { limits } from "@/lib/limits";
 import { ProviderError, type Provider, type ProviderContext } from "./types";
@@ -11,9 +13,13 @@ const poolSize = 2;
 const maxPixels = 50_000_000;
 const maxWordsReported = 2_000;
 
-/** The folder holding eng.traineddata.gz ("best_int": LSTM-only and small). */
+/**
+ * The folder holding eng.traineddata.gz ("best_int": LSTM-only and small). Resolved from the project root
+ * at run time: inside a Next.js server bundle `createRequire(import.meta.url).resolve` is rewritten by the
+ * bundler into a module id, so the path must not be resolved relative to this file.
+ */
 function englishLangPath(): string {
-  const packageJson = createRequire(import.meta.url).resolve("@tesseract.js-data/eng/package.json");
+  const packageJson = createRequire(path.join(process.cwd(), "package.json")).resolve("@tesseract.js-data/eng/package.json");
   return path.join(path.dirname(packageJson), "4.0.0_best_int");
 }
 
