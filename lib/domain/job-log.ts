@@ -39,6 +39,47 @@ export interface JobChange {
   logs?: LogInput[];
 }
 
+/**
+ * Writes the events and log lines that end at the row's eventSeq / logSeq, in one statement (both tables),
+ * since each round trip to the embedded database costs more than the rows themselves.
+ */
+async function appendToLog(tx: Tx, row: JobRow, events: EventInput[], logs: LogInput[]): Promise<void> {
+  if (events.length === 0 && logs.length === 0) return;
+  const firstEvent = row.eventSeq - events.length + 1;
+  const firstLog = row.logSeq - logs.length + 1;
+  const eventRows = events.map((e, i) => ({
+    job_id: row.id,
+    sequence: firstEvent + i,
+    type: e.type,
+    attempt: row.attempt,
+    node_id: e.nodeId ?? null,
+    data: e.data ?? null,
+  }));
+  const logRows = logs.map((l, i) => ({ job_id: row.id, sequence: firstLog + i, level: l.level, source: l.source, message: l.message, node_id: l.nodeId ?? null }));
+  await tx.execute(sql`
+    with appended_events as (
+      insert into ${jobEvents} (job_id, sequence, type, attempt, node_id, data)
+      select job_id, sequence, type, attempt, node_id, data
+      from jsonb_to_recordset(${JSON.stringify(eventRows)}::jsonb)
+        as e(job_id uuid, sequence int, type text, attempt int, node_id uuid, data jsonb)
+    )
+    insert into ${jobLogs} (job_id, sequence, level, source, message, node_id)
+    select job_id, sequence, level, source, message, node_id
+    from jsonb_to_recordset(${JSON.stringify(logRows)}::jsonb)
+      as l(job_id uuid, sequence int, level text, source text, message text, node_id uuid)`);
+}
+
+/** A new job with its first events and log lines (the start of its log), in the caller's transaction. */
+export async function recordJobCreation(tx: Tx, values: typeof jobs.$inferInsert, events: EventInput[], logs: LogInput[]): Promise<JobRow> {
+  const [row] = await tx
+    .insert(jobs)
+    .values({ ...values, eventSeq: events.length, logSeq: logs.length })
+    .returning();
+  await appendToLog(tx, row, events, logs);
+  await signal(tx, jobChannel, row.id);
+  return row;
+}
+
 /** Applies `change` if the job is in an allowed state; returns the updated row, or null when it was not. */
 export async function recordJobChange(tx: Tx, jobId: string, change: JobChange): Promise<JobRow | null> {
   const events = change.events ?? [];
@@ -61,25 +102,7 @@ export async function recordJobChange(tx: Tx, jobId: string, change: JobChange):
     .returning();
   if (!row) return null;
 
-  if (events.length > 0) {
-    const first = row.eventSeq - events.length + 1;
-    await tx.insert(jobEvents).values(
-      events.map((e, i) => ({
-        jobId,
-        sequence: first + i,
-        type: e.type,
-        attempt: row.attempt,
-        nodeId: e.nodeId ?? null,
-        data: e.data ?? null,
-      })),
-    );
-  }
-  if (logs.length > 0) {
-    const first = row.logSeq - logs.length + 1;
-    await tx.insert(jobLogs).values(
-      logs.map((l, i) => ({ jobId, sequence: first + i, level: l.level, source: l.source, message: l.message, nodeId: l.nodeId ?? null })),
-    );
-  }
+  await appendToLog(tx, row, events, logs);
   if (change.to === "failed" && row.creditCost > 0) {
     await applyLedgerEntry(tx, {
       accountId: row.accountId,

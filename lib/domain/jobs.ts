@@ -9,7 +9,7 @@ import { isServiceId, serviceInputs } from "./catalog";
 import { applyLedgerEntry } from "./credits";
 import { DomainError, notFound } from "./errors";
 import { findReplay, isUniqueViolation, requestFingerprint, storeResponse, type StoredResponse } from "./idempotency";
-import { recordJobChange, type JobRow } from "./job-log";
+import { recordJobChange, recordJobCreation, type JobRow } from "./job-log";
 import type { EventType, FailureCategory, JobStatus, LogLevel, LogSource } from "./job-states";
 import { offsetOf, pageOf, type PageRequest } from "./pagination";
 import { isUuid } from "./ids";
@@ -73,9 +73,13 @@ async function createJob(tx: Tx, submission: Submission, fingerprint: string): P
   const jobId = randomUUID();
   const workflowRunId = randomUUID();
   const config = env();
-  const [inserted] = await tx
-    .insert(jobs)
-    .values({
+  if (service.creditCost > 0) {
+    await applyLedgerEntry(tx, { accountId, type: "charge", amount: -service.creditCost, jobId, description: `${serviceId} job` });
+  }
+  const maxAttempts = config.JOB_MAX_ATTEMPTS;
+  const row = await recordJobCreation(
+    tx,
+    {
       id: jobId,
       workflowRunId,
       accountId,
@@ -84,22 +88,15 @@ async function createJob(tx: Tx, submission: Submission, fingerprint: string): P
       status: "queued",
       input: parsed.data,
       creditCost: service.creditCost,
-      maxAttempts: config.JOB_MAX_ATTEMPTS,
+      maxAttempts,
       timeoutMs: config.JOB_TIMEOUT_MS,
-    })
-    .returning();
-  if (service.creditCost > 0) {
-    await applyLedgerEntry(tx, { accountId, type: "charge", amount: -service.creditCost, jobId, description: `${serviceId} job` });
-  }
-  const row = await recordJobChange(tx, inserted.id, {
-    from: ["queued"],
-    events: [
+    },
+    [
       { type: "JOB_CREATED", data: { serviceId, creditCost: service.creditCost } },
-      { type: "WORKFLOW_INITIALIZED", data: { workflowRunId, maxAttempts: inserted.maxAttempts } },
+      { type: "WORKFLOW_INITIALIZED", data: { workflowRunId, maxAttempts } },
     ],
-    logs: [{ level: "info", source: "platform", message: `Job accepted for ${serviceId}; ${service.creditCost} credits charged.` }],
-  });
-  if (!row) throw new Error("a new job could not record its creation");
+    [{ level: "info", source: "platform", message: `Job accepted for ${serviceId}; ${service.creditCost} credits charged.` }],
+  );
   // The response shows the job as created; in the same transaction it is offered to the nodes.
   const job = toExecutionJob(row, null);
   if (submission.idempotencyKey) {

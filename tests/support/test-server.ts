@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { Readable } from "node:stream";
+import { pathToFileURL } from "node:url";
 import { createScratchDatabase, usePostgres } from "./postgres";
 import { findRoutes, matchRoute, type RouteModule } from "./route-table";
 
@@ -69,7 +70,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const routes = findRoutes(path.join(process.cwd(), "app", "api"));
   const modules = new Map<string, Promise<RouteModule>>();
   const load = (file: string) => {
-    if (!modules.has(file)) modules.set(file, import(/* @vite-ignore */ file) as Promise<RouteModule>);
+    if (!modules.has(file)) modules.set(file, import(/* @vite-ignore */ pathToFileURL(file).href) as Promise<RouteModule>);
     return modules.get(file) as Promise<RouteModule>;
   };
   const { startNetworkServices } = await import("@/lib/network/embedded");
