@@ -1,0 +1,322 @@
+// Turns one run's measurements into Markdown: printed to the terminal and merged into docs/benchmarks.md,
+// where each driver (PGlite, PostgreSQL) keeps its own section so the two runs complement each other.
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import type { CpuUse } from "./cpu";
+import type { GraphileResult } from "./graphile";
+import type { LoadResult } from "./http-load";
+import type { Driver } from "./server";
+import { ms, percent, perSecond, ratio, table, type Summary } from "./stats";
+
+export interface Machine {
+  cpuModel: string;
+  cores: number;
+  node: string;
+  driver: string;
+  loadAverage: number[];
+  date: string;
+  command: string;
+}
+
+export interface HttpResults {
+  connections: number;
+  durationSeconds: number;
+  health: LoadResult;
+  execute: LoadResult;
+}
+
+export interface NodesResults {
+  nodes: number;
+  slots: number;
+  steady: {
+    rate: number;
+    count: number;
+    overhead: Summary;
+    createdToAssigned: Summary;
+    assignedToStarted: Summary;
+    submit: Summary;
+    failed: number;
+    cpu: CpuUse;
+  };
+  burst: {
+    jobs: number;
+    submitters: number;
+    spanMs: number;
+    jobsPerSecond: number;
+    submitWindowMs: number;
+    /** Wall time the provider reported per job. */
+    providerMs: Summary;
+    failed: number;
+    cpu: CpuUse;
+  };
+}
+
+export interface RunResults {
+  driver: Driver;
+  machine: Machine;
+  http: HttpResults;
+  nodes: NodesResults[];
+  graphile: GraphileResult[];
+  graphileVersion?: string;
+}
+
+const p50p99 = (s: Summary) => `${ms(s.p50)} / ${ms(s.p99)}`;
+const cpuMsPerJob = (percentOfCore: number, c: CpuUse, jobs: number) => ((percentOfCore / 100) * c.seconds * 1000) / jobs;
+const cpuCells = (c: CpuUse) => [percent(c.server), percent(c.postgres), percent(c.bench), percent(c.other)];
+
+function httpSection(r: RunResults): string {
+  const { http } = r;
+  const row = (name: string, l: LoadResult) => [
+    name,
+    perSecond(l.requestsPerSecond),
+    ms(l.latency.p50),
+    ms(l.latency.p99),
+    String(l.non2xx + l.errors),
+    ...cpuCells(l.cpu),
+  ];
+  return [
+    `### Submit throughput against a trivial route (autocannon, ${http.connections} connections, ${http.durationSeconds} s each)`,
+    "",
+    "Server with no nodes (jobs stay queued for routing), so the figures are the API's own cost. " +
+      "CPU columns: percent of one core, over the measured window.",
+    "",
+    table(
+      ["route", "req/s", "p50", "p99", "non-2xx/errors", "server CPU", "PostgreSQL CPU", "load generator CPU", "other processes CPU"],
+      [
+        row("GET /api/health/live", http.health),
+        row("POST /api/marketplace/services/token-count/execute", http.execute),
+        [
+          "**execute ÷ health**",
+          `**${ratio(http.execute.requestsPerSecond, http.health.requestsPerSecond)}**`,
+          `**${ratio(http.execute.latency.p50, http.health.latency.p50)}**`,
+          `**${ratio(http.execute.latency.p99, http.health.latency.p99)}**`,
+          "",
+          "",
+          "",
+          "",
+          "",
+        ],
+      ],
+    ),
+  ].join("\n");
+}
+
+function overheadSection(r: RunResults): string {
+  const steady = r.nodes[0]?.steady;
+  const rows = r.nodes.map((n) => [
+    `ours, ${n.nodes} node${n.nodes === 1 ? "" : "s"}`,
+    String(n.slots),
+    ms(n.steady.overhead.p50),
+    ms(n.steady.overhead.p99),
+    ms(n.steady.overhead.avg),
+    ms(n.steady.overhead.max),
+    p50p99(n.steady.createdToAssigned),
+    p50p99(n.steady.assignedToStarted),
+    p50p99(n.steady.submit),
+    percent(n.steady.cpu.server),
+  ]);
+  const graphileRow = (name: string, concurrency: number, s: Summary) =>
+    [name, String(concurrency), ms(s.p50), ms(s.p99), ms(s.avg), ms(s.max), "", "", "", ""];
+  for (const g of r.graphile) {
+    rows.push(graphileRow("graphile-worker, created_at → start", g.concurrency, g.overhead));
+    rows.push(graphileRow("graphile-worker, addJob() → start", g.concurrency, g.addToStart));
+  }
+  return [
+    `### Queue overhead: created → EXECUTION_STARTED (${steady?.count ?? 0} jobs at a steady ${steady?.rate ?? 0} jobs/s)`,
+    "",
+    "From each job's telemetry (JOB_CREATED and EXECUTION_STARTED timestamps, millisecond resolution, the database's " +
+      "clock at the start of each writing transaction); submissions leave on schedule whatever earlier ones are doing. " +
+      "For graphile-worker: the job row's created_at (same clock) and the `job:start` event, and its own definition " +
+      "(addJob() called → start).",
+    "",
+    table(
+      ["queue", "concurrency", "p50", "p99", "avg", "max", "created → assigned p50 / p99", "assigned → started p50 / p99", "submit round trip p50 / p99", "server CPU"],
+      rows,
+    ),
+  ].join("\n");
+}
+
+function drainSection(r: RunResults): string {
+  const first = r.nodes[0]?.burst;
+  const rows = r.nodes.map((n) => [
+    `ours, ${n.nodes} node${n.nodes === 1 ? "" : "s"}`,
+    String(n.slots),
+    `**${perSecond(n.burst.jobsPerSecond)}**`,
+    ms(n.burst.spanMs),
+    ms(n.burst.submitWindowMs),
+    String(n.burst.failed),
+    ms(n.burst.providerMs.p50),
+    ms(cpuMsPerJob(n.burst.cpu.server, n.burst.cpu, n.burst.jobs)),
+    ms(cpuMsPerJob(n.burst.cpu.postgres, n.burst.cpu, n.burst.jobs)),
+    ...cpuCells(n.burst.cpu),
+  ]);
+  for (const g of r.graphile) {
+    rows.push([
+      "graphile-worker (no-op jobs)",
+      String(g.concurrency),
+      `**${perSecond(g.burst.jobsPerSecond)}**`,
+      ms(g.burst.spanMs),
+      ms(g.burst.submitWindowMs),
+      "0",
+      "(no-op)",
+      ms(cpuMsPerJob(g.burst.cpu.bench, g.burst.cpu, g.burst.jobs)),
+      ms(cpuMsPerJob(g.burst.cpu.postgres, g.burst.cpu, g.burst.jobs)),
+      ...cpuCells(g.burst.cpu),
+    ]);
+  }
+  return [
+    `### End-to-end: ${first?.jobs ?? 0} token-count jobs submitted while the nodes run`,
+    "",
+    `${first?.submitters ?? 0} clients submit back to back while the nodes drain; jobs/s = jobs ÷ (first JOB_CREATED → last ` +
+      "EXECUTION_COMPLETED, from telemetry). graphile-worker: first created_at → last `job:complete`; its worker runs " +
+      "inside the load generator's process. CPU per job = CPU time over the window ÷ jobs, for the app (our server " +
+      "process: HTTP submission, coordinator and nodes; for graphile-worker, the process that adds and runs the jobs) " +
+      "and for PostgreSQL: less sensitive than jobs/s to what else runs on the machine. Provider-reported time: the " +
+      "PROVIDER_REQUEST latencyMs of each job, wall time inside the provider, which includes waiting for the server's " +
+      "busy event loop (the embedded nodes share it), not only counting tokens.",
+    "",
+    table(
+      [
+        "queue",
+        "concurrency",
+        "jobs/s",
+        "first created → last completed",
+        "submission window",
+        "failed",
+        "provider-reported time p50",
+        "app CPU per job",
+        "PostgreSQL CPU per job",
+        "server CPU",
+        "PostgreSQL CPU",
+        "load generator CPU",
+        "other processes CPU",
+      ],
+      rows,
+    ),
+  ].join("\n");
+}
+
+function comparisonSection(r: RunResults): string {
+  if (r.graphile.length === 0) return "";
+  const rows: string[][] = [];
+  r.nodes.forEach((n, i) => {
+    const g = r.graphile[i];
+    if (!g) return;
+    rows.push([
+      `${n.nodes} node${n.nodes === 1 ? "" : "s"} vs concurrency ${g.concurrency}`,
+      ratio(n.steady.overhead.p50, g.overhead.p50),
+      ratio(n.steady.overhead.p99, g.overhead.p99),
+      ratio(n.steady.overhead.avg, g.addToStart.avg),
+      ratio(n.burst.jobsPerSecond, g.burst.jobsPerSecond),
+    ]);
+  });
+  return [
+    `### Ours as a ratio to graphile-worker ${r.graphileVersion ?? ""} (same PostgreSQL server, same run)`,
+    "",
+    "Overhead ratios above 1× mean we are slower; the throughput ratio below 1× means we drain fewer jobs per second.",
+    "",
+    table(["pairing", "overhead p50", "overhead p99", "overhead avg ÷ its add-to-start avg", "jobs/s"], rows),
+  ].join("\n");
+}
+
+/** Verdicts computed from this run's figures against the issue's aims. */
+function standingSection(r: RunResults): string {
+  const lines: string[] = [];
+  const verdict = (ok: boolean) => (ok ? "met" : "**not met**");
+  for (const n of r.nodes) {
+    const o = n.steady.overhead;
+    const label = `${n.nodes} node${n.nodes === 1 ? "" : "s"}`;
+    lines.push(`- Queue overhead, ${label}: p50 ${ms(o.p50)} (aim ≤ 10 ms: ${verdict(o.p50 <= 10)}), p99 ${ms(o.p99)} (aim ≤ 50 ms: ${verdict(o.p99 <= 50)}).`);
+    const toAssigned = n.steady.createdToAssigned.p50;
+    const toStarted = n.steady.assignedToStarted.p50;
+    lines.push(
+      `  Of the median, created → assigned (submission commit, wake-up, claim) is ${ms(toAssigned)} and assigned → started (the node's start report) ${ms(toStarted)}.`,
+    );
+    const g = r.graphile[r.nodes.indexOf(n)];
+    if (g) {
+      const x = n.burst.jobsPerSecond / g.burst.jobsPerSecond;
+      lines.push(`- Throughput, ${label}: ${perSecond(n.burst.jobsPerSecond)} vs graphile-worker's ${perSecond(g.burst.jobsPerSecond)} at concurrency ${g.concurrency} (${x.toFixed(2)}×; aim ≥ 1×: ${verdict(x >= 1)}).`);
+      const ours = { app: cpuMsPerJob(n.burst.cpu.server, n.burst.cpu, n.burst.jobs), db: cpuMsPerJob(n.burst.cpu.postgres, n.burst.cpu, n.burst.jobs) };
+      const theirs = { app: cpuMsPerJob(g.burst.cpu.bench, g.burst.cpu, g.burst.jobs), db: cpuMsPerJob(g.burst.cpu.postgres, g.burst.cpu, g.burst.jobs) };
+      lines.push(
+        `  Per job we spend ${ms(ours.app)} of app CPU and ${ms(ours.db)} of PostgreSQL CPU; graphile-worker ${ms(theirs.app)} and ${ms(theirs.db)} ` +
+          `(${ratio(ours.app + ours.db, theirs.app + theirs.db)} in total).`,
+      );
+    }
+    const c = n.burst.cpu;
+    const limits: string[] = [];
+    if (c.server >= 85) limits.push(`the server process used ${percent(c.server)} of a core: its event loop (HTTP, coordinator, nodes${r.driver === "pglite" ? " and the embedded database" : ""}) is the bottleneck`);
+    if (c.postgres >= 85) limits.push(`PostgreSQL used ${percent(c.postgres)} of a core`);
+    if (c.other >= 50) limits.push(`other processes used ${percent(c.other)} of a core, so these figures are pessimistic`);
+    if (limits.length) lines.push(`- While ${label} drained: ${limits.join("; ")}.`);
+  }
+  const api = r.http;
+  const noisy = [api.health.cpu, api.execute.cpu, ...r.nodes.map((n) => n.steady.cpu)].some((c) => c.other >= 50);
+  if (noisy) lines.push("- Other processes took at least half a core during some phases (see the CPU columns): rerun on a quiet machine before comparing runs.");
+  lines.push(
+    `- Submission throughput is ${ratio(api.execute.requestsPerSecond, api.health.requestsPerSecond)} the trivial route's ` +
+      `(${perSecond(api.execute.requestsPerSecond)} vs ${perSecond(api.health.requestsPerSecond)}), with a p50 ${ratio(api.execute.latency.p50, api.health.latency.p50)} as long: ` +
+      "the difference is the submission's database work.",
+  );
+  return ["### Where we stand", "", ...lines].join("\n");
+}
+
+export function renderSection(r: RunResults): string {
+  const m = r.machine;
+  const title = r.driver === "pglite" ? "Embedded database (PGlite)" : "PostgreSQL";
+  return [
+    `## ${title}`,
+    "",
+    `Command: \`${m.command}\` — ${m.date}`,
+    "",
+    `Machine: ${m.cpuModel}, ${m.cores} cores, Node ${m.node}, driver ${m.driver}; load average at start ${m.loadAverage.map((l) => l.toFixed(2)).join(", ")}.`,
+    "",
+    httpSection(r),
+    "",
+    overheadSection(r),
+    "",
+    drainSection(r),
+    "",
+    comparisonSection(r),
+    "",
+    standingSection(r),
+  ]
+    .filter((part, i, all) => !(part === "" && all[i - 1] === ""))
+    .join("\n");
+}
+
+const header = `# Benchmarks
+
+Written by \`npm run bench\` (\`scripts/bench.ts\`): every figure below was measured in the run that wrote its
+section; nothing is copied in by hand. Run it once on the embedded database and once with \`DATABASE_URL\` set
+(PostgreSQL, which also runs graphile-worker as the reference queue); each run replaces only its own section.
+
+How it measures:
+
+- The server under test is the real route handlers served by \`tests/support/serve.ts\` in a child process, on a
+  fresh PGlite data directory (on disk, not in memory) or a throwaway PostgreSQL database, both removed at the end;
+  \`RATE_LIMIT_PER_MINUTE=0\`, a new developer and API key with a huge credit balance, the product's default sweep
+  interval. "N nodes" are N embedded node agents (\`EMBEDDED_NODES=N\`) in the server process, each with the
+  product's default concurrency: the same agent code as a standalone node, on the in-process transport.
+- Figures come from a 2-core machine where the load generator shares the CPU with the server; the CPU columns say
+  how the cores were used, including by other processes that happened to run.
+`;
+
+const markers = (driver: Driver) => [`<!-- bench:${driver}:begin -->`, `<!-- bench:${driver}:end -->`] as const;
+
+/** Replaces this driver's section of the document (or adds it), keeping the other driver's. */
+export function mergeIntoDocument(file: string, driver: Driver, section: string): void {
+  const existing = existsSync(file) ? readFileSync(file, "utf8") : "";
+  const sections: Record<Driver, string> = { pglite: "", postgres: "" };
+  for (const d of ["pglite", "postgres"] as const) {
+    const [begin, end] = markers(d);
+    const from = existing.indexOf(begin);
+    const to = existing.indexOf(end);
+    if (from >= 0 && to > from) sections[d] = existing.slice(from + begin.length, to).trim();
+  }
+  sections[driver] = section.trim();
+  const body = (["pglite", "postgres"] as const)
+    .filter((d) => sections[d])
+    .map((d) => `${markers(d)[0]}\n${sections[d]}\n${markers(d)[1]}`)
+    .join("\n\n");
+  writeFileSync(file, `${header}\n${body}\n`);
+}

@@ -1,0 +1,42 @@
+// Percentiles and formatting for the benchmark's tables.
+
+export interface Summary {
+  count: number;
+  p50: number;
+  p99: number;
+  avg: number;
+  max: number;
+}
+
+/** Nearest-rank percentile of an ascending array. */
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))];
+}
+
+/** Summary of the finite values (a job without a milestone contributes nothing). */
+export function summarize(values: number[]): Summary {
+  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
+  const sum = sorted.reduce((a, b) => a + b, 0);
+  return {
+    count: sorted.length,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    avg: sorted.length ? sum / sorted.length : Number.NaN,
+    max: sorted.length ? sorted[sorted.length - 1] : Number.NaN,
+  };
+}
+
+export const ms = (v: number) => (Number.isFinite(v) ? `${v < 10 ? v.toFixed(2) : v.toFixed(1)} ms` : "n/a");
+export const perSecond = (v: number) => (Number.isFinite(v) ? `${v < 100 ? v.toFixed(1) : Math.round(v)}/s` : "n/a");
+export const percent = (v: number) => (Number.isFinite(v) ? `${Math.round(v)} %` : "n/a");
+/** `a / b` as "2.35×"; n/a when either side is missing or zero. */
+export const ratio = (a: number, b: number) => (Number.isFinite(a) && Number.isFinite(b) && b !== 0 ? `${(a / b).toFixed(2)}×` : "n/a");
+
+/** A Markdown table; the same text is printed to the terminal. */
+export function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => (c ?? "").padEnd(widths[i])).join(" | ")} |`;
+  return [line(header), `| ${widths.map((w) => "-".repeat(w)).join(" | ")} |`, ...rows.map(line)].join("\n");
+}
