@@ -75,8 +75,8 @@ export async function recordJobCreation(tx: Tx, values: typeof jobs.$inferInsert
     .insert(jobs)
     .values({ ...values, eventSeq: events.length, logSeq: logs.length })
     .returning();
+  // No signal: nobody can be following a job that did not exist before this transaction.
   await appendToLog(tx, row, events, logs);
-  await signal(tx, jobChannel, row.id);
   return row;
 }
 

@@ -73,9 +73,6 @@ async function createJob(tx: Tx, submission: Submission, fingerprint: string): P
   const jobId = randomUUID();
   const workflowRunId = randomUUID();
   const config = env();
-  if (service.creditCost > 0) {
-    await applyLedgerEntry(tx, { accountId, type: "charge", amount: -service.creditCost, jobId, description: `${serviceId} job` });
-  }
   const maxAttempts = config.JOB_MAX_ATTEMPTS;
   const row = await recordJobCreation(
     tx,
@@ -108,6 +105,10 @@ async function createJob(tx: Tx, submission: Submission, fingerprint: string): P
     set: { routingStartedAt: sql`now()` },
     events: [{ type: "ROUTING_STARTED", data: { attempt: 1 } }],
   });
+  // The debit comes last so the account row is locked for the shortest time; a 402 rolls everything back.
+  if (service.creditCost > 0) {
+    await applyLedgerEntry(tx, { accountId, type: "charge", amount: -service.creditCost, jobId, description: `${serviceId} job` });
+  }
   return job;
 }
 

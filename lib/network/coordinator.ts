@@ -8,8 +8,8 @@ import { jobs, nodes } from "@/lib/db/schema";
 import { DomainError } from "@/lib/domain/errors";
 import { recordJobChange, type JobRow } from "@/lib/domain/job-log";
 import { isUuid } from "@/lib/domain/ids";
-import { db } from "@/lib/domain/ready";
-import { onSignal, workChannel } from "@/lib/domain/signals";
+import { db, readyDatabase } from "@/lib/domain/ready";
+import { workChannel } from "@/lib/domain/signals";
 import { env } from "@/lib/env";
 import type { ClaimedJob, ExecutionFailure, NodeRegistration, ProgressReport } from "./node-protocol";
 
@@ -150,12 +150,15 @@ export async function liveNodeCount(): Promise<number> {
 async function claimOnce(node: NodeRow, max: number): Promise<ClaimedJob[]> {
   const d = await db();
   return d.transaction(async (tx) => {
-    const [self] = await tx.select().from(nodes).where(eq(nodes.id, node.id));
-    if (!self || self.drainingAt || self.revokedAt) return [];
-    const [{ busy }] = await tx
-      .select({ busy: count() })
-      .from(jobs)
-      .where(and(eq(jobs.assignedNodeId, node.id), inArray(jobs.status, ["assigned", "running"])));
+    const [row] = await tx
+      .select({
+        self: nodes,
+        busy: sql<number>`(select count(*) from ${jobs} where ${jobs.assignedNodeId} = ${nodes.id} and ${jobs.status} in ('assigned', 'running'))`.mapWith(Number),
+      })
+      .from(nodes)
+      .where(eq(nodes.id, node.id));
+    if (!row || row.self.drainingAt || row.self.revokedAt) return [];
+    const { self, busy } = row;
     const free = Math.min(max, self.concurrency - busy);
     if (free <= 0 || self.serviceIds.length === 0) return [];
     const eligible = await tx
@@ -188,40 +191,64 @@ async function claimOnce(node: NodeRow, max: number): Promise<ClaimedJob[]> {
   });
 }
 
+// Nodes of this process waiting for work, oldest first. A work signal wakes ONE waiter that can run the
+// service (waking them all would make every idle node run a claim transaction per job); a signal nobody
+// was waiting for is remembered so the next node to wait claims at once instead.
+interface Waiter {
+  serviceIds: string[];
+  wake: () => void;
+}
+interface WorkWaiters {
+  waiting: Waiter[];
+  unclaimed: Set<string>;
+}
+const waitersByDatabase = new WeakMap<object, Promise<WorkWaiters>>();
+
+async function workWaiters(): Promise<WorkWaiters> {
+  const database = await readyDatabase();
+  let found = waitersByDatabase.get(database);
+  if (!found) {
+    const state: WorkWaiters = { waiting: [], unclaimed: new Set() };
+    found = database
+      .listen(workChannel, (serviceId) => {
+        const i = state.waiting.findIndex((w) => w.serviceIds.includes(serviceId));
+        if (i >= 0) state.waiting.splice(i, 1)[0].wake();
+        else state.unclaimed.add(serviceId);
+      })
+      .then(() => state);
+    waitersByDatabase.set(database, found);
+  }
+  return found;
+}
+
 /**
- * Claims up to `max` jobs, waiting up to `waitMs` for work to arrive (long poll). Work arrival is
- * signalled (NOTIFY / in-process), with a periodic re-check as a safety net.
+ * Claims up to `max` jobs, waiting up to `waitMs` for work to arrive (long poll). Arrival is signalled
+ * (NOTIFY / in-process); a periodic re-check is the safety net for signals lost between instances.
  */
 export async function claimJobs(node: NodeRow, max: number, waitMs: number, signal?: AbortSignal): Promise<ClaimedJob[]> {
   const deadline = Date.now() + waitMs;
-  let wake: (() => void) | undefined;
-  let pending = false;
-  const unlisten = await onSignal(workChannel, (serviceId) => {
-    if (!node.serviceIds.length || node.serviceIds.includes(serviceId)) {
-      pending = true;
-      wake?.();
+  const waiters = await workWaiters();
+  for (;;) {
+    const claimed = await claimOnce(node, max);
+    if (claimed.length > 0 || Date.now() >= deadline || signal?.aborted) return claimed;
+    const missed = node.serviceIds.filter((id) => waiters.unclaimed.has(id));
+    if (missed.length > 0) {
+      missed.forEach((id) => waiters.unclaimed.delete(id));
+      continue;
     }
-  });
-  try {
-    for (;;) {
-      pending = false;
-      const claimed = await claimOnce(node, max);
-      if (claimed.length > 0 || Date.now() >= deadline || signal?.aborted) return claimed;
-      if (pending) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, Math.min(1000, Math.max(0, deadline - Date.now())));
-        function done() {
-          clearTimeout(timer);
-          wake = undefined;
-          signal?.removeEventListener("abort", done);
-          resolve();
-        }
-        wake = done;
-        signal?.addEventListener("abort", done);
-      });
-    }
-  } finally {
-    await unlisten();
+    await new Promise<void>((resolve) => {
+      const waiter: Waiter = { serviceIds: node.serviceIds, wake: done };
+      const timer = setTimeout(done, Math.min(1000, Math.max(0, deadline - Date.now())));
+      function done() {
+        clearTimeout(timer);
+        const i = waiters.waiting.indexOf(waiter);
+        if (i >= 0) waiters.waiting.splice(i, 1);
+        signal?.removeEventListener("abort", done);
+        resolve();
+      }
+      waiters.waiting.push(waiter);
+      signal?.addEventListener("abort", done);
+    });
   }
 }
 
