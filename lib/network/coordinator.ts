@@ -59,7 +59,7 @@ const lost = (job: JobRow) => ({
 });
 
 /** Marks jobs whose node is gone as lost: routed again as a new attempt, or failed when attempts are spent. */
-async function loseJobs(tx: Tx, rows: JobRow[], reason: string): Promise<number> {
+export async function loseJobs(tx: Tx, rows: JobRow[], reason: string): Promise<number> {
   let changed = 0;
   for (const job of rows) {
     const exhausted = job.attempt >= job.maxAttempts;
@@ -82,21 +82,6 @@ async function loseJobs(tx: Tx, rows: JobRow[], reason: string): Promise<number>
     if (row) changed++;
   }
   return changed;
-}
-
-/** Jobs whose lease ran out (their node stopped heart-beating): NODE_LOST, then routed again or failed. */
-export async function loseExpiredLeases(): Promise<number> {
-  const d = await db();
-  return d.transaction(async (tx) => {
-    const expired = await tx
-      .select()
-      .from(jobs)
-      .where(and(inArray(jobs.status, ["assigned", "running"]), sql`${jobs.leaseExpiresAt} < now()`))
-      .orderBy(asc(jobs.createdAt))
-      .limit(200)
-      .for("update", { skipLocked: true });
-    return loseJobs(tx, expired, "lease expired");
-  });
 }
 
 /** A node (re)starting: update what it offers; anything it held before the restart is lost now. */

@@ -1,7 +1,7 @@
 // Time-driven transitions, run by every server instance (rows are taken with SKIP LOCKED, so instances
 // never act on the same job twice): expired leases → NODE_LOST, due retries → routing, routing past its
-// timeout → ROUTING_FAILED, jobs a crash left queued → routing, and idempotency keys past retention.
-import { and, asc, eq, lt, sql, type SQL } from "drizzle-orm";
+// timeout → ROUTING_FAILED, and idempotency keys past retention.
+import { and, asc, eq, inArray, lt, sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/lib/db/client";
 import { jobs } from "@/lib/db/schema";
 import { purgeIdempotencyKeys } from "@/lib/domain/idempotency";
@@ -9,7 +9,7 @@ import { recordJobChange, type JobRow } from "@/lib/domain/job-log";
 import { db } from "@/lib/domain/ready";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
-import { loseExpiredLeases } from "./coordinator";
+import { loseJobs } from "./coordinator";
 
 const batch = 200;
 
@@ -20,6 +20,13 @@ async function lockDue(where: SQL | undefined, write: (tx: Tx, rows: JobRow[]) =
     if (rows.length > 0) await write(tx, rows);
     return rows.length;
   });
+}
+
+/** Jobs whose lease ran out (their node stopped heart-beating): NODE_LOST, then routed again or failed. */
+export async function loseExpiredLeases(): Promise<number> {
+  return lockDue(and(inArray(jobs.status, ["assigned", "running"]), lt(jobs.leaseExpiresAt, sql`now()`)), (tx, rows) =>
+    loseJobs(tx, rows, "lease expired"),
+  );
 }
 
 export async function promoteDueRetries(): Promise<number> {
