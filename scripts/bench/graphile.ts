@@ -5,7 +5,7 @@ import { Logger, makeWorkerUtils, run, type WorkerEvents } from "graphile-worker
 import pg from "pg";
 import { measureCpu, type CpuUse } from "./cpu";
 import { submitBurst, submitSteadily } from "./jobs";
-import { createThrowawayDatabase } from "./server";
+import { createThrowawayDatabase } from "@/tests/support/postgres";
 import { summarize, type Summary } from "./stats";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,41 +1,14 @@
 // The server under test: the real route handlers in their own process (tests/support/serve.ts), on a
 // fresh PGlite data directory or a throwaway PostgreSQL database, removed again when it stops.
-import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import pg from "pg";
 import { parseEnv } from "@/lib/env";
 import { signUpDeveloper, type Developer } from "@/tests/support/developer";
+import { createThrowawayDatabase } from "@/tests/support/postgres";
 import { startServerProcess, type Child } from "@/tests/support/processes";
 
 export type Driver = "pglite" | "postgres";
-
-/** A database created from `adminUrl` (same server, random name) and dropped by `drop()`. */
-export async function createThrowawayDatabase(adminUrl: string, prefix: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `${prefix}_${randomBytes(6).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    await admin.query(`create database ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: adminUrl });
-      await c.connect();
-      try {
-        await c.query(`drop database if exists ${name} with (force)`);
-      } finally {
-        await c.end();
-      }
-    },
-  };
-}
 
 export interface ServerUnderTest {
   baseUrl: string;

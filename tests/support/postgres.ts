@@ -1,18 +1,19 @@
-// A throwaway PostgreSQL database per test file (created from TEST_DATABASE_URL, dropped afterwards), so
-// runs never see each other's rows.
+// A throwaway PostgreSQL database (same server, random name), created from an admin URL and dropped
+// afterwards, so runs never see each other's rows. Used by the test suites and the benchmark.
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 
 export const usePostgres = () => process.env.TEST_DRIVER === "postgres" && Boolean(process.env.TEST_DATABASE_URL);
 
-export async function createScratchDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const adminUrl = process.env.TEST_DATABASE_URL;
-  if (!adminUrl) throw new Error("TEST_DATABASE_URL is not set");
-  const name = `en_test_${randomBytes(6).toString("hex")}`;
+export async function createThrowawayDatabase(adminUrl: string, prefix: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `${prefix}_${randomBytes(6).toString("hex")}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
+  try {
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
@@ -20,8 +21,18 @@ export async function createScratchDatabase(): Promise<{ url: string; drop(): Pr
     async drop() {
       const c = new pg.Client({ connectionString: adminUrl });
       await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
+      try {
+        await c.query(`drop database if exists ${name} with (force)`);
+      } finally {
+        await c.end();
+      }
     },
   };
+}
+
+/** A database for one test file, from TEST_DATABASE_URL. */
+export function createScratchDatabase() {
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  if (!adminUrl) throw new Error("TEST_DATABASE_URL is not set");
+  return createThrowawayDatabase(adminUrl, "en_test");
 }
