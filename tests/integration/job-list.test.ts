@@ -1,7 +1,7 @@
 // Reading jobs back (CONTRACT §5): the paginated, filterable list and the full ExecutionJob of one job.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signUpDeveloper, type Developer } from "../support/developer";
-import { submit, waitForStatus, type JobView } from "../support/jobs";
+import { executionJobFields, submit, waitForStatus, type JobView } from "../support/jobs";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 interface JobList {
@@ -213,24 +213,7 @@ describe("who may list jobs", () => {
 });
 
 describe("GET /api/developers/jobs/:jobId returns the full ExecutionJob", () => {
-  const fields = [
-    "jobId",
-    "workflowRunId",
-    "serviceId",
-    "status",
-    "progress",
-    "input",
-    "creditCost",
-    "attempt",
-    "maxAttempts",
-    "assignedNode",
-    "result",
-    "error",
-    "createdAt",
-    "updatedAt",
-    "startedAt",
-    "completedAt",
-  ].sort();
+  const fields = [...executionJobFields].sort();
 
   async function readJob(jobId: string, fetchWith: (path: string) => Promise<Response> = (path) => dev.withKey(key, path)) {
     const res = await fetchWith(`/api/developers/jobs/${jobId}`);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually } from "../support/jobs";
+import { eventually, executionJobFields } from "../support/jobs";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 let server: TestServer;
@@ -115,24 +115,7 @@ describe("the OpenAPI document", () => {
   it("describes the ExecutionJob schema with the contract's members", () => {
     const job = document.components.schemas.ExecutionJob;
     expect(job).toBeDefined();
-    const members = [
-      "jobId",
-      "workflowRunId",
-      "serviceId",
-      "status",
-      "progress",
-      "input",
-      "creditCost",
-      "attempt",
-      "maxAttempts",
-      "assignedNode",
-      "result",
-      "error",
-      "createdAt",
-      "updatedAt",
-      "startedAt",
-      "completedAt",
-    ];
+    const members = executionJobFields;
     expect(Object.keys(job.properties ?? {})).toEqual(expect.arrayContaining(members));
     expect(job.required).toEqual(expect.arrayContaining(members));
   });

@@ -1,6 +1,26 @@
 // Job helpers for tests: submit, and wait for a state by polling with backoff (never a fixed sleep).
 import type { Developer } from "./developer";
 
+/** The members of an ExecutionJob (CONTRACT §5). */
+export const executionJobFields = [
+  "jobId",
+  "workflowRunId",
+  "serviceId",
+  "status",
+  "progress",
+  "input",
+  "creditCost",
+  "attempt",
+  "maxAttempts",
+  "assignedNode",
+  "result",
+  "error",
+  "createdAt",
+  "updatedAt",
+  "startedAt",
+  "completedAt",
+];
+
 export interface JobView {
   jobId: string;
   workflowRunId: string;
