@@ -148,10 +148,6 @@ export function getDatabase(): Promise<Database> {
   return g[globalKey];
 }
 
-export async function getDb(): Promise<Db> {
-  return (await getDatabase()).db;
-}
-
 /** Closes the process's database (tests, graceful shutdown). */
 export async function closeDatabase(): Promise<void> {
   const g = globalThis as GlobalWithDb;

@@ -5,7 +5,7 @@ import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/lib/db/client";
 import { jobEvents, jobLogs, jobs } from "@/lib/db/schema";
 import { applyLedgerEntry } from "./credits";
-import { statusesBefore } from "./job-machine";
+import { assertTransition, statusesBefore } from "./job-machine";
 import { activeStatuses, type EventType, type JobStatus, type LogLevel, type LogSource } from "./job-states";
 import { jobChannel, signal, workChannel } from "./signals";
 
@@ -85,6 +85,8 @@ export async function recordJobChange(tx: Tx, jobId: string, change: JobChange):
   const events = change.events ?? [];
   const logs = change.logs ?? [];
   const from = change.from ?? (change.to ? statusesBefore(change.to) : activeStatuses);
+  // An explicit `from` narrows what the state machine allows; it can never widen it.
+  if (change.to) for (const status of from) assertTransition(status, change.to);
   const conditions = [eq(jobs.id, jobId), inArray(jobs.status, [...from])];
   if (change.attempt !== undefined) conditions.push(eq(jobs.attempt, change.attempt));
   if (change.nodeId !== undefined) conditions.push(eq(jobs.assignedNodeId, change.nodeId));

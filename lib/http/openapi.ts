@@ -117,4 +117,3 @@ function buildDocument() {
 
 let cached: ReturnType<typeof buildDocument> | undefined;
 export const openApiDocument = () => (cached ??= buildDocument());
-export const documentedPaths = paths.map((p) => ({ method: p.method, path: p.path }));

@@ -6,6 +6,7 @@ import { and, asc, count, eq, gt, inArray, isNull, sql } from "drizzle-orm";
 import type { Tx } from "@/lib/db/client";
 import { jobs, nodes } from "@/lib/db/schema";
 import { DomainError } from "@/lib/domain/errors";
+import { nextProgress } from "@/lib/domain/job-machine";
 import { recordJobChange, type JobRow } from "@/lib/domain/job-log";
 import { isUuid } from "@/lib/domain/ids";
 import { db, readyDatabase } from "@/lib/domain/ready";
@@ -278,7 +279,8 @@ export function reportProgress(node: NodeRow, jobId: string, attempt: number, re
       from: ["running"],
       attempt,
       nodeId: node.id,
-      set: report.progress === undefined ? {} : { progress: sql`greatest(${jobs.progress}, least(100, ${Math.round(report.progress)}))` },
+      // The same rule as nextProgress, applied to the stored value so concurrent reports cannot lower it.
+      set: report.progress === undefined ? {} : { progress: sql`greatest(${jobs.progress}, ${nextProgress(0, report.progress)})` },
       events: reportedEvents(node, report),
       logs: reportedLogs(node, report),
     }),

@@ -1,5 +1,6 @@
 // The execution node agent: registers, heart-beats, claims work within its concurrency, runs providers
 // with a per-job timeout, reports progress, results and failures, and shuts down gracefully.
+import { nextProgress } from "@/lib/domain/job-machine";
 import { createLogger, type Logger } from "@/lib/log";
 import type { ClaimedJob } from "./node-protocol";
 import { ProviderError, type Provider } from "./providers/types";
@@ -167,7 +168,7 @@ export class NodeAgent {
       const result = await provider.run(job.input, {
         signal,
         progress: (p) => {
-          const next = Math.max(progress, Math.min(100, Math.round(p)));
+          const next = nextProgress(progress, p);
           if (next > progress) reports.add({ progress: (progress = next) });
         },
         providerRequest: (data) => reports.add({ providerRequests: [data] }),

@@ -101,6 +101,25 @@ describe("execution nodes", () => {
     expect(health).toMatchObject({ status: "ok", database: "ok" });
   });
 
+  it("answers a node's bad reports with clear 4xx errors, never a 500", async () => {
+    const { token } = await issueNodeToken("node-strict", { region: "test" });
+    const post = (path: string, body: unknown) =>
+      fetch(`${server.baseUrl}/api/nodes/${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: typeof body === "string" ? body : JSON.stringify(body),
+      });
+    const codeOf = async (res: Response) => [res.status, ((await res.json()) as { error: { code: string } }).error.code];
+    expect(await codeOf(await post("register", { name: "", serviceIds: [], concurrency: 0 }))).toEqual([400, "INVALID_REQUEST"]);
+    expect(await codeOf(await post("claim", "{not json"))).toEqual([400, "INVALID_REQUEST"]);
+    expect(await codeOf(await post("jobs/not-a-uuid/start", { attempt: 1 }))).toEqual([404, "JOB_NOT_FOUND"]);
+    // A job this node does not hold: its report is refused, the job is untouched.
+    const job = await submit(dev, key, "token-count", { text: "held by someone else" });
+    const done = await waitForStatus(dev, key, job.jobId);
+    expect(await codeOf(await post(`jobs/${job.jobId}/complete`, { attempt: 1, result: { summary: "forged", output: {} } }))).toEqual([409, "JOB_FINAL"]);
+    expect(await getJob(dev, key, job.jobId)).toEqual(done);
+  });
+
   it("refuses node routes without a valid node token", async () => {
     const res = await fetch(`${server.baseUrl}/api/nodes/claim`, {
       method: "POST",

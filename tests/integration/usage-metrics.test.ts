@@ -1,23 +1,12 @@
 // Usage (CONTRACT §6): GET /api/developers/metrics sums up a developer's jobs and credits over a period.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { z } from "zod";
+import type { UsageSummary as UsageSummarySchema } from "@/lib/http/schemas";
 import { signUpDeveloper, type Developer } from "../support/developer";
 import { submit, waitForStatus, type JobView } from "../support/jobs";
 import { startTestServer, type TestServer } from "../support/test-server";
 
-interface UsageSummary {
-  periodStart: string;
-  periodEnd: string;
-  totalJobs: number;
-  completedJobs: number;
-  failedJobs: number;
-  activeJobs: number;
-  creditsUsed: number;
-  successRate: number;
-  avgDurationMs: number | null;
-  p95DurationMs: number | null;
-  byService: { serviceId: string; jobs: number; completed: number; failed: number; creditsUsed: number }[];
-  byDay: { date: string; jobs: number; creditsUsed: number }[];
-}
+type UsageSummary = z.infer<typeof UsageSummarySchema>;
 
 const dayMs = 24 * 3600 * 1000;
 /** Base64 of plain text: image-ocr refuses it as INVALID_IMAGE, fails at once and refunds its 5 credits. */
