@@ -56,6 +56,7 @@ export default defineConfig({
       DATA_DIR: dataDir,
       STARTER_CREDITS: "100",
       LOG_LEVEL: "warn",
+      APP_ORIGIN: baseURL,
     },
   },
 });

@@ -3,6 +3,29 @@ import { z } from "zod";
 
 const intFromEnv = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback);
 
+const booleanFromEnv = z
+  .enum(["true", "false", "1", "0"])
+  .default("false")
+  .transform((value) => value === "true" || value === "1");
+
+/** A comma-separated list of absolute http(s) URLs, reduced to their origins. */
+const originList = z.string().transform((value, ctx) => {
+  const origins: string[] = [];
+  for (const part of value.split(",").map((p) => p.trim()).filter(Boolean)) {
+    const url = URL.canParse(part) ? new URL(part) : undefined;
+    if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
+      ctx.addIssue({ code: "custom", message: `APP_ORIGIN: "${part}" is not an http(s) URL` });
+      return z.NEVER;
+    }
+    origins.push(url.origin);
+  }
+  if (origins.length === 0) {
+    ctx.addIssue({ code: "custom", message: "APP_ORIGIN names no origin" });
+    return z.NEVER;
+  }
+  return origins;
+});
+
 const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: intFromEnv(3000, 0),
@@ -12,8 +35,25 @@ const envSchema = z.object({
   /** A PGlite data-dir dump (from dumpDataDir) that a fresh in-memory database starts from (tests). */
   EMBEDDED_DB_TEMPLATE: z.string().optional(),
   SESSION_SECRET: z.string().min(32, "SESSION_SECRET must be at least 32 characters").optional(),
-  /** The dashboard's own origin for the Origin check; derived from the request when unset. */
-  APP_ORIGIN: z.string().url().optional(),
+  /**
+   * The app's own origins (comma-separated), the only ones sign-in messages and cookie mutations may name.
+   * Default: http://localhost:PORT and http://127.0.0.1:PORT. Never derived from request headers.
+   */
+  APP_ORIGIN: originList.optional(),
+  /** Trust X-Forwarded-For from a reverse proxy in front of the app (only for the client address). */
+  TRUST_PROXY: booleanFromEnv,
+  /** Chain ids a sign-in message may name (comma-separated). */
+  SIWE_CHAIN_IDS: z
+    .string()
+    .default("1")
+    .transform((value, ctx) => {
+      const ids = value.split(",").map((part) => Number(part.trim()));
+      if (ids.some((id) => !Number.isSafeInteger(id) || id <= 0)) {
+        ctx.addIssue({ code: "custom", message: "SIWE_CHAIN_IDS must be positive integers separated by commas" });
+        return z.NEVER;
+      }
+      return ids;
+    }),
   STARTER_CREDITS: intFromEnv(100),
   LLM_BASE_URL: z.string().url().optional(),
   LLM_API_KEY: z.string().optional(),
@@ -54,4 +94,9 @@ let cached: Env | undefined;
 export function env(): Env {
   cached ??= parseEnv();
   return cached;
+}
+
+/** The origins this app answers as (APP_ORIGIN, or the local defaults on PORT): configuration only. */
+export function appOrigins(config: Env = env()): string[] {
+  return config.APP_ORIGIN ?? [`http://localhost:${config.PORT}`, `http://127.0.0.1:${config.PORT}`];
 }

@@ -5,7 +5,7 @@ import { createPublicClient, getAddress, http, verifyMessage, type Hex } from "v
 import { mainnet } from "viem/chains";
 import { parseSiweMessage, validateSiweMessage } from "viem/siwe";
 import { authNonces } from "@/lib/db/schema";
-import { env } from "@/lib/env";
+import { appOrigins, env } from "@/lib/env";
 import { findOrCreateAccount } from "./accounts";
 import { DomainError } from "./errors";
 import { db } from "./ready";
@@ -36,24 +36,51 @@ async function isValidSignature(address: Hex, message: string, signature: Hex): 
 export interface VerifySignInInput {
   message: string;
   signature: Hex;
-  /** The Host the request was sent to: the message's domain must equal it. */
-  host: string;
   /** The nonce bound to the caller's session cookie. */
   sessionNonce: string | undefined;
 }
 
+/** How far a wallet's clock may run ahead of ours before its `issuedAt` counts as "in the future". */
+export const issuedAtSkewMs = 60_000;
+
+function parseMessage(message: string) {
+  try {
+    return parseSiweMessage(message);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Which app the message asks to sign in to: its domain and URI must both name one of the configured origins
+ * (APP_ORIGIN). Nothing the request says about its host counts: a phishing site relaying a victim's
+ * signature for its own domain is refused whatever headers it sends.
+ */
+function isForThisApp(parsed: { domain?: string; uri?: string; scheme?: string }): boolean {
+  const uriOrigin = parsed.uri && URL.canParse(parsed.uri) ? new URL(parsed.uri).origin : undefined;
+  return appOrigins().some((origin) => {
+    const url = new URL(origin);
+    return (
+      parsed.domain === url.host &&
+      uriOrigin === origin &&
+      (parsed.scheme === undefined || `${parsed.scheme}:` === url.protocol)
+    );
+  });
+}
+
 export async function verifySignIn(input: VerifySignInInput) {
-  const parsed = (() => {
-    try {
-      return parseSiweMessage(input.message);
-    } catch {
-      return undefined;
-    }
-  })();
-  if (!parsed?.address || !parsed.nonce || !parsed.domain) throw unauthenticated("the message is not an EIP-4361 message");
+  const parsed = parseMessage(input.message);
+  if (!parsed?.address || !parsed.nonce || !parsed.domain || !parsed.issuedAt) {
+    throw unauthenticated("the message is not an EIP-4361 message");
+  }
   if (!input.sessionNonce || parsed.nonce !== input.sessionNonce) throw unauthenticated("the nonce does not match this session");
-  if (parsed.domain !== input.host) throw unauthenticated("the message is for another domain");
-  if (!validateSiweMessage({ message: parsed, domain: input.host, nonce: input.sessionNonce, time: new Date() })) {
+  if (!isForThisApp(parsed)) throw unauthenticated("the message is for another domain");
+  if (parsed.chainId === undefined || !env().SIWE_CHAIN_IDS.includes(parsed.chainId)) {
+    throw unauthenticated("the message names a chain this app does not accept");
+  }
+  const now = new Date();
+  if (parsed.issuedAt.getTime() > now.getTime() + issuedAtSkewMs) throw unauthenticated("the message was issued in the future");
+  if (!validateSiweMessage({ message: parsed, domain: parsed.domain, nonce: input.sessionNonce, time: now })) {
     throw unauthenticated("the message is expired or not yet valid");
   }
   const address = getAddress(parsed.address);
@@ -74,5 +101,5 @@ export async function verifySignIn(input: VerifySignInInput) {
   if (!consumed) throw unauthenticated("the nonce was already used or has expired");
 
   const { accountId } = await findOrCreateAccount(address);
-  return { accountId, address, chainId: parsed.chainId ?? 1 };
+  return { accountId, address, chainId: parsed.chainId };
 }

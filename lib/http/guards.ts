@@ -2,7 +2,7 @@
 import { authenticateApiKey, type ApiKeyPrincipal } from "@/lib/domain/api-keys";
 import { DomainError } from "@/lib/domain/errors";
 import type { Scope } from "@/lib/domain/scopes";
-import { env } from "@/lib/env";
+import { appOrigins } from "@/lib/env";
 import { limits } from "@/lib/limits";
 import { takeToken } from "./rate-limit";
 import { readSession, type SessionData } from "./session";
@@ -23,22 +23,11 @@ export type DeveloperPrincipal = SessionPrincipal | KeyPrincipal;
 
 const mutating = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
-/** The app's own origin: APP_ORIGIN, or the origin the request was addressed to. */
-function ownOrigins(req: Request): string[] {
-  const configured = env().APP_ORIGIN;
-  if (configured) return [new URL(configured).origin];
-  const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host");
-  const url = new URL(req.url);
-  if (!host) return [url.origin];
-  const proto = req.headers.get("x-forwarded-proto") ?? url.protocol.replace(":", "");
-  return [`${proto}://${host}`, `${url.protocol}//${host}`];
-}
-
 /** Cookie-authenticated mutations must come from the app itself (CSRF defence, CONTRACT §2). */
 export function checkOrigin(req: Request): void {
   if (!mutating.has(req.method)) return;
   const origin = req.headers.get("origin");
-  if (!origin || !ownOrigins(req).includes(origin)) {
+  if (!origin || !appOrigins().includes(origin)) {
     throw new DomainError("FORBIDDEN_ORIGIN", "This request must come from the Execution Network app itself.");
   }
 }

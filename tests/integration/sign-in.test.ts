@@ -1,3 +1,4 @@
+import { request as httpRequest } from "node:http";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cookieFrom, requestNonce, signIn, siweMessage } from "../support/developer";
@@ -67,6 +68,69 @@ describe("Sign-In with Ethereum", () => {
     const res = await verify({ message, signature: await other.signMessage({ message }) }, { cookie });
     expect(res.status).toBe(401);
     expect((await res.json()).error.code).toBe("UNAUTHENTICATED");
+  });
+
+  describe("binds the message to the configured app origin, not to what the request says", () => {
+    const phishing = "evil.example";
+    /** A relayed sign-in: the attacker's server forwards a victim's signature with headers of its choosing. */
+    async function relay(message: string, signature: string, cookie: string, headers: Record<string, string>) {
+      const body = JSON.stringify({ message, signature });
+      const url = new URL(`${server.baseUrl}/api/auth/verify`);
+      return new Promise<{ status: number; code?: string }>((resolve, reject) => {
+        const req = httpRequest(
+          { host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), origin: server.baseUrl, cookie, ...headers } },
+          (res) => {
+            let text = "";
+            res.on("data", (chunk) => (text += chunk));
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, code: text ? JSON.parse(text).error?.code : undefined }));
+          },
+        );
+        req.on("error", reject);
+        req.end(body);
+      });
+    }
+
+    it("refuses a message signed for a phishing domain even when X-Forwarded-Host or Host names that domain", async () => {
+      const victim = privateKeyToAccount(generatePrivateKey());
+      const relayedHeaders: Record<string, string>[] = [{ "x-forwarded-host": phishing, "x-forwarded-proto": "https" }, { host: phishing }];
+      for (const headers of relayedHeaders) {
+        const { nonce, cookie } = await requestNonce(server.baseUrl);
+        const message = siweMessage({ address: victim.address, host: phishing, uri: `https://${phishing}`, nonce });
+        const res = await relay(message, await victim.signMessage({ message }), cookie, headers);
+        expect(res).toEqual({ status: 401, code: "UNAUTHENTICATED" });
+      }
+    });
+
+    it("refuses a message whose URI is on another origin, a chain outside SIWE_CHAIN_IDS, or an issuedAt in the future", async () => {
+      const account = privateKeyToAccount(generatePrivateKey());
+      const host = new URL(server.baseUrl).host;
+      const cases = [
+        (nonce: string) => siweMessage({ address: account.address, host, nonce, uri: `https://${phishing}/login` }),
+        (nonce: string) => siweMessage({ address: account.address, host, nonce, uri: `https://${host}` }),
+        (nonce: string) => siweMessage({ address: account.address, host, nonce, chainId: 5 }),
+        (nonce: string) => siweMessage({ address: account.address, host, nonce, issuedAt: new Date(Date.now() + 10 * 60_000) }),
+      ];
+      for (const make of cases) {
+        const { nonce, cookie } = await requestNonce(server.baseUrl);
+        const message = make(nonce);
+        const res = await verify({ message, signature: await account.signMessage({ message }) }, { cookie });
+        expect(res.status).toBe(401);
+        expect((await res.json()).error.code).toBe("UNAUTHENTICATED");
+      }
+      // The same account signs in with an honest message: the refusals above were about the message alone.
+      await expect(signIn(server.baseUrl, account)).resolves.toMatchObject({ cookie: expect.stringMatching(/^en_session=./) });
+    });
+
+    it("checks Origin on cookie mutations against the configuration, not X-Forwarded-Host", async () => {
+      const { cookie } = await signIn(server.baseUrl);
+      const res = await fetch(`${server.baseUrl}/api/developers`, {
+        method: "POST",
+        headers: { "content-type": "application/json", cookie, origin: `https://${phishing}`, "x-forwarded-host": phishing, "x-forwarded-proto": "https" },
+        body: JSON.stringify({ name: "Mallory" }),
+      });
+      expect(res.status).toBe(403);
+      expect((await res.json()).error.code).toBe("FORBIDDEN_ORIGIN");
+    });
   });
 
   it("refuses a sign-in without the app's Origin (403 FORBIDDEN_ORIGIN)", async () => {

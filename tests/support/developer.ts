@@ -22,16 +22,27 @@ export function cookieFrom(res: Response): string | undefined {
   return set?.split(";")[0];
 }
 
-export function siweMessage(opts: { address: `0x${string}`; host: string; nonce: string; expirationTime?: Date; chainId?: number }) {
+export interface SiweMessageOptions {
+  address: `0x${string}`;
+  host: string;
+  nonce: string;
+  expirationTime?: Date;
+  chainId?: number;
+  /** Default: http://<host>. */
+  uri?: string;
+  issuedAt?: Date;
+}
+
+export function siweMessage(opts: SiweMessageOptions) {
   return createSiweMessage({
     address: opts.address,
     chainId: opts.chainId ?? 1,
     domain: opts.host,
     nonce: opts.nonce,
-    uri: `http://${opts.host}`,
+    uri: opts.uri ?? `http://${opts.host}`,
     version: "1",
     statement: "Sign in to Execution Network",
-    issuedAt: new Date(),
+    issuedAt: opts.issuedAt ?? new Date(),
     expirationTime: opts.expirationTime ?? new Date(Date.now() + 10 * 60_000),
   });
 }

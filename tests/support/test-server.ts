@@ -73,9 +73,6 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     if (!modules.has(file)) modules.set(file, import(/* @vite-ignore */ pathToFileURL(file).href) as Promise<RouteModule>);
     return modules.get(file) as Promise<RouteModule>;
   };
-  const { startNetworkServices } = await import("@/lib/network/embedded");
-  await startNetworkServices();
-
   let baseUrl = "";
   const server: Server = createServer((req, res) => {
     const aborter = new AbortController();
@@ -100,6 +97,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   });
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // The app's origin comes from configuration only (never from request headers): this server's own address.
+  process.env.APP_ORIGIN ??= baseUrl;
+  const { startNetworkServices } = await import("@/lib/network/embedded");
+  await startNetworkServices();
 
   return {
     baseUrl,

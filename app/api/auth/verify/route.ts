@@ -12,7 +12,6 @@ export const POST = withApi(async (req) => {
   const signedIn = await verifySignIn({
     message: body.message,
     signature: body.signature as `0x${string}`,
-    host: req.headers.get("x-forwarded-host") ?? req.headers.get("host") ?? new URL(req.url).host,
     sessionNonce: session.nonce,
   });
   // A fresh cookie without the spent nonce: the signed-in session starts clean.
