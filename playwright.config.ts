@@ -5,7 +5,8 @@ import { rmSync } from "node:fs";
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
 
-const port = 3123;
+// E2E_PORT lets several checkouts run their journeys side by side.
+const port = Number(process.env.E2E_PORT ?? 3123);
 const baseURL = `http://127.0.0.1:${port}`;
 // Each run gets a database no other run has seen. The config is evaluated again in every worker; only the
 // main process (no TEST_WORKER_INDEX) starts the server, and it first clears what earlier runs left behind
