@@ -1,6 +1,7 @@
 // Typed failures the domain raises. The HTTP layer maps each code to a status and the error envelope.
 export const errorCodes = [
   "INVALID_REQUEST",
+  "VALIDATION_ERROR",
   "INVALID_API_KEY",
   "UNAUTHENTICATED",
   "INVALID_NODE_TOKEN",
@@ -16,6 +17,7 @@ export const errorCodes = [
   "IDEMPOTENCY_CONFLICT",
   "SERVICE_DISABLED",
   "PROFILE_EXISTS",
+  "LIMIT_REACHED",
   "KEY_REVOKED",
   "JOB_FINAL",
   "LEASE_LOST",
