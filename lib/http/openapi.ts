@@ -36,6 +36,8 @@ interface PathSpec {
 
 const jobIdParam = z.object({ jobId: z.string().meta({ description: "Job id (UUID)" }) });
 const keyIdParam = z.object({ keyId: z.string() });
+const endpointIdParam = z.object({ endpointId: z.string().meta({ description: "Webhook endpoint id (UUID)" }) });
+const webhookScope = { credential: "either" as const, scope: "webhooks:manage", tags: ["Webhooks"] };
 const idempotencyHeaders = z.object({ "Idempotency-Key": s.IdempotencyKeyHeader.optional() });
 
 const paths: PathSpec[] = [
@@ -59,6 +61,16 @@ const paths: PathSpec[] = [
   { method: "get", path: "/api/developers/jobs/{jobId}/telemetry", summary: "The job's telemetry events by sequence", tags: ["Jobs"], credential: "either", scope: "telemetry:read", params: jobIdParam, query: s.pageQuery, ok: { status: 200, schema: s.TelemetryPage }, errors: [400, 401, 403, 404] },
   { method: "get", path: "/api/developers/jobs/{jobId}/events", summary: "Server-Sent Events: `telemetry` (id = sequence) and `status` messages until the final state; resumes from Last-Event-ID", tags: ["Jobs"], credential: "either", scope: "telemetry:read", params: jobIdParam, headers: z.object({ "Last-Event-ID": z.string().optional() }), ok: { status: 200, description: "text/event-stream", contentType: "text/event-stream" }, errors: [400, 401, 403, 404] },
   { method: "post", path: "/api/developers/jobs/{jobId}/cancel", summary: "Cancel a non-final job (→ failed, CANCELLED, refunded)", tags: ["Jobs"], credential: "either", scope: "services:execute", params: jobIdParam, ok: { status: 200, schema: s.ExecutionJob }, errors: [401, 403, 404, 409] },
+  { method: "post", path: "/api/developers/webhooks", summary: "Register a webhook endpoint (at most 10; the secret is returned once)", ...webhookScope, body: s.CreateWebhookRequest, ok: { status: 201, schema: s.WebhookEndpointWithSecret }, errors: [400, 401, 403, 404, 409, 415] },
+  { method: "get", path: "/api/developers/webhooks", summary: "List webhook endpoints, newest first", ...webhookScope, ok: { status: 200, schema: z.array(s.WebhookEndpoint) }, errors: [401, 403] },
+  { method: "get", path: "/api/developers/webhooks/{endpointId}", summary: "Read a webhook endpoint", ...webhookScope, params: endpointIdParam, ok: { status: 200, schema: s.WebhookEndpoint }, errors: [401, 403, 404] },
+  { method: "patch", path: "/api/developers/webhooks/{endpointId}", summary: "Update a webhook endpoint (url, events, description, enabled/disabled)", ...webhookScope, params: endpointIdParam, body: s.UpdateWebhookRequest, ok: { status: 200, schema: s.WebhookEndpoint }, errors: [400, 401, 403, 404, 415] },
+  { method: "delete", path: "/api/developers/webhooks/{endpointId}", summary: "Delete a webhook endpoint; its pending deliveries are dropped", ...webhookScope, params: endpointIdParam, ok: { status: 204, description: "Deleted" }, errors: [401, 403, 404] },
+  { method: "post", path: "/api/developers/webhooks/{endpointId}/rotate-secret", summary: "New signing secret (returned once); the previous one also signs for 24 h", ...webhookScope, params: endpointIdParam, ok: { status: 200, schema: s.WebhookEndpointWithSecret }, errors: [401, 403, 404] },
+  { method: "post", path: "/api/developers/webhooks/{endpointId}/test", summary: "Send a webhook.test event to the endpoint", ...webhookScope, params: endpointIdParam, ok: { status: 202, schema: s.WebhookDelivery }, errors: [401, 403, 404] },
+  { method: "get", path: "/api/developers/webhooks/{endpointId}/deliveries", summary: "The endpoint's deliveries, newest first", ...webhookScope, params: endpointIdParam, query: s.pageQuery, ok: { status: 200, schema: s.WebhookDeliveryPage }, errors: [400, 401, 403, 404] },
+  { method: "post", path: "/api/developers/webhooks/{endpointId}/deliveries/{deliveryId}/redeliver", summary: "Send the same event (same webhook-id) again", ...webhookScope, params: endpointIdParam.extend({ deliveryId: z.string() }), ok: { status: 202, schema: s.WebhookDelivery }, errors: [401, 403, 404] },
+  { method: "get", path: "/api/developers/jobs/{jobId}/webhook-deliveries", summary: "One job's webhook deliveries to all endpoints, newest first (at most 100)", ...webhookScope, params: jobIdParam, ok: { status: 200, schema: z.array(s.WebhookDelivery) }, errors: [401, 403, 404] },
   { method: "get", path: "/api/credits/balance", summary: "Credit balance", tags: ["Credits"], credential: "either", scope: "credits:read", ok: { status: 200, schema: s.CreditBalance }, errors: [401, 403] },
   { method: "get", path: "/api/credits/history", summary: "Credit history, newest first", tags: ["Credits"], credential: "either", scope: "credits:read", query: s.pageQuery, ok: { status: 200, schema: s.CreditHistory }, errors: [400, 401, 403] },
   { method: "get", path: "/api/developers/metrics", summary: "UsageSummary for a period (default: last 30 days)", tags: ["Credits"], credential: "either", scope: "credits:read", query: s.MetricsQuery, ok: { status: 200, schema: s.UsageSummary }, errors: [400, 401, 403] },
@@ -104,6 +116,9 @@ function buildDocument() {
       },
     });
   }
+  // What a receiver gets: a POST of this body with the Standard Webhooks headers (webhook-id,
+  // webhook-timestamp, webhook-signature).
+  registry.register("WebhookEvent", s.WebhookEvent);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: "3.1.0",
     info: {

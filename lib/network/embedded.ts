@@ -1,5 +1,6 @@
-// What a server process runs beside its routes: the sweeper and EMBEDDED_NODES node agents (the same
-// agent code as a standalone node, on the in-process transport), so `npm start` alone completes jobs.
+// What a server process runs beside its routes: the sweeper, the webhook dispatcher and EMBEDDED_NODES node
+// agents (the same agent code as a standalone node, on the in-process transport), so `npm start` alone
+// completes jobs.
 import { hostname } from "node:os";
 import { readyDatabase } from "@/lib/domain/ready";
 import { env } from "@/lib/env";
@@ -9,10 +10,12 @@ import { localTransport } from "./local-transport";
 import { NodeAgent } from "./node-agent";
 import { availableProviders, closeProviders } from "./providers/available";
 import { startSweeper } from "./sweeper";
+import { startWebhookDispatcher } from "./webhook-dispatcher";
 
 interface NetworkServices {
   agents: NodeAgent[];
   stopSweeper: () => Promise<void>;
+  stopWebhooks: () => Promise<void>;
 }
 
 const servicesKey = Symbol.for("execution-network.network-services");
@@ -22,6 +25,7 @@ async function start(): Promise<NetworkServices> {
   await readyDatabase();
   const config = env();
   const stopSweeper = startSweeper();
+  const stopWebhooks = startWebhookDispatcher();
   const agents: NodeAgent[] = [];
   for (let i = 0; i < config.EMBEDDED_NODES; i++) {
     const name = `embedded-${hostname()}-${config.PORT}-${i + 1}`;
@@ -36,7 +40,7 @@ async function start(): Promise<NetworkServices> {
     agents.push(agent);
   }
   log.info("execution network started", { embeddedNodes: agents.length });
-  return { agents, stopSweeper };
+  return { agents, stopSweeper, stopWebhooks };
 }
 
 /** Starts the sweeper and embedded nodes once per process. */
@@ -51,9 +55,10 @@ export async function stopNetworkServices(graceMs = 10_000): Promise<void> {
   const services = g[servicesKey];
   delete g[servicesKey];
   if (!services) return;
-  const { agents, stopSweeper } = await services;
+  const { agents, stopSweeper, stopWebhooks } = await services;
   await Promise.all(agents.map((a) => a.stop(graceMs)));
   await stopSweeper();
+  await stopWebhooks();
   await closeProviders();
 }
 
