@@ -72,7 +72,7 @@ export interface ClaimedDelivery {
 }
 
 /** The lease of a claimed attempt: past it, another dispatcher may try again (the sender crashed). */
-const leaseMs = () => env().WEBHOOK_TIMEOUT_MS + 15_000;
+const leaseMs = () => env().WEBHOOK_TIMEOUT_MS + 5_000;
 
 /**
  * Claims up to `max` due deliveries of enabled endpoints, at most `limits.webhookInFlightPerEndpoint` per

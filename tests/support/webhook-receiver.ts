@@ -8,6 +8,8 @@ export interface ReceivedWebhook {
   headers: IncomingHttpHeaders;
   body: string;
   receivedAt: number;
+  /** What the receiver answered ("hang": nothing). */
+  answered: number | "hang";
 }
 
 /** How to answer the nth request (0-based) to a path: a status code, or "hang" (never answer). */
@@ -34,10 +36,10 @@ export async function startWebhookReceiver(responder: Responder = () => 200): Pr
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const path = req.url ?? "/";
-      received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString("utf8"), receivedAt: Date.now() });
       const nth = perPath.get(path) ?? 0;
       perPath.set(path, nth + 1);
       const status = answer(path, nth);
+      received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString("utf8"), receivedAt: Date.now(), answered: status });
       if (status === "hang") {
         hanging.add(res);
         return;
