@@ -94,7 +94,7 @@ const envSchema = z.object({
   /** One attempt's time limit: connect, send, and the answer's status. */
   WEBHOOK_TIMEOUT_MS: intFromEnv(10_000, 1),
   /** Attempts in flight per server instance. */
-  WEBHOOK_CONCURRENCY: intFromEnv(16, 1),
+  WEBHOOK_CONCURRENCY: intFromEnv(32, 1),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
 });
 

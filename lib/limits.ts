@@ -22,5 +22,5 @@ export const limits = {
   /** The part of a receiver's answer kept with each attempt. */
   webhookResponseBytes: 1024,
   /** Attempts in flight to one endpoint per instance, so one slow receiver cannot hold back the others. */
-  webhookInFlightPerEndpoint: 4,
+  webhookInFlightPerEndpoint: 8,
 } as const;

@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { and, arrayOverlaps, eq, sql } from "drizzle-orm";
 import type { Tx } from "@/lib/db/client";
-import { nodes, webhookDeliveries, webhookEndpoints } from "@/lib/db/schema";
+import { nodes, webhookAttempts, webhookDeliveries, webhookEndpoints } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { limits } from "@/lib/limits";
 import type { JobRow } from "./job-log";
@@ -66,6 +66,9 @@ export interface ClaimedDelivery {
   eventId: string;
   body: string;
   attempt: number;
+  /** Position in the retry schedule and start of the retry window of this (re)delivery. */
+  cycleAttempts: number;
+  cycleStartedAt: Date;
   url: string;
   /** Encrypted secrets that sign this attempt: the current one, and the previous one during its overlap. */
   secretCiphertexts: string[];
@@ -105,9 +108,9 @@ export async function claimDueDeliveries(max: number, busyEndpoints: string[]): 
       set claim_id = ${claimId}, attempts = d.attempts + 1, cycle_attempts = d.cycle_attempts + 1,
           next_attempt_at = now() + make_interval(secs => ${leaseMs() / 1000}), updated_at = now()
       from locked where d.id = locked.id
-      returning d.id, d.endpoint_id, d.event_id, d.body, d.attempts
+      returning d.id, d.endpoint_id, d.event_id, d.body, d.attempts, d.cycle_attempts, d.cycle_started_at
     )
-    select c.id, c.endpoint_id, c.event_id, c.body, c.attempts, e.url, e.secret_ciphertext,
+    select c.id, c.endpoint_id, c.event_id, c.body, c.attempts, c.cycle_attempts, c.cycle_started_at, e.url, e.secret_ciphertext,
            case when e.previous_secret_expires_at > now() then e.previous_secret_ciphertext end as previous_secret_ciphertext
     from claimed c join ${webhookEndpoints} e on e.id = c.endpoint_id`);
   type Row = {
@@ -116,6 +119,8 @@ export async function claimDueDeliveries(max: number, busyEndpoints: string[]): 
     event_id: string;
     body: string;
     attempts: number;
+    cycle_attempts: number;
+    cycle_started_at: string | Date;
     url: string;
     secret_ciphertext: string;
     previous_secret_ciphertext: string | null;
@@ -127,6 +132,8 @@ export async function claimDueDeliveries(max: number, busyEndpoints: string[]): 
     eventId: r.event_id,
     body: r.body,
     attempt: r.attempts,
+    cycleAttempts: r.cycle_attempts,
+    cycleStartedAt: new Date(r.cycle_started_at),
     url: r.url,
     secretCiphertexts: [r.secret_ciphertext, ...(r.previous_secret_ciphertext ? [r.previous_secret_ciphertext] : [])],
   }));
@@ -163,20 +170,14 @@ export const isSuccess = (outcome: AttemptOutcome) => outcome.responseStatus !==
 export async function recordAttempt(claim: ClaimedDelivery, outcome: AttemptOutcome): Promise<void> {
   const config = env();
   const succeeded = isSuccess(outcome);
-  await (await db()).transaction(async (tx) => {
-    const [delivery] = await tx
-      .select({ cycleAttempts: webhookDeliveries.cycleAttempts, cycleStartedAt: webhookDeliveries.cycleStartedAt })
-      .from(webhookDeliveries)
-      .where(and(eq(webhookDeliveries.id, claim.deliveryId), eq(webhookDeliveries.claimId, claim.claimId)))
-      .for("update");
-    if (!delivery) return;
-    const delay = retryDelayMs(delivery.cycleAttempts);
-    const givesUp = !succeeded && Date.now() + delay > delivery.cycleStartedAt.getTime() + config.WEBHOOK_RETRY_WINDOW_MS;
-    await tx.execute(sql`
-      with attempt as (
-        insert into webhook_attempts (delivery_id, attempt, response_status, latency_ms, error, response_body)
-        values (${claim.deliveryId}, ${claim.attempt}, ${outcome.responseStatus}, ${outcome.latencyMs}, ${outcome.error}, ${outcome.responseBody})
-      )
+  const delay = retryDelayMs(claim.cycleAttempts);
+  const givesUp = !succeeded && Date.now() + delay > claim.cycleStartedAt.getTime() + config.WEBHOOK_RETRY_WINDOW_MS;
+  const disableAfter = sql`make_interval(secs => ${config.WEBHOOK_DISABLE_AFTER_MS / 1000})`;
+  const disabledReason = `Every delivery failed for ${Math.round(config.WEBHOOK_DISABLE_AFTER_MS / 3_600_000)} h; disabled automatically.`;
+  // One statement (the dispatcher's only write per attempt): the attempt row, the delivery's next state, and
+  // the endpoint's failure clock. Nothing happens when the claim is no longer the delivery's.
+  await (await db()).execute(sql`
+    with delivery as (
       update ${webhookDeliveries}
       set status = ${succeeded ? "succeeded" : givesUp ? "failed" : "pending"},
           next_attempt_at = ${succeeded || givesUp ? null : sql`now() + make_interval(secs => ${delay / 1000})`},
@@ -185,19 +186,21 @@ export async function recordAttempt(claim: ClaimedDelivery, outcome: AttemptOutc
           last_error = ${outcome.error},
           last_latency_ms = ${outcome.latencyMs},
           updated_at = now()
-      where id = ${claim.deliveryId}`);
-    if (succeeded) {
-      await tx.update(webhookEndpoints).set({ failingSince: null }).where(and(eq(webhookEndpoints.id, claim.endpointId), sql`failing_since is not null`));
-      return;
+      where id = ${claim.deliveryId} and claim_id = ${claim.claimId}
+      returning id
+    ),
+    attempt as (
+      insert into ${webhookAttempts} (delivery_id, attempt, response_status, latency_ms, error, response_body)
+      select id, ${claim.attempt}, ${outcome.responseStatus}, ${outcome.latencyMs}, ${outcome.error}, ${outcome.responseBody} from delivery
+    )
+    update ${webhookEndpoints}
+    set ${
+      succeeded
+        ? sql`failing_since = null`
+        : sql`failing_since = coalesce(failing_since, now()),
+              status = case when failing_since < now() - ${disableAfter} then 'disabled' else status end,
+              disabled_reason = case when failing_since < now() - ${disableAfter} then ${disabledReason} else disabled_reason end,
+              updated_at = now()`
     }
-    const disableAfterSeconds = config.WEBHOOK_DISABLE_AFTER_MS / 1000;
-    await tx.execute(sql`
-      update ${webhookEndpoints}
-      set failing_since = coalesce(failing_since, now()),
-          status = case when failing_since < now() - make_interval(secs => ${disableAfterSeconds}) then 'disabled' else status end,
-          disabled_reason = case when failing_since < now() - make_interval(secs => ${disableAfterSeconds})
-            then ${`Every delivery failed for ${Math.round(disableAfterSeconds / 3600)} h; disabled automatically.`} else disabled_reason end,
-          updated_at = now()
-      where id = ${claim.endpointId}`);
-  });
+    where id = ${claim.endpointId} and exists (select 1 from delivery) ${succeeded ? sql`and failing_since is not null` : sql``}`);
 }
