@@ -2,7 +2,7 @@
 import type { z } from "zod";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { apiFetch } from "@/components/api/fetch-api";
-import type * as schemas from "@/lib/http/schemas";
+import type * as schemas from "@/lib/contract/schemas";
 
 export type WebhookEndpoint = z.infer<typeof schemas.WebhookEndpoint>;
 export type WebhookEndpointWithSecret = z.infer<typeof schemas.WebhookEndpointWithSecret>;

@@ -20,7 +20,7 @@ import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { Skeleton } from "@/components/ui/skeleton";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
-import { webhookEventTypes } from "@/lib/domain/webhook-event-types";
+import { webhookEventTypes } from "@/lib/contract/vocabulary";
 import { DeliveriesTable } from "./deliveries-table";
 import {
   useWebhookDeliveries,

@@ -9,10 +9,9 @@ import { env } from "@/lib/env";
 import { limits } from "@/lib/limits";
 import type { JobRow } from "./job-log";
 import { toExecutionJob } from "./jobs";
-import type { JobStatus } from "./job-states";
+import type { JobStatus, WebhookEventType } from "@/lib/contract/vocabulary";
 import { db } from "./ready";
 import { signal } from "./signals";
-import type { WebhookEventType } from "./webhook-event-types";
 
 
 export const webhookChannel = "en_webhooks";

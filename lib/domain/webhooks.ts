@@ -13,7 +13,7 @@ import { offsetOf, pageOf, type PageRequest } from "./pagination";
 import { db } from "./ready";
 import { signal } from "./signals";
 import { checkWebhookUrl } from "./webhook-address";
-import type { WebhookEventType } from "./webhook-event-types";
+import type { WebhookEventType } from "@/lib/contract/vocabulary";
 import { eventBody, newEventId, webhookChannel } from "./webhook-outbox";
 import { encryptSecret, generateWebhookSecret } from "./webhook-signing";
 

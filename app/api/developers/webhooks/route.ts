@@ -1,18 +1,11 @@
 import { createWebhookEndpoint, listWebhookEndpoints } from "@/lib/domain/webhooks";
-import { json, withApi } from "@/lib/http/api";
-import { readJson } from "@/lib/http/body";
-import { requireDeveloper } from "@/lib/http/guards";
-import { CreateWebhookRequest } from "@/lib/http/schemas";
+import { withApi } from "@/lib/http/api";
+import { routes } from "@/lib/http/routes";
 
 export const dynamic = "force-dynamic";
 
-export const GET = withApi(async (req) => {
-  const { accountId } = await requireDeveloper(req, "webhooks:manage");
-  return json(await listWebhookEndpoints(accountId));
-});
+export const GET = withApi(routes.listWebhooks, async (_req, { principal, json }) => json(await listWebhookEndpoints(principal.accountId)));
 
-export const POST = withApi(async (req) => {
-  const { accountId } = await requireDeveloper(req, "webhooks:manage");
-  const input = await readJson(req, CreateWebhookRequest);
-  return json(await createWebhookEndpoint(accountId, input), { status: 201, headers: { "cache-control": "no-store" } });
-});
+export const POST = withApi(routes.createWebhook, async (_req, { principal, body, json }) =>
+  json(await createWebhookEndpoint(principal.accountId, body), { headers: { "cache-control": "no-store" } }),
+);

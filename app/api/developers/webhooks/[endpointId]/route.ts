@@ -1,26 +1,18 @@
 import { deleteWebhookEndpoint, getWebhookEndpoint, updateWebhookEndpoint } from "@/lib/domain/webhooks";
-import { json, noContent, withApi } from "@/lib/http/api";
-import { readJson } from "@/lib/http/body";
-import { requireDeveloper } from "@/lib/http/guards";
-import { UpdateWebhookRequest } from "@/lib/http/schemas";
+import { noContent, withApi } from "@/lib/http/api";
+import { routes } from "@/lib/http/routes";
 
 export const dynamic = "force-dynamic";
 
-type Params = { endpointId: string };
+export const GET = withApi(routes.getWebhook, async (_req, { principal, params, json }) =>
+  json(await getWebhookEndpoint(principal.accountId, params.endpointId)),
+);
 
-export const GET = withApi<Params>(async (req, { params }) => {
-  const { accountId } = await requireDeveloper(req, "webhooks:manage");
-  return json(await getWebhookEndpoint(accountId, params.endpointId));
-});
+export const PATCH = withApi(routes.updateWebhook, async (_req, { principal, params, body, json }) =>
+  json(await updateWebhookEndpoint(principal.accountId, params.endpointId, body)),
+);
 
-export const PATCH = withApi<Params>(async (req, { params }) => {
-  const { accountId } = await requireDeveloper(req, "webhooks:manage");
-  const patch = await readJson(req, UpdateWebhookRequest);
-  return json(await updateWebhookEndpoint(accountId, params.endpointId, patch));
-});
-
-export const DELETE = withApi<Params>(async (req, { params }) => {
-  const { accountId } = await requireDeveloper(req, "webhooks:manage");
-  await deleteWebhookEndpoint(accountId, params.endpointId);
+export const DELETE = withApi(routes.deleteWebhook, async (_req, { principal, params }) => {
+  await deleteWebhookEndpoint(principal.accountId, params.endpointId);
   return noContent();
 });

@@ -1,10 +1,9 @@
 import { listJobDeliveries } from "@/lib/domain/webhooks";
-import { json, withApi } from "@/lib/http/api";
-import { requireDeveloper } from "@/lib/http/guards";
+import { withApi } from "@/lib/http/api";
+import { routes } from "@/lib/http/routes";
 
 export const dynamic = "force-dynamic";
 
-export const GET = withApi<{ jobId: string }>(async (req, { params }) => {
-  const { accountId } = await requireDeveloper(req, "webhooks:manage");
-  return json(await listJobDeliveries(accountId, params.jobId));
-});
+export const GET = withApi(routes.listJobWebhookDeliveries, async (_req, { principal, params, json }) =>
+  json(await listJobDeliveries(principal.accountId, params.jobId)),
+);

@@ -1,13 +1,9 @@
 import { listDeliveries } from "@/lib/domain/webhooks";
-import { json, withApi } from "@/lib/http/api";
-import { parseOr400, queryOf } from "@/lib/http/body";
-import { requireDeveloper } from "@/lib/http/guards";
-import { pageQuery } from "@/lib/http/schemas";
+import { withApi } from "@/lib/http/api";
+import { routes } from "@/lib/http/routes";
 
 export const dynamic = "force-dynamic";
 
-export const GET = withApi<{ endpointId: string }>(async (req, { params }) => {
-  const { accountId } = await requireDeveloper(req, "webhooks:manage");
-  const page = parseOr400(pageQuery, queryOf(req), "The query");
-  return json(await listDeliveries(accountId, params.endpointId, page));
-});
+export const GET = withApi(routes.listWebhookDeliveries, async (_req, { principal, params, query, json }) =>
+  json(await listDeliveries(principal.accountId, params.endpointId, query)),
+);

@@ -1,8 +1,7 @@
 import { rotateWebhookSecret } from "@/lib/domain/webhooks";
-import { json, withApi } from "@/lib/http/api";
-import { requireDeveloper } from "@/lib/http/guards";
+import { withApi } from "@/lib/http/api";
+import { routes } from "@/lib/http/routes";
 
-export const POST = withApi<{ endpointId: string }>(async (req, { params }) => {
-  const { accountId } = await requireDeveloper(req, "webhooks:manage");
-  return json(await rotateWebhookSecret(accountId, params.endpointId), { headers: { "cache-control": "no-store" } });
-});
+export const POST = withApi(routes.rotateWebhookSecret, async (_req, { principal, params, json }) =>
+  json(await rotateWebhookSecret(principal.accountId, params.endpointId), { headers: { "cache-control": "no-store" } }),
+);

@@ -1,8 +1,7 @@
 import { sendTestEvent } from "@/lib/domain/webhooks";
-import { json, withApi } from "@/lib/http/api";
-import { requireDeveloper } from "@/lib/http/guards";
+import { withApi } from "@/lib/http/api";
+import { routes } from "@/lib/http/routes";
 
-export const POST = withApi<{ endpointId: string }>(async (req, { params }) => {
-  const { accountId } = await requireDeveloper(req, "webhooks:manage");
-  return json(await sendTestEvent(accountId, params.endpointId), { status: 202 });
-});
+export const POST = withApi(routes.sendWebhookTest, async (_req, { principal, params, json }) =>
+  json(await sendTestEvent(principal.accountId, params.endpointId)),
+);

@@ -1,8 +1,7 @@
 import { redeliver } from "@/lib/domain/webhooks";
-import { json, withApi } from "@/lib/http/api";
-import { requireDeveloper } from "@/lib/http/guards";
+import { withApi } from "@/lib/http/api";
+import { routes } from "@/lib/http/routes";
 
-export const POST = withApi<{ endpointId: string; deliveryId: string }>(async (req, { params }) => {
-  const { accountId } = await requireDeveloper(req, "webhooks:manage");
-  return json(await redeliver(accountId, params.endpointId, params.deliveryId), { status: 202 });
-});
+export const POST = withApi(routes.redeliverWebhook, async (_req, { principal, params, json }) =>
+  json(await redeliver(principal.accountId, params.endpointId, params.deliveryId)),
+);
