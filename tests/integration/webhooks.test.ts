@@ -166,14 +166,16 @@ describe("webhook deliveries", () => {
       expect(completed).toHaveLength(1);
       expect(completed[0].event.data.job).toMatchObject({ jobId: job.jobId, status: "completed" });
     }
-    // Every delivery of the job is listed for the job page, succeeded at the first attempt.
+    // Every delivery of the job is listed for the job page, succeeded.
     const all = await eventually(
       async () => (await (await dev.session(`/api/developers/jobs/${jobs[0].jobId}/webhook-deliveries`)).json()) as (Delivery & { endpointId: string })[],
       (list) => list.every((d) => d.status !== "pending"),
     );
     const forJob = all.filter((d) => d.endpointId === endpoint.endpointId);
     expect(forJob.map((d) => d.eventType).sort()).toEqual(["job.completed", ...Array(5).fill("job.status_changed")].sort());
-    expect(forJob.map((d) => [d.status, d.attempts, d.lastResponseStatus, d.lastError])).toEqual(Array(6).fill(["succeeded", 1, 200, null]));
+    // (At least once: on a loaded machine an attempt may time out after the receiver got it, and be retried.)
+    expect(forJob.map((d) => [d.status, d.lastResponseStatus, d.lastError])).toEqual(Array(6).fill(["succeeded", 200, null]));
+    expect(forJob.every((d) => d.attempts >= 1)).toBe(true);
   });
 
   it("are retried after 500, 500 with the same webhook-id, and end succeeded with 3 attempts", async () => {
