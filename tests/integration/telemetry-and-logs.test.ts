@@ -219,8 +219,7 @@ describe("a final job", () => {
     expect((await waitForStatus(dev, key, later.jobId)).status).toBe("completed");
     // Nor can its owner cancel it.
     for (const job of [completed, failed]) {
-      const res = await dev.withKey(key, `/api/developers/jobs/${job.jobId}/cancel`, { method: "POST" });
-      expect(res.ok).toBe(false);
+      await expectError(await dev.withKey(key, `/api/developers/jobs/${job.jobId}/cancel`, { method: "POST" }), 409, "JOB_FINAL");
     }
 
     const after = [await snapshot(completed), await snapshot(failed)];
