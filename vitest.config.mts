@@ -50,9 +50,22 @@ export default defineConfig({
         test: {
           name: "pglite",
           include: ["lib/**/*.test.ts", "app/**/*.test.ts", "scripts/**/*.test.ts", "tests/**/*.test.ts"],
-          exclude: ["node_modules", "lib/client/dist/**", "e2e/**"],
+          exclude: ["node_modules", "lib/client/dist/**", "e2e/**", "tests/next-start/**"],
           env: { TEST_DRIVER: "pglite" },
           ...shared,
+        },
+      },
+      {
+        // The real server (`next start` on the production build, built once per run by the global setup).
+        resolve: { alias },
+        test: {
+          name: "next-start",
+          include: ["tests/next-start/**/*.test.ts"],
+          ...shared,
+          testTimeout: 120_000,
+          hookTimeout: 240_000,
+          globalSetup: ["tests/support/next-build.mjs"],
+          env: postgresUrl ? { TEST_DATABASE_URL: postgresUrl } : {},
         },
       },
       ...(postgresUrl

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allScopes, signUpDeveloper, type Developer } from "../support/developer";
 import { eventually, submit } from "../support/jobs";
 import { startTestServer, type TestServer } from "../support/test-server";
+import { expectError } from "../support/expect-error";
 
 let server: TestServer;
 let dev: Developer;
@@ -22,14 +23,6 @@ interface ApiKeyView {
   expiresAt: string | null;
   revokedAt: string | null;
   key?: string;
-}
-
-async function expectError(res: Response, status: number, code: string) {
-  expect(res.status).toBe(status);
-  const body = await res.json();
-  expect(body.error.code).toBe(code);
-  expect(body.error.requestId).toBe(res.headers.get("x-request-id"));
-  return body.error;
 }
 
 async function createKey(owner: Developer, body: Record<string, unknown> = {}): Promise<ApiKeyView & { key: string }> {
