@@ -1,25 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { signUpDeveloper } from "../support/developer";
 import { submit, telemetry, waitForStatus } from "../support/jobs";
+import { readEventStream } from "../support/sse";
 import { withDeveloper } from "../support/with-developer";
-
-interface SseMessage {
-  id?: string;
-  event: string;
-  data: { sequence?: number; type?: string; status?: string };
-}
-
-/** Reads an SSE response to its end (the server closes it after the final state). */
-async function readStream(res: Response): Promise<SseMessage[]> {
-  const text = await res.text();
-  return text
-    .split("\n\n")
-    .filter((block) => block.includes("data:"))
-    .map((block) => {
-      const fields = Object.fromEntries(block.split("\n").map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 1).trim()]));
-      return { id: fields.id, event: fields.event, data: JSON.parse(fields.data) };
-    });
-}
 
 const ctx = withDeveloper();
 
@@ -29,7 +12,7 @@ describe("the job events stream (SSE)", () => {
     const res = await ctx.dev.withKey(ctx.key, `/api/developers/jobs/${job.jobId}/events`);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toContain("text/event-stream");
-    const messages = await readStream(res);
+    const messages = await readEventStream(res);
     const events = messages.filter((m) => m.event === "telemetry");
     expect(events.map((m) => Number(m.id))).toEqual(events.map((_, i) => i + 1));
     expect(events.map((m) => m.data.type)).toEqual((await telemetry(ctx.dev, ctx.key, job.jobId)).map((e) => e.type));
@@ -41,7 +24,7 @@ describe("the job events stream (SSE)", () => {
     const job = await submit(ctx.dev, ctx.key, "token-count", { text: "resume me" });
     await waitForStatus(ctx.dev, ctx.key, job.jobId);
     const res = await ctx.dev.withKey(ctx.key, `/api/developers/jobs/${job.jobId}/events`, { headers: { "last-event-id": "3" } });
-    const events = (await readStream(res)).filter((m) => m.event === "telemetry");
+    const events = (await readEventStream(res)).filter((m) => m.event === "telemetry");
     expect(events[0].data.sequence).toBe(4);
     expect(events.at(-1)?.data.type).toBe("EXECUTION_COMPLETED");
   });

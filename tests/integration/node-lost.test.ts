@@ -76,7 +76,7 @@ describe("execution nodes", () => {
     const later = await submit(ctx.dev, ctx.key, "token-count", { text: "submitted during the drain" });
     await exited;
     expect(await getJob(ctx.dev, ctx.key, job.jobId)).toMatchObject({ status: "completed", attempt: 1 });
-    expect(await getJob(ctx.dev, ctx.key, later.jobId)).toMatchObject({ status: "queued", assignedNode: null, attempt: 1 });
+    expect(await getJob(ctx.dev, ctx.key, later.jobId)).toMatchObject({ status: "routing", assignedNode: null, attempt: 0 });
 
     llm.behave({ reply: "normal" });
     await node("node-c");

@@ -13,7 +13,7 @@ describe("a queued job", () => {
   it("is a 404 JOB_NOT_FOUND to another developer's cancel, and stays as it was", async () => {
     const job = await submit(ctx.dev, ctx.key, "token-count", { text: "not yours to cancel" });
     const before = await getJob(ctx.dev, ctx.key, job.jobId);
-    expect(before).toMatchObject({ status: "queued", assignedNode: null });
+    expect(before).toMatchObject({ status: "routing", assignedNode: null, attempt: 0 });
     const bob = await signUpDeveloper(ctx.server.baseUrl, { name: "Bob" });
     await expectError(await bob.withKey(await bob.createApiKey(), `/api/developers/jobs/${job.jobId}/cancel`, { method: "POST" }), 404, "JOB_NOT_FOUND");
     await expectError(await bob.session(`/api/developers/jobs/${job.jobId}/cancel`, { method: "POST" }), 404, "JOB_NOT_FOUND");
@@ -28,7 +28,7 @@ describe("a queued job", () => {
     const res = await ctx.dev.withKey(ctx.key, `/api/developers/jobs/${job.jobId}/cancel`, { method: "POST" });
     expect(res.status).toBe(200);
     const cancelled = await res.json();
-    expect(cancelled).toMatchObject({ jobId: job.jobId, status: "failed", attempt: 1, assignedNode: null, result: null, error: { code: "CANCELLED" } });
+    expect(cancelled).toMatchObject({ jobId: job.jobId, status: "failed", attempt: 0, assignedNode: null, result: null, error: { code: "CANCELLED" } });
     expect(await getJob(ctx.dev, ctx.key, job.jobId)).toEqual(cancelled);
     expect(typesOf(await telemetry(ctx.dev, ctx.key, job.jobId)).at(-1)).toBe("JOB_CANCELLED");
     expect(await balance()).toBe(start);
