@@ -64,6 +64,6 @@ describe("constructing the client", () => {
   it("reports the package's version", () => {
     const pkg = JSON.parse(readFileSync(new URL("../../lib/client/package.json", import.meta.url), "utf8")) as { version: string };
     expect(VERSION).toBe(pkg.version);
-    expect(VERSION).toBe("0.1.0");
+    expect(VERSION).toBe("0.2.0");
   });
 });
