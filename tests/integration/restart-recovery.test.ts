@@ -74,5 +74,5 @@ describe("restart safety", () => {
       // The two jobs running at the crash were lost with their node and ran again as attempt 2.
       expect([jobId, typesOf(events).filter((t) => t === "NODE_LOST").length]).toEqual([jobId, runningAtCrash.includes(jobId) ? 1 : 0]);
     }
-  });
+  }, 180_000); // two server starts and 40 jobs: beyond the default minute on a loaded 2-core machine
 });
