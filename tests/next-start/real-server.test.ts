@@ -151,4 +151,4 @@ describeHttpAsNextServesIt("next start", async (env) => {
       data.remove();
     },
   };
-});
+}, { compression: true });
