@@ -56,6 +56,7 @@ export default defineConfig({
     env: {
       NODE_ENV: "production",
       NEXT_TELEMETRY_DISABLED: "1",
+      NEXT_MANUAL_SIG_HANDLE: "true",
       DATA_DIR: dataDir,
       STARTER_CREDITS: "100",
       LOG_LEVEL: "warn",
