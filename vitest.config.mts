@@ -2,7 +2,11 @@ import path from "node:path";
 import pg from "pg";
 import { defineConfig } from "vitest/config";
 
-const alias = { "@": path.resolve(import.meta.dirname) };
+// The workspace SDK resolves to its source (as in tsconfig.json's paths), so no build is needed first.
+const alias = {
+  "@execution-network/client": path.resolve(import.meta.dirname, "lib/client/src/index.ts"),
+  "@": path.resolve(import.meta.dirname),
+};
 
 /** `npm test` includes the PostgreSQL suite whenever the local server answers (CI sets TEST_DATABASE_URL). */
 async function reachablePostgres(): Promise<string | undefined> {

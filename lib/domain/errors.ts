@@ -17,6 +17,7 @@ export const errorCodes = [
   "SERVICE_DISABLED",
   "PROFILE_EXISTS",
   "KEY_REVOKED",
+  "KEY_MANAGED",
   "JOB_FINAL",
   "LEASE_LOST",
   "PAYLOAD_TOO_LARGE",

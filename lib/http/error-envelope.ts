@@ -19,6 +19,7 @@ export const statusOfCode: Record<ErrorCode, number> = {
   SERVICE_DISABLED: 409,
   PROFILE_EXISTS: 409,
   KEY_REVOKED: 409,
+  KEY_MANAGED: 409,
   JOB_FINAL: 409,
   LEASE_LOST: 409,
   PAYLOAD_TOO_LARGE: 413,

@@ -1,5 +1,5 @@
 // The wallet session: an iron-session sealed cookie, read from and written to plain Request/Response.
-import { randomBytes } from "node:crypto";
+import { hkdfSync, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { sealData, unsealData } from "iron-session";
@@ -35,6 +35,11 @@ function sessionSecret(): string {
   writeFileSync(file, generated, { mode: 0o600 });
   log.warn("SESSION_SECRET is not set; generated one and stored it under DATA_DIR", { file });
   return (secret = generated);
+}
+
+/** A 256-bit key for one purpose, derived from the session secret with HKDF-SHA256 (one secret to configure). */
+export function derivedKey(purpose: string): Buffer {
+  return Buffer.from(hkdfSync("sha256", sessionSecret(), "execution-network", purpose, 32));
 }
 
 function cookieValue(req: Request): string | undefined {

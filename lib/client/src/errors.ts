@@ -19,6 +19,7 @@ export type KnownErrorCode =
   | "SERVICE_DISABLED"
   | "PROFILE_EXISTS"
   | "KEY_REVOKED"
+  | "KEY_MANAGED"
   | "JOB_FINAL"
   | "PAYLOAD_TOO_LARGE"
   | "UNSUPPORTED_MEDIA_TYPE"
