@@ -49,6 +49,8 @@ export interface CatalogEntry {
   creditCost: number;
   /** Decided from configuration when the catalog is seeded. */
   isEnabled: (config: { llmConfigured: boolean }) => boolean;
+  /** What a developer is told while the service is disabled. */
+  disabledReason?: string;
 }
 
 export const catalog: CatalogEntry[] = [
@@ -93,6 +95,8 @@ export const catalog: CatalogEntry[] = [
     description: "Generates text with the configured OpenAI-compatible LLM; honours format and language.",
     creditCost: 3,
     isEnabled: ({ llmConfigured }) => llmConfigured,
+    disabledReason:
+      "No LLM endpoint is configured on this server. The operator enables text generation by setting LLM_BASE_URL (with LLM_API_KEY and LLM_MODEL) and restarting.",
   },
 ];
 
