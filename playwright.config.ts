@@ -45,7 +45,8 @@ export default defineConfig({
   },
   projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"] } }],
   webServer: {
-    command: `${next} build && ${next} start -p ${port} -H 127.0.0.1`,
+    // The app bundles the workspace SDK from its compiled dist/ (Turbopack cannot read its NodeNext sources).
+    command: `npm run build -w @execution-network/client && ${next} build && ${next} start -p ${port} -H 127.0.0.1`,
     url: `${baseURL}/api/health`,
     reuseExistingServer: false,
     timeout: 300_000,
