@@ -43,8 +43,12 @@ function kindOf(name: string, prop: JsonSchema): FieldKind {
 
 export function fieldsOf(schema: JsonSchema): FieldSpec[] {
   const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
-  const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
-  return Object.entries(properties).map(([name, prop]) => ({
+  const requiredNames = Array.isArray(schema.required) ? (schema.required as string[]) : [];
+  const required = new Set(requiredNames);
+  // Stored schemas (jsonb) lose their key order: required properties first, in the order `required` lists.
+  const rank = (name: string) => (required.has(name) ? requiredNames.indexOf(name) : requiredNames.length);
+  const entries = Object.entries(properties).sort(([a], [b]) => rank(a) - rank(b));
+  return entries.map(([name, prop]) => ({
     name,
     kind: kindOf(name, prop),
     required: required.has(name),
@@ -63,7 +67,8 @@ export function fieldsOf(schema: JsonSchema): FieldSpec[] {
 export function constraintsOf(field: FieldSpec): string[] {
   const n = (x: number) => x.toLocaleString("en");
   const out: string[] = [];
-  if (field.minLength !== undefined || field.maxLength !== undefined) {
+  // An image's length in base64 characters says nothing useful; its description gives the real limit.
+  if (field.kind !== "image" && (field.minLength !== undefined || field.maxLength !== undefined)) {
     if (field.minLength !== undefined && field.maxLength !== undefined) out.push(`${n(field.minLength)}–${n(field.maxLength)} characters`);
     else if (field.maxLength !== undefined) out.push(`at most ${n(field.maxLength)} characters`);
     else if (field.minLength !== undefined) out.push(`at least ${n(field.minLength)} characters`);

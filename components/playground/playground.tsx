@@ -169,6 +169,26 @@ export function Playground({ serviceId, inputSchema, creditCost, balance, blocke
               }
             }}
           >
+            {blockedReason && (
+              <Alert variant="warning">
+                <AlertCircleIcon />
+                <AlertTitle>This service cannot run</AlertTitle>
+                <AlertDescription id="run-blocked-reason">
+                  <p>{blockedReason}</p>
+                </AlertDescription>
+              </Alert>
+            )}
+            {!blockedReason && shortOfCredits && (
+              <Alert variant="warning">
+                <AlertCircleIcon />
+                <AlertTitle>Not enough credits</AlertTitle>
+                <AlertDescription id="run-blocked-reason">
+                  <p>
+                    A job costs {credits(creditCost)}; your balance is {credits(balance)}. See <Link href="/credits" className="underline">Credits</Link>.
+                  </p>
+                </AlertDescription>
+              </Alert>
+            )}
             {view === "form" ? (
               fields.length === 0 ? (
                 <p className="text-sm text-muted-foreground">This service takes no input properties; switch to JSON to send an object.</p>
@@ -214,26 +234,6 @@ export function Playground({ serviceId, inputSchema, creditCost, balance, blocke
               </ul>
             )}
 
-            {blockedReason && (
-              <Alert variant="warning">
-                <AlertCircleIcon />
-                <AlertTitle>This service cannot run</AlertTitle>
-                <AlertDescription id="run-blocked-reason">
-                  <p>{blockedReason}</p>
-                </AlertDescription>
-              </Alert>
-            )}
-            {!blockedReason && shortOfCredits && (
-              <Alert variant="warning">
-                <AlertCircleIcon />
-                <AlertTitle>Not enough credits</AlertTitle>
-                <AlertDescription id="run-blocked-reason">
-                  <p>
-                    A job costs {credits(creditCost)}; your balance is {credits(balance)}. See <Link href="/credits" className="underline">Credits</Link>.
-                  </p>
-                </AlertDescription>
-              </Alert>
-            )}
             {runError && (
               <Alert variant="destructive">
                 <AlertCircleIcon />
@@ -280,8 +280,8 @@ export function Playground({ serviceId, inputSchema, creditCost, balance, blocke
           <CardTitle className="text-base">Call it from your code</CardTitle>
         </CardHeader>
         <CardContent className="grid min-w-0 gap-4">
-          <CodeBlock title="curl" code={examples.curl} />
-          <CodeBlock title="@execution-network/client (Node.js)" code={examples.client} />
+          <CodeBlock title="curl" copyLabel="Copy curl" code={examples.curl} />
+          <CodeBlock title="@execution-network/client (Node.js)" copyLabel="Copy code" code={examples.client} />
           <p className="text-xs text-muted-foreground">
             Built from the input above. Use a key with <code className="font-mono">services:execute</code> from{" "}
             <Link href="/keys" className="underline">API keys</Link>; keep it on your server.
@@ -293,12 +293,12 @@ export function Playground({ serviceId, inputSchema, creditCost, balance, blocke
   );
 }
 
-function CodeBlock({ title, code }: { title: string; code: string }) {
+function CodeBlock({ title, copyLabel, code }: { title: string; copyLabel: string; code: string }) {
   return (
     <div className="min-w-0 overflow-hidden rounded-md border">
       <div className="flex items-center justify-between gap-2 border-b bg-muted/40 px-3 py-1.5">
         <span className="text-xs font-medium text-muted-foreground">{title}</span>
-        <CopyButton value={code} label={`Copy ${title.split(" ")[0]}`} className="h-7" />
+        <CopyButton value={code} label={copyLabel} className="h-7 shrink-0" />
       </div>
       <pre tabIndex={0} aria-label={`${title} example`} className="max-h-80 overflow-auto p-3 font-mono text-xs leading-relaxed">
         {code}

@@ -25,6 +25,11 @@ describe("fields from the input schema", () => {
     });
   });
 
+  it("puts required properties first even when the stored schema (jsonb) reordered its keys", () => {
+    const stored = { type: "object", properties: { format: { type: "string" }, prompt: { type: "string" } }, required: ["prompt"] };
+    expect(fieldsOf(stored).map((f) => f.name)).toEqual(["prompt", "format"]);
+  });
+
   it("keeps the bounds of numbers and the options of enums", () => {
     const [, sentences] = fieldsOf(inputJsonSchema("text-summarize"));
     expect(sentences).toMatchObject({ minimum: 1, maximum: 10, integer: true });
