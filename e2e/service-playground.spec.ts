@@ -20,14 +20,28 @@ async function openFromNav(page: Page, name: string) {
   await expect(page.getByRole("heading", { level: 1, name, exact: true })).toBeVisible();
 }
 
-/** Every response body the page receives, kept to look for secrets at the end. */
-function recordResponses(page: Page): string[] {
+/**
+ * Every response the page receives, headers and body, kept to look for secrets at the end. Read in the
+ * route (passed through unchanged), since a body is no longer readable once the page has navigated on.
+ * Event streams never end, so they pass unrecorded.
+ */
+async function recordResponses(page: Page): Promise<string[]> {
   const bodies: string[] = [];
-  page.on("response", async (response) => {
-    const headers = JSON.stringify(await response.allHeaders().catch(() => ({})));
-    const body = await response.text().catch(() => "");
-    bodies.push(headers, body);
-  });
+  await page.route(
+    (url) => !url.pathname.endsWith("/events"),
+    async (route) => {
+      let response;
+      try {
+        response = await route.fetch({ maxRedirects: 0 });
+      } catch {
+        // A request the page gave up on (an abandoned prefetch): nothing reaches the page.
+        return route.abort().catch(() => undefined);
+      }
+      const body = await response.text();
+      bodies.push(JSON.stringify(response.headers()), body);
+      await route.fulfill({ response, body });
+    },
+  );
   return bodies;
 }
 
@@ -60,7 +74,7 @@ test("a developer runs text-sentiment from its service page, pays its cost once,
   browser,
 }) => {
   await installTestWallet(page);
-  const bodies = recordResponses(page);
+  const bodies = await recordResponses(page);
 
   await test.step("sign in and create the profile", async () => {
     await signIn(page);
