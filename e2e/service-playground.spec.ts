@@ -73,6 +73,8 @@ test("a developer runs text-sentiment from its service page, pays its cost once,
   page,
   browser,
 }) => {
+  // A long journey (several runs, a second developer) on a shared 2-core machine.
+  test.setTimeout(180_000);
   await installTestWallet(page);
   const bodies = await recordResponses(page);
 
