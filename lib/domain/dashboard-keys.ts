@@ -7,7 +7,7 @@ import { requireProfile } from "./accounts";
 import { hashSecret, insertApiKey } from "./api-keys";
 import { db } from "./ready";
 import { seal, unseal } from "./sealing";
-import type { Scope } from "./scopes";
+import type { Scope } from "@/lib/contract/vocabulary";
 
 export const dashboardKeyScopes: Scope[] = ["services:execute"];
 export const dashboardKeyName = "Dashboard (playground)";
