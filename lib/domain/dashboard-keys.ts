@@ -5,7 +5,7 @@ import type { Tx } from "@/lib/db/client";
 import { accounts, apiKeys, dashboardKeys } from "@/lib/db/schema";
 import { requireProfile } from "./accounts";
 import { hashSecret, insertApiKey } from "./api-keys";
-import { db } from "./ready";
+import { db } from "./database";
 import { seal, unseal } from "./sealing";
 import type { Scope } from "@/lib/contract/vocabulary";
 

@@ -131,7 +131,7 @@ describe("the dashboard key", () => {
     const dev = await signUpDeveloper(server.baseUrl);
     expect((await run(dev, "token-count", { text: "one" })).status).toBe(202);
     const [original] = await dashboardKeys(dev);
-    const { db } = await import("@/lib/domain/ready");
+    const { db } = await import("@/lib/domain/database");
     const { apiKeys } = await import("@/lib/db/schema");
     const { eq, sql } = await import("drizzle-orm");
     await (await db()).update(apiKeys).set({ expiresAt: sql`now() - interval '1 second'` }).where(eq(apiKeys.id, original.keyId));
@@ -153,7 +153,7 @@ describe("the dashboard key", () => {
     const dev = await signUpDeveloper(server.baseUrl);
     await run(dev, "token-count", { text: "one" });
     const [key] = await dashboardKeys(dev);
-    const { db } = await import("@/lib/domain/ready");
+    const { db } = await import("@/lib/domain/database");
     const { apiKeys, dashboardKeys: table } = await import("@/lib/db/schema");
     const { eq } = await import("drizzle-orm");
     const { unseal } = await import("@/lib/domain/sealing");
@@ -217,7 +217,7 @@ describe("refusals from the API reach the form in the contract's envelope", () =
 
   it("402 INSUFFICIENT_CREDITS when the balance is short", async () => {
     const dev = await signUpDeveloper(server.baseUrl);
-    const { db } = await import("@/lib/domain/ready");
+    const { db } = await import("@/lib/domain/database");
     const { accounts } = await import("@/lib/db/schema");
     const { sql } = await import("drizzle-orm");
     await (await db()).update(accounts).set({ creditBalance: 1 }).where(sql`lower(${accounts.walletAddress}) = lower(${dev.address})`);

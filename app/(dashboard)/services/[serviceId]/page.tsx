@@ -4,7 +4,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
 import { ArrowLeftIcon } from "lucide-react";
-import { currentSession } from "@/components/auth/server-session";
+import { currentSession } from "@/lib/http/page-session";
 import { formatNumber } from "@/components/dashboard/format";
 import { PageHeader } from "@/components/dashboard/page-header";
 import { Playground } from "@/components/playground/playground";
