@@ -45,8 +45,8 @@ export default defineConfig({
   },
   projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"] } }],
   webServer: {
-    // Builds only when .next is older than the sources (tests/support/next-build.mjs), so within `npm test`
-    // the journeys reuse the build the real-server suite made.
+    // Builds only when .next is older than the sources (tests/support/next-build.mjs, which compiles the
+    // workspace SDK first), so within `npm test` the journeys reuse the build the real-server suite made.
     command: `node tests/support/next-build.mjs && ${next} start -p ${port} -H 127.0.0.1`,
     url: `${baseURL}/api/health`,
     reuseExistingServer: false,

@@ -3,7 +3,11 @@ import pg from "pg";
 import { defineConfig } from "vitest/config";
 
 const isCi = process.env.CI === "true" || process.env.CI === "1";
-const alias = { "@": path.resolve(import.meta.dirname) };
+// The workspace SDK resolves to its source (as in tsconfig.json's paths), so no build is needed first.
+const alias = {
+  "@execution-network/client": path.resolve(import.meta.dirname, "lib/client/src/index.ts"),
+  "@": path.resolve(import.meta.dirname),
+};
 
 /**
  * `npm test` includes the PostgreSQL suite whenever the server answers: TEST_DATABASE_URL when set, else the

@@ -22,6 +22,7 @@ interface ApiKeyView {
   lastUsedAt: string | null;
   expiresAt: string | null;
   revokedAt: string | null;
+  kind: "standard" | "dashboard";
   key?: string;
 }
 
@@ -62,6 +63,7 @@ describe("creating a key", () => {
       lastUsedAt: null,
       expiresAt: null,
       revokedAt: null,
+      kind: "standard",
       key: created.key,
     });
     expect(created.prefix).toHaveLength(8);

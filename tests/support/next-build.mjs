@@ -29,11 +29,13 @@ export function isBuildStale() {
   return [...sourceDirs, ...sourceFiles].some((entry) => newestMtime(path.join(root, entry)) > built);
 }
 
-/** Runs `next build` unless .next is up to date. */
+/** Compiles the SDK and runs `next build` unless .next is up to date. */
 export function ensureNextBuild() {
   if (!isBuildStale()) return false;
   const started = Date.now();
   process.stderr.write("next build (sources changed since the last build)…\n");
+  // The app bundles the workspace SDK from its compiled dist/ (as `npm run build` does).
+  execFileSync("npm", ["run", "build", "-w", "@execution-network/client"], { cwd: root, stdio: ["ignore", "ignore", "inherit"] });
   execFileSync(process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "build"], {
     cwd: root,
     stdio: ["ignore", "ignore", "inherit"],

@@ -135,6 +135,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // The app's origin comes from configuration only (never from request headers): this server's own address.
   process.env.APP_ORIGIN ??= baseUrl;
+  // The dashboard's Run calls the execution API: this same server.
+  process.env.EXECUTION_API_URL ??= baseUrl;
   const { startNetworkServices } = await import("@/lib/network/embedded");
   await startNetworkServices();
 
