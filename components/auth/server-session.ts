@@ -3,6 +3,7 @@ import { headers } from "next/headers";
 import { readSession, type SessionData } from "@/lib/http/session";
 
 export interface SignedInSession {
+  accountId: string;
   address: string;
   chainId: number;
 }
@@ -14,5 +15,5 @@ export async function currentSession(): Promise<SignedInSession | null> {
   const session: SessionData = await readSession(new Request("http://session.invalid/", { headers: { cookie } }));
   // The same test the API's session guard applies.
   if (!session.accountId || !session.address) return null;
-  return { address: session.address, chainId: session.chainId ?? 1 };
+  return { accountId: session.accountId, address: session.address, chainId: session.chainId ?? 1 };
 }
