@@ -23,7 +23,9 @@ test("every dashboard page passes axe in both themes, on desktop and at 360 px, 
   test.setTimeout(240_000);
   const problems: string[] = [];
   page.on("console", (message) => {
-    if (message.type() === "error" || /hydrat/i.test(message.text())) problems.push(`${page.url()}: ${message.text()}`);
+    if (message.type() === "error" || /hydrat/i.test(message.text())) {
+      problems.push(`${page.url()}: ${message.text()} (${message.location().url})`);
+    }
   });
   page.on("pageerror", (error) => problems.push(`${page.url()}: ${error.message}`));
 
@@ -55,14 +57,22 @@ test("every dashboard page passes axe in both themes, on desktop and at 360 px, 
           continue;
         }
         await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
-        await page.waitForLoadState("networkidle");
+        // Loaded: nothing marked busy (skeletons carry aria-busy) and the fonts in place.
+        await expect(page.locator('[aria-busy="true"]')).toHaveCount(0);
+        await page.evaluate(() => document.fonts.ready);
         await expect(page.locator("html")).toHaveClass(new RegExp(`\\b${theme}\\b`));
         const name = `${path.replace(/\//g, "_").replace(/^_/, "") || "root"}-${theme}-${viewport.name}.png`;
         await page.screenshot({ path: test.info().outputPath(name), fullPage: true });
+        if (viewport.name === "phone") {
+          // Nothing wider than the phone: the page never scrolls sideways (wide tables scroll in their own box).
+          const pageWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+          expect.soft(pageWidth, `${path} (${theme}) width at 360 px`).toBeLessThanOrEqual(viewport.width);
+        }
         const violations = await seriousViolations(page);
         expect.soft(violations, `${path} (${theme}, ${viewport.name})`).toEqual([]);
       }
     }
   }
-  expect(problems.filter((p) => !p.includes("/webhooks"))).toEqual([]);
+  // Until the webhooks page is merged in, prefetching its nav link answers 404; nothing else may fail.
+  expect(problems.filter((p) => !/\/webhooks\b/.test(p))).toEqual([]);
 });

@@ -1,7 +1,9 @@
 // Helpers for journeys that need a signed-in developer with jobs: sign in through the browser with the
 // injected wallet, then use the page's own cookie to create the profile and an API key, and run jobs with
 // that key exactly as the developer's code would.
+import path from "node:path";
 import { deflateSync } from "node:zlib";
+import { createCanvas, GlobalFonts } from "@napi-rs/canvas";
 import { expect, type APIRequestContext, type Page } from "@playwright/test";
 import { installTestWallet, testWalletName } from "./test-wallet";
 
@@ -76,4 +78,21 @@ export function pngWithCorruptImageData(): string {
     chunk("IEND", Buffer.alloc(0)),
   ]);
   return png.toString("base64");
+}
+
+/** A large page of small text (base64 PNG): OCR of it keeps an execution node's slot busy for a while. */
+export async function busyPageOfText(): Promise<string> {
+  // geist exports only its next/font entry points; the TTF files sit beside them.
+  const fontFile = path.join(path.dirname(require.resolve("geist/font/sans")), "fonts", "geist-sans", "Geist-Regular.ttf");
+  GlobalFonts.registerFromPath(fontFile, "Geist E2E");
+  const canvas = createCanvas(2400, 3000);
+  const context = canvas.getContext("2d");
+  context.fillStyle = "#ffffff";
+  context.fillRect(0, 0, canvas.width, canvas.height);
+  context.fillStyle = "#000000";
+  context.font = '22px "Geist E2E"';
+  for (let line = 0; line < 110; line++) {
+    context.fillText(`${line + 1}. The quick brown fox jumps over the lazy dog; pack my box with five dozen liquor jugs, twice.`, 30, 40 + line * 26);
+  }
+  return (await canvas.encode("png")).toString("base64");
 }

@@ -2,7 +2,7 @@
 // OCR job failing at run time with its refund, the job in the filtered jobs list, and another developer
 // kept out.
 import { expect, test, type Page } from "@playwright/test";
-import { pngWithCorruptImageData, runJob, signInNewDeveloper } from "./dashboard-session";
+import { busyPageOfText, pngWithCorruptImageData, runJob, signInNewDeveloper } from "./dashboard-session";
 
 const happyPathTypes = ["JOB_CREATED", "WORKFLOW_INITIALIZED", "ROUTING_STARTED", "NODE_ASSIGNED", "EXECUTION_STARTED", "RESULT_STORED", "EXECUTION_COMPLETED"];
 
@@ -91,4 +91,22 @@ test("another developer opening a job's URL gets the not-found page", async ({ p
 
   await page.goto(`/jobs/${job.jobId}`);
   await expect(page.getByTestId("job-status")).toHaveText("completed", { timeout: 30_000 });
+});
+
+test("Cancel job stops a job that is still waiting for a node, and refunds it", async ({ page, baseURL }) => {
+  const dev = await signInNewDeveloper(page, baseURL as string, "Margaret Hamilton");
+  // Keep the embedded node's slots busy with OCR of a large page of text; a job submitted after them waits.
+  const image = await busyPageOfText();
+  for (let i = 0; i < 8; i++) await runJob(page.request, dev.apiKey, "image-ocr", { image });
+  const waiting = await runJob(page.request, dev.apiKey, "token-count", { text: "cancel me" });
+
+  await page.goto(`/jobs/${waiting.jobId}`);
+  await expect(page.getByTestId("job-status")).not.toHaveText(/completed|failed/);
+  await page.getByRole("button", { name: "Cancel job" }).click();
+  await expect(page.getByTestId("job-status")).toHaveText("cancelled");
+  await expect(page.getByRole("button", { name: "Cancel job" })).toHaveCount(0);
+  const failure = page.getByRole("region", { name: "Failure" });
+  await expect(failure.getByText("CANCELLED", { exact: true })).toBeVisible();
+  await expect(failure.getByTestId("job-refund")).toContainText(`+${waiting.creditCost} credits returned`);
+  await expect(page.getByRole("list", { name: "Timeline" }).getByText("JOB_CANCELLED")).toBeVisible();
 });

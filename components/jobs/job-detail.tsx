@@ -130,17 +130,21 @@ export function JobDetail({
         <dl className="grid gap-2 text-sm sm:grid-cols-2">
           <div className="flex min-w-0 items-center gap-2">
             <dt className="shrink-0 text-muted-foreground">Job</dt>
-            <dd className="truncate font-mono text-xs" title={job.jobId}>
-              {job.jobId}
+            <dd className="flex min-w-0 items-center gap-2">
+              <span className="truncate font-mono text-xs" title={job.jobId}>
+                {job.jobId}
+              </span>
+              <CopyButton value={job.jobId} label="Copy job id" size="sm" variant="ghost" />
             </dd>
-            <CopyButton value={job.jobId} label="Copy job id" size="sm" variant="ghost" />
           </div>
           <div className="flex min-w-0 items-center gap-2">
             <dt className="shrink-0 text-muted-foreground">Workflow run</dt>
-            <dd className="truncate font-mono text-xs" title={job.workflowRunId}>
-              {job.workflowRunId}
+            <dd className="flex min-w-0 items-center gap-2">
+              <span className="truncate font-mono text-xs" title={job.workflowRunId}>
+                {job.workflowRunId}
+              </span>
+              <CopyButton value={job.workflowRunId} label="Copy workflow run id" size="sm" variant="ghost" />
             </dd>
-            <CopyButton value={job.workflowRunId} label="Copy workflow run id" size="sm" variant="ghost" />
           </div>
         </dl>
         <div className="flex flex-wrap gap-2">

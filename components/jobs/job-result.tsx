@@ -31,11 +31,13 @@ function Sentiment({ output }: { output: Output }) {
   // −1 … 1 mapped onto the bar's width; the marker sits at the score.
   const position = ((Math.max(-1, Math.min(1, score)) + 1) / 2) * 100;
   return (
-    <dl className="grid gap-4">
-      <Field label="Sentiment">
+    <div className="grid gap-4">
+      <dl>
+        <Field label="Sentiment">
         <span className="text-lg font-semibold capitalize">{label}</span>{" "}
-        <span className="font-mono tabular-nums">{score.toFixed(2)}</span>
-      </Field>
+          <span className="font-mono tabular-nums">{score.toFixed(2)}</span>
+        </Field>
+      </dl>
       <div
         role="meter"
         aria-label="Sentiment score from −1 to 1"
@@ -54,7 +56,7 @@ function Sentiment({ output }: { output: Output }) {
           <span>positive 1</span>
         </div>
       </div>
-    </dl>
+    </div>
   );
 }
 
