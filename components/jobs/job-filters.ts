@@ -1,6 +1,6 @@
 // The jobs list's filters as they live in the URL (?status=&serviceId=&dateFrom=&dateTo=&page=, CONTRACT §9),
 // read leniently (a value that makes no sense is dropped, not an error) and turned into the API's query.
-import { jobStatuses, type JobStatus } from "@/lib/domain/job-states";
+import { jobStatuses, type JobStatus } from "@/lib/contract/vocabulary";
 
 export interface JobFilters {
   status?: JobStatus;
