@@ -117,8 +117,8 @@ export function JobDetail({
   const refunded = credits.filter((c) => c.type === "refund").reduce((sum, c) => sum + c.amount, 0);
 
   return (
-    <div className="grid gap-6">
-      <header className="grid gap-4 border-b pb-5">
+    <div className="grid grid-cols-1 gap-6">
+      <header className="grid grid-cols-1 gap-4 border-b pb-5">
         <div className="flex flex-wrap items-center gap-x-3 gap-y-2">
           <h1 className="text-2xl font-semibold tracking-tight">{serviceName}</h1>
           <JobStatusBadge status={job.status} />
@@ -127,7 +127,7 @@ export function JobDetail({
           </p>
           <LiveIndicator mode={live.mode} />
         </div>
-        <dl className="grid gap-2 text-sm sm:grid-cols-2">
+        <dl className="grid grid-cols-1 gap-2 text-sm sm:grid-cols-2">
           <div className="flex min-w-0 items-center gap-2">
             <dt className="shrink-0 text-muted-foreground">Job</dt>
             <dd className="flex min-w-0 items-center gap-2">
@@ -157,7 +157,7 @@ export function JobDetail({
         </div>
       </header>
 
-      <Card className="grid gap-5 p-5">
+      <Card className="grid grid-cols-1 gap-5 p-5">
         <LifecycleStepper spans={spans} now={now} />
         <div className="grid gap-1">
           <div className="flex justify-between text-xs text-muted-foreground">
@@ -196,8 +196,8 @@ export function JobDetail({
       {job.result && <JobResult job={job} />}
       {job.error && <JobFailure job={job} events={events} credits={credits} nodeNames={nodeNames} />}
 
-      <div className="grid gap-6 lg:grid-cols-[minmax(0,2fr)_minmax(0,3fr)]">
-        <section aria-labelledby="events-heading" className="grid content-start gap-2">
+      <div className="grid grid-cols-1 gap-6 lg:grid-cols-[minmax(0,2fr)_minmax(0,3fr)]">
+        <section aria-labelledby="events-heading" className="grid grid-cols-1 content-start gap-2">
           <h2 id="events-heading" className="text-base font-semibold">
             Events <span className="text-sm font-normal text-muted-foreground">({events.length})</span>
           </h2>

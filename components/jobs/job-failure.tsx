@@ -48,7 +48,7 @@ export function JobFailure({
   if (!error) return null;
   const refund = credits.find((c) => c.type === "refund");
   return (
-    <section aria-label="Failure" className="grid gap-3 rounded-xl border border-destructive/40 bg-destructive/5 p-5">
+    <section aria-label="Failure" className="grid grid-cols-1 gap-3 rounded-xl border border-destructive/40 bg-destructive/5 p-5">
       <div className="flex flex-wrap items-center gap-2">
         <h2 className="mr-auto text-base font-semibold text-destructive">Failure</h2>
         <Badge variant="outline">{error.category}</Badge>

@@ -115,7 +115,7 @@ function Tokens({ output }: { output: Output }) {
 
 function TextBlock({ label, text }: { label: string; text: string }) {
   return (
-    <div className="grid gap-2">
+    <div className="grid grid-cols-1 gap-2">
       <div className="flex items-center justify-between gap-2">
         <span className="text-xs text-muted-foreground">{label}</span>
         <CopyButton value={text} label="Copy text" />
@@ -175,7 +175,7 @@ export function JobResult({ job }: { job: ExecutionJob }) {
   const Render = renderers[job.serviceId];
   const raw = JSON.stringify(job.result, null, 2);
   return (
-    <section aria-label="Result" className="grid gap-4 rounded-xl border bg-card p-5">
+    <section aria-label="Result" className="grid grid-cols-1 gap-4 rounded-xl border bg-card p-5">
       <div className="flex flex-wrap items-center gap-2">
         <h2 className="mr-auto text-base font-semibold">Result</h2>
         <Button variant="outline" size="sm" aria-pressed={showRaw} onClick={() => setShowRaw((v) => !v)}>

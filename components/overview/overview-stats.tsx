@@ -57,7 +57,7 @@ export async function OverviewStats({ accountId }: { accountId: string }) {
   ]);
   const now = Date.now();
   return (
-    <div className="grid gap-4 sm:grid-cols-3">
+    <div className="grid grid-cols-1 gap-4 sm:grid-cols-3">
       <Stat
         label="Credit balance"
         value={formatNumber(balance.balance)}

@@ -38,7 +38,7 @@ export function Quickstart({ origin }: { origin: string }) {
           </Button>
         </CardAction>
       </CardHeader>
-      <CardContent className="grid gap-5">
+      <CardContent className="grid grid-cols-1 gap-5">
         <ol className="grid gap-2 text-sm">
           {steps.map((step, i) => (
             <li key={step.href} className="flex items-center gap-3">

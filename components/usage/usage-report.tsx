@@ -60,7 +60,7 @@ export function UsageReport({
   const finalJobs = summary.completedJobs + summary.failedJobs;
   const { page, totalPages } = history.pagination;
   return (
-    <div className="grid gap-6">
+    <div className="grid grid-cols-1 gap-6">
       <div className="grid grid-cols-2 gap-4 lg:grid-cols-4">
         <Figure label="Jobs" value={formatNumber(summary.totalJobs)} hint={`${summary.activeJobs} still running`} />
         <Figure
@@ -77,7 +77,7 @@ export function UsageReport({
         <DailyChart days={days} />
       </Card>
 
-      <section aria-labelledby="by-service" className="grid gap-2">
+      <section aria-labelledby="by-service" className="grid grid-cols-1 gap-2">
         <h2 id="by-service" className="text-base font-semibold">
           By service
         </h2>
@@ -115,7 +115,7 @@ export function UsageReport({
         )}
       </section>
 
-      <section aria-labelledby="credit-history" className="grid gap-2">
+      <section aria-labelledby="credit-history" className="grid grid-cols-1 gap-2">
         <h2 id="credit-history" className="text-base font-semibold">
           Credit history
         </h2>
