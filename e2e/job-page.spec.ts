@@ -94,6 +94,8 @@ test("another developer opening a job's URL gets the not-found page", async ({ p
 });
 
 test("Cancel job stops a job that is still waiting for a node, and refunds it", async ({ page, baseURL }) => {
+  // Submitting the large images takes a while on a busy machine.
+  test.setTimeout(180_000);
   const dev = await signInNewDeveloper(page, baseURL as string, "Margaret Hamilton");
   // Keep the embedded node's slots busy with OCR of a large page of text; a job submitted after them waits.
   const image = await busyPageOfText();
