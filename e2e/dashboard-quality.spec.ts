@@ -73,6 +73,8 @@ test("every dashboard page passes axe in both themes, on desktop and at 360 px, 
       }
     }
   }
-  // Until the webhooks page is merged in, prefetching its nav link answers 404; nothing else may fail.
-  expect(problems.filter((p) => !/\/webhooks\b/.test(p))).toEqual([]);
+  // Pages other branches build (/webhooks, /services/:serviceId behind "Run again") answer 404 to prefetches
+  // until they are merged in; nothing else may fail.
+  const notYetBuilt = /\((?:http:\/\/[^/]+)?\/(?:webhooks|services\/[\w-]+)[?)]/;
+  expect(problems.filter((p) => !notYetBuilt.test(p))).toEqual([]);
 });
