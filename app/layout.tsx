@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
 import { GeistSans } from "geist/font/sans";
 import { GeistMono } from "geist/font/mono";
-import { QueryProvider } from "@/components/providers/query-provider";
-import { ThemeProvider } from "@/components/providers/theme-provider";
+import { QueryProvider } from "@/components/data/query-provider";
+import { ThemeProvider } from "@/components/data/theme-provider";
 import "./globals.css";
 
 export const metadata: Metadata = {

@@ -8,8 +8,8 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useMutation } from "@tanstack/react-query";
 import { BanIcon, RadioIcon, RotateCcwIcon } from "lucide-react";
-import { apiFetch } from "@/components/api/fetch-api";
-import type { CreditEntry, ExecutionJob, ExecutionLog } from "@/components/api/types";
+import { apiFetch } from "@/components/data/fetch-api";
+import type { CreditEntry, ExecutionJob, ExecutionLog } from "@/components/data/types";
 import { formatSignedCredits } from "@/components/dashboard/format";
 import { ErrorState } from "@/components/dashboard/states";
 import { Button } from "@/components/ui/button";
@@ -213,11 +213,7 @@ export function JobDetail({
         </pre>
       </details>
 
-      {deliveries && (
-        <section aria-label="Webhook deliveries" className="grid gap-2">
-          {deliveries}
-        </section>
-      )}
+      {deliveries}
     </div>
   );
 }

@@ -1,7 +1,7 @@
 // A failed job explained: one sentence built from its events, the category and code, the message, what to
 // do next and the refund. The region is named "Failure" (CONTRACT §9).
 import Link from "next/link";
-import type { CreditEntry, ExecutionJob, TelemetryEvent } from "@/components/api/types";
+import type { CreditEntry, ExecutionJob, TelemetryEvent } from "@/components/data/types";
 import { formatSignedCredits } from "@/components/dashboard/format";
 import { Badge } from "@/components/ui/badge";
 

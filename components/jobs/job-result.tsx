@@ -4,7 +4,7 @@
 // with confidence, tokens with the model, OCR text with confidence, generated text), with a Raw JSON toggle.
 // The region is named "Result" (CONTRACT §9).
 import * as React from "react";
-import type { ExecutionJob } from "@/components/api/types";
+import type { ExecutionJob } from "@/components/data/types";
 import { formatNumber } from "@/components/dashboard/format";
 import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";

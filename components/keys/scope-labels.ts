@@ -1,5 +1,5 @@
 // What each scope lets a key do, in the dashboard's words. The scope list itself lives in lib/contract/vocabulary.
-import type { Scope } from "@/components/api/types";
+import type { Scope } from "@/components/data/types";
 
 export const scopeDescriptions: Record<Scope, string> = {
   "services:read": "Read the service catalog",
@@ -7,6 +7,7 @@ export const scopeDescriptions: Record<Scope, string> = {
   "jobs:read": "Read jobs, their results and logs",
   "telemetry:read": "Read job telemetry events",
   "credits:read": "Read credit balance, history and usage",
+  "webhooks:manage": "Manage webhook endpoints and see their deliveries",
 };
 
 export const defaultScopes: Scope[] = ["services:execute", "jobs:read"];

@@ -1,7 +1,7 @@
 // The overview's three numbers, read on the server with the page (no loading flicker, no client fetches).
 import Link from "next/link";
 import { ArrowRightIcon } from "lucide-react";
-import { isKeyActive } from "@/components/api/queries";
+import { isKeyActive } from "@/components/data/queries";
 import { formatNumber } from "@/components/dashboard/format";
 import { clockTime, utcDate } from "@/components/timeline/time";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";

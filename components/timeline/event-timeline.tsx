@@ -1,7 +1,7 @@
 // Every telemetry event in sequence order: its time (UTC, ms, tabular digits; the date only when it
 // changes), the gap since the previous event, the node, a marker where a new attempt begins, and the
 // payload folded until opened. The list is named "Timeline" (CONTRACT §9).
-import type { TelemetryEvent } from "@/components/api/types";
+import type { TelemetryEvent } from "@/components/data/types";
 import { Badge } from "@/components/ui/badge";
 import { cn } from "@/components/ui/cn";
 import { clockTime, formatGap, utcDate } from "./time";

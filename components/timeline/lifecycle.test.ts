@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { TelemetryEvent } from "@/components/api/types";
+import type { TelemetryEvent } from "@/components/data/types";
 import { phaseOf, phaseSpans, queueAndRunTime } from "./lifecycle";
 
 let sequence = 0;

@@ -1,6 +1,6 @@
 // The job's lifecycle read from its telemetry: which phase it entered at which event, how long each phase
 // lasted, and queue and run time. Pure functions, shared by the stepper and the page's header.
-import type { ExecutionJob, TelemetryEvent } from "@/components/api/types";
+import type { ExecutionJob, TelemetryEvent } from "@/components/data/types";
 
 export type Phase = "queued" | "routing" | "assigned" | "running" | "retrying" | "completed" | "failed" | "cancelled";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ExecutionJob, TelemetryEvent } from "@/components/api/types";
+import type { ExecutionJob, TelemetryEvent } from "@/components/data/types";
 import { applyUpdate, type JobSnapshot } from "./use-live-job";
 
 const job = (status: ExecutionJob["status"], updatedMs: number, extra: Partial<ExecutionJob> = {}): ExecutionJob => ({

@@ -6,7 +6,7 @@
 // "Logs" (CONTRACT §9).
 import * as React from "react";
 import { ArrowDownIcon } from "lucide-react";
-import type { ExecutionLog } from "@/components/api/types";
+import type { ExecutionLog } from "@/components/data/types";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
 import { CopyButton } from "@/components/ui/copy-button";

@@ -7,8 +7,8 @@
 // events are merged by sequence, and a job snapshot older than the one shown is ignored.
 import * as React from "react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { apiFetch } from "@/components/api/fetch-api";
-import type { ExecutionJob, ExecutionLog, TelemetryEvent, TelemetryPage } from "@/components/api/types";
+import { apiFetch } from "@/components/data/fetch-api";
+import type { ExecutionJob, ExecutionLog, TelemetryEvent, TelemetryPage } from "@/components/data/types";
 import { isFinalPhase, phaseOf } from "./lifecycle";
 
 export interface JobSnapshot {

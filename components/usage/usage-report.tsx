@@ -3,7 +3,7 @@
 // JavaScript of its own.
 import Link from "next/link";
 import { BarChart3Icon } from "lucide-react";
-import type { CreditHistory, UsageSummary } from "@/components/api/types";
+import type { CreditHistory, UsageSummary } from "@/components/data/types";
 import { formatNumber, formatSignedCredits } from "@/components/dashboard/format";
 import { EmptyState } from "@/components/dashboard/states";
 import { clockTime, formatDuration, utcDate } from "@/components/timeline/time";

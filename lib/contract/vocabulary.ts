@@ -29,7 +29,14 @@ export type LogLevel = (typeof logLevels)[number];
 export const logSources = ["platform", "node", "provider"] as const;
 export type LogSource = (typeof logSources)[number];
 
+export const serviceStatuses = ["active", "disabled"] as const;
+export type ServiceStatus = (typeof serviceStatuses)[number];
+
 export const ledgerEntryTypes = ["grant", "charge", "refund", "topup", "adjustment"] as const;
 export type LedgerEntryType = (typeof ledgerEntryTypes)[number];
-export const scopes = ["services:read", "services:execute", "jobs:read", "telemetry:read", "credits:read"] as const;
+export const scopes = ["services:read", "services:execute", "jobs:read", "telemetry:read", "credits:read", "webhooks:manage"] as const;
 export type Scope = (typeof scopes)[number];
+
+/** Webhook event types (CONTRACT §8). */
+export const webhookEventTypes = ["job.status_changed", "job.completed", "job.failed", "webhook.test"] as const;
+export type WebhookEventType = (typeof webhookEventTypes)[number];

@@ -1,5 +1,7 @@
 // The one PostgreSQL schema of the product (PGlite and PostgreSQL alike). Migrations are generated from it.
 import { sql } from "drizzle-orm";
+import type { JobError, JobResult } from "@/lib/contract/schemas";
+import { eventTypes, jobStatuses, ledgerEntryTypes, logLevels, logSources, scopes, serviceStatuses } from "@/lib/contract/vocabulary";
 import {
   bigint,
   boolean,
@@ -45,7 +47,7 @@ export const apiKeys = pgTable(
     id: uuid("id").primaryKey().defaultRandom(),
     accountId: uuid("account_id").notNull().references(() => accounts.id),
     name: text("name").notNull(),
-    scopes: text("scopes").array().notNull(),
+    scopes: text("scopes", { enum: scopes }).array().notNull(),
     prefix: text("prefix").notNull(),
     secretHash: text("secret_hash").notNull().unique(),
     /** After a rotation with a grace period, the old secret keeps working until previousExpiresAt. */
@@ -65,7 +67,7 @@ export const creditLedger = pgTable(
   {
     id: uuid("id").primaryKey().defaultRandom(),
     accountId: uuid("account_id").notNull().references(() => accounts.id),
-    type: text("type").notNull(),
+    type: text("type", { enum: ledgerEntryTypes }).notNull(),
     amount: bigint("amount", { mode: "number" }).notNull(),
     balanceAfter: bigint("balance_after", { mode: "number" }).notNull(),
     jobId: uuid("job_id"),
@@ -85,7 +87,7 @@ export const services = pgTable("services", {
   name: text("name").notNull(),
   description: text("description").notNull(),
   creditCost: integer("credit_cost").notNull(),
-  status: text("status").notNull(),
+  status: text("status", { enum: serviceStatuses }).notNull(),
   inputSchema: jsonb("input_schema").notNull(),
   position: integer("position").notNull().default(0),
   updatedAt: ts("updated_at").notNull().defaultNow(),
@@ -114,9 +116,9 @@ export const jobs = pgTable(
     accountId: uuid("account_id").notNull().references(() => accounts.id),
     apiKeyId: uuid("api_key_id"),
     serviceId: text("service_id").notNull().references(() => services.id),
-    status: text("status").notNull(),
+    status: text("status", { enum: jobStatuses }).notNull(),
     progress: integer("progress").notNull().default(0),
-    input: jsonb("input").notNull(),
+    input: jsonb("input").$type<Record<string, unknown>>().notNull(),
     creditCost: integer("credit_cost").notNull(),
     attempt: integer("attempt").notNull().default(0),
     maxAttempts: integer("max_attempts").notNull(),
@@ -126,8 +128,8 @@ export const jobs = pgTable(
     leaseExpiresAt: ts("lease_expires_at"),
     routingStartedAt: ts("routing_started_at"),
     nextAttemptAt: ts("next_attempt_at"),
-    result: jsonb("result"),
-    error: jsonb("error"),
+    result: jsonb("result").$type<JobResult>(),
+    error: jsonb("error").$type<JobError>(),
     /** Last telemetry sequence / log sequence written: the next one is +1, so there are never gaps. */
     eventSeq: integer("event_seq").notNull().default(0),
     logSeq: integer("log_seq").notNull().default(0),
@@ -150,7 +152,7 @@ export const jobEvents = pgTable(
     id: uuid("id").primaryKey().defaultRandom(),
     jobId: uuid("job_id").notNull().references(() => jobs.id),
     sequence: integer("sequence").notNull(),
-    type: text("type").notNull(),
+    type: text("type", { enum: eventTypes }).notNull(),
     attempt: integer("attempt").notNull(),
     nodeId: uuid("node_id"),
     data: jsonb("data"),
@@ -164,8 +166,8 @@ export const jobLogs = pgTable(
   {
     jobId: uuid("job_id").notNull().references(() => jobs.id),
     sequence: integer("sequence").notNull(),
-    level: text("level").notNull(),
-    source: text("source").notNull(),
+    level: text("level", { enum: logLevels }).notNull(),
+    source: text("source", { enum: logSources }).notNull(),
     message: text("message").notNull(),
     nodeId: uuid("node_id"),
     createdAt: createdAt(),
@@ -185,4 +187,83 @@ export const idempotencyKeys = pgTable(
     createdAt: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.accountId, t.key] }), index("idempotency_created_idx").on(t.createdAt)],
+);
+
+/** A developer's webhook endpoint. Secrets are AES-256-GCM ciphertexts (the server must sign with them). */
+export const webhookEndpoints = pgTable(
+  "webhook_endpoints",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    accountId: uuid("account_id").notNull().references(() => accounts.id),
+    url: text("url").notNull(),
+    events: text("events").array().notNull(),
+    description: text("description"),
+    status: text("status").notNull().default("enabled"),
+    disabledReason: text("disabled_reason"),
+    secretCiphertext: text("secret_ciphertext").notNull(),
+    /** After a rotation the previous secret also signs, until previousSecretExpiresAt. */
+    previousSecretCiphertext: text("previous_secret_ciphertext"),
+    previousSecretExpiresAt: ts("previous_secret_expires_at"),
+    /** Start of the current run of failed attempts (null after a success): the endpoint is disabled after 72 h. */
+    failingSince: ts("failing_since"),
+    createdAt: createdAt(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+  },
+  (t) => [index("webhook_endpoints_account_idx").on(t.accountId, t.createdAt)],
+);
+
+/** The outbox: one row per (event, endpoint), written in the transaction of the change that causes it. */
+export const webhookDeliveries = pgTable(
+  "webhook_deliveries",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    endpointId: uuid("endpoint_id")
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: "cascade" }),
+    accountId: uuid("account_id").notNull(),
+    /** The `webhook-id`: the same on every attempt and redelivery. */
+    eventId: text("event_id").notNull(),
+    eventType: text("event_type").notNull(),
+    jobId: uuid("job_id"),
+    /** The exact bytes signed and sent. */
+    body: text("body").notNull(),
+    status: text("status").notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    /** Attempts since the delivery was (re)queued: the position in the retry schedule. */
+    cycleAttempts: integer("cycle_attempts").notNull().default(0),
+    cycleStartedAt: ts("cycle_started_at").notNull().defaultNow(),
+    /** When pending: the next attempt; while an attempt is in flight, the end of its lease. */
+    nextAttemptAt: ts("next_attempt_at").defaultNow(),
+    /** The claim that owns the attempt in flight; only it may record the outcome. */
+    claimId: uuid("claim_id"),
+    lastResponseStatus: integer("last_response_status"),
+    lastError: text("last_error"),
+    lastLatencyMs: integer("last_latency_ms"),
+    createdAt: createdAt(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+  },
+  (t) => [
+    index("webhook_deliveries_due_idx").on(t.nextAttemptAt).where(sql`status = 'pending'`),
+    index("webhook_deliveries_endpoint_idx").on(t.endpointId, t.createdAt),
+    index("webhook_deliveries_job_idx").on(t.jobId, t.createdAt),
+  ],
+);
+
+/** Every attempt of a delivery: what was answered, how fast, or why it failed. */
+export const webhookAttempts = pgTable(
+  "webhook_attempts",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    deliveryId: uuid("delivery_id")
+      .notNull()
+      .references(() => webhookDeliveries.id, { onDelete: "cascade" }),
+    attempt: integer("attempt").notNull(),
+    responseStatus: integer("response_status"),
+    latencyMs: integer("latency_ms").notNull(),
+    error: text("error"),
+    /** The first 1 KiB of the answer. */
+    responseBody: text("response_body"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("webhook_attempts_delivery_idx").on(t.deliveryId, t.attempt)],
 );

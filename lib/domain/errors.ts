@@ -1,6 +1,9 @@
 // Typed failures the domain raises. The HTTP layer maps each code to a status and the error envelope.
+import type { z } from "zod";
+
 export const errorCodes = [
   "INVALID_REQUEST",
+  "VALIDATION_ERROR",
   "INVALID_API_KEY",
   "UNAUTHENTICATED",
   "INVALID_NODE_TOKEN",
@@ -16,6 +19,7 @@ export const errorCodes = [
   "IDEMPOTENCY_CONFLICT",
   "SERVICE_DISABLED",
   "PROFILE_EXISTS",
+  "LIMIT_REACHED",
   "KEY_REVOKED",
   "JOB_FINAL",
   "LEASE_LOST",
@@ -44,3 +48,8 @@ export class DomainError extends Error {
 
 export const notFound = (code: Extract<ErrorCode, `${string}NOT_FOUND`>, what: string) =>
   new DomainError(code, `${what} was not found.`);
+
+/** A zod error's issues as the envelope's `details.issues`: dotted path and message. */
+export function issuesOf(error: z.ZodError): { path: string; message: string }[] {
+  return error.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message }));
+}

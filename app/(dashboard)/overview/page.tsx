@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
-import { currentSession } from "@/components/auth/server-session";
+import { currentSession } from "@/lib/http/page-session";
 import { PageHeader } from "@/components/dashboard/page-header";
 import { OverviewStats } from "@/components/overview/overview-stats";
 import { Quickstart } from "@/components/overview/quickstart";

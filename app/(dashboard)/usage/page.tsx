@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
-import { currentSession } from "@/components/auth/server-session";
+import { currentSession } from "@/lib/http/page-session";
 import { PageHeader } from "@/components/dashboard/page-header";
 import { usagePeriod } from "@/components/usage/period";
 import { PeriodPicker, UsageReport } from "@/components/usage/usage-report";

@@ -1,7 +1,8 @@
 import type { Metadata } from "next";
 import { notFound, redirect } from "next/navigation";
-import { currentSession } from "@/components/auth/server-session";
+import { currentSession } from "@/lib/http/page-session";
 import { JobDetail } from "@/components/jobs/job-detail";
+import { JobDeliveries } from "@/components/webhooks/job-deliveries";
 import { listJobCreditEntries } from "@/lib/domain/credits";
 import { DomainError } from "@/lib/domain/errors";
 import { getJobLogs, readJobProgress } from "@/lib/domain/jobs";
@@ -31,5 +32,13 @@ export default async function JobPage({ params }: { params: Promise<{ jobId: str
   const { jobId } = await params;
   const { progress, logs, credits, services } = await readOwnedJob(session.accountId, jobId);
   const serviceName = services.find((s) => s.serviceId === progress.job.serviceId)?.name ?? progress.job.serviceId;
-  return <JobDetail initial={progress} initialLogs={logs} credits={credits} serviceName={serviceName} />;
+  return (
+    <JobDetail
+      initial={progress}
+      initialLogs={logs}
+      credits={credits}
+      serviceName={serviceName}
+      deliveries={<JobDeliveries jobId={progress.job.jobId} />}
+    />
+  );
 }
