@@ -53,7 +53,7 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: "pglite",
-          include: ["lib/**/*.test.ts", "app/**/*.test.ts", "scripts/**/*.test.ts", "tests/**/*.test.ts"],
+          include: ["lib/**/*.test.ts", "app/**/*.test.ts", "components/**/*.test.ts", "scripts/**/*.test.ts", "tests/**/*.test.ts"],
           exclude: ["node_modules", "lib/client/dist/**", "e2e/**", "tests/next-start/**"],
           env: { TEST_DRIVER: "pglite" },
           ...shared,

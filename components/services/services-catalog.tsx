@@ -29,9 +29,9 @@ function ServiceCard({ service }: { service: ExecutionService }) {
           <Badge variant={isActive ? "success" : "muted"}>{isActive ? "Active" : "Disabled"}</Badge>
         </CardAction>
       </CardHeader>
-      <CardContent className="grid min-w-0 gap-4">
+      <CardContent className="grid min-w-0 grid-cols-1 gap-4">
         <p className="text-sm text-muted-foreground">{service.description}</p>
-        <div className="grid gap-3">
+        <div className="grid grid-cols-1 gap-3">
           <p className="text-sm">
             <span className="font-semibold tabular-nums">{formatNumber(service.creditCost)}</span>{" "}
             <span className="text-muted-foreground">{service.creditCost === 1 ? "credit" : "credits"} per job</span>
@@ -54,7 +54,7 @@ export function ServicesCatalog() {
   const services = useServices();
   if (services.isPending) {
     return (
-      <div className="grid gap-4 md:grid-cols-2 xl:grid-cols-3" aria-busy="true">
+      <div className="grid grid-cols-1 gap-4 md:grid-cols-2 xl:grid-cols-3" aria-busy="true">
         {Array.from({ length: 6 }, (_, i) => (
           <Skeleton key={i} className="h-56 rounded-xl" />
         ))}
@@ -64,7 +64,7 @@ export function ServicesCatalog() {
   if (services.isError) return <ErrorState title="Could not load the catalog" error={services.error} onRetry={() => services.refetch()} />;
   if (services.data.length === 0) return <EmptyState icon={BoxesIcon} title="No services are available yet" />;
   return (
-    <div className="grid items-start gap-4 md:grid-cols-2 xl:grid-cols-3">
+    <div className="grid grid-cols-1 items-start gap-4 md:grid-cols-2 xl:grid-cols-3">
       {services.data.map((service) => (
         <ServiceCard key={service.serviceId} service={service} />
       ))}
