@@ -108,6 +108,19 @@ test("a developer runs text-sentiment from its service page, pays its cost once,
     expect(await balance(page)).toBe(before - 1);
   });
 
+  await test.step("the job page it opened shows completed, the result and the events in order, live", async () => {
+    await expect(page.getByTestId("job-status")).toHaveText("completed", { timeout: 30_000 });
+    await expect(page.getByRole("region", { name: "Result" })).toBeVisible();
+    const types = page.getByRole("list", { name: "Timeline" }).getByRole("listitem");
+    await expect(types.last()).toContainText("EXECUTION_COMPLETED");
+    await expect(types.first()).toContainText("JOB_CREATED");
+  });
+
+  await test.step("the job is in the jobs list filtered by service and status", async () => {
+    await page.goto("/jobs?status=completed&serviceId=text-sentiment");
+    await expect(page.locator(`a[href="/jobs/${jobId}"]`).first()).toBeVisible();
+  });
+
   await test.step("a double-clicked Run creates one job", async () => {
     await page.goto("/services/text-sentiment");
     await page.getByLabel("text", { exact: true }).fill("Clicked twice, charged once.");
