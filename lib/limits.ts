@@ -18,4 +18,6 @@ export const limits = {
     return env().RATE_LIMIT_PER_MINUTE;
   },
   nodeClaimMaxWaitMs: 25_000,
+  /** A wallet session (server-side row and cookie) lasts this long unless revoked. */
+  sessionMaxAgeSeconds: 7 * 24 * 3600,
 } as const;

@@ -39,6 +39,19 @@ export const authNonces = pgTable("auth_nonces", {
   usedAt: ts("used_at"),
 });
 
+/** Wallet sessions held server-side: the cookie names one, and every read checks it is still live. */
+export const sessions = pgTable(
+  "sessions",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    accountId: uuid("account_id").notNull().references(() => accounts.id),
+    createdAt: createdAt(),
+    expiresAt: ts("expires_at").notNull(),
+    revokedAt: ts("revoked_at"),
+  },
+  (t) => [index("sessions_account_idx").on(t.accountId)],
+);
+
 export const apiKeys = pgTable(
   "api_keys",
   {

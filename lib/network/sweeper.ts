@@ -5,6 +5,7 @@ import { and, asc, eq, inArray, lt, sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/lib/db/client";
 import { jobs } from "@/lib/db/schema";
 import { purgeIdempotencyKeys } from "@/lib/domain/idempotency";
+import { purgeDeadSessions } from "@/lib/domain/sessions";
 import { recordJobChange, type JobRow } from "@/lib/domain/job-log";
 import { db } from "@/lib/domain/ready";
 import { env } from "@/lib/env";
@@ -73,6 +74,7 @@ export async function sweepOnce(): Promise<void> {
   if (Date.now() - lastPurge > 60_000) {
     lastPurge = Date.now();
     await purgeIdempotencyKeys(await db(), env().IDEMPOTENCY_TTL_HOURS);
+    await purgeDeadSessions();
   }
 }
 

@@ -1,8 +1,12 @@
+import { revokeSession } from "@/lib/domain/sessions";
 import { noContent, withApi } from "@/lib/http/api";
 import { checkOrigin } from "@/lib/http/guards";
-import { clearedSessionCookie } from "@/lib/http/session";
+import { clearedSessionCookie, readSession } from "@/lib/http/session";
 
 export const POST = withApi(async (req) => {
   checkOrigin(req);
+  const { sessionId } = await readSession(req);
+  // Revoked server-side: a copy of the cookie kept elsewhere stops working too.
+  if (sessionId) await revokeSession(sessionId);
   return noContent({ "set-cookie": clearedSessionCookie() });
 });

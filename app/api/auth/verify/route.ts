@@ -1,3 +1,4 @@
+import { startSession } from "@/lib/domain/sessions";
 import { verifySignIn } from "@/lib/domain/sign-in";
 import { json, withApi } from "@/lib/http/api";
 import { readJson } from "@/lib/http/body";
@@ -15,6 +16,7 @@ export const POST = withApi(async (req) => {
     sessionNonce: session.nonce,
   });
   // A fresh cookie without the spent nonce: the signed-in session starts clean.
-  const cookie = await sessionCookie({ accountId: signedIn.accountId, address: signedIn.address, chainId: signedIn.chainId });
+  const sessionId = await startSession(signedIn.accountId);
+  const cookie = await sessionCookie({ sessionId, accountId: signedIn.accountId, address: signedIn.address, chainId: signedIn.chainId });
   return json({ address: signedIn.address, chainId: signedIn.chainId }, { headers: { "set-cookie": cookie } });
 });
