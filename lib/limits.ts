@@ -1,4 +1,5 @@
 // Every size limit and rate limit of the product, in one place.
+import { availableParallelism } from "node:os";
 import { env } from "@/lib/env";
 
 export const limits = {
@@ -18,6 +19,12 @@ export const limits = {
     return env().RATE_LIMIT_PER_MINUTE;
   },
   nodeClaimMaxWaitMs: 25_000,
+  /** text-summarize ranks at most this many sentences (TextRank is O(n²) per iteration) … */
+  summarizeMaxSentences: 400,
+  /** … over at most this many power iterations. */
+  textRankMaxIterations: 50,
+  /** Worker threads for CPU-bound providers: leave one core to the HTTP event loop. */
+  providerThreads: Math.max(1, Math.min(4, availableParallelism() - 1)),
   /** A wallet session (server-side row and cookie) lasts this long unless revoked. */
   sessionMaxAgeSeconds: 7 * 24 * 3600,
 } as const;
