@@ -10,7 +10,11 @@ export const limits = {
   get ocrBodyBytes() {
     return Math.ceil((this.ocrImageBytes * 4) / 3) + 64 * 1024;
   },
+  /** Decoded bitmaps beyond this would exhaust the OCR engine's heap (decompression bombs). */
+  ocrMaxPixels: 50_000_000,
   textChars: 20_000,
+  /** Job lists carry input strings up to this many characters (the job's own route has the full input). */
+  listInputChars: 200,
   pageLimitMax: 100,
   pageLimitDefault: 20,
   idempotencyKeyMaxLength: 255,

@@ -13,6 +13,9 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
+/** A valid 1×1 PNG: image-ocr's input passes its checks, so the balance is what refuses it. */
+const onePixelPng = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+
 async function expectError(res: Response, status: number, code: string) {
   expect(res.status).toBe(status);
   const body = await res.json();
@@ -79,7 +82,7 @@ describe("execute refuses, in the contract's order", () => {
 
   it("402 INSUFFICIENT_CREDITS when the balance cannot pay, leaving the balance untouched", async () => {
     // image-ocr costs 5; the starter balance here is 3.
-    await expectError(await execute(dev, key, "image-ocr", { image: "aGVsbG8=" }), 402, "INSUFFICIENT_CREDITS");
+    await expectError(await execute(dev, key, "image-ocr", { image: onePixelPng }), 402, "INSUFFICIENT_CREDITS");
     const balance = await (await dev.withKey(key, "/api/credits/balance")).json();
     expect(balance.balance).toBe(3);
   });
