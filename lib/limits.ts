@@ -13,6 +13,8 @@ export const limits = {
   /** Decoded bitmaps beyond this would exhaust the OCR engine's heap (decompression bombs). */
   ocrMaxPixels: 50_000_000,
   textChars: 20_000,
+  /** JSON bodies nest at most this deep (every schema of the API needs fewer than 10 levels). */
+  jsonMaxDepth: 32,
   /** Job lists carry input strings up to this many characters (the job's own route has the full input). */
   listInputChars: 200,
   pageLimitMax: 100,

@@ -38,6 +38,24 @@ export function toErrorResponse(error: unknown, requestId: string, log: Logger):
   return errorResponse("INTERNAL_ERROR", "Something went wrong on our side.", requestId);
 }
 
+/** A path whose percent-encoding is not UTF-8 names nothing: 404, never a framework 500. */
+function checkPath(url: string): void {
+  try {
+    decodeURIComponent(new URL(url).pathname);
+  } catch {
+    throw new DomainError("NOT_FOUND", "The path is not valid percent-encoded UTF-8.");
+  }
+}
+
+async function paramsOf<P>(ctx: NextRouteContext<P> | undefined): Promise<P> {
+  try {
+    return ((await ctx?.params) ?? {}) as P;
+  } catch (error) {
+    if (error instanceof URIError) throw new DomainError("NOT_FOUND", "The path is not valid percent-encoded UTF-8.");
+    throw error;
+  }
+}
+
 export function withApi<P extends Record<string, string | string[]> = Record<string, never>>(handler: Handler<P>) {
   return async (req: Request, ctx?: NextRouteContext<P>): Promise<Response> => {
     const requestId = requestIdOf(req);
@@ -45,7 +63,8 @@ export function withApi<P extends Record<string, string | string[]> = Record<str
     const started = performance.now();
     let response: Response;
     try {
-      const params = ((await ctx?.params) ?? {}) as P;
+      checkPath(req.url);
+      const params = await paramsOf(ctx);
       response = await handler(req, { params, requestId, log });
     } catch (error) {
       response = toErrorResponse(error, requestId, log);

@@ -77,6 +77,9 @@ const paths: PathSpec[] = [
   { method: "post", path: "/api/nodes/jobs/{jobId}/release", summary: "Node: give a job back (routed again as a new attempt)", tags: ["Nodes"], credential: "node", params: jobIdParam, body: node.ReleaseRequest, ok: { status: 204, description: "Recorded" }, errors: [400, 401, 404, 409] },
 ];
 
+/** Every API route's method and path template (`{param}`), for the 405 answer in proxy.ts. */
+export const declaredRoutes: { method: string; path: string }[] = paths.map((p) => ({ method: p.method.toUpperCase(), path: p.path }));
+
 function buildDocument() {
   const registry = new OpenAPIRegistry();
   registry.registerComponent("securitySchemes", "apiKey", { type: "apiKey", in: "header", name: "x-api-key" });

@@ -1,0 +1,42 @@
+// Runs before every route (Next.js 16 "proxy", formerly middleware): the API's answers the framework
+// would otherwise give without the contract's envelope — 404 for a path that is not percent-encoded
+// UTF-8 (Next.js answers a plain-text 500), 405 for a method a route lacks.
+import { NextResponse, type NextRequest } from "next/server";
+import { errorResponse } from "@/lib/http/error-envelope";
+import { declaredRoutes } from "@/lib/http/openapi";
+import { requestIdOf } from "@/lib/http/request-id";
+
+const routePatterns = declaredRoutes.map((r) => ({
+  method: r.method,
+  pattern: new RegExp(`^${r.path.replace(/\{[^}]+\}/g, "[^/]+")}/?$`),
+}));
+
+function apiRefusal(req: NextRequest, requestId: string): Response | undefined {
+  const { pathname } = req.nextUrl;
+  try {
+    decodeURIComponent(pathname);
+  } catch {
+    return errorResponse("NOT_FOUND", "The path is not valid percent-encoded UTF-8.", requestId);
+  }
+  const methods = routePatterns.filter((r) => r.pattern.test(pathname)).map((r) => r.method);
+  if (methods.length === 0) return undefined; // the catch-all route answers 404
+  const allowed = new Set([...methods, ...(methods.includes("GET") ? ["HEAD"] : []), "OPTIONS"]);
+  if (allowed.has(req.method)) return undefined;
+  const response = errorResponse("METHOD_NOT_ALLOWED", `${req.method} is not allowed on ${pathname}.`, requestId, { allowed: [...allowed] });
+  response.headers.set("allow", [...allowed].join(", "));
+  return response;
+}
+
+export function proxy(req: NextRequest) {
+  const requestId = requestIdOf(req);
+  const refused = apiRefusal(req, requestId);
+  if (refused) return refused;
+  // The route's withApi echoes this id (a well-formed incoming one is kept as is).
+  const requestHeaders = new Headers(req.headers);
+  requestHeaders.set("x-request-id", requestId);
+  return NextResponse.next({ request: { headers: requestHeaders } });
+}
+
+export const config = {
+  matcher: [{ source: "/api/:path*" }],
+};
