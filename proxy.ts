@@ -1,10 +1,12 @@
-// Runs before every route (Next.js 16 "proxy", formerly middleware): the API's answers the framework
-// would otherwise give without the contract's envelope — 404 for a path that is not percent-encoded
-// UTF-8 (Next.js answers a plain-text 500), 405 for a method a route lacks.
+// Runs before every route (Next.js 16 "proxy", formerly middleware): the security headers with a fresh
+// CSP nonce on every response, and the API's answers the framework would otherwise give without the
+// contract's envelope — 404 for a path that is not percent-encoded UTF-8 (Next.js answers a plain-text
+// 500), 405 for a method a route lacks.
 import { NextResponse, type NextRequest } from "next/server";
 import { errorResponse } from "@/lib/http/error-envelope";
 import { declaredRoutes } from "@/lib/http/openapi";
 import { requestIdOf } from "@/lib/http/request-id";
+import { securityHeaders } from "@/lib/http/security-headers";
 
 const routePatterns = declaredRoutes.map((r) => ({
   method: r.method,
@@ -28,15 +30,30 @@ function apiRefusal(req: NextRequest, requestId: string): Response | undefined {
 }
 
 export function proxy(req: NextRequest) {
-  const requestId = requestIdOf(req);
-  const refused = apiRefusal(req, requestId);
-  if (refused) return refused;
-  // The route's withApi echoes this id (a well-formed incoming one is kept as is).
-  const requestHeaders = new Headers(req.headers);
-  requestHeaders.set("x-request-id", requestId);
-  return NextResponse.next({ request: { headers: requestHeaders } });
+  const nonce = Buffer.from(crypto.randomUUID()).toString("base64");
+  const headers = securityHeaders(nonce);
+  let response: Response;
+  if (req.nextUrl.pathname.startsWith("/api/")) {
+    const requestId = requestIdOf(req);
+    const refused = apiRefusal(req, requestId);
+    if (refused) response = refused;
+    else {
+      // The route's withApi echoes this id (a well-formed incoming one is kept as is).
+      const requestHeaders = new Headers(req.headers);
+      requestHeaders.set("x-request-id", requestId);
+      response = NextResponse.next({ request: { headers: requestHeaders } });
+    }
+  } else {
+    // Next.js reads the nonce from the request's CSP header and puts it on the scripts it renders.
+    const requestHeaders = new Headers(req.headers);
+    requestHeaders.set("x-nonce", nonce);
+    requestHeaders.set("content-security-policy", headers["content-security-policy"]);
+    response = NextResponse.next({ request: { headers: requestHeaders } });
+  }
+  for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+  return response;
 }
 
 export const config = {
-  matcher: [{ source: "/api/:path*" }],
+  matcher: [{ source: "/((?!_next/static|_next/image|favicon.ico).*)" }],
 };

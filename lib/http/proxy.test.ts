@@ -24,3 +24,18 @@ describe("proxy: what the framework would answer without the envelope", () => {
   });
 });
 
+describe("proxy: security headers on pages and API responses", () => {
+  it("a strict CSP with a fresh nonce, no frames, nosniff and a referrer policy", () => {
+    const page = at("/sign-in");
+    const api = at("/api/health/live");
+    for (const res of [page, api, at("/api/developers/keys", "PUT")]) {
+      const csp = res.headers.get("content-security-policy") ?? "";
+      expect(csp).toMatch(/script-src 'self' 'nonce-[A-Za-z0-9+/=]+' 'strict-dynamic'/);
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(csp).toContain("object-src 'none'");
+      expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(res.headers.get("referrer-policy")).toBe("strict-origin-when-cross-origin");
+    }
+    expect(page.headers.get("content-security-policy")).not.toBe(at("/sign-in").headers.get("content-security-policy"));
+  });
+});
