@@ -70,6 +70,7 @@ const envSchema = z.object({
   SWEEP_INTERVAL_MS: intFromEnv(500, 10),
   IDEMPOTENCY_TTL_HOURS: intFromEnv(24, 24),
   RATE_LIMIT_PER_MINUTE: intFromEnv(600, 0),
+  SIGN_IN_RATE_PER_MINUTE: intFromEnv(60, 0),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
 });
 

@@ -24,6 +24,10 @@ export const limits = {
   get apiKeyRequestsPerMinute() {
     return env().RATE_LIMIT_PER_MINUTE;
   },
+  /** Sign-in requests (nonce + verify) per minute per client IP; 0 disables. */
+  get signInRequestsPerMinutePerIp() {
+    return env().SIGN_IN_RATE_PER_MINUTE;
+  },
   nodeClaimMaxWaitMs: 25_000,
   /** text-summarize ranks at most this many sentences (TextRank is O(n²) per iteration) … */
   summarizeMaxSentences: 400,

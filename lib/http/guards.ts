@@ -4,6 +4,7 @@ import { DomainError } from "@/lib/domain/errors";
 import type { Scope } from "@/lib/domain/scopes";
 import { appOrigins } from "@/lib/env";
 import { limits } from "@/lib/limits";
+import { clientAddressOf } from "./client-address";
 import { takeToken } from "./rate-limit";
 import { readSession, type SessionData } from "./session";
 
@@ -71,4 +72,9 @@ export async function requireNode(req: Request) {
   const token = header?.startsWith("Bearer ") ? header.slice(7).trim() : null;
   const { authenticateNode } = await import("@/lib/network/coordinator");
   return authenticateNode(token);
+}
+
+/** Sign-in routes (nonce, verify) are open to anyone: limited per client IP instead of per credential. */
+export function limitSignIn(req: Request): void {
+  takeToken(`sign-in-ip:${clientAddressOf(req)}`, limits.signInRequestsPerMinutePerIp);
 }

@@ -2,6 +2,7 @@
 // agent code as a standalone node, on the in-process transport), so `npm start` alone completes jobs.
 import { hostname } from "node:os";
 import { readyDatabase } from "@/lib/domain/ready";
+import { stampSocketAddresses } from "@/lib/http/client-address";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
 import { ensureEmbeddedNode } from "./coordinator";
@@ -19,6 +20,8 @@ const servicesKey = Symbol.for("execution-network.network-services");
 type GlobalWithServices = typeof globalThis & { [servicesKey]?: Promise<NetworkServices> };
 
 async function start(): Promise<NetworkServices> {
+  // The per-IP sign-in limit needs each request's socket address (lib/http/client-address.ts).
+  stampSocketAddresses();
   await readyDatabase();
   const config = env();
   const stopSweeper = startSweeper();

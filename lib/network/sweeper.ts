@@ -1,11 +1,12 @@
 // Time-driven transitions, run by every server instance (rows are taken with SKIP LOCKED, so instances
 // never act on the same job twice): expired leases → NODE_LOST, due retries → routing, routing past its
-// timeout → ROUTING_FAILED, and idempotency keys past retention.
+// timeout → ROUTING_FAILED, and idempotency keys, sessions and sign-in nonces past use.
 import { and, asc, eq, inArray, lt, sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/lib/db/client";
 import { jobs } from "@/lib/db/schema";
 import { purgeIdempotencyKeys } from "@/lib/domain/idempotency";
 import { purgeDeadSessions } from "@/lib/domain/sessions";
+import { purgeSpentNonces } from "@/lib/domain/sign-in";
 import { recordJobChange, type JobRow } from "@/lib/domain/job-log";
 import { db } from "@/lib/domain/ready";
 import { env } from "@/lib/env";
@@ -75,6 +76,7 @@ export async function sweepOnce(): Promise<void> {
     lastPurge = Date.now();
     await purgeIdempotencyKeys(await db(), env().IDEMPOTENCY_TTL_HOURS);
     await purgeDeadSessions();
+    await purgeSpentNonces();
   }
 }
 

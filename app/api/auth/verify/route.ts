@@ -2,11 +2,12 @@ import { startSession } from "@/lib/domain/sessions";
 import { verifySignIn } from "@/lib/domain/sign-in";
 import { json, withApi } from "@/lib/http/api";
 import { readJson } from "@/lib/http/body";
-import { checkOrigin } from "@/lib/http/guards";
+import { checkOrigin, limitSignIn } from "@/lib/http/guards";
 import { VerifyRequest } from "@/lib/http/schemas";
 import { readSession, sessionCookie } from "@/lib/http/session";
 
 export const POST = withApi(async (req) => {
+  limitSignIn(req);
   checkOrigin(req);
   const body = await readJson(req, VerifyRequest);
   const session = await readSession(req);
