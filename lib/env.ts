@@ -71,6 +71,7 @@ const envSchema = z.object({
   IDEMPOTENCY_TTL_HOURS: intFromEnv(24, 24),
   RATE_LIMIT_PER_MINUTE: intFromEnv(600, 0),
   SIGN_IN_RATE_PER_MINUTE: intFromEnv(60, 0),
+  ACCOUNT_RATE_PER_MINUTE: intFromEnv(1200, 0),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
 });
 

@@ -24,6 +24,12 @@ export const limits = {
   get apiKeyRequestsPerMinute() {
     return env().RATE_LIMIT_PER_MINUTE;
   },
+  /** Requests per minute per account, whichever of its keys or its session they come with; 0 disables. */
+  get accountRequestsPerMinute() {
+    return env().ACCOUNT_RATE_PER_MINUTE;
+  },
+  /** Live (not revoked) API keys per account: more keys must not mean more throughput. */
+  apiKeysPerAccount: 50,
   /** Sign-in requests (nonce + verify) per minute per client IP; 0 disables. */
   get signInRequestsPerMinutePerIp() {
     return env().SIGN_IN_RATE_PER_MINUTE;

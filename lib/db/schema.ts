@@ -52,6 +52,13 @@ export const sessions = pgTable(
   (t) => [index("sessions_account_idx").on(t.accountId)],
 );
 
+/** Rate-limit counters shared by every server instance on PostgreSQL (rate-limiter-flexible's Drizzle store). */
+export const rateLimits = pgTable("rate_limits", {
+  key: text("key").primaryKey(),
+  points: integer("points").notNull().default(0),
+  expire: timestamp("expire", { withTimezone: true, mode: "date", precision: 3 }),
+});
+
 export const apiKeys = pgTable(
   "api_keys",
   {

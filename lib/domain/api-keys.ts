@@ -1,7 +1,8 @@
 // API keys: show-once secrets, stored only as SHA-256 hashes, scoped, revocable, rotatable with grace.
 import { createHash, randomInt, timingSafeEqual } from "node:crypto";
-import { and, desc, eq, isNull, or, sql } from "drizzle-orm";
-import { apiKeys } from "@/lib/db/schema";
+import { and, count, desc, eq, isNull, or, sql } from "drizzle-orm";
+import { accounts, apiKeys } from "@/lib/db/schema";
+import { limits } from "@/lib/limits";
 import { log } from "@/lib/log";
 import { requireProfile } from "./accounts";
 import { DomainError, notFound } from "./errors";
@@ -41,7 +42,19 @@ export function toApiKey(row: KeyRow) {
 export async function createApiKey(accountId: string, input: { name: string; scopes: Scope[]; expiresAt?: string }) {
   await requireProfile(accountId);
   const secret = generateSecret();
-  const [row] = await (await db())
+  const row = await (await db()).transaction(async (tx) => {
+    // The account row's lock serialises concurrent creations, so the cap holds under races.
+    await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for("update");
+    const [{ live }] = await tx
+      .select({ live: count() })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)));
+    if (live >= limits.apiKeysPerAccount) {
+      throw new DomainError("LIMIT_REACHED", `An account may hold at most ${limits.apiKeysPerAccount} live API keys; revoke one first.`, {
+        limit: limits.apiKeysPerAccount,
+      });
+    }
+    const [inserted] = await tx
     .insert(apiKeys)
     .values({
       accountId,
@@ -52,6 +65,8 @@ export async function createApiKey(accountId: string, input: { name: string; sco
       expiresAt: input.expiresAt ? new Date(input.expiresAt) : null,
     })
     .returning();
+    return inserted;
+  });
   return { ...toApiKey(row), key: secret };
 }
 

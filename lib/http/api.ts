@@ -4,6 +4,7 @@ import { DomainError } from "@/lib/domain/errors";
 import { createLogger, type Logger } from "@/lib/log";
 import { errorResponse } from "./error-envelope";
 import { issuesOf } from "./body";
+import { rateLimitHeadersOf } from "./rate-limit";
 import { requestIdOf } from "./request-id";
 
 export interface ApiContext<P> {
@@ -70,6 +71,7 @@ export function withApi<P extends Record<string, string | string[]> = Record<str
       response = toErrorResponse(error, requestId, log);
     }
     response.headers.set("x-request-id", requestId);
+    for (const [name, value] of Object.entries(rateLimitHeadersOf(req))) response.headers.set(name, value);
     log.debug("request", {
       method: req.method,
       path: new URL(req.url).pathname,

@@ -5,7 +5,7 @@ import type { Scope } from "@/lib/domain/scopes";
 import { appOrigins } from "@/lib/env";
 import { limits } from "@/lib/limits";
 import { clientAddressOf } from "./client-address";
-import { takeToken } from "./rate-limit";
+import { consumeRateLimit } from "./rate-limit";
 import { readSession, type SessionData } from "./session";
 
 export interface SessionPrincipal {
@@ -40,6 +40,7 @@ export async function requireSession(req: Request): Promise<SessionPrincipal> {
   if (!session.accountId || !session.address) {
     throw new DomainError("UNAUTHENTICATED", "Sign in with your wallet to continue.");
   }
+  await consumeRateLimit(req, "account", session.accountId, limits.accountRequestsPerMinute);
   return { kind: "session", accountId: session.accountId, address: session.address, chainId: session.chainId ?? 1, session };
 }
 
@@ -48,7 +49,8 @@ export async function requireApiKey(req: Request, scope: Scope): Promise<KeyPrin
   const secret = req.headers.get("x-api-key");
   const principal = secret ? await authenticateApiKey(secret) : null;
   if (!principal) throw new DomainError("INVALID_API_KEY", "The API key is missing, unknown, revoked or expired.");
-  takeToken(`key:${principal.keyId}`, limits.apiKeyRequestsPerMinute);
+  await consumeRateLimit(req, "key", principal.keyId, limits.apiKeyRequestsPerMinute);
+  await consumeRateLimit(req, "account", principal.accountId, limits.accountRequestsPerMinute);
   if (!principal.scopes.includes(scope)) {
     throw new DomainError("INSUFFICIENT_SCOPE", `This API key lacks the ${scope} scope.`, { requiredScope: scope });
   }
@@ -61,6 +63,7 @@ export async function requireDeveloper(req: Request, scope: Scope): Promise<Deve
   const session = await readSession(req);
   if (session.accountId && session.address) {
     checkOrigin(req);
+    await consumeRateLimit(req, "account", session.accountId, limits.accountRequestsPerMinute);
     return { kind: "session", accountId: session.accountId, address: session.address, chainId: session.chainId ?? 1, session };
   }
   throw new DomainError("INVALID_API_KEY", "Send an API key in x-api-key (or sign in to the dashboard).");
@@ -75,6 +78,6 @@ export async function requireNode(req: Request) {
 }
 
 /** Sign-in routes (nonce, verify) are open to anyone: limited per client IP instead of per credential. */
-export function limitSignIn(req: Request): void {
-  takeToken(`sign-in-ip:${clientAddressOf(req)}`, limits.signInRequestsPerMinutePerIp);
+export async function limitSignIn(req: Request): Promise<void> {
+  await consumeRateLimit(req, "sign-in-ip", clientAddressOf(req), limits.signInRequestsPerMinutePerIp);
 }

@@ -3,7 +3,7 @@
 // timeout → ROUTING_FAILED, and idempotency keys, sessions and sign-in nonces past use.
 import { and, asc, eq, inArray, lt, sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/lib/db/client";
-import { jobs } from "@/lib/db/schema";
+import { jobs, rateLimits } from "@/lib/db/schema";
 import { purgeIdempotencyKeys } from "@/lib/domain/idempotency";
 import { purgeDeadSessions } from "@/lib/domain/sessions";
 import { purgeSpentNonces } from "@/lib/domain/sign-in";
@@ -77,6 +77,7 @@ export async function sweepOnce(): Promise<void> {
     await purgeIdempotencyKeys(await db(), env().IDEMPOTENCY_TTL_HOURS);
     await purgeDeadSessions();
     await purgeSpentNonces();
+    await (await db()).delete(rateLimits).where(lt(rateLimits.expire, sql`now()`));
   }
 }
 

@@ -6,7 +6,7 @@ import { readSession, sessionCookie } from "@/lib/http/session";
 export const dynamic = "force-dynamic";
 
 export const GET = withApi(async (req) => {
-  limitSignIn(req);
+  await limitSignIn(req);
   const session = await readSession(req);
   const { nonce, issuedAt } = await issueNonce();
   return json({ nonce }, { headers: { "set-cookie": await sessionCookie({ ...session, nonce, nonceIssuedAt: issuedAt }), "cache-control": "no-store" } });

@@ -7,7 +7,7 @@ import { VerifyRequest } from "@/lib/http/schemas";
 import { readSession, sessionCookie } from "@/lib/http/session";
 
 export const POST = withApi(async (req) => {
-  limitSignIn(req);
+  await limitSignIn(req);
   checkOrigin(req);
   const body = await readJson(req, VerifyRequest);
   const session = await readSession(req);
