@@ -35,6 +35,10 @@ export const limits = {
     return env().SIGN_IN_RATE_PER_MINUTE;
   },
   nodeClaimMaxWaitMs: 25_000,
+  /** An open event stream re-checks its credential this often and ends once it is revoked or expired. */
+  streamCredentialRecheckMs: 3_000,
+  /** Concurrent event streams per account (per server instance). */
+  streamsPerAccount: 10,
   /** text-summarize ranks at most this many sentences (TextRank is O(n²) per iteration) … */
   summarizeMaxSentences: 400,
   /** … over at most this many power iterations. */

@@ -69,6 +69,18 @@ export async function requireDeveloper(req: Request, scope: Scope): Promise<Deve
   throw new DomainError("INVALID_API_KEY", "Send an API key in x-api-key (or sign in to the dashboard).");
 }
 
+/** How a long-lived response (an event stream) re-checks the credential that opened it, without rate counting. */
+export function streamCredential(req: Request, principal: DeveloperPrincipal, scope: Scope) {
+  if (principal.kind === "apiKey") {
+    const secret = req.headers.get("x-api-key") ?? "";
+    return {
+      code: "INVALID_API_KEY" as const,
+      stillValid: async () => Boolean((await authenticateApiKey(secret))?.scopes.includes(scope)),
+    };
+  }
+  return { code: "UNAUTHENTICATED" as const, stillValid: async () => (await readSession(req)).accountId === principal.accountId };
+}
+
 /** Execution-node routes: `Authorization: Bearer <node token>` (the third credential context). */
 export async function requireNode(req: Request) {
   const header = req.headers.get("authorization");
