@@ -31,7 +31,8 @@ function databaseErrorFields(error: DrizzleQueryError) {
     query: queryName(error.query),
     ...(typeof cause?.code === "string" ? { code: cause.code } : {}),
     ...(typeof cause?.constraint === "string" ? { constraint: cause.constraint } : {}),
-    stack: error.stack?.split("\n").slice(1).join("\n"),
+    // The stack's header repeats the message (and its parameters): frames only.
+    stack: error.stack?.split("\n").filter((line) => /^\s+at /.test(line)).join("\n"),
   };
 }
 
