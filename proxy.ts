@@ -4,12 +4,12 @@
 // 500), 405 for a method a route lacks.
 import { NextResponse, type NextRequest } from "next/server";
 import { errorResponse } from "@/lib/http/error-envelope";
-import { declaredRoutes } from "@/lib/http/openapi";
+import { routes } from "@/lib/http/routes";
 import { requestIdOf } from "@/lib/http/request-id";
 import { securityHeaders } from "@/lib/http/security-headers";
 
-const routePatterns = declaredRoutes.map((r) => ({
-  method: r.method,
+const routePatterns = Object.values(routes).map((r) => ({
+  method: r.method.toUpperCase(),
   pattern: new RegExp(`^${r.path.replace(/\{[^}]+\}/g, "[^/]+")}/?$`),
 }));
 

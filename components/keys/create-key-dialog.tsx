@@ -3,10 +3,10 @@
 import * as React from "react";
 import { useQueryClient } from "@tanstack/react-query";
 import { Loader2Icon, PlusIcon } from "lucide-react";
-import { scopes } from "@/lib/domain/scopes";
-import { apiFetch } from "@/components/api/fetch-api";
-import { queryKeys } from "@/components/api/query-keys";
-import type { ApiKeyWithSecret, Scope } from "@/components/api/types";
+import { scopes } from "@/lib/contract/vocabulary";
+import { apiFetch } from "@/components/data/fetch-api";
+import { queryKeys } from "@/components/data/query-keys";
+import type { ApiKeyWithSecret, Scope } from "@/components/data/types";
 import { ErrorState } from "@/components/dashboard/states";
 import { Button } from "@/components/ui/button";
 import { Checkbox } from "@/components/ui/checkbox";

@@ -7,8 +7,9 @@ import { log } from "@/lib/log";
 import { requireProfile } from "./accounts";
 import { DomainError, notFound } from "./errors";
 import { isUuid } from "./ids";
-import { db } from "./ready";
-import type { Scope } from "./scopes";
+import { db } from "./database";
+import type { Scope } from "@/lib/contract/vocabulary";
+import type * as wire from "@/lib/contract/schemas";
 
 const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 /** 43 base62 characters ≈ 256 bits (the contract asks for ≥ 190). */
@@ -26,11 +27,11 @@ const prefixOf = (secret: string) => secret.slice(4, 12);
 
 type KeyRow = typeof apiKeys.$inferSelect;
 
-export function toApiKey(row: KeyRow) {
+export function toApiKey(row: KeyRow): wire.ApiKey {
   return {
     keyId: row.id,
     name: row.name,
-    scopes: row.scopes as Scope[],
+    scopes: row.scopes,
     prefix: row.prefix,
     createdAt: row.createdAt.toISOString(),
     lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
@@ -39,7 +40,7 @@ export function toApiKey(row: KeyRow) {
   };
 }
 
-export async function createApiKey(accountId: string, input: { name: string; scopes: Scope[]; expiresAt?: string }) {
+export async function createApiKey(accountId: string, input: { name: string; scopes: Scope[]; expiresAt?: string }): Promise<wire.ApiKeyWithSecret> {
   await requireProfile(accountId);
   const secret = generateSecret();
   const row = await (await db()).transaction(async (tx) => {
@@ -147,5 +148,5 @@ export async function authenticateApiKey(secret: string): Promise<ApiKeyPrincipa
       .where(eq(apiKeys.id, row.id))
       .catch((err: unknown) => log.warn("could not record key use", { keyId: row.id, err }));
   }
-  return { accountId: row.accountId, keyId: row.id, scopes: row.scopes as Scope[] };
+  return { accountId: row.accountId, keyId: row.id, scopes: row.scopes };
 }

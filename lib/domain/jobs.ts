@@ -8,25 +8,29 @@ import { env } from "@/lib/env";
 import { limits } from "@/lib/limits";
 import { isServiceId, serviceInputs } from "./catalog";
 import { applyLedgerEntry } from "./credits";
-import { DomainError, notFound } from "./errors";
+import { DomainError, issuesOf, notFound } from "./errors";
 import { findReplay, isUniqueViolation, requestFingerprint, storeResponse, type StoredResponse } from "./idempotency";
-import { recordJobChange, recordJobCreation, type JobRow } from "./job-log";
-import type { EventType, FailureCategory, JobStatus, LogLevel, LogSource } from "./job-states";
+import { recordJobChange, recordJobCreation, recordStopOutcome, type JobRow } from "./job-log";
+import { stopOutcome } from "./job-machine";
+import type { JobStatus } from "@/lib/contract/vocabulary";
 import { offsetOf, pageOf, type PageRequest } from "./pagination";
 import { isUuid } from "./ids";
-import { db } from "./ready";
+import { db } from "./database";
 import { findService } from "./services";
+import type * as wire from "@/lib/contract/schemas";
+import type { ExecutionJob, TelemetryEvent } from "@/lib/contract/schemas";
+export type { ExecutionJob, TelemetryEvent };
 
 type NodeInfo = { name: string; region: string } | null;
 
-export function toExecutionJob(row: JobRow, node: NodeInfo) {
+export function toExecutionJob(row: JobRow, node: NodeInfo): ExecutionJob {
   return {
     jobId: row.id,
     workflowRunId: row.workflowRunId,
     serviceId: row.serviceId,
-    status: row.status as JobStatus,
+    status: row.status,
     progress: row.progress,
-    input: row.input as Record<string, unknown>,
+    input: row.input,
     creditCost: row.creditCost,
     attempt: row.attempt,
     maxAttempts: row.maxAttempts,
@@ -34,15 +38,14 @@ export function toExecutionJob(row: JobRow, node: NodeInfo) {
       row.assignedNodeId && row.assignedAt && node
         ? { nodeId: row.assignedNodeId, name: node.name, region: node.region, assignedAt: row.assignedAt.toISOString() }
         : null,
-    result: (row.result as { summary: string; output: Record<string, unknown> } | null) ?? null,
-    error: (row.error as { category: FailureCategory; code: string; message: string } | null) ?? null,
+    result: row.result ?? null,
+    error: row.error ?? null,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
     startedAt: row.startedAt?.toISOString() ?? null,
     completedAt: row.completedAt?.toISOString() ?? null,
   };
 }
-export type ExecutionJob = ReturnType<typeof toExecutionJob>;
 
 
 // ── Submission ─────────────────────────────────────────────────────────────────────────────────────
@@ -68,7 +71,7 @@ async function createJob(tx: Tx, submission: Submission, fingerprint: string): P
   const parsed = serviceInputs[serviceId].safeParse(submission.input);
   if (!parsed.success) {
     throw new DomainError("INVALID_SERVICE_INPUT", `The input is not valid for '${serviceId}'.`, {
-      issues: parsed.error.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message })),
+      issues: issuesOf(parsed.error),
     });
   }
   const jobId = randomUUID();
@@ -183,7 +186,7 @@ const listInput = sql<Record<string, unknown>>`coalesce((
 const inputTruncated = sql<boolean>`exists (select 1 from jsonb_each(${jobs.input}) e where ${longString(sql`e.value`)})`;
 const listColumns = { job: { ...getTableColumns(jobs), input: listInput }, inputTruncated, nodeName: nodes.name, nodeRegion: nodes.region };
 
-export async function listJobs(accountId: string, filters: JobFilters) {
+export async function listJobs(accountId: string, filters: JobFilters): Promise<wire.JobList> {
   const d = await db();
   const conditions: SQL[] = [eq(jobs.accountId, accountId)];
   if (filters.status) conditions.push(eq(jobs.status, filters.status));
@@ -209,36 +212,35 @@ export async function listJobs(accountId: string, filters: JobFilters) {
   );
 }
 
-export async function getJobLogs(accountId: string, jobId: string) {
+export async function getJobLogs(accountId: string, jobId: string): Promise<wire.ExecutionLog[]> {
   const d = await db();
   await ownedJobRow(d, accountId, jobId);
   const rows = await d.select().from(jobLogs).where(eq(jobLogs.jobId, jobId)).orderBy(asc(jobLogs.sequence));
   return rows.map((l) => ({
     sequence: l.sequence,
     timestamp: l.createdAt.toISOString(),
-    level: l.level as LogLevel,
-    source: l.source as LogSource,
+    level: l.level,
+    source: l.source,
     message: l.message,
     ...(l.nodeId ? { nodeId: l.nodeId } : {}),
   }));
 }
 
 type EventRow = typeof jobEvents.$inferSelect;
-export function toTelemetryEvent(e: EventRow) {
+export function toTelemetryEvent(e: EventRow): TelemetryEvent {
   return {
     eventId: e.id,
     jobId: e.jobId,
     sequence: e.sequence,
-    type: e.type as EventType,
+    type: e.type,
     timestamp: e.createdAt.toISOString(),
     attempt: e.attempt,
     ...(e.nodeId ? { nodeId: e.nodeId } : {}),
     ...(e.data ? { data: e.data as Record<string, unknown> } : {}),
   };
 }
-export type TelemetryEvent = ReturnType<typeof toTelemetryEvent>;
 
-export async function getJobTelemetry(accountId: string, jobId: string, page: PageRequest) {
+export async function getJobTelemetry(accountId: string, jobId: string, page: PageRequest): Promise<wire.TelemetryPage> {
   const d = await db();
   const { job } = await ownedJobRow(d, accountId, jobId);
   const rows = await d
@@ -270,13 +272,7 @@ export async function cancelJob(accountId: string, jobId: string): Promise<Execu
   const d = await db();
   await d.transaction(async (tx) => {
     const { job } = await ownedJobRow(tx, accountId, jobId);
-    const changed = await recordJobChange(tx, jobId, {
-      to: "failed",
-      set: {
-        error: { category: "runtime", code: "CANCELLED", message: "The job was cancelled by its owner." },
-        completedAt: sql`now()`,
-        leaseExpiresAt: null,
-      },
+    const changed = await recordStopOutcome(tx, jobId, stopOutcome(job, { kind: "cancelled" }), {
       events: [{ type: "JOB_CANCELLED", data: { previousStatus: job.status }, nodeId: job.assignedNodeId }],
       logs: [{ level: "warn", source: "platform", message: `Cancelled by the owner while ${job.status}; credits refunded.` }],
     });

@@ -3,7 +3,7 @@
 import { and, eq, gt, isNull, lt, or, sql } from "drizzle-orm";
 import { sessions } from "@/lib/db/schema";
 import { limits } from "@/lib/limits";
-import { db } from "./ready";
+import { db } from "./database";
 
 export async function startSession(accountId: string): Promise<string> {
   const [row] = await (await db())

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { withApi } from "./api";
+import { handleApi } from "./api";
 
-describe("withApi", () => {
+describe("the API wrapper", () => {
   it("answers a path whose percent-encoding is not UTF-8 with 404 in the envelope, whatever the params do", async () => {
-    const handler = withApi<{ jobId: string }>(async () => new Response("reached"));
+    const handler = handleApi<{ jobId: string }>(async () => new Response("reached"));
     const params = Promise.reject(new URIError("URI malformed"));
     params.catch(() => undefined);
     const res = await handler(new Request("http://127.0.0.1/api/developers/jobs/%ED%A0%80/logs"), { params });

@@ -1,12 +1,12 @@
 // One guard per credential context: wallet session, API key (+ scope), either, and execution node.
 import { authenticateApiKey, type ApiKeyPrincipal } from "@/lib/domain/api-keys";
 import { DomainError } from "@/lib/domain/errors";
-import type { Scope } from "@/lib/domain/scopes";
+import type { Scope } from "@/lib/contract/vocabulary";
 import { appOrigins } from "@/lib/env";
 import { limits } from "@/lib/limits";
 import { clientAddressOf } from "./client-address";
 import { consumeRateLimit } from "./rate-limit";
-import { readSession, type SessionData } from "./session";
+import { readSession, signedInOf, type SessionData } from "./session";
 
 export interface SessionPrincipal {
   kind: "session";
@@ -37,11 +37,10 @@ export function checkOrigin(req: Request): void {
 export async function requireSession(req: Request): Promise<SessionPrincipal> {
   checkOrigin(req);
   const session = await readSession(req);
-  if (!session.accountId || !session.address) {
-    throw new DomainError("UNAUTHENTICATED", "Sign in with your wallet to continue.");
-  }
-  await consumeRateLimit(req, "account", session.accountId, limits.accountRequestsPerMinute);
-  return { kind: "session", accountId: session.accountId, address: session.address, chainId: session.chainId ?? 1, session };
+  const signedIn = signedInOf(session);
+  if (!signedIn) throw new DomainError("UNAUTHENTICATED", "Sign in with your wallet to continue.");
+  await consumeRateLimit(req, "account", signedIn.accountId, limits.accountRequestsPerMinute);
+  return { kind: "session", ...signedIn, session };
 }
 
 /** API-key routes: 401 for a missing/unknown/revoked/expired key, 403 without `scope`, 429 over the rate. */
@@ -61,10 +60,11 @@ export async function requireApiKey(req: Request, scope: Scope): Promise<KeyPrin
 export async function requireDeveloper(req: Request, scope: Scope): Promise<DeveloperPrincipal> {
   if (req.headers.has("x-api-key")) return requireApiKey(req, scope);
   const session = await readSession(req);
-  if (session.accountId && session.address) {
+  const signedIn = signedInOf(session);
+  if (signedIn) {
     checkOrigin(req);
-    await consumeRateLimit(req, "account", session.accountId, limits.accountRequestsPerMinute);
-    return { kind: "session", accountId: session.accountId, address: session.address, chainId: session.chainId ?? 1, session };
+    await consumeRateLimit(req, "account", signedIn.accountId, limits.accountRequestsPerMinute);
+    return { kind: "session", ...signedIn, session };
   }
   throw new DomainError("INVALID_API_KEY", "Send an API key in x-api-key (or sign in to the dashboard).");
 }
@@ -78,7 +78,7 @@ export function streamCredential(req: Request, principal: DeveloperPrincipal, sc
       stillValid: async () => Boolean((await authenticateApiKey(secret))?.scopes.includes(scope)),
     };
   }
-  return { code: "UNAUTHENTICATED" as const, stillValid: async () => (await readSession(req)).accountId === principal.accountId };
+  return { code: "UNAUTHENTICATED" as const, stillValid: async () => signedInOf(await readSession(req))?.accountId === principal.accountId };
 }
 
 /** Execution-node routes: `Authorization: Bearer <node token>` (the third credential context). */

@@ -2,7 +2,7 @@
 // `status` message whenever the job's status or progress changes, ending after the final state — or with
 // an `error` message once the credential that opened it is revoked or expired (re-checked every few seconds).
 import { DomainError } from "@/lib/domain/errors";
-import { isFinal } from "@/lib/domain/job-states";
+import { isFinal } from "@/lib/domain/job-machine";
 import { readJobProgress, type ExecutionJob } from "@/lib/domain/jobs";
 import { jobChannel, onSignal } from "@/lib/domain/signals";
 import { limits } from "@/lib/limits";

@@ -4,7 +4,7 @@
 import { RateLimiterDrizzle, RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import { rateLimits } from "@/lib/db/schema";
 import { DomainError } from "@/lib/domain/errors";
-import { readyDatabase } from "@/lib/domain/ready";
+import { readyDatabase } from "@/lib/domain/database";
 
 interface Verdict {
   limit: number;

@@ -10,7 +10,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 async function nonceRows(): Promise<Set<string>> {
-  const { db } = await import("@/lib/domain/ready");
+  const { db } = await import("@/lib/domain/database");
   const { authNonces } = await import("@/lib/db/schema");
   const rows = await (await db()).select({ nonce: authNonces.nonce }).from(authNonces);
   return new Set(rows.map((r) => r.nonce));
@@ -18,7 +18,7 @@ async function nonceRows(): Promise<Set<string>> {
 
 describe("sign-in cannot be used without bound", () => {
   it("the sweeper's purge drops used and expired nonces and keeps fresh ones", async () => {
-    const { db } = await import("@/lib/domain/ready");
+    const { db } = await import("@/lib/domain/database");
     const { purgeSpentNonces } = await import("@/lib/domain/sign-in");
     await signIn(server.baseUrl); // one used nonce
     const stale = await requestNonce(server.baseUrl);

@@ -4,7 +4,7 @@ import { languageDetect } from "./language-detect";
 import { textSentiment } from "./text-sentiment";
 import { textSummarize } from "./text-summarize";
 import { tokenCount } from "./token-count";
-import type { LogLevel } from "@/lib/domain/job-states";
+import type { LogLevel } from "@/lib/contract/vocabulary";
 import { ProviderError, type Provider, type ProviderResult } from "./types";
 
 const cpuProviders: Record<string, Provider> = {

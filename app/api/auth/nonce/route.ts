@@ -1,11 +1,10 @@
 import { issueNonce } from "@/lib/domain/sign-in";
-import { json, withApi } from "@/lib/http/api";
+import { withApi } from "@/lib/http/api";
 import { limitSignIn } from "@/lib/http/guards";
+import { routes } from "@/lib/http/routes";
 import { readSession, sessionCookie } from "@/lib/http/session";
 
-export const dynamic = "force-dynamic";
-
-export const GET = withApi(async (req) => {
+export const GET = withApi(routes.issueNonce, async (req, { json }) => {
   await limitSignIn(req);
   const session = await readSession(req);
   const { nonce, issuedAt } = await issueNonce();
