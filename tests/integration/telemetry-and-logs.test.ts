@@ -50,7 +50,8 @@ beforeAll(async () => {
   dev = await signUpDeveloper(server.baseUrl);
   key = await dev.createApiKey();
   const summary = await submit(dev, key, "text-summarize", { text: article, sentences: 2 });
-  const broken = await submit(dev, key, "image-ocr", { image: Buffer.from("plain text, not a picture").toString("base64") });
+  // Blank text passes submission; the provider refuses it (EMPTY_TEXT), a non-retryable failure on the node.
+  const broken = await submit(dev, key, "text-summarize", { text: "   " });
   [completed, failed] = await Promise.all([waitForStatus(dev, key, summary.jobId), waitForStatus(dev, key, broken.jobId)]);
 });
 afterAll(() => server.close());
@@ -143,7 +144,7 @@ describe("GET /api/developers/jobs/:jobId/telemetry", () => {
     expect(types).toEqual(["JOB_CREATED", "WORKFLOW_INITIALIZED", "ROUTING_STARTED", "NODE_ASSIGNED", "EXECUTION_STARTED", "EXECUTION_FAILED", "JOB_FAILED"]);
     expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
     const failure = events.find((e) => e.type === "EXECUTION_FAILED");
-    expect(failure).toMatchObject({ nodeId: failed.assignedNode?.nodeId, data: expect.objectContaining({ code: "INVALID_IMAGE", retryable: false }) });
+    expect(failure).toMatchObject({ nodeId: failed.assignedNode?.nodeId, data: expect.objectContaining({ code: "EMPTY_TEXT", retryable: false }) });
   });
 
   it.each(["limit=0", "limit=101", "page=0", "page=abc"])("refuses %s with 400 INVALID_REQUEST", async (query) => {
@@ -192,7 +193,7 @@ describe("GET /api/developers/jobs/:jobId/logs", () => {
 
   it("tells why a failed job failed, at error level", async () => {
     const logs = await logsOf(failed.jobId);
-    expect(logs).toContainEqual(expect.objectContaining({ level: "error", message: expect.stringContaining("INVALID_IMAGE") }));
+    expect(logs).toContainEqual(expect.objectContaining({ level: "error", message: expect.stringContaining("EMPTY_TEXT") }));
   });
 
   it("needs jobs:read from a key; the wallet session reads them too", async () => {
