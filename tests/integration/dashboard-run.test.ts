@@ -221,7 +221,9 @@ describe("refusals from the API reach the form in the contract's envelope", () =
     const { accounts } = await import("@/lib/db/schema");
     const { sql } = await import("drizzle-orm");
     await (await db()).update(accounts).set({ creditBalance: 1 }).where(sql`lower(${accounts.walletAddress}) = lower(${dev.address})`);
-    await expectError(await run(dev, "image-ocr", { image: "iVBORw0KGgo=" }), 402, "INSUFFICIENT_CREDITS");
+    // A valid 1×1 PNG: the input passes image-ocr's checks, so the balance is what refuses it.
+    const onePixelPng = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+    await expectError(await run(dev, "image-ocr", { image: onePixelPng }), 402, "INSUFFICIENT_CREDITS");
   });
 });
 
