@@ -78,7 +78,8 @@ async function main(): Promise<number> {
       const groups = groupFailures(report.failures);
       for (const g of groups) {
         const e = g.example;
-        say(`FAIL ×${g.count}: ${g.key}\n    e.g. ${e.case.method} ${e.case.path}${e.case.query ? `?${e.case.query.slice(0, 200)}` : ""} → ${e.status} ${e.code ?? ""} ${e.responseText.slice(0, 160)}`);
+        say(`FAIL ×${g.count}: ${g.key}\n    on ${g.routes.length} route(s): ${g.routes.slice(0, 4).join(", ")}${g.routes.length > 4 ? ", …" : ""}\n    e.g. ${e.case.method} ${e.case.path}${e.case.query ? `?${e.case.query.slice(0, 200)}` : ""} → ${e.status} ${e.code ?? ""} ${e.responseText.slice(0, 160)}` +
+          `\n    headers ${JSON.stringify({ ...e.case.headers, cookie: undefined, "x-api-key": undefined })} body (${e.case.bodyKind}) ${typeof e.case.body === "string" ? e.case.body.slice(0, 200) : ""}`);
       }
 
       await waitForFinalJobs(db, 60_000);
