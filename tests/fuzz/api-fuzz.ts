@@ -36,6 +36,8 @@ export interface FuzzCase {
   body?: string | Uint8Array;
   /** Which body generator made it (for the report). */
   bodyKind: string;
+  /** The operation declares a JSON body (so its charset matters). */
+  readsBody: boolean;
 }
 
 export interface FuzzOutcome {
@@ -308,6 +310,7 @@ export function caseArbitrary(ops: Operation[], doc: OpenApi, credentials: FuzzC
             headers,
             body: hasBody ? body[1] : undefined,
             bodyKind: hasBody ? body[0] : "none",
+            readsBody: op.body !== undefined && method === op.method,
           };
         }),
     ),
@@ -355,7 +358,7 @@ async function send(baseUrl: string, c: FuzzCase, limitMs: number): Promise<Fuzz
     problems.push(`unexpected status ${status}`);
   }
   const charset = /charset=([^;\s]+)/i.exec(c.headers["content-type"] ?? "")?.[1]?.toLowerCase();
-  if (status >= 200 && status < 300 && c.body !== undefined && charset && charset !== "utf-8" && charset !== "utf8") {
+  if (status >= 200 && status < 300 && c.readsBody && c.body !== undefined && charset && charset !== "utf-8" && charset !== "utf8") {
     problems.push(`non-UTF-8 charset (${charset}) accepted`);
   }
   return { case: c, status, ms, code, problems, responseText: text };
@@ -404,9 +407,9 @@ const isMalformedPath = (path: string) => {
 export function classify(f: FuzzOutcome): string {
   const noEnvelope = f.problems.some((p) => p.includes("envelope") || p.includes("x-request-id"));
   if (f.status === 405 && noEnvelope) return "405 without the envelope / x-request-id";
+  if (f.status >= 500 && !f.code && isMalformedPath(f.case.path)) return "5xx (framework, plain text) on malformed percent-encoding in the path";
   if (f.status >= 500 && f.case.bodyKind.startsWith("deep")) return "5xx on deeply nested JSON";
   if (f.status >= 500 && f.case.bodyKind.startsWith("lone surrogate")) return "5xx on a lone UTF-16 surrogate";
-  if (f.status >= 500 && !f.code && isMalformedPath(f.case.path)) return "5xx (framework, plain text) on malformed percent-encoding in the path";
   if (f.problems.some((p) => p.startsWith("non-UTF-8"))) return "non-UTF-8 charset accepted";
   const [declaredMethod, template] = f.case.operation.split(" ");
   return `${f.problems.map((p) => p.replace(/\d+ ms/, "n ms")).join("; ")} | ${declaredMethod} ${template} [${f.case.bodyKind}]`;
