@@ -1,7 +1,7 @@
 // The dashboard's view of the wire types: inferred from the same zod schemas that validate the API,
 // imported as types only so no server code reaches the browser bundle.
 import type { z } from "zod";
-import type * as schemas from "@/lib/http/schemas";
+import type * as schemas from "@/lib/contract/schemas";
 
 export type ApiKey = z.infer<typeof schemas.ApiKey>;
 export type ApiKeyWithSecret = z.infer<typeof schemas.ApiKeyWithSecret>;

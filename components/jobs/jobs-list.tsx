@@ -4,7 +4,7 @@ import * as React from "react";
 import Link from "next/link";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { ActivityIcon } from "lucide-react";
-import { activeStatuses } from "@/lib/domain/job-states";
+import { activeStatuses } from "@/lib/domain/job-machine";
 import { apiFetch } from "@/components/api/fetch-api";
 import { queryKeys } from "@/components/api/query-keys";
 import type { JobList } from "@/components/api/types";

@@ -3,7 +3,7 @@
 import * as React from "react";
 import { useQueryClient } from "@tanstack/react-query";
 import { Loader2Icon, PlusIcon } from "lucide-react";
-import { scopes } from "@/lib/domain/scopes";
+import { scopes } from "@/lib/contract/vocabulary";
 import { apiFetch } from "@/components/api/fetch-api";
 import { queryKeys } from "@/components/api/query-keys";
 import type { ApiKeyWithSecret, Scope } from "@/components/api/types";

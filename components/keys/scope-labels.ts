@@ -1,4 +1,4 @@
-// What each scope lets a key do, in the dashboard's words. The scope list itself lives in lib/domain/scopes.
+// What each scope lets a key do, in the dashboard's words. The scope list itself lives in lib/contract/vocabulary.
 import type { Scope } from "@/components/api/types";
 
 export const scopeDescriptions: Record<Scope, string> = {

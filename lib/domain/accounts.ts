@@ -5,6 +5,7 @@ import { env } from "@/lib/env";
 import { applyLedgerEntry } from "./credits";
 import { DomainError, notFound } from "./errors";
 import { db } from "./ready";
+import type * as wire from "@/lib/contract/schemas";
 
 /** Finds the account of a (checksummed) address, creating it with its starter grant on first sign-in. */
 export async function findOrCreateAccount(walletAddress: string): Promise<{ accountId: string; created: boolean }> {
@@ -30,7 +31,7 @@ export interface ProfileInput {
   organization?: string;
 }
 
-function toProfile(row: typeof accounts.$inferSelect) {
+function toProfile(row: typeof accounts.$inferSelect): wire.Profile {
   if (!row.profileCreatedAt || row.name === null) throw notFound("PROFILE_NOT_FOUND", "The developer profile");
   return {
     developerId: row.id,

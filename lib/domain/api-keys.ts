@@ -7,7 +7,8 @@ import { requireProfile } from "./accounts";
 import { DomainError, notFound } from "./errors";
 import { isUuid } from "./ids";
 import { db } from "./ready";
-import type { Scope } from "./scopes";
+import type { Scope } from "@/lib/contract/vocabulary";
+import type * as wire from "@/lib/contract/schemas";
 
 const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 /** 43 base62 characters ≈ 256 bits (the contract asks for ≥ 190). */
@@ -25,7 +26,7 @@ const prefixOf = (secret: string) => secret.slice(4, 12);
 
 type KeyRow = typeof apiKeys.$inferSelect;
 
-export function toApiKey(row: KeyRow) {
+export function toApiKey(row: KeyRow): wire.ApiKey {
   return {
     keyId: row.id,
     name: row.name,
@@ -38,7 +39,7 @@ export function toApiKey(row: KeyRow) {
   };
 }
 
-export async function createApiKey(accountId: string, input: { name: string; scopes: Scope[]; expiresAt?: string }) {
+export async function createApiKey(accountId: string, input: { name: string; scopes: Scope[]; expiresAt?: string }): Promise<wire.ApiKeyWithSecret> {
   await requireProfile(accountId);
   const secret = generateSecret();
   const [row] = await (await db())

@@ -4,9 +4,10 @@ import { and, count, desc, eq, sql } from "drizzle-orm";
 import type { Tx } from "@/lib/db/client";
 import { accounts, creditLedger } from "@/lib/db/schema";
 import { DomainError, notFound } from "./errors";
-import type { LedgerEntryType } from "./job-states";
+import type { LedgerEntryType } from "@/lib/contract/vocabulary";
 import { offsetOf, pageOf, type PageRequest } from "./pagination";
 import { db } from "./ready";
+import type * as wire from "@/lib/contract/schemas";
 
 export interface LedgerEntryInput {
   accountId: string;
@@ -37,7 +38,7 @@ export async function applyLedgerEntry(tx: Tx, entry: LedgerEntryInput) {
   return created;
 }
 
-export function toCreditEntry(row: typeof creditLedger.$inferSelect) {
+export function toCreditEntry(row: typeof creditLedger.$inferSelect): wire.CreditEntry {
   return {
     entryId: row.id,
     type: row.type as LedgerEntryType,
@@ -49,7 +50,7 @@ export function toCreditEntry(row: typeof creditLedger.$inferSelect) {
   };
 }
 
-export async function getCreditBalance(accountId: string) {
+export async function getCreditBalance(accountId: string): Promise<wire.CreditBalance> {
   const [row] = await (await db())
     .select({ balance: accounts.creditBalance, updatedAt: accounts.creditUpdatedAt })
     .from(accounts)
@@ -58,7 +59,7 @@ export async function getCreditBalance(accountId: string) {
   return { balance: row.balance, currency: "credits" as const, updatedAt: row.updatedAt.toISOString() };
 }
 
-export async function listCreditHistory(accountId: string, page: PageRequest) {
+export async function listCreditHistory(accountId: string, page: PageRequest): Promise<wire.CreditHistory> {
   const d = await db();
   const where = eq(creditLedger.accountId, accountId);
   const [rows, [{ total }]] = await Promise.all([

@@ -5,8 +5,8 @@ import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/lib/db/client";
 import { jobEvents, jobLogs, jobs } from "@/lib/db/schema";
 import { applyLedgerEntry } from "./credits";
-import { assertTransition, statusesBefore } from "./job-machine";
-import { activeStatuses, type EventType, type JobStatus, type LogLevel, type LogSource } from "./job-states";
+import type { EventType, JobStatus, LogLevel, LogSource } from "@/lib/contract/vocabulary";
+import { activeStatuses, assertTransition, statusesBefore, type StopOutcome } from "./job-machine";
 import { jobChannel, signal, workChannel } from "./signals";
 
 export type JobRow = typeof jobs.$inferSelect;
@@ -117,4 +117,37 @@ export async function recordJobChange(tx: Tx, jobId: string, change: JobChange):
   await signal(tx, jobChannel, jobId);
   if (change.to === "routing") await signal(tx, workChannel, row.serviceId);
   return row;
+}
+
+/**
+ * The one write for a StopOutcome (lib/domain/job-machine.ts): status, columns and the closing events, after
+ * the events and log lines that say why (`change.events`, `change.logs`).
+ */
+export function recordStopOutcome(tx: Tx, jobId: string, outcome: StopOutcome, change: Omit<JobChange, "to" | "set">): Promise<JobRow | null> {
+  const why = change.events ?? [];
+  switch (outcome.kind) {
+    case "reroute":
+      return recordJobChange(tx, jobId, {
+        ...change,
+        to: "routing",
+        set: { routingStartedAt: sql`now()`, leaseExpiresAt: null, nextAttemptAt: null },
+        events: [...why, { type: "ROUTING_STARTED", data: { attempt: outcome.nextAttempt } }],
+      });
+    case "retry":
+      return recordJobChange(tx, jobId, {
+        ...change,
+        to: "retrying",
+        set: { nextAttemptAt: sql`now() + make_interval(secs => ${outcome.delayMs / 1000})`, leaseExpiresAt: null },
+        events: [...why, { type: "RETRY_SCHEDULED", data: { delayMs: outcome.delayMs, nextAttempt: outcome.nextAttempt } }],
+      });
+    case "fail":
+    case "cancel":
+      return recordJobChange(tx, jobId, {
+        ...change,
+        to: "failed",
+        set: { error: outcome.error, completedAt: sql`now()`, leaseExpiresAt: null },
+        // A cancellation is its own closing event (JOB_CANCELLED, given by the caller).
+        events: outcome.kind === "fail" ? [...why, { type: "JOB_FAILED", data: { category: outcome.error.category, code: outcome.error.code } }] : why,
+      });
+  }
 }

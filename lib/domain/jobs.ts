@@ -9,16 +9,20 @@ import { isServiceId, serviceInputs } from "./catalog";
 import { applyLedgerEntry } from "./credits";
 import { DomainError, notFound } from "./errors";
 import { findReplay, isUniqueViolation, requestFingerprint, storeResponse, type StoredResponse } from "./idempotency";
-import { recordJobChange, recordJobCreation, type JobRow } from "./job-log";
-import type { EventType, FailureCategory, JobStatus, LogLevel, LogSource } from "./job-states";
+import { recordJobChange, recordJobCreation, recordStopOutcome, type JobRow } from "./job-log";
+import { stopOutcome } from "./job-machine";
+import type { EventType, FailureCategory, JobStatus, LogLevel, LogSource } from "@/lib/contract/vocabulary";
 import { offsetOf, pageOf, type PageRequest } from "./pagination";
 import { isUuid } from "./ids";
 import { db } from "./ready";
 import { findService } from "./services";
+import type * as wire from "@/lib/contract/schemas";
+import type { ExecutionJob, TelemetryEvent } from "@/lib/contract/schemas";
+export type { ExecutionJob, TelemetryEvent };
 
 type NodeInfo = { name: string; region: string } | null;
 
-export function toExecutionJob(row: JobRow, node: NodeInfo) {
+export function toExecutionJob(row: JobRow, node: NodeInfo): ExecutionJob {
   return {
     jobId: row.id,
     workflowRunId: row.workflowRunId,
@@ -41,7 +45,6 @@ export function toExecutionJob(row: JobRow, node: NodeInfo) {
     completedAt: row.completedAt?.toISOString() ?? null,
   };
 }
-export type ExecutionJob = ReturnType<typeof toExecutionJob>;
 
 
 // ── Submission ─────────────────────────────────────────────────────────────────────────────────────
@@ -171,7 +174,7 @@ export interface JobFilters extends PageRequest {
   dateTo?: Date;
 }
 
-export async function listJobs(accountId: string, filters: JobFilters) {
+export async function listJobs(accountId: string, filters: JobFilters): Promise<wire.JobList> {
   const d = await db();
   const conditions: SQL[] = [eq(jobs.accountId, accountId)];
   if (filters.status) conditions.push(eq(jobs.status, filters.status));
@@ -193,7 +196,7 @@ export async function listJobs(accountId: string, filters: JobFilters) {
   return pageOf(rows.map(present), total, filters);
 }
 
-export async function getJobLogs(accountId: string, jobId: string) {
+export async function getJobLogs(accountId: string, jobId: string): Promise<wire.ExecutionLog[]> {
   const d = await db();
   await ownedJobRow(d, accountId, jobId);
   const rows = await d.select().from(jobLogs).where(eq(jobLogs.jobId, jobId)).orderBy(asc(jobLogs.sequence));
@@ -208,7 +211,7 @@ export async function getJobLogs(accountId: string, jobId: string) {
 }
 
 type EventRow = typeof jobEvents.$inferSelect;
-export function toTelemetryEvent(e: EventRow) {
+export function toTelemetryEvent(e: EventRow): TelemetryEvent {
   return {
     eventId: e.id,
     jobId: e.jobId,
@@ -220,9 +223,8 @@ export function toTelemetryEvent(e: EventRow) {
     ...(e.data ? { data: e.data as Record<string, unknown> } : {}),
   };
 }
-export type TelemetryEvent = ReturnType<typeof toTelemetryEvent>;
 
-export async function getJobTelemetry(accountId: string, jobId: string, page: PageRequest) {
+export async function getJobTelemetry(accountId: string, jobId: string, page: PageRequest): Promise<wire.TelemetryPage> {
   const d = await db();
   const { job } = await ownedJobRow(d, accountId, jobId);
   const rows = await d
@@ -254,13 +256,7 @@ export async function cancelJob(accountId: string, jobId: string): Promise<Execu
   const d = await db();
   await d.transaction(async (tx) => {
     const { job } = await ownedJobRow(tx, accountId, jobId);
-    const changed = await recordJobChange(tx, jobId, {
-      to: "failed",
-      set: {
-        error: { category: "runtime", code: "CANCELLED", message: "The job was cancelled by its owner." },
-        completedAt: sql`now()`,
-        leaseExpiresAt: null,
-      },
+    const changed = await recordStopOutcome(tx, jobId, stopOutcome(job, { kind: "cancelled" }), {
       events: [{ type: "JOB_CANCELLED", data: { previousStatus: job.status }, nodeId: job.assignedNodeId }],
       logs: [{ level: "warn", source: "platform", message: `Cancelled by the owner while ${job.status}; credits refunded.` }],
     });

@@ -3,10 +3,11 @@ import { asc, eq } from "drizzle-orm";
 import type { Tx } from "@/lib/db/client";
 import { services } from "@/lib/db/schema";
 import { db } from "./ready";
+import type { ExecutionService } from "@/lib/contract/schemas";
 
 type ServiceRow = typeof services.$inferSelect;
 
-export function toExecutionService(row: ServiceRow) {
+export function toExecutionService(row: ServiceRow): ExecutionService {
   return {
     serviceId: row.id,
     name: row.name,
@@ -17,7 +18,7 @@ export function toExecutionService(row: ServiceRow) {
   };
 }
 
-export async function listServices() {
+export async function listServices(): Promise<ExecutionService[]> {
   const rows = await (await db()).select().from(services).orderBy(asc(services.position));
   return rows.map(toExecutionService);
 }

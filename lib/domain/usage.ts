@@ -2,11 +2,12 @@
 import { and, eq, gte, inArray, lte, sql } from "drizzle-orm";
 import { creditLedger, jobs } from "@/lib/db/schema";
 import { db } from "./ready";
+import type { UsageSummary } from "@/lib/contract/schemas";
 
 const dayMs = 24 * 3600 * 1000;
 const int = (v: unknown) => Number(v ?? 0);
 
-export async function getUsageSummary(accountId: string, period: { periodStart?: Date; periodEnd?: Date }) {
+export async function getUsageSummary(accountId: string, period: { periodStart?: Date; periodEnd?: Date }): Promise<UsageSummary> {
   const periodEnd = period.periodEnd ?? new Date();
   const periodStart = period.periodStart ?? new Date(periodEnd.getTime() - 30 * dayMs);
   const d = await db();

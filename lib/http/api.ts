@@ -1,10 +1,15 @@
-// The one wrapper every API route handler goes through: request id, error envelope, logging.
-import { ZodError } from "zod";
+// The one wrapper every API route handler goes through: its declared guard and schemas, request id, error
+// envelope, logging.
+import { ZodError, type z } from "zod";
+import type { Scope } from "@/lib/contract/vocabulary";
 import { DomainError } from "@/lib/domain/errors";
 import { createLogger, type Logger } from "@/lib/log";
+import type { NodeRow } from "@/lib/network/coordinator";
 import { errorResponse } from "./error-envelope";
-import { issuesOf } from "./body";
+import { issuesOf, parseOr400, queryOf, readJson } from "./body";
+import { checkOrigin, requireApiKey, requireDeveloper, requireNode, requireSession, type DeveloperPrincipal, type KeyPrincipal, type SessionPrincipal } from "./guards";
 import { requestIdOf } from "./request-id";
+import type { BodySpec, Credential, Output, RouteSpec } from "./routes";
 
 export interface ApiContext<P> {
   params: P;
@@ -49,7 +54,81 @@ export function toErrorResponse(error: unknown, requestId: string, log: Logger):
   return errorResponse("INTERNAL_ERROR", "Something went wrong on our side.", requestId);
 }
 
-export function withApi<P extends Record<string, string | string[]> = Record<string, never>>(handler: Handler<P>) {
+type PrincipalOf<C extends Credential> = C extends "session"
+  ? SessionPrincipal
+  : C extends "apiKey"
+    ? KeyPrincipal
+    : C extends "either"
+      ? DeveloperPrincipal
+      : C extends "node"
+        ? NodeRow
+        : undefined;
+
+type JsonInit = { status?: number; headers?: Record<string, string> };
+
+/** What a declared schema parses to; `undefined` when the route declares none. */
+type Declared<S> = [NonNullable<S>] extends [never] ? undefined : Output<NonNullable<S>>;
+
+export interface RouteContext<R extends RouteSpec> extends ApiContext<Declared<R["params"]>> {
+  principal: PrincipalOf<R["credential"]>;
+  query: Declared<R["query"]>;
+  body: NonNullable<R["body"]> extends BodySpec<infer B, infer _P> ? z.output<B> : undefined;
+  /** JSON of the declared response schema (anything, if none is declared); the status defaults to the declared one. */
+  json: (body: [NonNullable<R["response"]["schema"]>] extends [never] ? unknown : Declared<R["response"]["schema"]>, init?: JsonInit) => Response;
+}
+
+/** A route handler as Next.js calls it, carrying its declaration (read by tests/integration/route-declarations.test.ts). */
+export type DeclaredHandler = ((req: Request, ctx?: NextRouteContext<Record<string, string>>) => Promise<Response>) & { route: RouteSpec };
+type DeclaredBody = NonNullable<RouteSpec["body"]>;
+type DeclaredParams = Parameters<NonNullable<DeclaredBody["maxBytes"]>>[0];
+
+/** The guard a route's credential names. Runs before anything else is read from the request. */
+async function authorize(req: Request, route: RouteSpec): Promise<unknown> {
+  switch (route.credential) {
+    case "session":
+      return requireSession(req);
+    case "apiKey":
+      return requireApiKey(req, route.scope as Scope);
+    case "either":
+      return requireDeveloper(req, route.scope as Scope);
+    case "node":
+      return requireNode(req);
+    case "origin":
+      return checkOrigin(req);
+    case "none":
+      return undefined;
+  }
+}
+
+async function readBody(req: Request, spec: DeclaredBody, params: DeclaredParams): Promise<unknown> {
+  if (spec.maxBytesOfBody) {
+    return readJson(req, spec.schema, { allowEmpty: spec.allowEmpty, readLimitBytes: spec.maxBytesOfBody.readUpTo, maxBytes: spec.maxBytesOfBody.limit });
+  }
+  return readJson(req, spec.schema, { allowEmpty: spec.allowEmpty, maxBytes: spec.maxBytes?.(params) });
+}
+
+/**
+ * A route handler for a declared route (lib/http/routes.ts): the credential's guard, then the path params,
+ * the query and the body parsed with the declared schemas (400/413/415 in the envelope), then `handler`.
+ */
+export function withApi<R extends RouteSpec>(route: R, handler: (req: Request, ctx: RouteContext<R>) => Promise<Response>): DeclaredHandler {
+  const status = route.response.status;
+  const wrapped = handleApi<Record<string, string>>(async (req, ctx) => {
+    const principal = await authorize(req, route);
+    const params: DeclaredParams = route.params ? parseOr400(route.params, ctx.params, "The path") : ctx.params;
+    const query = route.query ? parseOr400(route.query, queryOf(req), "The query") : undefined;
+    const body = route.body ? await readBody(req, route.body, params) : undefined;
+    const json = (value: unknown, init: JsonInit = {}) => jsonResponse(value, { status, ...init });
+    return handler(req, { ...ctx, params, principal, query, body, json } as RouteContext<R>);
+  });
+  return Object.assign(wrapped, { route });
+}
+
+/**
+ * The envelope alone (request id, error mapping, request log) for the one handler with no declaration:
+ * the catch-all that answers 404 for paths no route claims.
+ */
+export function handleApi<P extends Record<string, string | string[]> = Record<string, never>>(handler: Handler<P>) {
   return async (req: Request, ctx?: NextRouteContext<P>): Promise<Response> => {
     const requestId = requestIdOf(req);
     const log = requestLog.child({ requestId });
@@ -72,7 +151,7 @@ export function withApi<P extends Record<string, string | string[]> = Record<str
   };
 }
 
-export function json(body: unknown, init: { status?: number; headers?: Record<string, string> } = {}): Response {
+function jsonResponse(body: unknown, init: JsonInit): Response {
   return new Response(JSON.stringify(body), {
     status: init.status ?? 200,
     headers: { "content-type": "application/json", ...init.headers },

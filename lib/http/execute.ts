@@ -1,10 +1,11 @@
 // The shared tail of both submission routes (execute and developer_job): idempotency header, submission,
 // 202 + Location, replay headers.
 import { submitJob } from "@/lib/domain/jobs";
+import { IdempotencyKeyHeader, type ExecutionJob } from "@/lib/contract/schemas";
 import type { KeyPrincipal } from "./guards";
-import { json } from "./api";
 import { parseOr400 } from "./body";
-import { IdempotencyKeyHeader } from "./schemas";
+
+type RespondJson = (body: ExecutionJob, init: { status: number; headers: Record<string, string> }) => Response;
 
 export function idempotencyKeyOf(req: Request): string | undefined {
   const raw = req.headers.get("idempotency-key");
@@ -12,6 +13,7 @@ export function idempotencyKeyOf(req: Request): string | undefined {
 }
 
 export async function submitAndRespond(
+  json: RespondJson,
   principal: KeyPrincipal,
   serviceId: string,
   input: Record<string, unknown>,

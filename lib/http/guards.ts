@@ -1,7 +1,7 @@
 // One guard per credential context: wallet session, API key (+ scope), either, and execution node.
 import { authenticateApiKey, type ApiKeyPrincipal } from "@/lib/domain/api-keys";
 import { DomainError } from "@/lib/domain/errors";
-import type { Scope } from "@/lib/domain/scopes";
+import type { Scope } from "@/lib/contract/vocabulary";
 import { appOrigins } from "@/lib/env";
 import { limits } from "@/lib/limits";
 import { takeToken } from "./rate-limit";

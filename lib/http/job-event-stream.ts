@@ -1,6 +1,6 @@
 // Server-Sent Events for one job: every telemetry event after Last-Event-ID (ids are sequences), a
 // `status` message whenever the job's status or progress changes, ending after the final state.
-import { isFinal } from "@/lib/domain/job-states";
+import { isFinal } from "@/lib/domain/job-machine";
 import { readJobProgress, type ExecutionJob } from "@/lib/domain/jobs";
 import { jobChannel, onSignal } from "@/lib/domain/signals";
 import type { Logger } from "@/lib/log";

@@ -6,13 +6,13 @@ import { and, asc, count, eq, gt, inArray, isNull, sql } from "drizzle-orm";
 import type { Tx } from "@/lib/db/client";
 import { jobs, nodes } from "@/lib/db/schema";
 import { DomainError } from "@/lib/domain/errors";
-import { nextProgress } from "@/lib/domain/job-machine";
-import { recordJobChange, type JobRow } from "@/lib/domain/job-log";
+import { heldStatuses, nextProgress, stopOutcome } from "@/lib/domain/job-machine";
+import { recordJobChange, recordStopOutcome, type JobRow } from "@/lib/domain/job-log";
 import { isUuid } from "@/lib/domain/ids";
 import { db, readyDatabase } from "@/lib/domain/ready";
 import { workChannel } from "@/lib/domain/signals";
 import { env } from "@/lib/env";
-import type { ClaimedJob, ExecutionFailure, NodeRegistration, ProgressReport } from "./node-protocol";
+import type { ClaimedJob, ExecutionFailure, NodeRegistration, ProgressReport } from "@/lib/contract/node-protocol";
 
 export type NodeRow = typeof nodes.$inferSelect;
 
@@ -63,21 +63,10 @@ const lost = (job: JobRow) => ({
 export async function loseJobs(tx: Tx, rows: JobRow[], reason: string): Promise<number> {
   let changed = 0;
   for (const job of rows) {
-    const exhausted = job.attempt >= job.maxAttempts;
-    const row = await recordJobChange(tx, job.id, {
-      to: exhausted ? "failed" : "routing",
-      from: ["assigned", "running"],
+    const row = await recordStopOutcome(tx, job.id, stopOutcome(job, { kind: "node-lost", reason }), {
+      from: heldStatuses,
       attempt: job.attempt,
-      set: exhausted
-        ? {
-            error: { category: "runtime", code: "NODE_LOST", message: `The node stopped answering (${reason}) and no attempts remain.` },
-            completedAt: sql`now()`,
-            leaseExpiresAt: null,
-          }
-        : { routingStartedAt: sql`now()`, leaseExpiresAt: null, nextAttemptAt: null },
-      events: exhausted
-        ? [lost(job), { type: "JOB_FAILED", data: { category: "runtime", code: "NODE_LOST" } }]
-        : [lost(job), { type: "ROUTING_STARTED", data: { attempt: job.attempt + 1 } }],
+      events: [lost(job)],
       logs: [{ level: "warn", source: "platform", message: `Node lost (${reason}) during attempt ${job.attempt}.`, nodeId: job.assignedNodeId }],
     });
     if (row) changed++;
@@ -96,7 +85,7 @@ export async function registerNode(node: NodeRow, registration: NodeRegistration
     const held = await tx
       .select()
       .from(jobs)
-      .where(and(eq(jobs.assignedNodeId, node.id), inArray(jobs.status, ["assigned", "running"])))
+      .where(and(eq(jobs.assignedNodeId, node.id), inArray(jobs.status, [...heldStatuses])))
       .for("update", { skipLocked: true });
     await loseJobs(tx, held, "node restarted");
   });
@@ -112,7 +101,7 @@ export async function heartbeat(node: NodeRow, activeJobIds: string[]) {
   const kept = await d
     .update(jobs)
     .set({ leaseExpiresAt: leaseEnd() })
-    .where(and(inArray(jobs.id, uuids), eq(jobs.assignedNodeId, node.id), inArray(jobs.status, ["assigned", "running"])))
+    .where(and(inArray(jobs.id, uuids), eq(jobs.assignedNodeId, node.id), inArray(jobs.status, [...heldStatuses])))
     .returning({ id: jobs.id });
   const keep = new Set(kept.map((k) => k.id));
   return { cancelJobIds: activeJobIds.filter((id) => !keep.has(id)) };
@@ -139,7 +128,7 @@ async function claimOnce(node: NodeRow, max: number): Promise<ClaimedJob[]> {
     const [row] = await tx
       .select({
         self: nodes,
-        busy: sql<number>`(select count(*) from ${jobs} where ${jobs.assignedNodeId} = ${nodes.id} and ${jobs.status} in ('assigned', 'running'))`.mapWith(Number),
+        busy: sql<number>`(select count(*) from ${jobs} where ${jobs.assignedNodeId} = ${nodes.id} and ${inArray(jobs.status, [...heldStatuses])})`.mapWith(Number),
       })
       .from(nodes)
       .where(eq(nodes.id, node.id));
@@ -317,37 +306,20 @@ export function retryDelayMs(attempt: number, baseMs = env().RETRY_BASE_DELAY_MS
   return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
 }
 
-export async function failExecution(node: NodeRow, jobId: string, attempt: number, failure: ExecutionFailure) {
-  const d = await db();
-  const [job] = isUuid(jobId) ? await d.select().from(jobs).where(eq(jobs.id, jobId)) : [];
-  if (!job) throw new DomainError("JOB_NOT_FOUND", "The job was not found.");
-  const retry = failure.retryable && job.attempt < job.maxAttempts;
-  const delayMs = retryDelayMs(attempt);
-  const failedEvent = {
-    type: "EXECUTION_FAILED" as const,
-    nodeId: node.id,
-    data: { code: failure.code, message: failure.message, retryable: failure.retryable, attempt },
-  };
-  const logLine = { level: "error" as const, source: "node" as const, message: `Attempt ${attempt} failed: ${failure.code}: ${failure.message}`, nodeId: node.id };
-  return reportOrRefuse(jobId, (tx) =>
-    recordJobChange(tx, jobId, {
-      to: retry ? "retrying" : "failed",
-      from: ["assigned", "running"],
+export function failExecution(node: NodeRow, jobId: string, attempt: number, failure: ExecutionFailure) {
+  return reportOrRefuse(jobId, async (tx) => {
+    // Read inside the transaction that writes: the attempts left are those of the row being changed.
+    const [job] = await tx.select().from(jobs).where(eq(jobs.id, jobId)).for("update");
+    if (!job) throw new DomainError("JOB_NOT_FOUND", "The job was not found.");
+    const cause = { kind: "attempt-failed", ...failure, retryDelayMs: retryDelayMs(attempt) } as const;
+    return recordStopOutcome(tx, jobId, stopOutcome(job, cause), {
+      from: heldStatuses,
       attempt,
       nodeId: node.id,
-      set: retry
-        ? { nextAttemptAt: sql`now() + make_interval(secs => ${delayMs / 1000})`, leaseExpiresAt: null }
-        : {
-            error: { category: "runtime", code: failure.code, message: failure.message },
-            completedAt: sql`now()`,
-            leaseExpiresAt: null,
-          },
-      events: retry
-        ? [failedEvent, { type: "RETRY_SCHEDULED", data: { delayMs, nextAttempt: attempt + 1 } }]
-        : [failedEvent, { type: "JOB_FAILED", data: { category: "runtime", code: failure.code } }],
-      logs: [logLine],
-    }),
-  );
+      events: [{ type: "EXECUTION_FAILED", nodeId: node.id, data: { code: failure.code, message: failure.message, retryable: failure.retryable, attempt } }],
+      logs: [{ level: "error", source: "node", message: `Attempt ${attempt} failed: ${failure.code}: ${failure.message}`, nodeId: node.id }],
+    });
+  });
 }
 
 /** A node giving a job back (graceful shutdown before finishing it): routed again as a new attempt. */
@@ -355,7 +327,7 @@ export function releaseJob(node: NodeRow, jobId: string, attempt: number, reason
   return reportOrRefuse(jobId, (tx) =>
     recordJobChange(tx, jobId, {
       to: "routing",
-      from: ["assigned", "running"],
+      from: heldStatuses,
       attempt,
       nodeId: node.id,
       set: { routingStartedAt: sql`now()`, leaseExpiresAt: null },

@@ -2,7 +2,7 @@
 // with a per-job timeout, reports progress, results and failures, and shuts down gracefully.
 import { nextProgress } from "@/lib/domain/job-machine";
 import { createLogger, type Logger } from "@/lib/log";
-import type { ClaimedJob } from "./node-protocol";
+import type { ClaimedJob } from "@/lib/contract/node-protocol";
 import { ProviderError, type Provider } from "./providers/types";
 import { ReportBuffer } from "./report-buffer";
 import { JobRevokedError, type CoordinatorTransport, type NodeSessionInfo } from "./transport";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ProgressReport } from "./node-protocol";
+import type { ProgressReport } from "@/lib/contract/node-protocol";
 import { mergeReports, ReportBuffer } from "./report-buffer";
 
 describe("the node's report buffer", () => {

@@ -1,6 +1,6 @@
 // Coalesces what a running job has to report: one report in flight at a time, later ones merged, and a
 // short delay before sending so that a fast job's reports ride along with its result instead.
-import type { ProgressReport } from "./node-protocol";
+import type { ProgressReport } from "@/lib/contract/node-protocol";
 
 const isEmpty = (r: ProgressReport) => r.progress === undefined && !r.providerRequests?.length && !r.logs?.length;
 

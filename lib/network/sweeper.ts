@@ -5,7 +5,8 @@ import { and, asc, eq, inArray, lt, sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/lib/db/client";
 import { jobs } from "@/lib/db/schema";
 import { purgeIdempotencyKeys } from "@/lib/domain/idempotency";
-import { recordJobChange, type JobRow } from "@/lib/domain/job-log";
+import { recordJobChange, recordStopOutcome, type JobRow } from "@/lib/domain/job-log";
+import { heldStatuses, stopOutcome, unroutableMessage } from "@/lib/domain/job-machine";
 import { db } from "@/lib/domain/ready";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
@@ -24,7 +25,7 @@ async function lockDue(where: SQL | undefined, write: (tx: Tx, rows: JobRow[]) =
 
 /** Jobs whose lease ran out (their node stopped heart-beating): NODE_LOST, then routed again or failed. */
 export async function loseExpiredLeases(): Promise<number> {
-  return lockDue(and(inArray(jobs.status, ["assigned", "running"]), lt(jobs.leaseExpiresAt, sql`now()`)), (tx, rows) =>
+  return lockDue(and(inArray(jobs.status, [...heldStatuses]), lt(jobs.leaseExpiresAt, sql`now()`)), (tx, rows) =>
     loseJobs(tx, rows, "lease expired"),
   );
 }
@@ -48,16 +49,10 @@ export async function failUnroutable(): Promise<number> {
     and(eq(jobs.status, "routing"), lt(jobs.routingStartedAt, sql`now() - make_interval(secs => ${timeoutMs / 1000})`)),
     async (tx, rows) => {
       for (const job of rows) {
-        const message = `No eligible execution node took the job within ${timeoutMs} ms.`;
-        await recordJobChange(tx, job.id, {
-          to: "failed",
+        await recordStopOutcome(tx, job.id, stopOutcome(job, { kind: "unroutable", waitedMs: timeoutMs }), {
           from: ["routing"],
-          set: { error: { category: "routing", code: "NO_ELIGIBLE_NODE", message }, completedAt: sql`now()` },
-          events: [
-            { type: "ROUTING_FAILED", data: { waitedMs: timeoutMs, serviceId: job.serviceId } },
-            { type: "JOB_FAILED", data: { category: "routing", code: "NO_ELIGIBLE_NODE" } },
-          ],
-          logs: [{ level: "error", source: "platform", message }],
+          events: [{ type: "ROUTING_FAILED", data: { waitedMs: timeoutMs, serviceId: job.serviceId } }],
+          logs: [{ level: "error", source: "platform", message: unroutableMessage(timeoutMs) }],
         });
       }
     },

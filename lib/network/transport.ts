@@ -1,6 +1,6 @@
 // How a node agent talks to the coordinator. The standalone node uses HTTP (/api/nodes/…); embedded
 // nodes call the coordinator in-process. The agent's code is the same either way.
-import type { ClaimedJob, ExecutionFailure, NodeRegistration, ProgressReport } from "./node-protocol";
+import type { ClaimedJob, ExecutionFailure, NodeRegistration, ProgressReport } from "@/lib/contract/node-protocol";
 
 export interface NodeSessionInfo {
   nodeId: string;

@@ -52,7 +52,7 @@ describe("constructing the client", () => {
     await client.listJobs().catch(() => undefined);
     for (const request of api.requests) {
       expect(request.headers["x-api-key"]).toBe("dev_secret");
-      expect(request.headers["user-agent"]).toBe(`execution-network-client/0.1.0 node/${process.versions.node}`);
+      expect(request.headers["user-agent"]).toBe(`execution-network-client/0.2.0 node/${process.versions.node}`);
     }
   });
 
@@ -65,6 +65,6 @@ describe("constructing the client", () => {
   it("reports the package's version", () => {
     const pkg = JSON.parse(readFileSync(new URL("../../lib/client/package.json", import.meta.url), "utf8")) as { version: string };
     expect(VERSION).toBe(pkg.version);
-    expect(VERSION).toBe("0.1.0");
+    expect(VERSION).toBe("0.2.0");
   });
 });

@@ -64,7 +64,7 @@ console.log(JSON.stringify({ version: VERSION, errorClass: typeof ExecutionApiEr
     );
     // Asynchronous on purpose: the fake server lives in this process and must keep answering.
     const { stdout } = await run("node", [script], { cwd: appDir, env: { ...process.env, BASE_URL: api.baseUrl } });
-    expect(JSON.parse(stdout)).toEqual({ version: "0.1.0", errorClass: "function", services });
+    expect(JSON.parse(stdout)).toEqual({ version: "0.2.0", errorClass: "function", services });
     expect(api.requests.at(-1)?.headers["x-api-key"]).toBe("dev_pack_test");
 
     const { stdout: tree } = await run("npm", ["ls", "--all", "--parseable"], { cwd: appDir });

@@ -1,7 +1,7 @@
 // Type-level proof that the SDK's hand-written wire types equal the server's zod schemas: if either
 // side changes without the other, `tsc --noEmit` fails here.
 import type { z } from "zod";
-import type * as server from "@/lib/http/schemas";
+import type * as server from "@/lib/contract/schemas";
 import type { ErrorCode } from "@/lib/domain/errors";
 import type * as sdk from "../../lib/client/src/index";
 

@@ -1,7 +1,7 @@
 // Usage (CONTRACT §6): GET /api/developers/metrics sums up a developer's jobs and credits over a period.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
-import type { UsageSummary as UsageSummarySchema } from "@/lib/http/schemas";
+import type { UsageSummary as UsageSummarySchema } from "@/lib/contract/schemas";
 import { signUpDeveloper, type Developer } from "../support/developer";
 import { submit, waitForStatus, type JobView } from "../support/jobs";
 import { startTestServer, type TestServer } from "../support/test-server";

@@ -1,8 +1,9 @@
-// Anything under /api that no route claims: 404 NOT_FOUND in the contract's envelope.
+// Anything under /api that no route claims: 404 NOT_FOUND in the contract's envelope. The one handler
+// without a declaration in lib/http/routes.ts: it answers for every path and method no route declares.
 import { DomainError } from "@/lib/domain/errors";
-import { withApi } from "@/lib/http/api";
+import { handleApi } from "@/lib/http/api";
 
-const notFound = withApi<{ slug: string[] }>(async (req) => {
+const notFound = handleApi<{ slug: string[] }>(async (req) => {
   throw new DomainError("NOT_FOUND", `No route matches ${req.method} ${new URL(req.url).pathname}.`);
 });
 

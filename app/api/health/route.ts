@@ -1,11 +1,10 @@
 import { sql } from "drizzle-orm";
 import { db } from "@/lib/domain/ready";
-import { json, withApi } from "@/lib/http/api";
+import { withApi } from "@/lib/http/api";
+import { routes } from "@/lib/http/routes";
 import { liveNodeCount } from "@/lib/network/coordinator";
 
-export const dynamic = "force-dynamic";
-
-export const GET = withApi(async () => {
+export const GET = withApi(routes.health, async (_req, { json }) => {
   try {
     await (await db()).execute(sql`select 1`);
     return json({ status: "ok", database: "ok", nodes: await liveNodeCount() }, { headers: { "cache-control": "no-store" } });

@@ -1,4 +1,5 @@
-import { json, withApi } from "@/lib/http/api";
+import { withApi } from "@/lib/http/api";
 import { openApiDocument } from "@/lib/http/openapi";
+import { routes } from "@/lib/http/routes";
 
-export const GET = withApi(async () => json(openApiDocument()));
+export const GET = withApi(routes.openApiDocument, async (_req, { json }) => json(openApiDocument()));

@@ -1,16 +1,9 @@
 // @execution-network/client: a server-side client for the Execution Network API.
-export { ExecutionClient, isRetryable } from "./client.js";
-export type {
-  ClientOptions,
-  FetchInit,
-  FetchLike,
-  FetchResponse,
-  ListJobsFilters,
-  RequestOptions,
-  RequestSpec,
-  StreamJobEventsOptions,
-  WaitForJobOptions,
-} from "./client.js";
+export { ExecutionClient } from "./client.js";
+export type { ListJobsFilters, StreamJobEventsOptions, WaitForJobOptions } from "./client.js";
+export { isRetryable } from "./core.js";
+export type { ClientOptions, FetchInit, FetchLike, FetchResponse, RequestOptions, RequestSpec } from "./core.js";
+export { PagePromise } from "./pagination.js";
 export {
   ExecutionAbortError,
   ExecutionApiError,

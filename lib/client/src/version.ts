@@ -1,2 +1,2 @@
 // The package version, sent in the user-agent (a test keeps it equal to package.json's).
-export const VERSION = "0.1.0";
+export const VERSION = "0.2.0";

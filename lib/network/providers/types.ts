@@ -1,7 +1,7 @@
 // What a provider is: the code a node runs for one service. Providers are pure workload code; the node
 // agent owns leases, reporting and timeouts.
 import type { ServiceId } from "@/lib/domain/catalog";
-import type { LogLevel } from "@/lib/domain/job-states";
+import type { LogLevel } from "@/lib/contract/vocabulary";
 
 export interface ProviderResult {
   /** One human sentence about the outcome. */

@@ -1,8 +1,5 @@
 import { noContent, withApi } from "@/lib/http/api";
-import { checkOrigin } from "@/lib/http/guards";
+import { routes } from "@/lib/http/routes";
 import { clearedSessionCookie } from "@/lib/http/session";
 
-export const POST = withApi(async (req) => {
-  checkOrigin(req);
-  return noContent({ "set-cookie": clearedSessionCookie() });
-});
+export const POST = withApi(routes.signOut, async () => noContent({ "set-cookie": clearedSessionCookie() }));

@@ -1,10 +1,9 @@
 import { issueNonce } from "@/lib/domain/sign-in";
-import { json, withApi } from "@/lib/http/api";
+import { withApi } from "@/lib/http/api";
+import { routes } from "@/lib/http/routes";
 import { readSession, sessionCookie } from "@/lib/http/session";
 
-export const dynamic = "force-dynamic";
-
-export const GET = withApi(async (req) => {
+export const GET = withApi(routes.issueNonce, async (req, { json }) => {
   const session = await readSession(req);
   const { nonce, issuedAt } = await issueNonce();
   return json({ nonce }, { headers: { "set-cookie": await sessionCookie({ ...session, nonce, nonceIssuedAt: issuedAt }), "cache-control": "no-store" } });

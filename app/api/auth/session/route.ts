@@ -1,9 +1,6 @@
-import { json, withApi } from "@/lib/http/api";
-import { requireSession } from "@/lib/http/guards";
+import { withApi } from "@/lib/http/api";
+import { routes } from "@/lib/http/routes";
 
-export const dynamic = "force-dynamic";
-
-export const GET = withApi(async (req) => {
-  const { address, chainId } = await requireSession(req);
-  return json({ address, chainId }, { headers: { "cache-control": "no-store" } });
-});
+export const GET = withApi(routes.getSession, async (_req, { principal: { address, chainId }, json }) =>
+  json({ address, chainId }, { headers: { "cache-control": "no-store" } }),
+);

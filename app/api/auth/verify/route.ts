@@ -1,13 +1,9 @@
 import { verifySignIn } from "@/lib/domain/sign-in";
-import { json, withApi } from "@/lib/http/api";
-import { readJson } from "@/lib/http/body";
-import { checkOrigin } from "@/lib/http/guards";
-import { VerifyRequest } from "@/lib/http/schemas";
+import { withApi } from "@/lib/http/api";
+import { routes } from "@/lib/http/routes";
 import { readSession, sessionCookie } from "@/lib/http/session";
 
-export const POST = withApi(async (req) => {
-  checkOrigin(req);
-  const body = await readJson(req, VerifyRequest);
+export const POST = withApi(routes.verifySignIn, async (req, { body, json }) => {
   const session = await readSession(req);
   const signedIn = await verifySignIn({
     message: body.message,

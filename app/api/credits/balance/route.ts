@@ -1,10 +1,5 @@
 import { getCreditBalance } from "@/lib/domain/credits";
-import { json, withApi } from "@/lib/http/api";
-import { requireDeveloper } from "@/lib/http/guards";
+import { withApi } from "@/lib/http/api";
+import { routes } from "@/lib/http/routes";
 
-export const dynamic = "force-dynamic";
-
-export const GET = withApi(async (req) => {
-  const { accountId } = await requireDeveloper(req, "credits:read");
-  return json(await getCreditBalance(accountId));
-});
+export const GET = withApi(routes.getCreditBalance, async (_req, { principal, json }) => json(await getCreditBalance(principal.accountId)));

@@ -1,18 +1,11 @@
 import { createApiKey, listApiKeys } from "@/lib/domain/api-keys";
-import { json, withApi } from "@/lib/http/api";
-import { readJson } from "@/lib/http/body";
-import { requireSession } from "@/lib/http/guards";
-import { CreateKeyRequest } from "@/lib/http/schemas";
+import { withApi } from "@/lib/http/api";
+import { routes } from "@/lib/http/routes";
 
-export const dynamic = "force-dynamic";
+export const GET = withApi(routes.listKeys, async (_req, { principal, json }) =>
+  json(await listApiKeys(principal.accountId), { headers: { "cache-control": "no-store" } }),
+);
 
-export const GET = withApi(async (req) => {
-  const { accountId } = await requireSession(req);
-  return json(await listApiKeys(accountId), { headers: { "cache-control": "no-store" } });
-});
-
-export const POST = withApi(async (req) => {
-  const { accountId } = await requireSession(req);
-  const input = await readJson(req, CreateKeyRequest);
-  return json(await createApiKey(accountId, input), { status: 201, headers: { "cache-control": "no-store" } });
-});
+export const POST = withApi(routes.createKey, async (_req, { principal, body, json }) =>
+  json(await createApiKey(principal.accountId, body), { headers: { "cache-control": "no-store" } }),
+);

@@ -1,18 +1,7 @@
 import { getProfile, updateProfile } from "@/lib/domain/accounts";
-import { json, withApi } from "@/lib/http/api";
-import { readJson } from "@/lib/http/body";
-import { requireSession } from "@/lib/http/guards";
-import { UpdateProfileRequest } from "@/lib/http/schemas";
+import { withApi } from "@/lib/http/api";
+import { routes } from "@/lib/http/routes";
 
-export const dynamic = "force-dynamic";
+export const GET = withApi(routes.getProfile, async (_req, { principal, json }) => json(await getProfile(principal.accountId)));
 
-export const GET = withApi(async (req) => {
-  const { accountId } = await requireSession(req);
-  return json(await getProfile(accountId));
-});
-
-export const PATCH = withApi(async (req) => {
-  const { accountId } = await requireSession(req);
-  const input = await readJson(req, UpdateProfileRequest);
-  return json(await updateProfile(accountId, input));
-});
+export const PATCH = withApi(routes.updateProfile, async (_req, { principal, body, json }) => json(await updateProfile(principal.accountId, body)));

@@ -1,12 +1,5 @@
 import { getUsageSummary } from "@/lib/domain/usage";
-import { json, withApi } from "@/lib/http/api";
-import { parseOr400, queryOf } from "@/lib/http/body";
-import { requireDeveloper } from "@/lib/http/guards";
-import { MetricsQuery } from "@/lib/http/schemas";
+import { withApi } from "@/lib/http/api";
+import { routes } from "@/lib/http/routes";
 
-export const dynamic = "force-dynamic";
-
-export const GET = withApi(async (req) => {
-  const { accountId } = await requireDeveloper(req, "credits:read");
-  return json(await getUsageSummary(accountId, parseOr400(MetricsQuery, queryOf(req), "The query")));
-});
+export const GET = withApi(routes.getUsageSummary, async (_req, { principal, query, json }) => json(await getUsageSummary(principal.accountId, query)));

@@ -1,6 +1,5 @@
 import { listServices } from "@/lib/domain/services";
-import { json, withApi } from "@/lib/http/api";
+import { withApi } from "@/lib/http/api";
+import { routes } from "@/lib/http/routes";
 
-export const dynamic = "force-dynamic";
-
-export const GET = withApi(async () => json(await listServices()));
+export const GET = withApi(routes.listServices, async (_req, { json }) => json(await listServices()));

@@ -1,13 +1,7 @@
-import { json, withApi } from "@/lib/http/api";
-import { readJson } from "@/lib/http/body";
-import { requireNode } from "@/lib/http/guards";
+import { withApi } from "@/lib/http/api";
+import { routes } from "@/lib/http/routes";
 import { claimJobs } from "@/lib/network/coordinator";
-import { ClaimRequest } from "@/lib/network/node-protocol";
 
-export const dynamic = "force-dynamic";
-
-export const POST = withApi(async (req) => {
-  const node = await requireNode(req);
-  const { max, waitMs } = await readJson(req, ClaimRequest);
-  return json({ jobs: await claimJobs(node, max, waitMs, req.signal) });
-});
+export const POST = withApi(routes.claimJobs, async (req, { principal, body: { max, waitMs }, json }) =>
+  json({ jobs: await claimJobs(principal, max, waitMs, req.signal) }),
+);

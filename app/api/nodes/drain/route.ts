@@ -1,8 +1,8 @@
 import { noContent, withApi } from "@/lib/http/api";
-import { requireNode } from "@/lib/http/guards";
+import { routes } from "@/lib/http/routes";
 import { drainNode } from "@/lib/network/coordinator";
 
-export const POST = withApi(async (req) => {
-  await drainNode(await requireNode(req));
+export const POST = withApi(routes.drainNode, async (_req, { principal }) => {
+  await drainNode(principal);
   return noContent();
 });

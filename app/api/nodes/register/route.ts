@@ -1,10 +1,5 @@
-import { json, withApi } from "@/lib/http/api";
-import { readJson } from "@/lib/http/body";
-import { requireNode } from "@/lib/http/guards";
+import { withApi } from "@/lib/http/api";
+import { routes } from "@/lib/http/routes";
 import { registerNode } from "@/lib/network/coordinator";
-import { RegisterNodeRequest } from "@/lib/network/node-protocol";
 
-export const POST = withApi(async (req) => {
-  const node = await requireNode(req);
-  return json(await registerNode(node, await readJson(req, RegisterNodeRequest)));
-});
+export const POST = withApi(routes.registerNode, async (_req, { principal, body, json }) => json(await registerNode(principal, body)));

@@ -1,5 +1,5 @@
 // A ProviderContext for tests that records what a provider reports, as the node agent would receive it.
-import type { LogLevel } from "@/lib/domain/job-states";
+import type { LogLevel } from "@/lib/contract/vocabulary";
 import type { ProviderContext } from "../types";
 
 export interface RecordingContext extends ProviderContext {

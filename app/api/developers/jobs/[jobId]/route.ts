@@ -1,10 +1,5 @@
 import { getJob } from "@/lib/domain/jobs";
-import { json, withApi } from "@/lib/http/api";
-import { requireDeveloper } from "@/lib/http/guards";
+import { withApi } from "@/lib/http/api";
+import { routes } from "@/lib/http/routes";
 
-export const dynamic = "force-dynamic";
-
-export const GET = withApi<{ jobId: string }>(async (req, { params }) => {
-  const { accountId } = await requireDeveloper(req, "jobs:read");
-  return json(await getJob(accountId, params.jobId));
-});
+export const GET = withApi(routes.getJob, async (_req, { principal, params, json }) => json(await getJob(principal.accountId, params.jobId)));

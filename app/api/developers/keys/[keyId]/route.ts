@@ -1,8 +1,5 @@
 import { revokeApiKey } from "@/lib/domain/api-keys";
-import { json, withApi } from "@/lib/http/api";
-import { requireSession } from "@/lib/http/guards";
+import { withApi } from "@/lib/http/api";
+import { routes } from "@/lib/http/routes";
 
-export const DELETE = withApi<{ keyId: string }>(async (req, { params }) => {
-  const { accountId } = await requireSession(req);
-  return json(await revokeApiKey(accountId, params.keyId));
-});
+export const DELETE = withApi(routes.revokeKey, async (_req, { principal, params, json }) => json(await revokeApiKey(principal.accountId, params.keyId)));

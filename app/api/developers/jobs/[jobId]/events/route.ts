@@ -1,17 +1,13 @@
 import { z } from "zod";
 import { withApi } from "@/lib/http/api";
 import { parseOr400 } from "@/lib/http/body";
-import { requireDeveloper } from "@/lib/http/guards";
 import { jobEventStream } from "@/lib/http/job-event-stream";
-
-export const dynamic = "force-dynamic";
+import { routes } from "@/lib/http/routes";
 
 const LastEventId = z.coerce.number().int().min(0).default(0);
 
-export const GET = withApi<{ jobId: string }>(async (req, { params, log }) => {
-  const { accountId } = await requireDeveloper(req, "telemetry:read");
+export const GET = withApi(routes.streamJobEvents, async (req, { principal, params, log }) => {
   const raw = req.headers.get("last-event-id") ?? new URL(req.url).searchParams.get("lastEventId") ?? undefined;
   const lastEventId = parseOr400(LastEventId, raw, "Last-Event-ID");
-  return jobEventStream(accountId, params.jobId, lastEventId, req.signal, log);
+  return jobEventStream(principal.accountId, params.jobId, lastEventId, req.signal, log);
 });
-

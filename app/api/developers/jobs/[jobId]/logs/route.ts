@@ -1,10 +1,5 @@
 import { getJobLogs } from "@/lib/domain/jobs";
-import { json, withApi } from "@/lib/http/api";
-import { requireDeveloper } from "@/lib/http/guards";
+import { withApi } from "@/lib/http/api";
+import { routes } from "@/lib/http/routes";
 
-export const dynamic = "force-dynamic";
-
-export const GET = withApi<{ jobId: string }>(async (req, { params }) => {
-  const { accountId } = await requireDeveloper(req, "jobs:read");
-  return json(await getJobLogs(accountId, params.jobId));
-});
+export const GET = withApi(routes.getJobLogs, async (_req, { principal, params, json }) => json(await getJobLogs(principal.accountId, params.jobId)));

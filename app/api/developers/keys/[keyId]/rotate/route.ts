@@ -1,11 +1,7 @@
 import { rotateApiKey } from "@/lib/domain/api-keys";
-import { json, withApi } from "@/lib/http/api";
-import { readJson } from "@/lib/http/body";
-import { requireSession } from "@/lib/http/guards";
-import { RotateKeyRequest } from "@/lib/http/schemas";
+import { withApi } from "@/lib/http/api";
+import { routes } from "@/lib/http/routes";
 
-export const POST = withApi<{ keyId: string }>(async (req, { params }) => {
-  const { accountId } = await requireSession(req);
-  const input = await readJson(req, RotateKeyRequest, { allowEmpty: true });
-  return json(await rotateApiKey(accountId, params.keyId, input.gracePeriodSeconds), { headers: { "cache-control": "no-store" } });
-});
+export const POST = withApi(routes.rotateKey, async (_req, { principal, params, body, json }) =>
+  json(await rotateApiKey(principal.accountId, params.keyId, body.gracePeriodSeconds), { headers: { "cache-control": "no-store" } }),
+);

@@ -1,12 +1,8 @@
 import { noContent, withApi } from "@/lib/http/api";
-import { readJson } from "@/lib/http/body";
-import { requireNode } from "@/lib/http/guards";
+import { routes } from "@/lib/http/routes";
 import { failExecution } from "@/lib/network/coordinator";
-import { FailRequest } from "@/lib/network/node-protocol";
 
-export const POST = withApi<{ jobId: string }>(async (req, { params }) => {
-  const node = await requireNode(req);
-  const { attempt, ...failure } = await readJson(req, FailRequest);
-  await failExecution(node, params.jobId, attempt, failure);
+export const POST = withApi(routes.failExecution, async (_req, { principal, params, body: { attempt, ...failure } }) => {
+  await failExecution(principal, params.jobId, attempt, failure);
   return noContent();
 });

@@ -1,12 +1,8 @@
 import { noContent, withApi } from "@/lib/http/api";
-import { readJson } from "@/lib/http/body";
-import { requireNode } from "@/lib/http/guards";
+import { routes } from "@/lib/http/routes";
 import { releaseJob } from "@/lib/network/coordinator";
-import { ReleaseRequest } from "@/lib/network/node-protocol";
 
-export const POST = withApi<{ jobId: string }>(async (req, { params }) => {
-  const node = await requireNode(req);
-  const { attempt, reason } = await readJson(req, ReleaseRequest);
-  await releaseJob(node, params.jobId, attempt, reason);
+export const POST = withApi(routes.releaseJob, async (_req, { principal, params, body: { attempt, reason } }) => {
+  await releaseJob(principal, params.jobId, attempt, reason);
   return noContent();
 });

@@ -1,12 +1,8 @@
 import { noContent, withApi } from "@/lib/http/api";
-import { readJson } from "@/lib/http/body";
-import { requireNode } from "@/lib/http/guards";
+import { routes } from "@/lib/http/routes";
 import { startExecution } from "@/lib/network/coordinator";
-import { StartRequest } from "@/lib/network/node-protocol";
 
-export const POST = withApi<{ jobId: string }>(async (req, { params }) => {
-  const node = await requireNode(req);
-  const { attempt } = await readJson(req, StartRequest);
-  await startExecution(node, params.jobId, attempt);
+export const POST = withApi(routes.startExecution, async (_req, { principal, params, body: { attempt } }) => {
+  await startExecution(principal, params.jobId, attempt);
   return noContent();
 });

@@ -1,6 +1,6 @@
 // The wire between execution nodes and the coordinator (/api/nodes/…), shared by both ends.
 import { z } from "zod";
-import { logLevels } from "@/lib/domain/job-states";
+import { logLevels } from "@/lib/contract/vocabulary";
 
 export const RegisterNodeRequest = z
   .object({

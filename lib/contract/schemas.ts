@@ -1,8 +1,9 @@
-// The wire schemas: they validate requests, describe responses, generate the OpenAPI document, and the
-// SDK's types are checked against them (tests/client/types-match-server.ts).
+// The wire schemas of the execution API (CONTRACT.md): they validate requests, type the domain mappers and the
+// route handlers' responses, generate the OpenAPI document, and the SDK's types are checked against them
+// (tests/client/types-match-server.ts). Below the domain: imports only zod, the vocabularies and the limits.
 import { z } from "zod";
-import { scopes } from "@/lib/domain/scopes";
-import { eventTypes, failureCategories, jobStatuses, ledgerEntryTypes, logLevels, logSources } from "@/lib/domain/job-states";
+import { scopes } from "@/lib/contract/vocabulary";
+import { eventTypes, failureCategories, jobStatuses, ledgerEntryTypes, logLevels, logSources } from "@/lib/contract/vocabulary";
 import { limits } from "@/lib/limits";
 
 const isoTime = z.string().meta({ format: "date-time", description: "ISO-8601 UTC" });
@@ -238,6 +239,23 @@ export const UsageSummary = z
   })
   .meta({ id: "UsageSummary" });
 
+export const Liveness = z.object({ status: z.literal("ok") }).meta({ id: "Liveness" });
 export const Health = z
   .object({ status: z.enum(["ok", "unavailable"]), database: z.enum(["ok", "unavailable"]), nodes: z.number().int() })
   .meta({ id: "Health" });
+
+// ── Wire types: what the domain's mappers return (a mapper that drifts from its schema does not compile) ──
+export type Pagination = z.output<typeof Pagination>;
+export type Profile = z.output<typeof Profile>;
+export type ApiKey = z.output<typeof ApiKey>;
+export type ApiKeyWithSecret = z.output<typeof ApiKeyWithSecret>;
+export type ExecutionService = z.output<typeof ExecutionService>;
+export type ExecutionJob = z.output<typeof ExecutionJob>;
+export type JobList = z.output<typeof JobList>;
+export type ExecutionLog = z.output<typeof ExecutionLog>;
+export type TelemetryEvent = z.output<typeof TelemetryEvent>;
+export type TelemetryPage = z.output<typeof TelemetryPage>;
+export type CreditBalance = z.output<typeof CreditBalance>;
+export type CreditEntry = z.output<typeof CreditEntry>;
+export type CreditHistory = z.output<typeof CreditHistory>;
+export type UsageSummary = z.output<typeof UsageSummary>;

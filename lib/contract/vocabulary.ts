@@ -1,10 +1,7 @@
-// Job statuses, event types and failure categories: the vocabulary of CONTRACT §5.
+// The contract's vocabularies (CONTRACT §5): job statuses, telemetry event types, failure categories, log levels and
+// sources, ledger entry types and API-key scopes. The database enums, the wire schemas and the domain all read them.
 export const jobStatuses = ["queued", "routing", "assigned", "running", "retrying", "completed", "failed"] as const;
 export type JobStatus = (typeof jobStatuses)[number];
-
-export const finalStatuses: readonly JobStatus[] = ["completed", "failed"];
-export const activeStatuses: readonly JobStatus[] = ["queued", "routing", "assigned", "running", "retrying"];
-export const isFinal = (status: JobStatus) => finalStatuses.includes(status);
 
 export const eventTypes = [
   "JOB_CREATED",
@@ -34,3 +31,5 @@ export type LogSource = (typeof logSources)[number];
 
 export const ledgerEntryTypes = ["grant", "charge", "refund", "topup", "adjustment"] as const;
 export type LedgerEntryType = (typeof ledgerEntryTypes)[number];
+export const scopes = ["services:read", "services:execute", "jobs:read", "telemetry:read", "credits:read"] as const;
+export type Scope = (typeof scopes)[number];

@@ -1,2 +1,0 @@
-export const scopes = ["services:read", "services:execute", "jobs:read", "telemetry:read", "credits:read"] as const;
-export type Scope = (typeof scopes)[number];

@@ -1,0 +1,131 @@
+// Every API route, declared once: method, path, credential, scope, schemas and errors. `withApi` enforces the
+// declaration (guard, params, query, body) and the OpenAPI document is built from it.
+//
+// To add a route:
+//   1. Add an entry below with `declareRoute({ method, path, summary, tags, credential, scope?, params?, query?,
+//      headers?, body?, response, errors })`; `path` is the OpenAPI form of the folder (`[jobId]` → `{jobId}`).
+//   2. In `app/api/<path>/route.ts`: `export const GET = withApi(routes.yourRoute, async (req, ctx) => ...)`;
+//      `ctx.principal`, `ctx.params`, `ctx.query` and `ctx.body` arrive parsed and typed, and `ctx.json()`
+//      only accepts the declared response schema.
+//   tests/integration/route-declarations.test.ts fails while a route.ts and its declaration disagree.
+import { z } from "zod";
+import * as node from "@/lib/contract/node-protocol";
+import * as s from "@/lib/contract/schemas";
+import type { Scope } from "@/lib/contract/vocabulary";
+import { bodyLimitOf } from "@/lib/domain/catalog";
+import { limits } from "@/lib/limits";
+
+/**
+ * Who may call: a wallet `session`, an `apiKey` (with `scope`), `either` of them (API key when `x-api-key` is
+ * sent), an execution `node` token, `origin` (no credential, but a mutation must come from the app itself:
+ * CSRF defence) or `none`.
+ */
+export type Credential = "session" | "apiKey" | "either" | "node" | "origin" | "none";
+export type Method = "get" | "post" | "put" | "patch" | "delete";
+
+type Maybe<T> = T | undefined;
+export type Output<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface BodySpec<B extends z.ZodType, P> {
+  schema: B;
+  /** An empty body reads as `{}` (e.g. rotate without options). */
+  allowEmpty?: boolean;
+  /** A limit other than the default, known from the path before reading. */
+  maxBytes?: (params: P) => number;
+  /** A limit known once the body is parsed: read up to `readUpTo` bytes, then check `limit(body)`. */
+  maxBytesOfBody?: { readUpTo: number; limit: (body: z.output<B>) => number };
+}
+
+export interface RouteSpec<
+  C extends Credential = Credential,
+  P extends Maybe<z.ZodObject> = Maybe<z.ZodObject>,
+  Q extends Maybe<z.ZodObject> = Maybe<z.ZodObject>,
+  B extends Maybe<z.ZodType> = Maybe<z.ZodType>,
+  R extends Maybe<z.ZodType> = Maybe<z.ZodType>,
+> {
+  method: Method;
+  path: `/api/${string}`;
+  summary: string;
+  tags: string[];
+  credential: C;
+  /** Required scope for API keys (`apiKey` and `either` routes). */
+  scope?: C extends "apiKey" | "either" ? Scope : never;
+  params?: P;
+  query?: Q;
+  /** Documented request headers (read by the handler). */
+  headers?: z.ZodObject;
+  body?: B extends z.ZodType ? BodySpec<B, Output<P>> : never;
+  response: { status: number; schema?: R; description?: string; contentType?: string };
+  /** Error statuses besides 500. */
+  errors: number[];
+}
+
+/** Identity that keeps each route's exact schema types, so its handler receives them typed. */
+export function declareRoute<
+  const C extends Credential,
+  P extends Maybe<z.ZodObject> = undefined,
+  Q extends Maybe<z.ZodObject> = undefined,
+  B extends Maybe<z.ZodType> = undefined,
+  R extends Maybe<z.ZodType> = undefined,
+>(spec: RouteSpec<C, P, Q, B, R> & (C extends "apiKey" | "either" ? { scope: Scope } : unknown)): RouteSpec<C, P, Q, B, R> {
+  return spec;
+}
+
+const jobIdParam = z.object({ jobId: z.string().meta({ description: "Job id (UUID)" }) });
+const keyIdParam = z.object({ keyId: z.string() });
+const idempotencyHeaders = z.object({ "Idempotency-Key": s.IdempotencyKeyHeader.optional() });
+const submissionErrors = [400, 401, 402, 403, 404, 409, 413, 415, 422, 429];
+const nodeReportErrors = [400, 401, 404, 409];
+
+export const routes = {
+  // ── Auth ──
+  issueNonce: declareRoute({ method: "get", path: "/api/auth/nonce", summary: "Issue a single-use SIWE nonce bound to the session cookie", tags: ["Auth"], credential: "none", response: { status: 200, schema: s.NonceResponse }, errors: [] }),
+  verifySignIn: declareRoute({ method: "post", path: "/api/auth/verify", summary: "Verify a signed EIP-4361 message and start a wallet session", tags: ["Auth"], credential: "origin", body: { schema: s.VerifyRequest }, response: { status: 200, schema: s.SessionResponse }, errors: [400, 401, 403, 415] }),
+  getSession: declareRoute({ method: "get", path: "/api/auth/session", summary: "The current wallet session", tags: ["Auth"], credential: "session", response: { status: 200, schema: s.SessionResponse }, errors: [401] }),
+  signOut: declareRoute({ method: "post", path: "/api/auth/logout", summary: "End the wallet session", tags: ["Auth"], credential: "origin", response: { status: 204, description: "Signed out" }, errors: [403] }),
+
+  // ── Developers and keys ──
+  createProfile: declareRoute({ method: "post", path: "/api/developers", summary: "Create the developer profile", tags: ["Developers"], credential: "session", body: { schema: s.CreateProfileRequest }, response: { status: 201, schema: s.Profile }, errors: [400, 401, 403, 409, 415] }),
+  getProfile: declareRoute({ method: "get", path: "/api/developers/me", summary: "Read the developer profile", tags: ["Developers"], credential: "session", response: { status: 200, schema: s.Profile }, errors: [401, 404] }),
+  updateProfile: declareRoute({ method: "patch", path: "/api/developers/me", summary: "Update the developer profile", tags: ["Developers"], credential: "session", body: { schema: s.UpdateProfileRequest }, response: { status: 200, schema: s.Profile }, errors: [400, 401, 403, 404, 415] }),
+  createKey: declareRoute({ method: "post", path: "/api/developers/keys", summary: "Create an API key (the secret is returned once)", tags: ["API keys"], credential: "session", body: { schema: s.CreateKeyRequest }, response: { status: 201, schema: s.ApiKeyWithSecret }, errors: [400, 401, 403, 404, 415] }),
+  listKeys: declareRoute({ method: "get", path: "/api/developers/keys", summary: "List API keys, newest first", tags: ["API keys"], credential: "session", response: { status: 200, schema: z.array(s.ApiKey) }, errors: [401, 404] }),
+  revokeKey: declareRoute({ method: "delete", path: "/api/developers/keys/{keyId}", summary: "Revoke an API key (idempotent)", tags: ["API keys"], credential: "session", params: keyIdParam, response: { status: 200, schema: s.ApiKey }, errors: [401, 403, 404] }),
+  rotateKey: declareRoute({ method: "post", path: "/api/developers/keys/{keyId}/rotate", summary: "Rotate an API key's secret, optionally with a grace period", tags: ["API keys"], credential: "session", params: keyIdParam, body: { schema: s.RotateKeyRequest, allowEmpty: true }, response: { status: 200, schema: s.ApiKeyWithSecret }, errors: [400, 401, 403, 404, 409] }),
+
+  // ── Services and jobs ──
+  listServices: declareRoute({ method: "get", path: "/api/marketplace/services", summary: "List the AI Executions (public)", tags: ["Services"], credential: "none", response: { status: 200, schema: z.array(s.ExecutionService) }, errors: [] }),
+  executeService: declareRoute({ method: "post", path: "/api/marketplace/services/{id}/execute", summary: "Submit a job for a service (asynchronous)", tags: ["Jobs"], credential: "apiKey", scope: "services:execute", params: z.object({ id: z.string() }), headers: idempotencyHeaders, body: { schema: s.ExecuteRequest, maxBytes: ({ id }) => bodyLimitOf(id) }, response: { status: 202, schema: s.ExecutionJob }, errors: submissionErrors }),
+  // The service's own limit applies, as on execute; it is known once the payload names the service.
+  createJob: declareRoute({ method: "post", path: "/api/developers/jobs", summary: "Create a developer_job (same as execute of payload.serviceId)", tags: ["Jobs"], credential: "apiKey", scope: "services:execute", headers: idempotencyHeaders, body: { schema: s.CreateJobRequest, maxBytesOfBody: { readUpTo: limits.ocrBodyBytes, limit: (body) => bodyLimitOf(body.payload.serviceId) } }, response: { status: 202, schema: s.ExecutionJob }, errors: submissionErrors }),
+  listJobs: declareRoute({ method: "get", path: "/api/developers/jobs", summary: "List jobs, newest first", tags: ["Jobs"], credential: "either", scope: "jobs:read", query: s.ListJobsQuery, response: { status: 200, schema: s.JobList }, errors: [400, 401, 403, 429] }),
+  getJob: declareRoute({ method: "get", path: "/api/developers/jobs/{jobId}", summary: "Read one job", tags: ["Jobs"], credential: "either", scope: "jobs:read", params: jobIdParam, response: { status: 200, schema: s.ExecutionJob }, errors: [401, 403, 404] }),
+  getJobLogs: declareRoute({ method: "get", path: "/api/developers/jobs/{jobId}/logs", summary: "The job's log lines, oldest first", tags: ["Jobs"], credential: "either", scope: "jobs:read", params: jobIdParam, response: { status: 200, schema: z.array(s.ExecutionLog) }, errors: [401, 403, 404] }),
+  getJobTelemetry: declareRoute({ method: "get", path: "/api/developers/jobs/{jobId}/telemetry", summary: "The job's telemetry events by sequence", tags: ["Jobs"], credential: "either", scope: "telemetry:read", params: jobIdParam, query: s.pageQuery, response: { status: 200, schema: s.TelemetryPage }, errors: [400, 401, 403, 404] }),
+  streamJobEvents: declareRoute({ method: "get", path: "/api/developers/jobs/{jobId}/events", summary: "Server-Sent Events: `telemetry` (id = sequence) and `status` messages until the final state; resumes from Last-Event-ID", tags: ["Jobs"], credential: "either", scope: "telemetry:read", params: jobIdParam, headers: z.object({ "Last-Event-ID": z.string().optional() }), response: { status: 200, description: "text/event-stream", contentType: "text/event-stream" }, errors: [400, 401, 403, 404] }),
+  // Cancelling is an execution action: an API key needs services:execute; the dashboard's session may too.
+  cancelJob: declareRoute({ method: "post", path: "/api/developers/jobs/{jobId}/cancel", summary: "Cancel a non-final job (→ failed, CANCELLED, refunded)", tags: ["Jobs"], credential: "either", scope: "services:execute", params: jobIdParam, response: { status: 200, schema: s.ExecutionJob }, errors: [401, 403, 404, 409] }),
+
+  // ── Credits and usage ──
+  getCreditBalance: declareRoute({ method: "get", path: "/api/credits/balance", summary: "Credit balance", tags: ["Credits"], credential: "either", scope: "credits:read", response: { status: 200, schema: s.CreditBalance }, errors: [401, 403] }),
+  listCreditHistory: declareRoute({ method: "get", path: "/api/credits/history", summary: "Credit history, newest first", tags: ["Credits"], credential: "either", scope: "credits:read", query: s.pageQuery, response: { status: 200, schema: s.CreditHistory }, errors: [400, 401, 403] }),
+  getUsageSummary: declareRoute({ method: "get", path: "/api/developers/metrics", summary: "UsageSummary for a period (default: last 30 days)", tags: ["Credits"], credential: "either", scope: "credits:read", query: s.MetricsQuery, response: { status: 200, schema: s.UsageSummary }, errors: [400, 401, 403] }),
+
+  // ── Operations ──
+  health: declareRoute({ method: "get", path: "/api/health", summary: "Health: database and live node count", tags: ["Operations"], credential: "none", response: { status: 200, schema: s.Health }, errors: [503] }),
+  liveness: declareRoute({ method: "get", path: "/api/health/live", summary: "Liveness: the process answers (no database round trip)", tags: ["Operations"], credential: "none", response: { status: 200, schema: s.Liveness, description: "Alive" }, errors: [] }),
+  openApiDocument: declareRoute({ method: "get", path: "/api/openapi.json", summary: "This document", tags: ["Operations"], credential: "none", response: { status: 200, description: "OpenAPI 3.1 document" }, errors: [] }),
+
+  // ── Execution nodes ──
+  registerNode: declareRoute({ method: "post", path: "/api/nodes/register", summary: "Node: register (or re-register) and declare services and concurrency", tags: ["Nodes"], credential: "node", body: { schema: node.RegisterNodeRequest }, response: { status: 200, schema: node.NodeSession }, errors: [400, 401] }),
+  nodeHeartbeat: declareRoute({ method: "post", path: "/api/nodes/heartbeat", summary: "Node: heartbeat; extends leases; returns jobs to stop", tags: ["Nodes"], credential: "node", body: { schema: node.HeartbeatRequest }, response: { status: 200, schema: node.HeartbeatResponse }, errors: [400, 401] }),
+  claimJobs: declareRoute({ method: "post", path: "/api/nodes/claim", summary: "Node: claim up to `max` jobs, long-polling up to `waitMs`", tags: ["Nodes"], credential: "node", body: { schema: node.ClaimRequest }, response: { status: 200, schema: node.ClaimResponse }, errors: [400, 401] }),
+  drainNode: declareRoute({ method: "post", path: "/api/nodes/drain", summary: "Node: stop receiving work (graceful shutdown)", tags: ["Nodes"], credential: "node", response: { status: 204, description: "Draining" }, errors: [401] }),
+  startExecution: declareRoute({ method: "post", path: "/api/nodes/jobs/{jobId}/start", summary: "Node: execution started", tags: ["Nodes"], credential: "node", params: jobIdParam, body: { schema: node.StartRequest }, response: { status: 204, description: "Recorded" }, errors: nodeReportErrors }),
+  reportProgress: declareRoute({ method: "post", path: "/api/nodes/jobs/{jobId}/progress", summary: "Node: progress, provider requests and log lines", tags: ["Nodes"], credential: "node", params: jobIdParam, body: { schema: node.ProgressRequest }, response: { status: 204, description: "Recorded" }, errors: nodeReportErrors }),
+  completeExecution: declareRoute({ method: "post", path: "/api/nodes/jobs/{jobId}/complete", summary: "Node: result", tags: ["Nodes"], credential: "node", params: jobIdParam, body: { schema: node.CompleteRequest }, response: { status: 204, description: "Recorded" }, errors: nodeReportErrors }),
+  failExecution: declareRoute({ method: "post", path: "/api/nodes/jobs/{jobId}/fail", summary: "Node: attempt failed (retryable or not)", tags: ["Nodes"], credential: "node", params: jobIdParam, body: { schema: node.FailRequest }, response: { status: 204, description: "Recorded" }, errors: nodeReportErrors }),
+  releaseJob: declareRoute({ method: "post", path: "/api/nodes/jobs/{jobId}/release", summary: "Node: give a job back (routed again as a new attempt)", tags: ["Nodes"], credential: "node", params: jobIdParam, body: { schema: node.ReleaseRequest }, response: { status: 204, description: "Recorded" }, errors: nodeReportErrors }),
+};
+
+export type RouteName = keyof typeof routes;
