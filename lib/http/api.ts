@@ -33,8 +33,8 @@ function isUnavailable(error: unknown): boolean {
   for (let e = error, depth = 0; e && typeof e === "object" && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === "string" && (unavailableCodes.has(code) || code.startsWith("08"))) return true;
-    // node-postgres reports a connection that died mid-query without a code.
-    if (e instanceof Error && /^Connection terminated/.test(e.message)) return true;
+    // node-postgres reports a connection that died mid-query (or mid-transaction, at its rollback) without a code.
+    if (e instanceof Error && /^Connection terminated|connection error and is not queryable|timeout expired/.test(e.message)) return true;
   }
   return false;
 }
