@@ -15,6 +15,5 @@ export default defineConfig({
     fileParallelism: false,
     testTimeout: 180_000,
     hookTimeout: 120_000,
-    env: { TEST_DRIVER: "postgres" },
   },
 });
