@@ -364,11 +364,32 @@ async function send(baseUrl: string, c: FuzzCase, limitMs: number): Promise<Fuzz
   return { case: c, status, ms, code, problems, responseText: text };
 }
 
+/** Submissions shaped by each service's own input schema (from the catalog), so some jobs really start. */
+function executionArbitrary(services: { serviceId: string; inputSchema: JsonSchema }[], doc: OpenApi, apiKey: string): fc.Arbitrary<FuzzCase> {
+  return fc.constantFrom(...services).chain((service) =>
+    fromSchema(service.inputSchema, doc).map((input): FuzzCase => ({
+      operation: "POST /api/marketplace/services/{id}/execute [api key, catalog-shaped input]",
+      method: "POST",
+      path: `/api/marketplace/services/${service.serviceId}/execute`,
+      query: "",
+      headers: { "x-api-key": apiKey, "content-type": "application/json" },
+      body: JSON.stringify({ input }) ?? "null",
+      bodyKind: "catalog-shaped input",
+      readsBody: true,
+    })),
+  );
+}
+
 export async function fuzzApi(baseUrl: string, options: FuzzOptions): Promise<FuzzReport> {
   const doc = (await (await fetch(`${baseUrl}/api/openapi.json`)).json()) as OpenApi;
   const ops = operationsOf(doc);
   if (ops.length === 0) throw new Error("the OpenAPI document lists no routes");
-  const cases = fc.sample(caseArbitrary(ops, doc, options.credentials, new URL(baseUrl).origin), { numRuns: options.runs, seed: options.seed });
+  const services = (await (await fetch(`${baseUrl}/api/marketplace/services`)).json()) as { serviceId: string; inputSchema: JsonSchema }[];
+  const arbitrary = fc.oneof(
+    { weight: 19, arbitrary: caseArbitrary(ops, doc, options.credentials, new URL(baseUrl).origin) },
+    { weight: 1, arbitrary: executionArbitrary(services, doc, options.credentials.apiKey) },
+  );
+  const cases = fc.sample(arbitrary, { numRuns: options.runs, seed: options.seed });
   const limitMs = options.limitMs ?? 5_000;
   const byStatus: Record<string, number> = {};
   const failures: FuzzOutcome[] = [];
@@ -409,7 +430,8 @@ export function classify(f: FuzzOutcome): string {
   if (f.status === 405 && noEnvelope) return "405 without the envelope / x-request-id";
   if (f.status >= 500 && !f.code && isMalformedPath(f.case.path)) return "5xx (framework, plain text) on malformed percent-encoding in the path";
   if (f.status >= 500 && f.case.bodyKind.startsWith("deep")) return "5xx on deeply nested JSON";
-  if (f.status >= 500 && f.case.bodyKind.startsWith("lone surrogate")) return "5xx on a lone UTF-16 surrogate";
+  const surrogate = typeof f.case.body === "string" && /\\u[dD][89a-fA-F][0-9a-fA-F]{2}/.test(f.case.body);
+  if (f.status >= 500 && (f.case.bodyKind.startsWith("lone surrogate") || surrogate)) return "5xx on a lone UTF-16 surrogate";
   if (f.problems.some((p) => p.startsWith("non-UTF-8"))) return "non-UTF-8 charset accepted";
   const [declaredMethod, template] = f.case.operation.split(" ");
   return `${f.problems.map((p) => p.replace(/\d+ ms/, "n ms")).join("; ")} | ${declaredMethod} ${template} [${f.case.bodyKind}]`;
