@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { GeistSans } from "geist/font/sans";
 import { GeistMono } from "geist/font/mono";
-import { QueryProvider } from "@/components/providers/query-provider";
+import { QueryProvider } from "@/components/data/query-provider";
 import "./globals.css";
 
 export const metadata: Metadata = {

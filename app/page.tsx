@@ -1,5 +1,5 @@
 import { redirect } from "next/navigation";
-import { currentSession } from "@/components/auth/server-session";
+import { currentSession } from "@/lib/http/page-session";
 
 export default async function Home() {
   redirect((await currentSession()) ? "/overview" : "/sign-in");

@@ -96,6 +96,9 @@ export function env(): Env {
   return cached;
 }
 
+/** Whether an OpenAPI-compatible LLM endpoint is configured (the services that need one are enabled). */
+export const llmConfigured = (config: Env = env()): boolean => Boolean(config.LLM_BASE_URL);
+
 /** The origins this app answers as (APP_ORIGIN, or the local defaults on PORT): configuration only. */
 export function appOrigins(config: Env = env()): string[] {
   return config.APP_ORIGIN ?? [`http://localhost:${config.PORT}`, `http://127.0.0.1:${config.PORT}`];

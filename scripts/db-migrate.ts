@@ -1,5 +1,5 @@
 // Applies the migrations (and seeds the catalog) to DATABASE_URL or the embedded database under DATA_DIR.
-import { readyDatabase } from "@/lib/domain/ready";
+import { readyDatabase } from "@/lib/domain/database";
 import { runCommand } from "./cli";
 
 void runCommand(async () => {

@@ -1,5 +1,5 @@
 import { redirect } from "next/navigation";
-import { currentSession } from "@/components/auth/server-session";
+import { currentSession } from "@/lib/http/page-session";
 import { Logo } from "@/components/dashboard/logo";
 import { NavLinks } from "@/components/dashboard/nav-links";
 import { SignOutButton } from "@/components/dashboard/sign-out-button";

@@ -2,8 +2,8 @@
 
 import * as React from "react";
 import { CoinsIcon, ReceiptTextIcon } from "lucide-react";
-import { useCreditBalance, useCreditHistory } from "@/components/api/queries";
-import type { CreditEntry } from "@/components/api/types";
+import { useCreditBalance, useCreditHistory } from "@/components/data/queries";
+import type { CreditEntry } from "@/components/data/types";
 import { formatDateTime, formatNumber, formatSignedCredits } from "@/components/dashboard/format";
 import { Pager } from "@/components/dashboard/pager";
 import { EmptyState, ErrorState } from "@/components/dashboard/states";

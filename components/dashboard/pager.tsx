@@ -1,7 +1,7 @@
 "use client";
 
 import { ChevronLeftIcon, ChevronRightIcon } from "lucide-react";
-import type { Pagination } from "@/components/api/types";
+import type { Pagination } from "@/components/data/types";
 import { Button } from "@/components/ui/button";
 import { formatNumber } from "./format";
 

@@ -4,7 +4,7 @@ import * as React from "react";
 import { useRouter } from "next/navigation";
 import { useQueryClient } from "@tanstack/react-query";
 import { Loader2Icon, LogOutIcon } from "lucide-react";
-import { apiFetch, ApiError } from "@/components/api/fetch-api";
+import { apiFetch, ApiError } from "@/components/data/fetch-api";
 import { Button } from "@/components/ui/button";
 
 export function SignOutButton() {

@@ -2,7 +2,7 @@
 import * as React from "react";
 import Link from "next/link";
 import { AlertCircleIcon, RotateCwIcon, UserRoundPlusIcon } from "lucide-react";
-import { ApiError } from "@/components/api/fetch-api";
+import { ApiError } from "@/components/data/fetch-api";
 import { Alert, AlertDescription, AlertTitle } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";

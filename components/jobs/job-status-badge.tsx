@@ -1,4 +1,4 @@
-import type { ExecutionJob } from "@/components/api/types";
+import type { ExecutionJob } from "@/components/data/types";
 import { Badge, type BadgeVariant } from "@/components/ui/badge";
 
 const variants: Record<ExecutionJob["status"], BadgeVariant> = {

@@ -1,9 +1,9 @@
 "use client";
 
 import { KeyRoundIcon } from "lucide-react";
-import { isApiError } from "@/components/api/fetch-api";
-import { isKeyActive, useApiKeys } from "@/components/api/queries";
-import type { ApiKey } from "@/components/api/types";
+import { isApiError } from "@/components/data/fetch-api";
+import { isKeyActive, useApiKeys } from "@/components/data/queries";
+import type { ApiKey } from "@/components/data/types";
 import { formatDate, formatDateTime, keyPreview } from "@/components/dashboard/format";
 import { EmptyState, ErrorState, ProfileRequired } from "@/components/dashboard/states";
 import { Badge } from "@/components/ui/badge";

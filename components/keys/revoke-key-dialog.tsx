@@ -3,9 +3,9 @@
 import * as React from "react";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Loader2Icon, Trash2Icon } from "lucide-react";
-import { apiFetch } from "@/components/api/fetch-api";
-import { queryKeys } from "@/components/api/query-keys";
-import type { ApiKey } from "@/components/api/types";
+import { apiFetch } from "@/components/data/fetch-api";
+import { queryKeys } from "@/components/data/query-keys";
+import type { ApiKey } from "@/components/data/types";
 import { keyPreview } from "@/components/dashboard/format";
 import { ErrorState } from "@/components/dashboard/states";
 import {

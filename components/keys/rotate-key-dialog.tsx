@@ -3,9 +3,9 @@
 import * as React from "react";
 import { useQueryClient } from "@tanstack/react-query";
 import { Loader2Icon, RefreshCwIcon } from "lucide-react";
-import { apiFetch } from "@/components/api/fetch-api";
-import { queryKeys } from "@/components/api/query-keys";
-import type { ApiKey, ApiKeyWithSecret } from "@/components/api/types";
+import { apiFetch } from "@/components/data/fetch-api";
+import { queryKeys } from "@/components/data/query-keys";
+import type { ApiKey, ApiKeyWithSecret } from "@/components/data/types";
 import { formatDateTime, keyPreview } from "@/components/dashboard/format";
 import { ErrorState } from "@/components/dashboard/states";
 import { Button } from "@/components/ui/button";

@@ -1,5 +1,5 @@
 // What each scope lets a key do, in the dashboard's words. The scope list itself lives in lib/contract/vocabulary.
-import type { Scope } from "@/components/api/types";
+import type { Scope } from "@/components/data/types";
 
 export const scopeDescriptions: Record<Scope, string> = {
   "services:read": "Read the service catalog",

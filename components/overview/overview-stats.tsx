@@ -3,9 +3,9 @@
 import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
 import { ArrowRightIcon } from "lucide-react";
-import { apiFetch } from "@/components/api/fetch-api";
-import { isKeyActive, useApiKeys, useCreditBalance, useProfile } from "@/components/api/queries";
-import type { JobList } from "@/components/api/types";
+import { apiFetch } from "@/components/data/fetch-api";
+import { isKeyActive, useApiKeys, useCreditBalance, useProfile } from "@/components/data/queries";
+import type { JobList } from "@/components/data/types";
 import { formatDateTime, formatNumber } from "@/components/dashboard/format";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Skeleton } from "@/components/ui/skeleton";

@@ -2,8 +2,8 @@
 
 import * as React from "react";
 import { Loader2Icon } from "lucide-react";
-import { apiFetch, ApiError } from "@/components/api/fetch-api";
-import type { Profile } from "@/components/api/types";
+import { apiFetch, ApiError } from "@/components/data/fetch-api";
+import type { Profile } from "@/components/data/types";
 import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";

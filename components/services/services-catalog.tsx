@@ -1,8 +1,8 @@
 "use client";
 
 import { BoxesIcon } from "lucide-react";
-import { useServices } from "@/components/api/queries";
-import type { ExecutionService } from "@/components/api/types";
+import { useServices } from "@/components/data/queries";
+import type { ExecutionService } from "@/components/data/types";
 import { formatNumber } from "@/components/dashboard/format";
 import { EmptyState, ErrorState } from "@/components/dashboard/states";
 import { Badge } from "@/components/ui/badge";

@@ -6,8 +6,8 @@ import { useConnect, useConnection, useConnectors, useDisconnect, useSignMessage
 import type { Address } from "viem";
 import { createSiweMessage } from "viem/siwe";
 import { AlertCircleIcon, Loader2Icon, WalletIcon } from "lucide-react";
-import { apiFetch } from "@/components/api/fetch-api";
-import type { Session } from "@/components/api/types";
+import { apiFetch } from "@/components/data/fetch-api";
+import type { Session } from "@/components/data/types";
 import { Alert, AlertDescription, AlertTitle } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { shortAddress } from "@/components/dashboard/format";

@@ -1,5 +1,5 @@
 // Turns what wallets, wagmi and the API throw during sign-in into one sentence a person can act on.
-import { ApiError } from "@/components/api/fetch-api";
+import { ApiError } from "@/components/data/fetch-api";
 
 export interface SignInProblem {
   title: string;

@@ -3,7 +3,7 @@
 // (tests/client/types-match-server.ts). Below the domain: imports only zod, the vocabularies and the limits.
 import { z } from "zod";
 import { scopes } from "@/lib/contract/vocabulary";
-import { eventTypes, failureCategories, jobStatuses, ledgerEntryTypes, logLevels, logSources } from "@/lib/contract/vocabulary";
+import { eventTypes, failureCategories, jobStatuses, ledgerEntryTypes, logLevels, logSources, serviceStatuses } from "@/lib/contract/vocabulary";
 import { limits } from "@/lib/limits";
 
 const isoTime = z.string().meta({ format: "date-time", description: "ISO-8601 UTC" });
@@ -122,7 +122,7 @@ export const ExecutionService = z
     name: z.string(),
     description: z.string(),
     creditCost: z.number().int().min(0),
-    status: z.enum(["active", "disabled"]),
+    status: z.enum(serviceStatuses),
     inputSchema: z.record(z.string(), z.unknown()),
   })
   .meta({ id: "ExecutionService" });
@@ -246,6 +246,8 @@ export const Health = z
 
 // ── Wire types: what the domain's mappers return (a mapper that drifts from its schema does not compile) ──
 export type Pagination = z.output<typeof Pagination>;
+export type JobResult = z.output<typeof JobResult>;
+export type JobError = z.output<typeof JobError>;
 export type Profile = z.output<typeof Profile>;
 export type ApiKey = z.output<typeof ApiKey>;
 export type ApiKeyWithSecret = z.output<typeof ApiKeyWithSecret>;

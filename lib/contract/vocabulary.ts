@@ -29,6 +29,9 @@ export type LogLevel = (typeof logLevels)[number];
 export const logSources = ["platform", "node", "provider"] as const;
 export type LogSource = (typeof logSources)[number];
 
+export const serviceStatuses = ["active", "disabled"] as const;
+export type ServiceStatus = (typeof serviceStatuses)[number];
+
 export const ledgerEntryTypes = ["grant", "charge", "refund", "topup", "adjustment"] as const;
 export type LedgerEntryType = (typeof ledgerEntryTypes)[number];
 export const scopes = ["services:read", "services:execute", "jobs:read", "telemetry:read", "credits:read"] as const;

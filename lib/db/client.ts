@@ -1,10 +1,12 @@
 // The database handle: embedded PGlite under DATA_DIR by default, PostgreSQL when DATABASE_URL is set.
-// One instance per process, kept on globalThis so dev reloads and separate bundles share it.
+// One instance per process (lib/singleton.ts).
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { sql } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
+import { processSingleton } from "@/lib/singleton";
 import * as schema from "./schema";
 
 export type Schema = typeof schema;
@@ -18,7 +20,8 @@ export interface Database {
   driver: "pglite" | "postgres";
   /** Runs `listener` when `channel` is notified (PostgreSQL LISTEN, or in-process for PGlite). */
   listen(channel: string, listener: (payload: string) => void): Promise<() => Promise<void>>;
-  notify(channel: string, payload: string): Promise<void>;
+  /** Notifies `channel` as part of `tx`: PostgreSQL delivers on commit; PGlite runs one transaction at a time. */
+  notify(tx: Tx, channel: string, payload: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -74,7 +77,7 @@ async function openPglite(dataDir: string): Promise<Database> {
       bus.on(channel, listener);
       return async () => void bus.off(channel, listener);
     },
-    async notify(channel, payload) {
+    async notify(_tx, channel, payload) {
       bus.emit(channel, payload);
     },
     async close() {
@@ -160,8 +163,8 @@ async function openPostgres(url: string): Promise<Database> {
       }
       return async () => void handlers.get(channel)?.delete(handler);
     },
-    async notify(channel, payload) {
-      await pool.query("select pg_notify($1, $2)", [channel, payload]);
+    async notify(tx, channel, payload) {
+      await tx.execute(sql`select pg_notify(${channel}, ${payload})`);
     },
     async close() {
       closed = true;
@@ -172,27 +175,16 @@ async function openPostgres(url: string): Promise<Database> {
   };
 }
 
-const globalKey = Symbol.for("execution-network.database");
-type GlobalWithDb = typeof globalThis & { [globalKey]?: Promise<Database> };
+const database = processSingleton("database", () => {
+  const { DATABASE_URL, DATA_DIR } = env();
+  return DATABASE_URL ? openPostgres(DATABASE_URL) : openPglite(DATA_DIR);
+});
 
 /** The process's database, opened and migrated on first use. A failed open is retried on the next call. */
-export function getDatabase(): Promise<Database> {
-  const g = globalThis as GlobalWithDb;
-  if (!g[globalKey]) {
-    const { DATABASE_URL, DATA_DIR } = env();
-    const opening = DATABASE_URL ? openPostgres(DATABASE_URL) : openPglite(DATA_DIR);
-    g[globalKey] = opening;
-    opening.catch(() => {
-      if (g[globalKey] === opening) delete g[globalKey];
-    });
-  }
-  return g[globalKey];
-}
+export const getDatabase = (): Promise<Database> => database.get();
 
 /** Closes the process's database (tests, graceful shutdown). */
 export async function closeDatabase(): Promise<void> {
-  const g = globalThis as GlobalWithDb;
-  const current = g[globalKey];
-  delete g[globalKey];
+  const current = database.take();
   if (current) await (await current).close();
 }

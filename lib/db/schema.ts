@@ -1,5 +1,7 @@
 // The one PostgreSQL schema of the product (PGlite and PostgreSQL alike). Migrations are generated from it.
 import { sql } from "drizzle-orm";
+import type { JobError, JobResult } from "@/lib/contract/schemas";
+import { eventTypes, jobStatuses, ledgerEntryTypes, logLevels, logSources, scopes, serviceStatuses } from "@/lib/contract/vocabulary";
 import {
   bigint,
   boolean,
@@ -45,7 +47,7 @@ export const apiKeys = pgTable(
     id: uuid("id").primaryKey().defaultRandom(),
     accountId: uuid("account_id").notNull().references(() => accounts.id),
     name: text("name").notNull(),
-    scopes: text("scopes").array().notNull(),
+    scopes: text("scopes", { enum: scopes }).array().notNull(),
     prefix: text("prefix").notNull(),
     secretHash: text("secret_hash").notNull().unique(),
     /** After a rotation with a grace period, the old secret keeps working until previousExpiresAt. */
@@ -65,7 +67,7 @@ export const creditLedger = pgTable(
   {
     id: uuid("id").primaryKey().defaultRandom(),
     accountId: uuid("account_id").notNull().references(() => accounts.id),
-    type: text("type").notNull(),
+    type: text("type", { enum: ledgerEntryTypes }).notNull(),
     amount: bigint("amount", { mode: "number" }).notNull(),
     balanceAfter: bigint("balance_after", { mode: "number" }).notNull(),
     jobId: uuid("job_id"),
@@ -85,7 +87,7 @@ export const services = pgTable("services", {
   name: text("name").notNull(),
   description: text("description").notNull(),
   creditCost: integer("credit_cost").notNull(),
-  status: text("status").notNull(),
+  status: text("status", { enum: serviceStatuses }).notNull(),
   inputSchema: jsonb("input_schema").notNull(),
   position: integer("position").notNull().default(0),
   updatedAt: ts("updated_at").notNull().defaultNow(),
@@ -114,9 +116,9 @@ export const jobs = pgTable(
     accountId: uuid("account_id").notNull().references(() => accounts.id),
     apiKeyId: uuid("api_key_id"),
     serviceId: text("service_id").notNull().references(() => services.id),
-    status: text("status").notNull(),
+    status: text("status", { enum: jobStatuses }).notNull(),
     progress: integer("progress").notNull().default(0),
-    input: jsonb("input").notNull(),
+    input: jsonb("input").$type<Record<string, unknown>>().notNull(),
     creditCost: integer("credit_cost").notNull(),
     attempt: integer("attempt").notNull().default(0),
     maxAttempts: integer("max_attempts").notNull(),
@@ -126,8 +128,8 @@ export const jobs = pgTable(
     leaseExpiresAt: ts("lease_expires_at"),
     routingStartedAt: ts("routing_started_at"),
     nextAttemptAt: ts("next_attempt_at"),
-    result: jsonb("result"),
-    error: jsonb("error"),
+    result: jsonb("result").$type<JobResult>(),
+    error: jsonb("error").$type<JobError>(),
     /** Last telemetry sequence / log sequence written: the next one is +1, so there are never gaps. */
     eventSeq: integer("event_seq").notNull().default(0),
     logSeq: integer("log_seq").notNull().default(0),
@@ -150,7 +152,7 @@ export const jobEvents = pgTable(
     id: uuid("id").primaryKey().defaultRandom(),
     jobId: uuid("job_id").notNull().references(() => jobs.id),
     sequence: integer("sequence").notNull(),
-    type: text("type").notNull(),
+    type: text("type", { enum: eventTypes }).notNull(),
     attempt: integer("attempt").notNull(),
     nodeId: uuid("node_id"),
     data: jsonb("data"),
@@ -164,8 +166,8 @@ export const jobLogs = pgTable(
   {
     jobId: uuid("job_id").notNull().references(() => jobs.id),
     sequence: integer("sequence").notNull(),
-    level: text("level").notNull(),
-    source: text("source").notNull(),
+    level: text("level", { enum: logLevels }).notNull(),
+    source: text("source", { enum: logSources }).notNull(),
     message: text("message").notNull(),
     nodeId: uuid("node_id"),
     createdAt: createdAt(),

@@ -4,7 +4,7 @@ import { accounts } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { applyLedgerEntry } from "./credits";
 import { DomainError, notFound } from "./errors";
-import { db } from "./ready";
+import { db } from "./database";
 import type * as wire from "@/lib/contract/schemas";
 
 /** Finds the account of a (checksummed) address, creating it with its starter grant on first sign-in. */

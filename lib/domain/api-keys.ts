@@ -6,7 +6,7 @@ import { log } from "@/lib/log";
 import { requireProfile } from "./accounts";
 import { DomainError, notFound } from "./errors";
 import { isUuid } from "./ids";
-import { db } from "./ready";
+import { db } from "./database";
 import type { Scope } from "@/lib/contract/vocabulary";
 import type * as wire from "@/lib/contract/schemas";
 
@@ -30,7 +30,7 @@ export function toApiKey(row: KeyRow): wire.ApiKey {
   return {
     keyId: row.id,
     name: row.name,
-    scopes: row.scopes as Scope[],
+    scopes: row.scopes,
     prefix: row.prefix,
     createdAt: row.createdAt.toISOString(),
     lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
@@ -133,5 +133,5 @@ export async function authenticateApiKey(secret: string): Promise<ApiKeyPrincipa
       .where(eq(apiKeys.id, row.id))
       .catch((err: unknown) => log.warn("could not record key use", { keyId: row.id, err }));
   }
-  return { accountId: row.accountId, keyId: row.id, scopes: row.scopes as Scope[] };
+  return { accountId: row.accountId, keyId: row.id, scopes: row.scopes };
 }

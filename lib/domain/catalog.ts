@@ -49,6 +49,8 @@ export interface CatalogEntry {
   creditCost: number;
   /** Decided from configuration when the catalog is seeded. */
   isEnabled: (config: { llmConfigured: boolean }) => boolean;
+  /** The execute request's body limit, when not limits.defaultBodyBytes. */
+  bodyLimitBytes?: number;
 }
 
 export const catalog: CatalogEntry[] = [
@@ -86,6 +88,7 @@ export const catalog: CatalogEntry[] = [
     description: "Extracts English text from a PNG or JPEG image (up to 8 MiB) with Tesseract LSTM, offline.",
     creditCost: 5,
     isEnabled: () => true,
+    bodyLimitBytes: limits.ocrBodyBytes,
   },
   {
     serviceId: "text-generate",
@@ -103,5 +106,5 @@ export function inputJsonSchema(serviceId: ServiceId): Record<string, unknown> {
   return z.toJSONSchema(serviceInputs[serviceId], { target: "draft-2020-12" }) as Record<string, unknown>;
 }
 
-/** Body limit for a service's execute request. */
-export const bodyLimitOf = (serviceId: string) => (serviceId === "image-ocr" ? limits.ocrBodyBytes : limits.defaultBodyBytes);
+/** Body limit for a service's execute request (the default for an unknown service: it gets a 404 anyway). */
+export const bodyLimitOf = (serviceId: string) => catalog.find((entry) => entry.serviceId === serviceId)?.bodyLimitBytes ?? limits.defaultBodyBytes;

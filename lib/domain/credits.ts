@@ -6,7 +6,7 @@ import { accounts, creditLedger } from "@/lib/db/schema";
 import { DomainError, notFound } from "./errors";
 import type { LedgerEntryType } from "@/lib/contract/vocabulary";
 import { offsetOf, pageOf, type PageRequest } from "./pagination";
-import { db } from "./ready";
+import { db } from "./database";
 import type * as wire from "@/lib/contract/schemas";
 
 export interface LedgerEntryInput {
@@ -41,7 +41,7 @@ export async function applyLedgerEntry(tx: Tx, entry: LedgerEntryInput) {
 export function toCreditEntry(row: typeof creditLedger.$inferSelect): wire.CreditEntry {
   return {
     entryId: row.id,
-    type: row.type as LedgerEntryType,
+    type: row.type,
     amount: row.amount,
     balanceAfter: row.balanceAfter,
     jobId: row.jobId,

@@ -1,4 +1,6 @@
 // Typed failures the domain raises. The HTTP layer maps each code to a status and the error envelope.
+import type { z } from "zod";
+
 export const errorCodes = [
   "INVALID_REQUEST",
   "INVALID_API_KEY",
@@ -44,3 +46,8 @@ export class DomainError extends Error {
 
 export const notFound = (code: Extract<ErrorCode, `${string}NOT_FOUND`>, what: string) =>
   new DomainError(code, `${what} was not found.`);
+
+/** A zod error's issues as the envelope's `details.issues`: dotted path and message. */
+export function issuesOf(error: z.ZodError): { path: string; message: string }[] {
+  return error.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message }));
+}

@@ -7,14 +7,14 @@ import { jobEvents, jobLogs, jobs, nodes } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { isServiceId, serviceInputs } from "./catalog";
 import { applyLedgerEntry } from "./credits";
-import { DomainError, notFound } from "./errors";
+import { DomainError, issuesOf, notFound } from "./errors";
 import { findReplay, isUniqueViolation, requestFingerprint, storeResponse, type StoredResponse } from "./idempotency";
 import { recordJobChange, recordJobCreation, recordStopOutcome, type JobRow } from "./job-log";
 import { stopOutcome } from "./job-machine";
-import type { EventType, FailureCategory, JobStatus, LogLevel, LogSource } from "@/lib/contract/vocabulary";
+import type { JobStatus } from "@/lib/contract/vocabulary";
 import { offsetOf, pageOf, type PageRequest } from "./pagination";
 import { isUuid } from "./ids";
-import { db } from "./ready";
+import { db } from "./database";
 import { findService } from "./services";
 import type * as wire from "@/lib/contract/schemas";
 import type { ExecutionJob, TelemetryEvent } from "@/lib/contract/schemas";
@@ -27,9 +27,9 @@ export function toExecutionJob(row: JobRow, node: NodeInfo): ExecutionJob {
     jobId: row.id,
     workflowRunId: row.workflowRunId,
     serviceId: row.serviceId,
-    status: row.status as JobStatus,
+    status: row.status,
     progress: row.progress,
-    input: row.input as Record<string, unknown>,
+    input: row.input,
     creditCost: row.creditCost,
     attempt: row.attempt,
     maxAttempts: row.maxAttempts,
@@ -37,8 +37,8 @@ export function toExecutionJob(row: JobRow, node: NodeInfo): ExecutionJob {
       row.assignedNodeId && row.assignedAt && node
         ? { nodeId: row.assignedNodeId, name: node.name, region: node.region, assignedAt: row.assignedAt.toISOString() }
         : null,
-    result: (row.result as { summary: string; output: Record<string, unknown> } | null) ?? null,
-    error: (row.error as { category: FailureCategory; code: string; message: string } | null) ?? null,
+    result: row.result ?? null,
+    error: row.error ?? null,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
     startedAt: row.startedAt?.toISOString() ?? null,
@@ -70,7 +70,7 @@ async function createJob(tx: Tx, submission: Submission, fingerprint: string): P
   const parsed = serviceInputs[serviceId].safeParse(submission.input);
   if (!parsed.success) {
     throw new DomainError("INVALID_SERVICE_INPUT", `The input is not valid for '${serviceId}'.`, {
-      issues: parsed.error.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message })),
+      issues: issuesOf(parsed.error),
     });
   }
   const jobId = randomUUID();
@@ -203,8 +203,8 @@ export async function getJobLogs(accountId: string, jobId: string): Promise<wire
   return rows.map((l) => ({
     sequence: l.sequence,
     timestamp: l.createdAt.toISOString(),
-    level: l.level as LogLevel,
-    source: l.source as LogSource,
+    level: l.level,
+    source: l.source,
     message: l.message,
     ...(l.nodeId ? { nodeId: l.nodeId } : {}),
   }));
@@ -216,7 +216,7 @@ export function toTelemetryEvent(e: EventRow): TelemetryEvent {
     eventId: e.id,
     jobId: e.jobId,
     sequence: e.sequence,
-    type: e.type as EventType,
+    type: e.type,
     timestamp: e.createdAt.toISOString(),
     attempt: e.attempt,
     ...(e.nodeId ? { nodeId: e.nodeId } : {}),

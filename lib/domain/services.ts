@@ -2,7 +2,7 @@
 import { asc, eq } from "drizzle-orm";
 import type { Tx } from "@/lib/db/client";
 import { services } from "@/lib/db/schema";
-import { db } from "./ready";
+import { db } from "./database";
 import type { ExecutionService } from "@/lib/contract/schemas";
 
 type ServiceRow = typeof services.$inferSelect;
@@ -13,7 +13,7 @@ export function toExecutionService(row: ServiceRow): ExecutionService {
     name: row.name,
     description: row.description,
     creditCost: row.creditCost,
-    status: row.status as "active" | "disabled",
+    status: row.status,
     inputSchema: row.inputSchema as Record<string, unknown>,
   };
 }

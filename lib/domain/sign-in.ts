@@ -8,7 +8,7 @@ import { authNonces } from "@/lib/db/schema";
 import { appOrigins, env } from "@/lib/env";
 import { findOrCreateAccount } from "./accounts";
 import { DomainError } from "./errors";
-import { db } from "./ready";
+import { db } from "./database";
 
 export const nonceTtlMs = 10 * 60 * 1000;
 

@@ -1,20 +1,14 @@
-// Change signals: "job X changed" and "work is waiting". PostgreSQL NOTIFY is transactional (delivered on
-// commit, to every server instance); the embedded database uses an in-process bus, and since PGlite runs
-// one transaction at a time, a listener's read waits for the writing transaction to commit.
-import { sql } from "drizzle-orm";
+// Change signals: "job X changed" and "work is waiting", sent within the writer's transaction
+// (Database.notify: PostgreSQL NOTIFY delivers on commit to every instance; PGlite's in-process bus is safe
+// because PGlite runs one transaction at a time, so a listener's read waits for the commit).
 import type { Tx } from "@/lib/db/client";
-import { readyDatabase } from "./ready";
+import { readyDatabase } from "./database";
 
 export const jobChannel = "en_jobs";
 export const workChannel = "en_work";
 
 export async function signal(tx: Tx, channel: string, payload: string): Promise<void> {
-  const database = await readyDatabase();
-  if (database.driver === "postgres") {
-    await tx.execute(sql`select pg_notify(${channel}, ${payload})`);
-  } else {
-    await database.notify(channel, payload);
-  }
+  await (await readyDatabase()).notify(tx, channel, payload);
 }
 
 export async function onSignal(channel: string, listener: (payload: string) => void): Promise<() => Promise<void>> {

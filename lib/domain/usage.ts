@@ -1,7 +1,7 @@
 // UsageSummary (CONTRACT §6): job counts, credits used (charges minus refunds), durations, by service, by day.
 import { and, eq, gte, inArray, lte, sql } from "drizzle-orm";
 import { creditLedger, jobs } from "@/lib/db/schema";
-import { db } from "./ready";
+import { db } from "./database";
 import type { UsageSummary } from "@/lib/contract/schemas";
 
 const dayMs = 24 * 3600 * 1000;

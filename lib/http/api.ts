@@ -2,11 +2,11 @@
 // envelope, logging.
 import { ZodError, type z } from "zod";
 import type { Scope } from "@/lib/contract/vocabulary";
-import { DomainError } from "@/lib/domain/errors";
+import { DomainError, issuesOf } from "@/lib/domain/errors";
 import { createLogger, type Logger } from "@/lib/log";
 import type { NodeRow } from "@/lib/network/coordinator";
 import { errorResponse } from "./error-envelope";
-import { issuesOf, parseOr400, queryOf, readJson } from "./body";
+import { parseOr400, queryOf, readJson } from "./body";
 import { checkOrigin, requireApiKey, requireDeveloper, requireNode, requireSession, type DeveloperPrincipal, type KeyPrincipal, type SessionPrincipal } from "./guards";
 import { requestIdOf } from "./request-id";
 import type { BodySpec, Credential, Output, RouteSpec } from "./routes";

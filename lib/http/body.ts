@@ -1,6 +1,6 @@
 // Reading request bodies: media type (415), size limit (413), JSON syntax and shape (400).
 import type { z } from "zod";
-import { DomainError } from "@/lib/domain/errors";
+import { DomainError, issuesOf } from "@/lib/domain/errors";
 import { limits } from "@/lib/limits";
 
 export interface ReadJsonOptions<T = unknown> {
@@ -80,10 +80,6 @@ export function parseOr400<S extends z.ZodType>(schema: S, value: unknown, what:
     throw new DomainError("INVALID_REQUEST", `${what} is not valid.`, { issues: issuesOf(parsed.error) });
   }
   return parsed.data;
-}
-
-export function issuesOf(error: z.ZodError): { path: string; message: string }[] {
-  return error.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message }));
 }
 
 /** Query parameters as a plain object (last value wins), for zod parsing. */

@@ -5,7 +5,7 @@ import type { Scope } from "@/lib/contract/vocabulary";
 import { appOrigins } from "@/lib/env";
 import { limits } from "@/lib/limits";
 import { takeToken } from "./rate-limit";
-import { readSession, type SessionData } from "./session";
+import { readSession, signedInOf, type SessionData } from "./session";
 
 export interface SessionPrincipal {
   kind: "session";
@@ -36,10 +36,9 @@ export function checkOrigin(req: Request): void {
 export async function requireSession(req: Request): Promise<SessionPrincipal> {
   checkOrigin(req);
   const session = await readSession(req);
-  if (!session.accountId || !session.address) {
-    throw new DomainError("UNAUTHENTICATED", "Sign in with your wallet to continue.");
-  }
-  return { kind: "session", accountId: session.accountId, address: session.address, chainId: session.chainId ?? 1, session };
+  const signedIn = signedInOf(session);
+  if (!signedIn) throw new DomainError("UNAUTHENTICATED", "Sign in with your wallet to continue.");
+  return { kind: "session", ...signedIn, session };
 }
 
 /** API-key routes: 401 for a missing/unknown/revoked/expired key, 403 without `scope`, 429 over the rate. */
@@ -58,9 +57,10 @@ export async function requireApiKey(req: Request, scope: Scope): Promise<KeyPrin
 export async function requireDeveloper(req: Request, scope: Scope): Promise<DeveloperPrincipal> {
   if (req.headers.has("x-api-key")) return requireApiKey(req, scope);
   const session = await readSession(req);
-  if (session.accountId && session.address) {
+  const signedIn = signedInOf(session);
+  if (signedIn) {
     checkOrigin(req);
-    return { kind: "session", accountId: session.accountId, address: session.address, chainId: session.chainId ?? 1, session };
+    return { kind: "session", ...signedIn, session };
   }
   throw new DomainError("INVALID_API_KEY", "Send an API key in x-api-key (or sign in to the dashboard).");
 }

@@ -19,6 +19,18 @@ export interface SessionData {
   nonceIssuedAt?: number;
 }
 
+export interface SignedIn {
+  accountId: string;
+  address: string;
+  chainId: number;
+}
+
+/** Who the session is signed in as, or null: the one signed-in test (API guards and server components). */
+export function signedInOf(session: SessionData): SignedIn | null {
+  if (!session.accountId || !session.address) return null;
+  return { accountId: session.accountId, address: session.address, chainId: session.chainId ?? 1 };
+}
+
 let secret: string | undefined;
 
 /** SESSION_SECRET, or one generated once and kept under DATA_DIR (with a warning). */

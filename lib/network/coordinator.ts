@@ -9,7 +9,7 @@ import { DomainError } from "@/lib/domain/errors";
 import { heldStatuses, nextProgress, stopOutcome } from "@/lib/domain/job-machine";
 import { recordJobChange, recordStopOutcome, type JobRow } from "@/lib/domain/job-log";
 import { isUuid } from "@/lib/domain/ids";
-import { db, readyDatabase } from "@/lib/domain/ready";
+import { db, readyDatabase } from "@/lib/domain/database";
 import { workChannel } from "@/lib/domain/signals";
 import { env } from "@/lib/env";
 import type { ClaimedJob, ExecutionFailure, NodeRegistration, ProgressReport } from "@/lib/contract/node-protocol";
@@ -159,7 +159,7 @@ async function claimOnce(node: NodeRow, max: number): Promise<ClaimedJob[]> {
         logs: [{ level: "info", source: "platform", message: `Assigned to node ${self.name} (${self.region}).`, nodeId: node.id }],
       });
       if (row) {
-        claimed.push({ jobId: row.id, attempt: row.attempt, serviceId: row.serviceId, input: row.input as Record<string, unknown>, timeoutMs: row.timeoutMs });
+        claimed.push({ jobId: row.id, attempt: row.attempt, serviceId: row.serviceId, input: row.input, timeoutMs: row.timeoutMs });
       }
     }
     return claimed;

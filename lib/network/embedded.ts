@@ -1,9 +1,10 @@
 // What a server process runs beside its routes: the sweeper and EMBEDDED_NODES node agents (the same
 // agent code as a standalone node, on the in-process transport), so `npm start` alone completes jobs.
 import { hostname } from "node:os";
-import { readyDatabase } from "@/lib/domain/ready";
+import { readyDatabase } from "@/lib/domain/database";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
+import { processSingleton } from "@/lib/singleton";
 import { ensureEmbeddedNode } from "./coordinator";
 import { localTransport } from "./local-transport";
 import { NodeAgent } from "./node-agent";
@@ -14,9 +15,6 @@ interface NetworkServices {
   agents: NodeAgent[];
   stopSweeper: () => Promise<void>;
 }
-
-const servicesKey = Symbol.for("execution-network.network-services");
-type GlobalWithServices = typeof globalThis & { [servicesKey]?: Promise<NetworkServices> };
 
 async function start(): Promise<NetworkServices> {
   await readyDatabase();
@@ -39,19 +37,15 @@ async function start(): Promise<NetworkServices> {
   return { agents, stopSweeper };
 }
 
+const services = processSingleton("network-services", start);
+
 /** Starts the sweeper and embedded nodes once per process. */
-export function startNetworkServices(): Promise<NetworkServices> {
-  const g = globalThis as GlobalWithServices;
-  g[servicesKey] ??= start();
-  return g[servicesKey];
-}
+export const startNetworkServices = (): Promise<NetworkServices> => services.get();
 
 export async function stopNetworkServices(graceMs = 10_000): Promise<void> {
-  const g = globalThis as GlobalWithServices;
-  const services = g[servicesKey];
-  delete g[servicesKey];
-  if (!services) return;
-  const { agents, stopSweeper } = await services;
+  const running = services.take();
+  if (!running) return;
+  const { agents, stopSweeper } = await running;
   await Promise.all(agents.map((a) => a.stop(graceMs)));
   await stopSweeper();
   await closeProviders();

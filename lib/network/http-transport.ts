@@ -1,6 +1,7 @@
 // HTTP transport for standalone nodes: the /api/nodes/… routes with a bearer node token.
 // Transient failures (network, 5xx, 429) are retried with backoff; a refused report stops the job.
 import { JobRevokedError, type CoordinatorTransport } from "./transport";
+import { sleep } from "./sleep";
 
 export interface HttpTransportOptions {
   baseUrl: string;
@@ -19,12 +20,6 @@ class HttpStatusError extends Error {
     super(message);
   }
 }
-
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
-  });
 
 export function httpTransport(options: HttpTransportOptions): CoordinatorTransport {
   const base = options.baseUrl.replace(/\/$/, "");

@@ -6,6 +6,7 @@ import type { ClaimedJob } from "@/lib/contract/node-protocol";
 import { ProviderError, type Provider } from "./providers/types";
 import { ReportBuffer } from "./report-buffer";
 import { JobRevokedError, type CoordinatorTransport, type NodeSessionInfo } from "./transport";
+import { sleep } from "./sleep";
 
 export interface NodeAgentOptions {
   name: string;
@@ -24,12 +25,6 @@ interface RunningJob {
   revoked: boolean;
   finished: Promise<void>;
 }
-
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
-  });
 
 export class NodeAgent {
   private session?: NodeSessionInfo;

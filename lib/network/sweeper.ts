@@ -7,7 +7,7 @@ import { jobs } from "@/lib/db/schema";
 import { purgeIdempotencyKeys } from "@/lib/domain/idempotency";
 import { recordJobChange, recordStopOutcome, type JobRow } from "@/lib/domain/job-log";
 import { heldStatuses, stopOutcome, unroutableMessage } from "@/lib/domain/job-machine";
-import { db } from "@/lib/domain/ready";
+import { db } from "@/lib/domain/database";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
 import { loseJobs } from "./coordinator";

@@ -7,8 +7,8 @@ import { measureCpu, type CpuUse } from "./cpu";
 import { submitBurst, submitSteadily } from "./jobs";
 import { createThrowawayDatabase } from "@/tests/support/postgres";
 import { summarize, type Summary } from "./stats";
+import { setTimeout as sleep } from "node:timers/promises";
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export interface GraphileResult {
   concurrency: number;

@@ -1,6 +1,7 @@
 // Jobs through the public API: submission at a steady rate or as a burst, waiting for them to finish, and
 // their timings read back from each job's telemetry (timestamps written by the database).
 import type { ServerUnderTest } from "./server";
+import { setTimeout as sleep } from "node:timers/promises";
 
 export const serviceId = "token-count";
 
@@ -26,7 +27,6 @@ export async function submitJob(server: ServerUnderTest, i: number): Promise<Sub
   return { jobId: body.jobId, submitMs: performance.now() - started };
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Open loop: submission i leaves at start + i/rate whatever the previous ones are doing, so a slow

@@ -9,7 +9,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { services as servicesTable } from "@/lib/db/schema";
 import { grantCreditsToAddress } from "@/lib/domain/credits";
-import { db } from "@/lib/domain/ready";
+import { db } from "@/lib/domain/database";
 import { startOpenAiCompatibleServer, type OpenAiCompatibleServer } from "@/lib/network/providers/testing/openai-compatible-server";
 import {
   ExecutionApiError,

@@ -87,6 +87,25 @@ describe("operations", () => {
     expect(history.url).toBe("/api/credits/history?limit=10");
   });
 
+  it("a list is one page when awaited and every item when iterated, and an awaited first page is not fetched again", async () => {
+    const entries = ["a", "b", "c"].map((entryId) => ({ entryId }));
+    const { result } = await call(
+      (r) => {
+        const p = Number(new URL(r.url, "http://x").searchParams.get("page"));
+        return page(entries.slice((p - 1) * 2, p * 2), p, 2);
+      },
+      async (c) => {
+        const list = c.getCreditHistory({ page: 1, limit: 2 });
+        const first = await list;
+        const all: string[] = [];
+        for await (const entry of list) all.push(entry.entryId);
+        return { first: first.data.map((e) => e.entryId), all };
+      },
+    );
+    expect(result).toEqual({ first: ["a", "b"], all: ["a", "b", "c"] });
+    expect(api.requests.map((r) => r.url)).toEqual(["/api/credits/history?page=1&limit=2", "/api/credits/history?page=2&limit=2"]);
+  });
+
   it("iterateJobs walks every page with the same filters and stops when hasMore is false", async () => {
     const jobs = ["a", "b", "c", "d", "e"].map((jobId) => jobFixture({ jobId }));
     const { result } = await call(

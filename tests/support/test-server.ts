@@ -110,7 +110,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       const { closeDatabase } = await import("@/lib/db/client");
-      const { resetReady } = await import("@/lib/domain/ready");
+      const { resetReady } = await import("@/lib/domain/database");
       await closeDatabase();
       resetReady();
       await scratch?.drop();

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { ShieldCheckIcon } from "lucide-react";
-import { currentSession } from "@/components/auth/server-session";
+import { currentSession } from "@/lib/http/page-session";
 import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from "@/components/ui/card";
 import { SignInPanel } from "@/components/wallet/sign-in-panel";
 

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { db } from "@/lib/domain/ready";
+import { db } from "@/lib/domain/database";
 import { withApi } from "@/lib/http/api";
 import { routes } from "@/lib/http/routes";
 import { liveNodeCount } from "@/lib/network/coordinator";

@@ -78,13 +78,13 @@ export class ExecutionClient extends RequestCore {
    * `for await` over it for every matching job from that page on.
    */
   listJobs(params: ListJobsParams = {}, options?: RequestOptions): PagePromise<ExecutionJob, JobList> {
-    const { dateFrom, dateTo, page = 1, ...rest } = params;
+    const { dateFrom, dateTo, page, ...rest } = params;
     const query = {
       ...rest,
       dateFrom: dateFrom === undefined ? undefined : toIsoTime(dateFrom, "dateFrom"),
       dateTo: dateTo === undefined ? undefined : toIsoTime(dateTo, "dateTo"),
     };
-    const fetchPage = (p: number) => this.request<JobList>({ method: "GET", path: "/api/developers/jobs", query: { ...query, page: pageParam(p, params.page) } }, options);
+    const fetchPage = (p: number | undefined) => this.request<JobList>({ method: "GET", path: "/api/developers/jobs", query: { ...query, page: p } }, options);
     return new PagePromise(page, fetchPage, (job) => job.jobId);
   }
 
@@ -105,8 +105,8 @@ export class ExecutionClient extends RequestCore {
   /** The job's telemetry by sequence. Needs `telemetry:read`. Await it for one page, or `for await` over every event. */
   getJobTelemetry(jobId: string, params: PageParams = {}, options?: RequestOptions): PagePromise<TelemetryEvent, TelemetryPage> {
     const path = `/api/developers/jobs/${pathSegment(jobId, "jobId")}/telemetry`;
-    const fetchPage = (p: number) => this.request<TelemetryPage>({ method: "GET", path, query: { ...params, page: pageParam(p, params.page) } }, options);
-    return new PagePromise(params.page ?? 1, fetchPage, (event) => event.eventId);
+    const fetchPage = (p: number | undefined) => this.request<TelemetryPage>({ method: "GET", path, query: { ...params, page: p } }, options);
+    return new PagePromise(params.page, fetchPage, (event) => event.eventId);
   }
 
   /** @deprecated since 0.2.0: `for await (const event of client.getJobTelemetry(jobId, params))`. */
@@ -248,8 +248,8 @@ export class ExecutionClient extends RequestCore {
 
   /** The credit ledger, newest first. Await it for one page, or `for await` over every entry. */
   getCreditHistory(params: PageParams = {}, options?: RequestOptions): PagePromise<CreditEntry, CreditHistory> {
-    const fetchPage = (p: number) => this.request<CreditHistory>({ method: "GET", path: "/api/credits/history", query: { ...params, page: pageParam(p, params.page) } }, options);
-    return new PagePromise(params.page ?? 1, fetchPage, (entry) => entry.entryId);
+    const fetchPage = (p: number | undefined) => this.request<CreditHistory>({ method: "GET", path: "/api/credits/history", query: { ...params, page: p } }, options);
+    return new PagePromise(params.page, fetchPage, (entry) => entry.entryId);
   }
 
   /** @deprecated since 0.2.0: `for await (const entry of client.getCreditHistory(params))`. */
@@ -270,6 +270,3 @@ function streamEventOf(event: string, data: string, id: string | null, response:
     : { type: "telemetry", id, event: parsed.value as TelemetryEvent };
 }
 
-
-/** The first page is sent as the caller gave it (or not at all, as in 0.1.0); later pages by number. */
-const pageParam = (page: number, requested: number | undefined) => (page === (requested ?? 1) ? requested : page);

@@ -2,42 +2,48 @@
 import type { Page } from "./types.js";
 
 /**
- * A list call. `await client.listJobs()` gives the first page (as in 0.1.0); `for await (const job of
+ * A list call. `await client.listJobs()` gives one page (as in 0.1.0); `for await (const job of
  * client.listJobs())` walks every item from that page on, page after page, skipping items a shifting list
- * shows twice. The first page is requested at once and shared by both uses.
+ * shows twice. The request goes out when the page is first awaited (or iterated), once.
  */
 export class PagePromise<Item, P extends Page<Item> = Page<Item>> implements Promise<P>, AsyncIterable<Item> {
-  readonly #firstPage: number;
-  readonly #fetchPage: (page: number) => Promise<P>;
+  readonly #requestedPage: number | undefined;
+  readonly #fetchPage: (page: number | undefined) => Promise<P>;
   readonly #keyOf: (item: Item) => string;
-  readonly #first: Promise<P>;
+  #first: Promise<P> | undefined;
 
-  /** @internal */
-  constructor(firstPage: number, fetchPage: (page: number) => Promise<P>, keyOf: (item: Item) => string) {
-    this.#firstPage = firstPage;
+  /** @internal `fetchPage(undefined)` asks for the server's default page. */
+  constructor(requestedPage: number | undefined, fetchPage: (page: number | undefined) => Promise<P>, keyOf: (item: Item) => string) {
+    this.#requestedPage = requestedPage;
     this.#fetchPage = fetchPage;
     this.#keyOf = keyOf;
-    this.#first = fetchPage(firstPage);
   }
 
   get [Symbol.toStringTag]() {
     return "PagePromise";
   }
 
+  #page(): Promise<P> {
+    return (this.#first ??= this.#fetchPage(this.#requestedPage));
+  }
+
   then<A = P, B = never>(onFulfilled?: ((page: P) => A | PromiseLike<A>) | null, onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<A | B> {
-    return this.#first.then(onFulfilled, onRejected);
+    return this.#page().then(onFulfilled, onRejected);
   }
 
   catch<B = never>(onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<P | B> {
-    return this.#first.catch(onRejected);
+    return this.#page().catch(onRejected);
   }
 
   finally(onFinally?: (() => void) | null): Promise<P> {
-    return this.#first.finally(onFinally);
+    return this.#page().finally(onFinally);
   }
 
   [Symbol.asyncIterator](): AsyncGenerator<Item, void, undefined> {
-    return paginate(this.#firstPage, (page) => (page === this.#firstPage ? this.#first : this.#fetchPage(page)), this.#keyOf);
+    // Pages are requested by number; an already awaited first page is not requested again.
+    const first = this.#requestedPage ?? 1;
+    const reuse = this.#requestedPage !== undefined ? this.#first : undefined;
+    return paginate(first, (page) => (page === first && reuse ? reuse : this.#fetchPage(page)), this.#keyOf);
   }
 }
 

@@ -1,11 +1,14 @@
-// The providers this process can run: every built-in one, text-generate only with an LLM configured.
-import { env } from "@/lib/env";
+// The providers this process can run: those whose catalog entry is enabled by the configuration (the same
+// rule that marks services active or disabled in the catalog).
+import { catalog } from "@/lib/domain/catalog";
+import { llmConfigured } from "@/lib/env";
 import { providers } from "./index";
 import type { Provider } from "./types";
 
 export function availableProviders(): Partial<Record<string, Provider>> {
-  const llmConfigured = Boolean(env().LLM_BASE_URL);
-  return Object.fromEntries(Object.entries(providers).filter(([id]) => id !== "text-generate" || llmConfigured));
+  const config = { llmConfigured: llmConfigured() };
+  const enabled = new Set<string>(catalog.filter((entry) => entry.isEnabled(config)).map((entry) => entry.serviceId));
+  return Object.fromEntries(Object.entries(providers).filter(([id]) => enabled.has(id)));
 }
 
 export async function closeProviders(): Promise<void> {

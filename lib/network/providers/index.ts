@@ -17,4 +17,3 @@ export const providers: Record<ServiceId, Provider> = {
   "text-generate": textGenerate,
 };
 
-export const getProvider = (serviceId: ServiceId): Provider => providers[serviceId];

@@ -2,20 +2,18 @@
 import { sql } from "drizzle-orm";
 import { getDatabase, type Database, type Db } from "@/lib/db/client";
 import { services } from "@/lib/db/schema";
-import { env } from "@/lib/env";
+import { llmConfigured } from "@/lib/env";
+import { processSingleton } from "@/lib/singleton";
 import { catalog, inputJsonSchema } from "./catalog";
 
-const readyKey = Symbol.for("execution-network.ready");
-type GlobalWithReady = typeof globalThis & { [readyKey]?: Promise<Database> };
-
 async function seedCatalog(db: Db): Promise<void> {
-  const llmConfigured = Boolean(env().LLM_BASE_URL);
+  const config = { llmConfigured: llmConfigured() };
   const rows = catalog.map((entry, position) => ({
     id: entry.serviceId,
     name: entry.name,
     description: entry.description,
     creditCost: entry.creditCost,
-    status: entry.isEnabled({ llmConfigured }) ? "active" : "disabled",
+    status: entry.isEnabled(config) ? ("active" as const) : ("disabled" as const),
     inputSchema: inputJsonSchema(entry.serviceId),
     position,
   }));
@@ -36,21 +34,14 @@ async function seedCatalog(db: Db): Promise<void> {
     });
 }
 
+const ready = processSingleton("ready", async () => {
+  const database = await getDatabase();
+  await seedCatalog(database.db);
+  return database;
+});
+
 /** Opens, migrates and seeds (once); a failure is retried on the next call. */
-export function readyDatabase(): Promise<Database> {
-  const g = globalThis as GlobalWithReady;
-  if (!g[readyKey]) {
-    const opening = getDatabase().then(async (database) => {
-      await seedCatalog(database.db);
-      return database;
-    });
-    g[readyKey] = opening;
-    opening.catch(() => {
-      if (g[readyKey] === opening) delete g[readyKey];
-    });
-  }
-  return g[readyKey];
-}
+export const readyDatabase = (): Promise<Database> => ready.get();
 
 export async function db(): Promise<Db> {
   return (await readyDatabase()).db;
@@ -58,5 +49,5 @@ export async function db(): Promise<Db> {
 
 /** Forget the ready database (after closeDatabase in tests). */
 export function resetReady(): void {
-  delete (globalThis as GlobalWithReady)[readyKey];
+  ready.take();
 }

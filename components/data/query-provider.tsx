@@ -2,7 +2,7 @@
 
 import * as React from "react";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { ApiError } from "@/components/api/fetch-api";
+import { ApiError } from "@/components/data/fetch-api";
 
 function makeQueryClient() {
   return new QueryClient({

@@ -1,6 +1,6 @@
 // Reads the wallet session in server components (pages and layouts), from the request's cookie header.
 import { headers } from "next/headers";
-import { readSession, type SessionData } from "@/lib/http/session";
+import { readSession, signedInOf } from "@/lib/http/session";
 
 export interface SignedInSession {
   address: string;
@@ -11,8 +11,6 @@ export async function currentSession(): Promise<SignedInSession | null> {
   const cookie = (await headers()).get("cookie");
   if (!cookie) return null;
   // readSession takes a Request; hand it one carrying only this request's cookies.
-  const session: SessionData = await readSession(new Request("http://session.invalid/", { headers: { cookie } }));
-  // The same test the API's session guard applies.
-  if (!session.accountId || !session.address) return null;
-  return { address: session.address, chainId: session.chainId ?? 1 };
+  const signedIn = signedInOf(await readSession(new Request("http://session.invalid/", { headers: { cookie } })));
+  return signedIn && { address: signedIn.address, chainId: signedIn.chainId };
 }

@@ -1,0 +1,31 @@
+// "One per process" values kept on globalThis, so Next.js dev reloads and separate bundles share them.
+// The promise is cached; a failed one is forgotten so the next call tries again.
+
+export interface ProcessSingleton<T> {
+  /** The value, created on first use. */
+  get(): Promise<T>;
+  /** Forgets the value and returns what was held (to close it), if anything. */
+  take(): Promise<T> | undefined;
+}
+
+export function processSingleton<T>(name: string, create: () => Promise<T>): ProcessSingleton<T> {
+  const key = Symbol.for(`execution-network.${name}`);
+  const store = globalThis as typeof globalThis & { [key: symbol]: Promise<T> | undefined };
+  return {
+    get() {
+      const held = store[key];
+      if (held) return held;
+      const created = create();
+      store[key] = created;
+      created.catch(() => {
+        if (store[key] === created) delete store[key];
+      });
+      return created;
+    },
+    take() {
+      const held = store[key];
+      delete store[key];
+      return held;
+    },
+  };
+}
