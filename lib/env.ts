@@ -70,6 +70,31 @@ const envSchema = z.object({
   SWEEP_INTERVAL_MS: intFromEnv(500, 10),
   IDEMPOTENCY_TTL_HOURS: intFromEnv(24, 24),
   RATE_LIMIT_PER_MINUTE: intFromEnv(600, 0),
+  /** Hosts webhook URLs may name although they resolve to private addresses, and reach over http: (dev, tests). */
+  WEBHOOK_ALLOWED_HOSTS: z
+    .string()
+    .default("")
+    .transform((value) => value.split(",").map((h) => h.trim().toLowerCase()).filter(Boolean)),
+  /** Delays between webhook attempts (comma-separated ms); the last one repeats until the retry window ends. */
+  WEBHOOK_RETRY_SCHEDULE_MS: z
+    .string()
+    .default("5000,30000,120000,600000,1800000,3600000,7200000")
+    .transform((value, ctx) => {
+      const delays = value.split(",").map((part) => Number(part.trim()));
+      if (delays.length === 0 || delays.some((d) => !Number.isSafeInteger(d) || d < 0)) {
+        ctx.addIssue({ code: "custom", message: "WEBHOOK_RETRY_SCHEDULE_MS must be whole milliseconds separated by commas" });
+        return z.NEVER;
+      }
+      return delays;
+    }),
+  /** How long a delivery is retried before it is failed (default 24 h). */
+  WEBHOOK_RETRY_WINDOW_MS: intFromEnv(24 * 3600_000, 0),
+  /** An endpoint whose deliveries all failed for this long is disabled (default 72 h). */
+  WEBHOOK_DISABLE_AFTER_MS: intFromEnv(72 * 3600_000, 0),
+  /** One attempt's time limit: connect, send, and the answer's status. */
+  WEBHOOK_TIMEOUT_MS: intFromEnv(10_000, 1),
+  /** Attempts in flight per server instance. */
+  WEBHOOK_CONCURRENCY: intFromEnv(32, 1),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
 });
 

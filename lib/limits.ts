@@ -18,4 +18,9 @@ export const limits = {
     return env().RATE_LIMIT_PER_MINUTE;
   },
   nodeClaimMaxWaitMs: 25_000,
+  webhookEndpointsPerDeveloper: 10,
+  /** The part of a receiver's answer kept with each attempt. */
+  webhookResponseBytes: 1024,
+  /** Attempts in flight to one endpoint per instance, so one slow receiver cannot hold back the others. */
+  webhookInFlightPerEndpoint: 8,
 } as const;

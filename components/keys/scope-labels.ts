@@ -7,6 +7,7 @@ export const scopeDescriptions: Record<Scope, string> = {
   "jobs:read": "Read jobs, their results and logs",
   "telemetry:read": "Read job telemetry events",
   "credits:read": "Read credit balance, history and usage",
+  "webhooks:manage": "Manage webhook endpoints and see their deliveries",
 };
 
 export const defaultScopes: Scope[] = ["services:execute", "jobs:read"];

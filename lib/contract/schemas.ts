@@ -3,7 +3,7 @@
 // (tests/client/types-match-server.ts). Below the domain: imports only zod, the vocabularies and the limits.
 import { z } from "zod";
 import { scopes } from "@/lib/contract/vocabulary";
-import { eventTypes, failureCategories, jobStatuses, ledgerEntryTypes, logLevels, logSources, serviceStatuses } from "@/lib/contract/vocabulary";
+import { eventTypes, failureCategories, jobStatuses, ledgerEntryTypes, logLevels, logSources, serviceStatuses, webhookEventTypes } from "@/lib/contract/vocabulary";
 import { limits } from "@/lib/limits";
 
 const isoTime = z.string().meta({ format: "date-time", description: "ISO-8601 UTC" });
@@ -261,3 +261,63 @@ export type CreditBalance = z.output<typeof CreditBalance>;
 export type CreditEntry = z.output<typeof CreditEntry>;
 export type CreditHistory = z.output<typeof CreditHistory>;
 export type UsageSummary = z.output<typeof UsageSummary>;
+
+// ── Webhooks (CONTRACT §8) ────────────────────────────────────────────────────────────────────────
+export const WebhookEventType = z.enum(webhookEventTypes).meta({ id: "WebhookEventType" });
+const webhookEvents = z.array(WebhookEventType).min(1).transform((e) => [...new Set(e)]);
+const webhookUrl = z.string().trim().min(1).max(2048);
+export const CreateWebhookRequest = z
+  .object({ url: webhookUrl, events: webhookEvents, description: z.string().trim().max(200).optional() })
+  .strict();
+export const UpdateWebhookRequest = z
+  .object({
+    url: webhookUrl.optional(),
+    events: webhookEvents.optional(),
+    description: z.string().trim().max(200).nullable().optional(),
+    status: z.enum(["enabled", "disabled"]).optional(),
+  })
+  .strict();
+export const WebhookEndpoint = z
+  .object({
+    endpointId: z.string(),
+    url: z.string(),
+    events: z.array(WebhookEventType),
+    description: z.string().nullable(),
+    status: z.enum(["enabled", "disabled"]),
+    disabledReason: z.string().nullable(),
+    createdAt: isoTime,
+    updatedAt: isoTime,
+  })
+  .meta({ id: "WebhookEndpoint" });
+export const WebhookEndpointWithSecret = WebhookEndpoint.extend({
+  secret: z.string().meta({ description: "whsec_ + base64 of 32 bytes; returned only on creation and rotation" }),
+}).meta({ id: "WebhookEndpointWithSecret" });
+export const WebhookDelivery = z
+  .object({
+    deliveryId: z.string(),
+    endpointId: z.string(),
+    eventId: z.string().meta({ description: "The webhook-id header: the same on every attempt and redelivery" }),
+    eventType: WebhookEventType,
+    jobId: z.string().nullable(),
+    status: z.enum(["pending", "succeeded", "failed"]),
+    attempts: z.number().int(),
+    lastResponseStatus: z.number().int().nullable(),
+    lastError: z.string().nullable().meta({ description: "e.g. BAD_STATUS, TIMEOUT, DESTINATION_FORBIDDEN, CONNECTION_FAILED: …" }),
+    lastLatencyMs: z.number().int().nullable(),
+    nextAttemptAt: nullableIso,
+    createdAt: isoTime,
+    updatedAt: isoTime,
+  })
+  .meta({ id: "WebhookDelivery" });
+export const WebhookDeliveryPage = z.object({ data: z.array(WebhookDelivery), pagination: Pagination }).meta({ id: "WebhookDeliveryPage" });
+/** What a receiver gets (documentation of the POST body; `data` is `{}` for webhook.test). */
+export const WebhookEvent = z
+  .object({
+    type: WebhookEventType,
+    timestamp: isoTime,
+    data: z.object({
+      job: ExecutionJob.optional(),
+      sequence: z.number().int().optional().meta({ description: "The job's telemetry sequence at this change: order events by it" }),
+    }),
+  })
+  .meta({ id: "WebhookEvent" });

@@ -34,5 +34,9 @@ export type ServiceStatus = (typeof serviceStatuses)[number];
 
 export const ledgerEntryTypes = ["grant", "charge", "refund", "topup", "adjustment"] as const;
 export type LedgerEntryType = (typeof ledgerEntryTypes)[number];
-export const scopes = ["services:read", "services:execute", "jobs:read", "telemetry:read", "credits:read"] as const;
+export const scopes = ["services:read", "services:execute", "jobs:read", "telemetry:read", "credits:read", "webhooks:manage"] as const;
 export type Scope = (typeof scopes)[number];
+
+/** Webhook event types (CONTRACT §8). */
+export const webhookEventTypes = ["job.status_changed", "job.completed", "job.failed", "webhook.test"] as const;
+export type WebhookEventType = (typeof webhookEventTypes)[number];

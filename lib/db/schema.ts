@@ -188,3 +188,82 @@ export const idempotencyKeys = pgTable(
   },
   (t) => [primaryKey({ columns: [t.accountId, t.key] }), index("idempotency_created_idx").on(t.createdAt)],
 );
+
+/** A developer's webhook endpoint. Secrets are AES-256-GCM ciphertexts (the server must sign with them). */
+export const webhookEndpoints = pgTable(
+  "webhook_endpoints",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    accountId: uuid("account_id").notNull().references(() => accounts.id),
+    url: text("url").notNull(),
+    events: text("events").array().notNull(),
+    description: text("description"),
+    status: text("status").notNull().default("enabled"),
+    disabledReason: text("disabled_reason"),
+    secretCiphertext: text("secret_ciphertext").notNull(),
+    /** After a rotation the previous secret also signs, until previousSecretExpiresAt. */
+    previousSecretCiphertext: text("previous_secret_ciphertext"),
+    previousSecretExpiresAt: ts("previous_secret_expires_at"),
+    /** Start of the current run of failed attempts (null after a success): the endpoint is disabled after 72 h. */
+    failingSince: ts("failing_since"),
+    createdAt: createdAt(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+  },
+  (t) => [index("webhook_endpoints_account_idx").on(t.accountId, t.createdAt)],
+);
+
+/** The outbox: one row per (event, endpoint), written in the transaction of the change that causes it. */
+export const webhookDeliveries = pgTable(
+  "webhook_deliveries",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    endpointId: uuid("endpoint_id")
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: "cascade" }),
+    accountId: uuid("account_id").notNull(),
+    /** The `webhook-id`: the same on every attempt and redelivery. */
+    eventId: text("event_id").notNull(),
+    eventType: text("event_type").notNull(),
+    jobId: uuid("job_id"),
+    /** The exact bytes signed and sent. */
+    body: text("body").notNull(),
+    status: text("status").notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    /** Attempts since the delivery was (re)queued: the position in the retry schedule. */
+    cycleAttempts: integer("cycle_attempts").notNull().default(0),
+    cycleStartedAt: ts("cycle_started_at").notNull().defaultNow(),
+    /** When pending: the next attempt; while an attempt is in flight, the end of its lease. */
+    nextAttemptAt: ts("next_attempt_at").defaultNow(),
+    /** The claim that owns the attempt in flight; only it may record the outcome. */
+    claimId: uuid("claim_id"),
+    lastResponseStatus: integer("last_response_status"),
+    lastError: text("last_error"),
+    lastLatencyMs: integer("last_latency_ms"),
+    createdAt: createdAt(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+  },
+  (t) => [
+    index("webhook_deliveries_due_idx").on(t.nextAttemptAt).where(sql`status = 'pending'`),
+    index("webhook_deliveries_endpoint_idx").on(t.endpointId, t.createdAt),
+    index("webhook_deliveries_job_idx").on(t.jobId, t.createdAt),
+  ],
+);
+
+/** Every attempt of a delivery: what was answered, how fast, or why it failed. */
+export const webhookAttempts = pgTable(
+  "webhook_attempts",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    deliveryId: uuid("delivery_id")
+      .notNull()
+      .references(() => webhookDeliveries.id, { onDelete: "cascade" }),
+    attempt: integer("attempt").notNull(),
+    responseStatus: integer("response_status"),
+    latencyMs: integer("latency_ms").notNull(),
+    error: text("error"),
+    /** The first 1 KiB of the answer. */
+    responseBody: text("response_body"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("webhook_attempts_delivery_idx").on(t.deliveryId, t.attempt)],
+);

@@ -3,6 +3,7 @@ import type { z } from "zod";
 
 export const errorCodes = [
   "INVALID_REQUEST",
+  "VALIDATION_ERROR",
   "INVALID_API_KEY",
   "UNAUTHENTICATED",
   "INVALID_NODE_TOKEN",
@@ -18,6 +19,7 @@ export const errorCodes = [
   "IDEMPOTENCY_CONFLICT",
   "SERVICE_DISABLED",
   "PROFILE_EXISTS",
+  "LIMIT_REACHED",
   "KEY_REVOKED",
   "JOB_FINAL",
   "LEASE_LOST",

@@ -1,6 +1,7 @@
 // Every change to a job goes through recordJobChange: the status (checked by the state machine), the
 // telemetry events with gapless per-job sequences, the log lines and the refund of a failed job are written
-// in one transaction, so a reader never sees one without the others.
+// in one transaction, so a reader never sees one without the others; so are the webhook events of a status
+// change (the outbox), so a webhook is never lost nor sent for a change that was rolled back.
 import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/lib/db/client";
 import { jobEvents, jobLogs, jobs } from "@/lib/db/schema";
@@ -8,6 +9,7 @@ import { applyLedgerEntry } from "./credits";
 import type { EventType, JobStatus, LogLevel, LogSource } from "@/lib/contract/vocabulary";
 import { activeStatuses, assertTransition, statusesBefore, type StopOutcome } from "./job-machine";
 import { jobChannel, signal, workChannel } from "./signals";
+import { recordJobWebhookEvents } from "./webhook-outbox";
 
 export type JobRow = typeof jobs.$inferSelect;
 
@@ -77,6 +79,7 @@ export async function recordJobCreation(tx: Tx, values: typeof jobs.$inferInsert
     .returning();
   // No signal: nobody can be following a job that did not exist before this transaction.
   await appendToLog(tx, row, events, logs);
+  await recordJobWebhookEvents(tx, row);
   return row;
 }
 
@@ -105,6 +108,7 @@ export async function recordJobChange(tx: Tx, jobId: string, change: JobChange):
   if (!row) return null;
 
   await appendToLog(tx, row, events, logs);
+  if (change.to) await recordJobWebhookEvents(tx, row);
   if (change.to === "failed" && row.creditCost > 0) {
     await applyLedgerEntry(tx, {
       accountId: row.accountId,

@@ -3,6 +3,8 @@ import type { ErrorCode } from "@/lib/domain/errors";
 
 export const statusOfCode: Record<ErrorCode, number> = {
   INVALID_REQUEST: 400,
+  /** A webhook URL that may never be called (CONTRACT §8). */
+  VALIDATION_ERROR: 400,
   INVALID_API_KEY: 401,
   UNAUTHENTICATED: 401,
   INVALID_NODE_TOKEN: 401,
@@ -18,6 +20,7 @@ export const statusOfCode: Record<ErrorCode, number> = {
   IDEMPOTENCY_CONFLICT: 409,
   SERVICE_DISABLED: 409,
   PROFILE_EXISTS: 409,
+  LIMIT_REACHED: 409,
   KEY_REVOKED: 409,
   JOB_FINAL: 409,
   LEASE_LOST: 409,

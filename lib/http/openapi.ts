@@ -1,7 +1,7 @@
 // The OpenAPI 3.1 document, generated from the route declarations (./routes.ts) and their zod schemas:
 // the same declarations withApi enforces.
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from "@asteasolutions/zod-to-openapi";
-import type { z } from "zod";
+import { z } from "zod";
 import * as s from "@/lib/contract/schemas";
 import { routes, type Credential, type RouteSpec } from "./routes";
 
@@ -46,6 +46,20 @@ function buildDocument() {
       },
     });
   }
+  // What a receiver gets (OpenAPI 3.1 `webhooks`): a signed POST of a WebhookEvent.
+  registry.registerWebhook({
+    method: "post",
+    path: "webhookEvent",
+    summary: "A webhook delivery to a registered endpoint",
+    description:
+      "Headers (Standard Webhooks): webhook-id (the event id, the same on every retry), webhook-timestamp (Unix seconds), webhook-signature (`v1,<base64 HMAC-SHA256 of \"<id>.<timestamp>.<body>\">` per live secret, space-separated). Answer 2xx within 10 s; anything else is retried.",
+    tags: ["Webhooks"],
+    request: {
+      headers: z.object({ "webhook-id": z.string(), "webhook-timestamp": z.string(), "webhook-signature": z.string() }),
+      body: { required: true, ...jsonContent(s.WebhookEvent) },
+    },
+    responses: { "200": { description: "Any 2xx acknowledges the event" } },
+  });
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: "3.1.0",
     info: {

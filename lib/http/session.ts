@@ -1,10 +1,7 @@
 // The wallet session: an iron-session sealed cookie, read from and written to plain Request/Response.
-import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import path from "node:path";
 import { sealData, unsealData } from "iron-session";
 import { env } from "@/lib/env";
-import { log } from "@/lib/log";
+import { serverSecret } from "@/lib/server-secret";
 
 export const sessionCookieName = "en_session";
 export const sessionMaxAgeSeconds = 7 * 24 * 3600;
@@ -31,23 +28,7 @@ export function signedInOf(session: SessionData): SignedIn | null {
   return { accountId: session.accountId, address: session.address, chainId: session.chainId ?? 1 };
 }
 
-let secret: string | undefined;
-
-/** SESSION_SECRET, or one generated once and kept under DATA_DIR (with a warning). */
-function sessionSecret(): string {
-  if (secret) return secret;
-  const configured = env().SESSION_SECRET;
-  if (configured) return (secret = configured);
-  const dataDir = env().DATA_DIR;
-  const generated = randomBytes(32).toString("base64url");
-  if (dataDir.startsWith("memory://")) return (secret = generated);
-  const file = path.join(dataDir, "session-secret");
-  if (existsSync(file)) return (secret = readFileSync(file, "utf8").trim());
-  mkdirSync(dataDir, { recursive: true });
-  writeFileSync(file, generated, { mode: 0o600 });
-  log.warn("SESSION_SECRET is not set; generated one and stored it under DATA_DIR", { file });
-  return (secret = generated);
-}
+const sessionSecret = serverSecret;
 
 function cookieValue(req: Request): string | undefined {
   const header = req.headers.get("cookie");

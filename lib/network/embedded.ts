@@ -1,5 +1,6 @@
-// What a server process runs beside its routes: the sweeper and EMBEDDED_NODES node agents (the same
-// agent code as a standalone node, on the in-process transport), so `npm start` alone completes jobs.
+// What a server process runs beside its routes: the sweeper, the webhook dispatcher and EMBEDDED_NODES node
+// agents (the same agent code as a standalone node, on the in-process transport), so `npm start` alone
+// completes jobs.
 import { hostname } from "node:os";
 import { readyDatabase } from "@/lib/domain/database";
 import { env } from "@/lib/env";
@@ -10,16 +11,19 @@ import { localTransport } from "./local-transport";
 import { NodeAgent } from "./node-agent";
 import { availableProviders, closeProviders } from "./providers/available";
 import { startSweeper } from "./sweeper";
+import { startWebhookDispatcher } from "./webhook-dispatcher";
 
 interface NetworkServices {
   agents: NodeAgent[];
   stopSweeper: () => Promise<void>;
+  stopWebhooks: () => Promise<void>;
 }
 
 async function start(): Promise<NetworkServices> {
   await readyDatabase();
   const config = env();
   const stopSweeper = startSweeper();
+  const stopWebhooks = startWebhookDispatcher();
   const agents: NodeAgent[] = [];
   for (let i = 0; i < config.EMBEDDED_NODES; i++) {
     const name = `embedded-${hostname()}-${config.PORT}-${i + 1}`;
@@ -34,7 +38,7 @@ async function start(): Promise<NetworkServices> {
     agents.push(agent);
   }
   log.info("execution network started", { embeddedNodes: agents.length });
-  return { agents, stopSweeper };
+  return { agents, stopSweeper, stopWebhooks };
 }
 
 const services = processSingleton("network-services", start);
@@ -45,9 +49,10 @@ export const startNetworkServices = (): Promise<NetworkServices> => services.get
 export async function stopNetworkServices(graceMs = 10_000): Promise<void> {
   const running = services.take();
   if (!running) return;
-  const { agents, stopSweeper } = await running;
+  const { agents, stopSweeper, stopWebhooks } = await running;
   await Promise.all(agents.map((a) => a.stop(graceMs)));
   await stopSweeper();
+  await stopWebhooks();
   await closeProviders();
 }
 

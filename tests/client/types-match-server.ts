@@ -24,6 +24,8 @@ export const typesMatchServer = {
   CreditHistory: true satisfies Equals<Wire<typeof server.CreditHistory>, sdk.CreditHistory>,
   UsageSummary: true satisfies Equals<Wire<typeof server.UsageSummary>, sdk.UsageSummary>,
   Scope: true satisfies Equals<Wire<typeof server.Scope>, sdk.Scope>,
+  WebhookEventType: true satisfies Equals<Wire<typeof server.WebhookEventType>, sdk.WebhookEventType>,
+  WebhookEvent: true satisfies Equals<Wire<typeof server.WebhookEvent>, sdk.WebhookEvent>,
   // Request bodies the SDK sends must be what the server parses.
   ExecuteRequest: true satisfies Equals<z.input<typeof server.ExecuteRequest>, sdk.ExecuteRequest>,
   CreateJobRequest: true satisfies Equals<z.input<typeof server.CreateJobRequest>, sdk.CreateJobParams>,

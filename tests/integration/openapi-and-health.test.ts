@@ -32,7 +32,7 @@ async function expectError(res: Response, status: number, code: string) {
   return error;
 }
 
-// CONTRACT §2–§7, written out by hand so the document cannot drop a route unnoticed.
+// CONTRACT §2–§8, written out by hand so the document cannot drop a route unnoticed.
 const contractPaths = [
   "/api/auth/nonce",
   "/api/auth/verify",
@@ -51,6 +51,13 @@ const contractPaths = [
   "/api/developers/jobs/{jobId}/telemetry",
   "/api/developers/jobs/{jobId}/events",
   "/api/developers/jobs/{jobId}/cancel",
+  "/api/developers/webhooks",
+  "/api/developers/webhooks/{endpointId}",
+  "/api/developers/webhooks/{endpointId}/rotate-secret",
+  "/api/developers/webhooks/{endpointId}/test",
+  "/api/developers/webhooks/{endpointId}/deliveries",
+  "/api/developers/webhooks/{endpointId}/deliveries/{deliveryId}/redeliver",
+  "/api/developers/jobs/{jobId}/webhook-deliveries",
   "/api/credits/balance",
   "/api/credits/history",
   "/api/developers/metrics",
@@ -85,6 +92,16 @@ const contractMethods: [string, string][] = [
   ["get", "/api/developers/jobs/{jobId}"],
   ["get", "/api/developers/jobs/{jobId}/logs"],
   ["get", "/api/developers/jobs/{jobId}/telemetry"],
+  ["post", "/api/developers/webhooks"],
+  ["get", "/api/developers/webhooks"],
+  ["get", "/api/developers/webhooks/{endpointId}"],
+  ["patch", "/api/developers/webhooks/{endpointId}"],
+  ["delete", "/api/developers/webhooks/{endpointId}"],
+  ["post", "/api/developers/webhooks/{endpointId}/rotate-secret"],
+  ["post", "/api/developers/webhooks/{endpointId}/test"],
+  ["get", "/api/developers/webhooks/{endpointId}/deliveries"],
+  ["post", "/api/developers/webhooks/{endpointId}/deliveries/{deliveryId}/redeliver"],
+  ["get", "/api/developers/jobs/{jobId}/webhook-deliveries"],
   ["get", "/api/credits/balance"],
   ["get", "/api/credits/history"],
   ["get", "/api/developers/metrics"],
@@ -122,7 +139,7 @@ describe("the OpenAPI document", () => {
 
   it("names the error envelope and the other contract objects as components", () => {
     expect(Object.keys(document.components.schemas)).toEqual(
-      expect.arrayContaining(["Error", "ExecutionService", "ApiKey", "DeveloperProfile", "CreditBalance", "CreditEntry", "UsageSummary", "TelemetryEvent"]),
+      expect.arrayContaining(["Error", "ExecutionService", "ApiKey", "DeveloperProfile", "CreditBalance", "CreditEntry", "UsageSummary", "TelemetryEvent", "WebhookEndpoint", "WebhookDelivery", "WebhookEvent"]),
     );
   });
 
@@ -130,7 +147,7 @@ describe("the OpenAPI document", () => {
     const id = crypto.randomUUID();
     const checked: string[] = [];
     for (const [path, operations] of Object.entries(document.paths)) {
-      const url = path.replace("{keyId}", id).replace("{jobId}", id).replace("{id}", "token-count");
+      const url = path.replace("{keyId}", id).replace("{jobId}", id).replace("{endpointId}", id).replace("{deliveryId}", id).replace("{id}", "token-count");
       for (const method of Object.keys(operations)) {
         const aborter = new AbortController();
         const res = await fetch(`${server.baseUrl}${url}`, {

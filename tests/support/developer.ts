@@ -15,7 +15,7 @@ export interface Developer {
   createApiKey(scopes?: string[], extra?: Record<string, unknown>): Promise<string>;
 }
 
-export const allScopes = ["services:read", "services:execute", "jobs:read", "telemetry:read", "credits:read"];
+export const allScopes = ["services:read", "services:execute", "jobs:read", "telemetry:read", "credits:read", "webhooks:manage"];
 
 export function cookieFrom(res: Response): string | undefined {
   const set = res.headers.getSetCookie().find((c) => c.startsWith("en_session="));

@@ -4,6 +4,7 @@ import type { ExecutionJob } from "./types.js";
 /** Error codes the API documents. Unknown codes from a newer server still arrive, as plain strings. */
 export type KnownErrorCode =
   | "INVALID_REQUEST"
+  | "VALIDATION_ERROR"
   | "INVALID_API_KEY"
   | "UNAUTHENTICATED"
   | "INSUFFICIENT_CREDITS"
@@ -18,6 +19,7 @@ export type KnownErrorCode =
   | "IDEMPOTENCY_CONFLICT"
   | "SERVICE_DISABLED"
   | "PROFILE_EXISTS"
+  | "LIMIT_REACHED"
   | "KEY_REVOKED"
   | "JOB_FINAL"
   | "PAYLOAD_TOO_LARGE"

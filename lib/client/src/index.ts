@@ -17,3 +17,5 @@ export type { ClientErrorCode, ExecutionApiErrorInit, ExecutionErrorCode, KnownE
 export type { ByteStream } from "./sse.js";
 export * from "./types.js";
 export { VERSION } from "./version.js";
+export { verifyWebhook, WebhookVerificationError } from "./webhooks.js";
+export type { VerifyWebhookOptions, WebhookEvent, WebhookEventType, WebhookHeaders } from "./webhooks.js";

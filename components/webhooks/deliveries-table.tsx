@@ -1,0 +1,72 @@
+"use client";
+
+import { RotateCwIcon } from "lucide-react";
+import { formatDateTime } from "@/components/dashboard/format";
+import { Badge, type BadgeVariant } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+import type { WebhookDelivery } from "./webhook-api";
+
+const statusVariant: Record<WebhookDelivery["status"], BadgeVariant> = { pending: "info", succeeded: "success", failed: "destructive" };
+
+/** Deliveries with their outcome; `onRedeliver` adds the Redeliver action. */
+export function DeliveriesTable({
+  deliveries,
+  onRedeliver,
+  busyId,
+  label,
+}: {
+  deliveries: WebhookDelivery[];
+  onRedeliver?: (delivery: WebhookDelivery) => void;
+  busyId?: string | null;
+  label: string;
+}) {
+  return (
+    <Table aria-label={label}>
+      <TableHeader>
+        <TableRow className="hover:bg-transparent">
+          <TableHead>Event</TableHead>
+          <TableHead>Status</TableHead>
+          <TableHead className="text-right">Attempts</TableHead>
+          <TableHead className="text-right">Response</TableHead>
+          <TableHead className="text-right">Latency</TableHead>
+          <TableHead>Next attempt</TableHead>
+          <TableHead>Created</TableHead>
+          {onRedeliver && (
+            <TableHead className="text-right">
+              <span className="sr-only">Actions</span>
+            </TableHead>
+          )}
+        </TableRow>
+      </TableHeader>
+      <TableBody>
+        {deliveries.map((d) => (
+          <TableRow key={d.deliveryId}>
+            <TableCell>
+              <div className="font-mono text-xs">{d.eventType}</div>
+              <div className="font-mono text-[11px] text-muted-foreground" title="webhook-id">
+                {d.eventId}
+              </div>
+            </TableCell>
+            <TableCell>
+              <Badge variant={statusVariant[d.status]}>{d.status}</Badge>
+              {d.lastError && <div className="mt-1 max-w-48 truncate text-xs text-muted-foreground" title={d.lastError}>{d.lastError}</div>}
+            </TableCell>
+            <TableCell className="text-right tabular-nums">{d.attempts}</TableCell>
+            <TableCell className="text-right tabular-nums">{d.lastResponseStatus ?? "—"}</TableCell>
+            <TableCell className="text-right tabular-nums">{d.lastLatencyMs === null ? "—" : `${d.lastLatencyMs} ms`}</TableCell>
+            <TableCell className="whitespace-nowrap">{formatDateTime(d.nextAttemptAt)}</TableCell>
+            <TableCell className="whitespace-nowrap">{formatDateTime(d.createdAt)}</TableCell>
+            {onRedeliver && (
+              <TableCell className="text-right">
+                <Button size="sm" variant="outline" onClick={() => onRedeliver(d)} disabled={busyId === d.deliveryId}>
+                  <RotateCwIcon /> Redeliver
+                </Button>
+              </TableCell>
+            )}
+          </TableRow>
+        ))}
+      </TableBody>
+    </Table>
+  );
+}

@@ -1,0 +1,325 @@
+"use client";
+
+// The /webhooks page: endpoints (add, enable/disable, rotate secret, send test, delete) and, for the
+// selected endpoint, its deliveries with Redeliver. A secret is shown once, in the dialog that received it.
+import * as React from "react";
+import { useQueryClient } from "@tanstack/react-query";
+import { Loader2Icon, PlusIcon, WebhookIcon } from "lucide-react";
+import { isApiError } from "@/components/data/fetch-api";
+import { formatDate } from "@/components/dashboard/format";
+import { Pager } from "@/components/dashboard/pager";
+import { EmptyState, ErrorState, ProfileRequired } from "@/components/dashboard/states";
+import { Alert, AlertDescription, AlertTitle } from "@/components/ui/alert";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { Card } from "@/components/ui/card";
+import { Checkbox } from "@/components/ui/checkbox";
+import { CopyButton } from "@/components/ui/copy-button";
+import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from "@/components/ui/dialog";
+import { Input } from "@/components/ui/input";
+import { Label } from "@/components/ui/label";
+import { Skeleton } from "@/components/ui/skeleton";
+import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+import { webhookEventTypes } from "@/lib/contract/vocabulary";
+import { DeliveriesTable } from "./deliveries-table";
+import {
+  useWebhookDeliveries,
+  useWebhookEndpoints,
+  webhookActions,
+  webhookKeys,
+  type WebhookEndpoint,
+  type WebhookEndpointWithSecret,
+  type WebhookEventType,
+} from "./webhook-api";
+
+const eventDescriptions: Record<WebhookEventType, string> = {
+  "job.status_changed": "Every status change of a job",
+  "job.completed": "A job completed",
+  "job.failed": "A job failed",
+  "webhook.test": "Test events (always sent by Send test)",
+};
+
+function SecretDialog({ endpoint, onClose }: { endpoint: WebhookEndpointWithSecret | null; onClose: () => void }) {
+  return (
+    <Dialog open={endpoint !== null} onOpenChange={(open) => !open && onClose()}>
+      <DialogContent onInteractOutside={(e) => e.preventDefault()}>
+        <DialogHeader>
+          <DialogTitle>Signing secret</DialogTitle>
+          <DialogDescription>For {endpoint?.url}. Verify every delivery with it (verifyWebhook in @execution-network/client).</DialogDescription>
+        </DialogHeader>
+        {endpoint && (
+          <div className="grid gap-4">
+            <div className="grid gap-2">
+              <Label htmlFor="webhook-secret">Webhook signing secret</Label>
+              <div className="flex gap-2">
+                <Input id="webhook-secret" readOnly value={endpoint.secret} className="font-mono text-xs" onFocus={(e) => e.currentTarget.select()} />
+                <CopyButton value={endpoint.secret} aria-label="Copy signing secret" />
+              </div>
+            </div>
+            <Alert variant="warning">
+              <AlertTitle>Copy it now: you won&apos;t see it again</AlertTitle>
+              <AlertDescription>After a rotation the previous secret keeps signing for 24 hours, so receivers can switch over.</AlertDescription>
+            </Alert>
+          </div>
+        )}
+        <DialogFooter>
+          <Button onClick={onClose}>Done</Button>
+        </DialogFooter>
+      </DialogContent>
+    </Dialog>
+  );
+}
+
+function AddEndpointDialog({ onCreated }: { onCreated: (endpoint: WebhookEndpointWithSecret) => void }) {
+  const [open, setOpen] = React.useState(false);
+  const [url, setUrl] = React.useState("");
+  const [events, setEvents] = React.useState<WebhookEventType[]>(["job.completed", "job.failed"]);
+  const [description, setDescription] = React.useState("");
+  const [failure, setFailure] = React.useState<unknown>(null);
+  const [pending, setPending] = React.useState(false);
+
+  async function submit(event: React.FormEvent) {
+    event.preventDefault();
+    setPending(true);
+    setFailure(null);
+    try {
+      const created = await webhookActions.create({ url: url.trim(), events, ...(description.trim() ? { description: description.trim() } : {}) });
+      setOpen(false);
+      setUrl("");
+      setDescription("");
+      onCreated(created);
+    } catch (error) {
+      setFailure(error);
+    } finally {
+      setPending(false);
+    }
+  }
+
+  return (
+    <>
+      <Button onClick={() => setOpen(true)}>
+        <PlusIcon /> Add endpoint
+      </Button>
+      <Dialog open={open} onOpenChange={setOpen}>
+        <DialogContent>
+          <form onSubmit={submit} className="grid gap-5">
+            <DialogHeader>
+              <DialogTitle>Add a webhook endpoint</DialogTitle>
+              <DialogDescription>We POST signed events to this https URL and retry for 24 hours until it answers 2xx.</DialogDescription>
+            </DialogHeader>
+            <div className="grid gap-2">
+              <Label htmlFor="webhook-url">Endpoint URL</Label>
+              <Input id="webhook-url" type="url" required value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.com/webhooks" autoFocus />
+            </div>
+            <fieldset className="grid gap-3">
+              <legend className="mb-2 text-sm font-medium">Events</legend>
+              {webhookEventTypes
+                .filter((t) => t !== "webhook.test")
+                .map((type) => (
+                  <div key={type} className="flex items-start gap-3">
+                    <Checkbox
+                      id={`event-${type}`}
+                      checked={events.includes(type)}
+                      onCheckedChange={(checked) => setEvents((e) => (checked === true ? [...e, type] : e.filter((x) => x !== type)))}
+                      className="mt-0.5"
+                    />
+                    <div className="grid gap-0.5">
+                      <Label htmlFor={`event-${type}`} className="font-mono text-xs">
+                        {type}
+                      </Label>
+                      <p className="text-xs text-muted-foreground">{eventDescriptions[type]}</p>
+                    </div>
+                  </div>
+                ))}
+            </fieldset>
+            <div className="grid gap-2">
+              <Label htmlFor="webhook-description">Description (optional)</Label>
+              <Input id="webhook-description" value={description} maxLength={200} onChange={(e) => setDescription(e.target.value)} />
+            </div>
+            {failure != null && <ErrorState title="Could not add the endpoint" error={failure} />}
+            <DialogFooter>
+              <Button type="button" variant="outline" onClick={() => setOpen(false)} disabled={pending}>
+                Cancel
+              </Button>
+              <Button type="submit" disabled={pending || events.length === 0}>
+                {pending && <Loader2Icon className="animate-spin" />}
+                Add endpoint
+              </Button>
+            </DialogFooter>
+          </form>
+        </DialogContent>
+      </Dialog>
+    </>
+  );
+}
+
+function EndpointDeliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
+  const queryClient = useQueryClient();
+  const [page, setPage] = React.useState(1);
+  const deliveries = useWebhookDeliveries(endpoint.endpointId, page);
+  const [busyId, setBusyId] = React.useState<string | null>(null);
+  const [failure, setFailure] = React.useState<unknown>(null);
+
+  async function redeliver(deliveryId: string) {
+    setBusyId(deliveryId);
+    setFailure(null);
+    try {
+      await webhookActions.redeliver(endpoint.endpointId, deliveryId);
+      await queryClient.invalidateQueries({ queryKey: webhookKeys.all });
+    } catch (error) {
+      setFailure(error);
+    } finally {
+      setBusyId(null);
+    }
+  }
+
+  return (
+    <section aria-label={`Deliveries to ${endpoint.url}`} className="grid gap-3">
+      <h2 className="text-base font-medium">
+        Deliveries to <span className="font-mono text-sm">{endpoint.url}</span>
+      </h2>
+      {failure != null && <ErrorState title="Could not redeliver" error={failure} />}
+      {deliveries.isPending ? (
+        <Skeleton className="h-24" />
+      ) : deliveries.isError ? (
+        <ErrorState title="Could not load the deliveries" error={deliveries.error} onRetry={() => deliveries.refetch()} />
+      ) : deliveries.data.data.length === 0 ? (
+        <p className="text-sm text-muted-foreground">No deliveries yet. Send a test event to try the endpoint.</p>
+      ) : (
+        <Card className="py-0">
+          <DeliveriesTable label="Deliveries" deliveries={deliveries.data.data} busyId={busyId} onRedeliver={(d) => void redeliver(d.deliveryId)} />
+          <div className="p-3">
+            <Pager pagination={deliveries.data.pagination} onPageChange={setPage} noun="deliveries" isFetching={deliveries.isFetching} />
+          </div>
+        </Card>
+      )}
+    </section>
+  );
+}
+
+export function WebhooksPanel() {
+  const queryClient = useQueryClient();
+  const endpoints = useWebhookEndpoints();
+  const [secret, setSecret] = React.useState<WebhookEndpointWithSecret | null>(null);
+  const [selected, setSelected] = React.useState<string | null>(null);
+  const [busy, setBusy] = React.useState<string | null>(null);
+  const [failure, setFailure] = React.useState<unknown>(null);
+  const [notice, setNotice] = React.useState<string | null>(null);
+
+  async function act(endpointId: string, action: () => Promise<unknown>, done?: string) {
+    setBusy(endpointId);
+    setFailure(null);
+    setNotice(null);
+    try {
+      const result = await action();
+      if (result && typeof result === "object" && "secret" in result) setSecret(result as WebhookEndpointWithSecret);
+      if (done) setNotice(done);
+      await queryClient.invalidateQueries({ queryKey: webhookKeys.all });
+    } catch (error) {
+      setFailure(error);
+    } finally {
+      setBusy(null);
+    }
+  }
+
+  if (endpoints.isPending) return <Skeleton className="h-24" aria-busy="true" />;
+  if (isApiError(endpoints.error, "PROFILE_NOT_FOUND")) return <ProfileRequired what="webhooks" />;
+  if (endpoints.isError) return <ErrorState title="Could not load your webhook endpoints" error={endpoints.error} onRetry={() => endpoints.refetch()} />;
+  const current = endpoints.data.find((e) => e.endpointId === selected) ?? endpoints.data[0];
+
+  return (
+    <div className="flex flex-col gap-6">
+      <div className="flex items-center justify-between gap-4">
+        <p className="text-sm text-muted-foreground">{endpoints.data.length} of 10 endpoints</p>
+        <AddEndpointDialog
+          onCreated={(created) => {
+            setSecret(created);
+            setSelected(created.endpointId);
+            void queryClient.invalidateQueries({ queryKey: webhookKeys.all });
+          }}
+        />
+      </div>
+      {failure != null && <ErrorState title="That did not work" error={failure} />}
+      {notice && (
+        <p role="status" className="text-sm text-muted-foreground">
+          {notice}
+        </p>
+      )}
+      {endpoints.data.length === 0 ? (
+        <EmptyState icon={WebhookIcon} title="No webhook endpoints yet" description="Add an endpoint to have job changes pushed to you, signed, instead of polling." />
+      ) : (
+        <Card className="py-0">
+          <Table aria-label="Webhook endpoints">
+            <TableHeader>
+              <TableRow className="hover:bg-transparent">
+                <TableHead>URL</TableHead>
+                <TableHead>Events</TableHead>
+                <TableHead>Status</TableHead>
+                <TableHead>Created</TableHead>
+                <TableHead className="text-right">
+                  <span className="sr-only">Actions</span>
+                </TableHead>
+              </TableRow>
+            </TableHeader>
+            <TableBody>
+              {endpoints.data.map((endpoint) => (
+                <TableRow key={endpoint.endpointId} aria-selected={endpoint.endpointId === current?.endpointId}>
+                  <TableCell>
+                    <button type="button" className="font-mono text-xs underline-offset-4 hover:underline" onClick={() => setSelected(endpoint.endpointId)}>
+                      {endpoint.url}
+                    </button>
+                    {endpoint.description && <div className="text-xs text-muted-foreground">{endpoint.description}</div>}
+                  </TableCell>
+                  <TableCell>
+                    <div className="flex max-w-72 flex-wrap gap-1">
+                      {endpoint.events.map((e) => (
+                        <Badge key={e} variant="outline" className="font-mono font-normal">
+                          {e}
+                        </Badge>
+                      ))}
+                    </div>
+                  </TableCell>
+                  <TableCell>
+                    <Badge variant={endpoint.status === "enabled" ? "success" : "muted"}>{endpoint.status}</Badge>
+                    {endpoint.disabledReason && <div className="mt-1 text-xs text-muted-foreground">{endpoint.disabledReason}</div>}
+                  </TableCell>
+                  <TableCell className="whitespace-nowrap">{formatDate(endpoint.createdAt)}</TableCell>
+                  <TableCell>
+                    <div className="flex justify-end gap-1">
+                      <Button size="sm" variant="outline" disabled={busy === endpoint.endpointId} onClick={() => void act(endpoint.endpointId, () => webhookActions.test(endpoint.endpointId), "Test event queued.")}>
+                        Send test
+                      </Button>
+                      <Button
+                        size="sm"
+                        variant="outline"
+                        disabled={busy === endpoint.endpointId}
+                        onClick={() => void act(endpoint.endpointId, () => webhookActions.update(endpoint.endpointId, { status: endpoint.status === "enabled" ? "disabled" : "enabled" }))}
+                      >
+                        {endpoint.status === "enabled" ? "Disable" : "Enable"}
+                      </Button>
+                      <Button size="sm" variant="outline" disabled={busy === endpoint.endpointId} onClick={() => void act(endpoint.endpointId, () => webhookActions.rotate(endpoint.endpointId))}>
+                        Rotate secret
+                      </Button>
+                      <Button
+                        size="sm"
+                        variant="outline"
+                        disabled={busy === endpoint.endpointId}
+                        onClick={() => {
+                          if (window.confirm(`Delete ${endpoint.url}? Its pending deliveries are dropped.`)) void act(endpoint.endpointId, () => webhookActions.remove(endpoint.endpointId));
+                        }}
+                      >
+                        Delete
+                      </Button>
+                    </div>
+                  </TableCell>
+                </TableRow>
+              ))}
+            </TableBody>
+          </Table>
+        </Card>
+      )}
+      {current && <EndpointDeliveries key={current.endpointId} endpoint={current} />}
+      <SecretDialog endpoint={secret} onClose={() => setSecret(null)} />
+    </div>
+  );
+}

@@ -1,0 +1,205 @@
+// The webhook outbox: events are written in the transaction of the job change that causes them (so none is
+// lost and none is phantom), claimed by one dispatcher at a time (FOR UPDATE SKIP LOCKED plus a lease kept
+// in next_attempt_at, so a crash mid-send leads to a retry), and retried on the schedule of CONTRACT §8.
+import { randomUUID } from "node:crypto";
+import { and, arrayOverlaps, eq, sql } from "drizzle-orm";
+import type { Tx } from "@/lib/db/client";
+import { nodes, webhookAttempts, webhookDeliveries, webhookEndpoints } from "@/lib/db/schema";
+import { env } from "@/lib/env";
+import { limits } from "@/lib/limits";
+import type { JobRow } from "./job-log";
+import { toExecutionJob } from "./jobs";
+import type { JobStatus, WebhookEventType } from "@/lib/contract/vocabulary";
+import { db } from "./database";
+import { signal } from "./signals";
+
+
+export const webhookChannel = "en_webhooks";
+
+export const newEventId = () => `evt_${randomUUID().replaceAll("-", "")}`;
+
+/** The body a receiver gets, serialised once and stored: the exact bytes that are signed and sent. */
+export function eventBody(type: WebhookEventType, timestamp: Date, data: Record<string, unknown>): string {
+  return JSON.stringify({ type, timestamp: timestamp.toISOString(), data });
+}
+
+/** The webhook events a status change causes. */
+export function eventTypesOf(status: JobStatus): WebhookEventType[] {
+  if (status === "completed") return ["job.status_changed", "job.completed"];
+  if (status === "failed") return ["job.status_changed", "job.failed"];
+  return ["job.status_changed"];
+}
+
+/**
+ * Records the events of a job's status change for every enabled endpoint of its developer subscribed to
+ * them, in the caller's transaction. `data.sequence` is the job's telemetry sequence at the change, so a
+ * receiver can order events that arrive out of order.
+ */
+export async function recordJobWebhookEvents(tx: Tx, row: JobRow): Promise<void> {
+  const types = eventTypesOf(row.status as JobStatus);
+  const endpoints = await tx
+    .select({ id: webhookEndpoints.id, events: webhookEndpoints.events })
+    .from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.accountId, row.accountId), eq(webhookEndpoints.status, "enabled"), arrayOverlaps(webhookEndpoints.events, types)));
+  if (endpoints.length === 0) return;
+  const [node] = row.assignedNodeId
+    ? await tx.select({ name: nodes.name, region: nodes.region }).from(nodes).where(eq(nodes.id, row.assignedNodeId))
+    : [];
+  const data = { job: toExecutionJob(row, node ?? null), sequence: row.eventSeq };
+  const events = types.map((type) => ({ type, eventId: newEventId(), body: eventBody(type, row.updatedAt, data) }));
+  const rows = endpoints.flatMap((endpoint) =>
+    events
+      .filter((event) => endpoint.events.includes(event.type))
+      .map((event) => ({ endpointId: endpoint.id, accountId: row.accountId, eventId: event.eventId, eventType: event.type, jobId: row.id, body: event.body })),
+  );
+  await tx.insert(webhookDeliveries).values(rows);
+  await signal(tx, webhookChannel, "");
+}
+
+// ── Dispatching ──────────────────────────────────────────────────────────────────────────────────────
+
+export interface ClaimedDelivery {
+  deliveryId: string;
+  claimId: string;
+  endpointId: string;
+  eventId: string;
+  body: string;
+  attempt: number;
+  /** Position in the retry schedule and start of the retry window of this (re)delivery. */
+  cycleAttempts: number;
+  cycleStartedAt: Date;
+  url: string;
+  /** Encrypted secrets that sign this attempt: the current one, and the previous one during its overlap. */
+  secretCiphertexts: string[];
+}
+
+/** The lease of a claimed attempt: past it, another dispatcher may try again (the sender crashed). */
+const leaseMs = () => env().WEBHOOK_TIMEOUT_MS + 5_000;
+
+/**
+ * Claims up to `max` due deliveries of enabled endpoints, at most `limits.webhookInFlightPerEndpoint` per
+ * endpoint and none of `busyEndpoints` (already at that limit here). One statement: rows another instance
+ * holds are skipped, and a claimed row is not due again until its lease ends.
+ */
+export async function claimDueDeliveries(max: number, busyEndpoints: string[]): Promise<ClaimedDelivery[]> {
+  const claimId = randomUUID();
+  const perEndpoint = limits.webhookInFlightPerEndpoint;
+  const result = await (await db()).execute(sql`
+    with due as (
+      select id from (
+        select d.id, d.next_attempt_at,
+               row_number() over (partition by d.endpoint_id order by d.next_attempt_at) as rank
+        from ${webhookDeliveries} d join ${webhookEndpoints} e on e.id = d.endpoint_id
+        where d.status = 'pending' and d.next_attempt_at <= now() and e.status = 'enabled'
+          and not (d.endpoint_id::text = any(string_to_array(${busyEndpoints.join(",")}, ',')))
+      ) ranked
+      where rank <= ${perEndpoint}
+    ),
+    locked as (
+      select d.id from ${webhookDeliveries} d
+      where d.id in (select id from due) and d.status = 'pending' and d.next_attempt_at <= now()
+      order by d.next_attempt_at
+      limit ${max}
+      for update skip locked
+    ),
+    claimed as (
+      update ${webhookDeliveries} d
+      set claim_id = ${claimId}, attempts = d.attempts + 1, cycle_attempts = d.cycle_attempts + 1,
+          next_attempt_at = now() + make_interval(secs => ${leaseMs() / 1000}), updated_at = now()
+      from locked where d.id = locked.id
+      returning d.id, d.endpoint_id, d.event_id, d.body, d.attempts, d.cycle_attempts, d.cycle_started_at
+    )
+    select c.id, c.endpoint_id, c.event_id, c.body, c.attempts, c.cycle_attempts, c.cycle_started_at, e.url, e.secret_ciphertext,
+           case when e.previous_secret_expires_at > now() then e.previous_secret_ciphertext end as previous_secret_ciphertext
+    from claimed c join ${webhookEndpoints} e on e.id = c.endpoint_id`);
+  type Row = {
+    id: string;
+    endpoint_id: string;
+    event_id: string;
+    body: string;
+    attempts: number;
+    cycle_attempts: number;
+    cycle_started_at: string | Date;
+    url: string;
+    secret_ciphertext: string;
+    previous_secret_ciphertext: string | null;
+  };
+  return (result as unknown as { rows: Row[] }).rows.map((r) => ({
+    deliveryId: r.id,
+    claimId,
+    endpointId: r.endpoint_id,
+    eventId: r.event_id,
+    body: r.body,
+    attempt: r.attempts,
+    cycleAttempts: r.cycle_attempts,
+    cycleStartedAt: new Date(r.cycle_started_at),
+    url: r.url,
+    secretCiphertexts: [r.secret_ciphertext, ...(r.previous_secret_ciphertext ? [r.previous_secret_ciphertext] : [])],
+  }));
+}
+
+/** When the next delivery falls due (null: nothing pending). */
+export async function nextDueAt(): Promise<Date | null> {
+  const result = await (await db()).execute(sql`
+    select min(d.next_attempt_at) as due from ${webhookDeliveries} d join ${webhookEndpoints} e on e.id = d.endpoint_id
+    where d.status = 'pending' and e.status = 'enabled'`);
+  const due = (result as unknown as { rows: { due: string | Date | null }[] }).rows[0]?.due;
+  return due ? new Date(due) : null;
+}
+
+export interface AttemptOutcome {
+  responseStatus: number | null;
+  latencyMs: number;
+  error: string | null;
+  responseBody: string | null;
+}
+
+/** The wait before the retry after the `n`th failed attempt of a cycle (1-based): the last step repeats. */
+export function retryDelayMs(n: number, schedule: readonly number[] = env().WEBHOOK_RETRY_SCHEDULE_MS): number {
+  return schedule[Math.min(n, schedule.length) - 1];
+}
+
+export const isSuccess = (outcome: AttemptOutcome) => outcome.responseStatus !== null && outcome.responseStatus >= 200 && outcome.responseStatus < 300;
+
+/**
+ * Records an attempt and what follows from it: success; a retry on the schedule; `failed` once the next
+ * try would fall outside the retry window; and the endpoint disabled when it has failed for too long.
+ * Only the claim that made the attempt may record it (a redelivery or deletion in between wins).
+ */
+export async function recordAttempt(claim: ClaimedDelivery, outcome: AttemptOutcome): Promise<void> {
+  const config = env();
+  const succeeded = isSuccess(outcome);
+  const delay = retryDelayMs(claim.cycleAttempts);
+  const givesUp = !succeeded && Date.now() + delay > claim.cycleStartedAt.getTime() + config.WEBHOOK_RETRY_WINDOW_MS;
+  const disableAfter = sql`make_interval(secs => ${config.WEBHOOK_DISABLE_AFTER_MS / 1000})`;
+  const disabledReason = `Every delivery failed for ${Math.round(config.WEBHOOK_DISABLE_AFTER_MS / 3_600_000)} h; disabled automatically.`;
+  // One statement (the dispatcher's only write per attempt): the attempt row, the delivery's next state, and
+  // the endpoint's failure clock. Nothing happens when the claim is no longer the delivery's.
+  await (await db()).execute(sql`
+    with delivery as (
+      update ${webhookDeliveries}
+      set status = ${succeeded ? "succeeded" : givesUp ? "failed" : "pending"},
+          next_attempt_at = ${succeeded || givesUp ? null : sql`now() + make_interval(secs => ${delay / 1000})`},
+          claim_id = null,
+          last_response_status = ${outcome.responseStatus},
+          last_error = ${outcome.error},
+          last_latency_ms = ${outcome.latencyMs},
+          updated_at = now()
+      where id = ${claim.deliveryId} and claim_id = ${claim.claimId}
+      returning id
+    ),
+    attempt as (
+      insert into ${webhookAttempts} (delivery_id, attempt, response_status, latency_ms, error, response_body)
+      select id, ${claim.attempt}, ${outcome.responseStatus}, ${outcome.latencyMs}, ${outcome.error}, ${outcome.responseBody} from delivery
+    )
+    update ${webhookEndpoints}
+    set ${
+      succeeded
+        ? sql`failing_since = null`
+        : sql`failing_since = coalesce(failing_since, now()),
+              status = case when failing_since < now() - ${disableAfter} then 'disabled' else status end,
+              disabled_reason = case when failing_since < now() - ${disableAfter} then ${disabledReason} else disabled_reason end,
+              updated_at = now()`
+    }
+    where id = ${claim.endpointId} and exists (select 1 from delivery) ${succeeded ? sql`and failing_since is not null` : sql``}`);
+}

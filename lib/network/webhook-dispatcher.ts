@@ -1,0 +1,109 @@
+// The webhook dispatcher every server instance runs: it claims due deliveries (several instances never
+// claim the same attempt), sends them with bounded concurrency (and a cap per endpoint, so one slow
+// receiver does not hold back the others), records each attempt, and sleeps until the next delivery falls
+// due or a NOTIFY says a new one was written.
+import { onSignal } from "@/lib/domain/signals";
+import { claimDueDeliveries, nextDueAt, recordAttempt, webhookChannel, type ClaimedDelivery } from "@/lib/domain/webhook-outbox";
+import { decryptSecret, signWebhook } from "@/lib/domain/webhook-signing";
+import { env } from "@/lib/env";
+import { limits } from "@/lib/limits";
+import { log } from "@/lib/log";
+import { sendWebhook } from "./webhook-sender";
+
+/** Even without a signal, look again this often (another instance's crashed lease, a lost notification). */
+const maxIdleMs = 30_000;
+const errorBackoffMs = 1_000;
+
+export function startWebhookDispatcher(): () => Promise<void> {
+  const config = env();
+  const inFlight = new Map<string, number>();
+  const sending = new Set<Promise<void>>();
+  let stopped = false;
+  let wake: (() => void) | undefined;
+  let woken = false;
+  const poke = () => {
+    woken = true;
+    wake?.();
+  };
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      if (woken || stopped) return resolve();
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wake = undefined;
+        resolve();
+      }
+      wake = done;
+    });
+
+  const send = async (claim: ClaimedDelivery) => {
+    const timestamp = Math.floor(Date.now() / 1000);
+    const secrets = claim.secretCiphertexts.map(decryptSecret);
+    const outcome = await sendWebhook(
+      claim.url,
+      {
+        "content-type": "application/json",
+        "user-agent": "ExecutionNetwork-Webhooks/1.0",
+        "webhook-id": claim.eventId,
+        "webhook-timestamp": String(timestamp),
+        "webhook-signature": signWebhook(secrets, claim.eventId, timestamp, claim.body),
+      },
+      claim.body,
+      { timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowedHosts: config.WEBHOOK_ALLOWED_HOSTS, maxResponseBytes: limits.webhookResponseBytes },
+    );
+    await recordAttempt(claim, outcome);
+  };
+
+  const launch = (claim: ClaimedDelivery) => {
+    inFlight.set(claim.endpointId, (inFlight.get(claim.endpointId) ?? 0) + 1);
+    const task = send(claim)
+      .catch((err: unknown) => log.error("webhook attempt not recorded; it is retried when its lease ends", { deliveryId: claim.deliveryId, err }))
+      .finally(() => {
+        const left = (inFlight.get(claim.endpointId) ?? 1) - 1;
+        if (left > 0) inFlight.set(claim.endpointId, left);
+        else inFlight.delete(claim.endpointId);
+        sending.delete(task);
+        poke();
+      });
+    sending.add(task);
+  };
+
+  const loop = async () => {
+    while (!stopped) {
+      woken = false;
+      try {
+        const free = config.WEBHOOK_CONCURRENCY - sending.size;
+        let claimed = 0;
+        if (free > 0) {
+          const busy = [...inFlight].filter(([, n]) => n >= limits.webhookInFlightPerEndpoint).map(([id]) => id);
+          const claims = await claimDueDeliveries(free, busy);
+          claims.forEach(launch);
+          claimed = claims.length;
+          if (claimed === free) continue;
+        }
+        if (stopped) break;
+        const due = await nextDueAt();
+        const untilDue = due ? due.getTime() - Date.now() : maxIdleMs;
+        // Due but not claimable (every slot, or its endpoint's cap, is taken here): a finishing send pokes.
+        const wait = untilDue > 0 ? untilDue : claimed === 0 ? maxIdleMs : 0;
+        await sleep(Math.min(wait, maxIdleMs));
+      } catch (err) {
+        log.warn("webhook dispatcher: database error, retrying", { err });
+        await sleep(errorBackoffMs);
+      }
+    }
+  };
+
+  let unlisten: (() => Promise<void>) | undefined;
+  const listening = onSignal(webhookChannel, poke).then((stop) => (unlisten = stop));
+  const running = listening.then(loop);
+
+  return async () => {
+    stopped = true;
+    wake?.();
+    await running.catch(() => undefined);
+    await Promise.all(sending);
+    await unlisten?.();
+  };
+}
