@@ -1,5 +1,5 @@
-// End-to-end journeys against the real app: built, started on a fixed port with a fresh embedded database,
-// driven in Debian's Chromium.
+// End-to-end journeys against the real app: built (only when the sources changed), started on a fixed port
+// with a fresh embedded database, driven in Debian's Chromium.
 import { randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
 import path from "node:path";
@@ -45,7 +45,9 @@ export default defineConfig({
   },
   projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"] } }],
   webServer: {
-    command: `${next} build && ${next} start -p ${port} -H 127.0.0.1`,
+    // Builds only when .next is older than the sources (tests/support/next-build.mjs, which compiles the
+    // workspace SDK first), so within `npm test` the journeys reuse the build the real-server suite made.
+    command: `node tests/support/next-build.mjs && ${next} start -p ${port} -H 127.0.0.1`,
     url: `${baseURL}/api/health`,
     reuseExistingServer: false,
     timeout: 300_000,
@@ -54,6 +56,7 @@ export default defineConfig({
     env: {
       NODE_ENV: "production",
       NEXT_TELEMETRY_DISABLED: "1",
+      NEXT_MANUAL_SIG_HANDLE: "true",
       DATA_DIR: dataDir,
       STARTER_CREDITS: "100",
       LOG_LEVEL: "warn",

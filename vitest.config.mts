@@ -2,18 +2,29 @@ import path from "node:path";
 import pg from "pg";
 import { defineConfig } from "vitest/config";
 
-const alias = { "@": path.resolve(import.meta.dirname) };
+const isCi = process.env.CI === "true" || process.env.CI === "1";
+// The workspace SDK resolves to its source (as in tsconfig.json's paths), so no build is needed first.
+const alias = {
+  "@execution-network/client": path.resolve(import.meta.dirname, "lib/client/src/index.ts"),
+  "@": path.resolve(import.meta.dirname),
+};
 
-/** `npm test` includes the PostgreSQL suite whenever the local server answers (CI sets TEST_DATABASE_URL). */
+/**
+ * `npm test` includes the PostgreSQL suite whenever the server answers: TEST_DATABASE_URL when set, else the
+ * local default. Only PostgreSQL catches the races the concurrency and idempotency suites are for, so in CI
+ * (CI=true) an unreachable server fails the run instead of silently shrinking it.
+ */
 async function reachablePostgres(): Promise<string | undefined> {
-  if (process.env.TEST_DATABASE_URL) return process.env.TEST_DATABASE_URL;
-  const url = "postgres://postgres@127.0.0.1:5432/test";
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 });
+  const url = process.env.TEST_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test";
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
   try {
     await client.connect();
     await client.query("select 1");
     return url;
-  } catch {
+  } catch (error) {
+    if (isCi || process.env.TEST_DATABASE_URL) {
+      throw new Error(`PostgreSQL is not reachable at ${url} (${String(error)}): the PostgreSQL suite may not be skipped${isCi ? " in CI" : " when TEST_DATABASE_URL is set"}.`);
+    }
     return undefined;
   } finally {
     await client.end().catch(() => undefined);
@@ -22,6 +33,7 @@ async function reachablePostgres(): Promise<string | undefined> {
 
 const postgresUrl = await reachablePostgres();
 if (postgresUrl) process.env.TEST_DATABASE_URL = postgresUrl;
+
 const shared = {
   pool: "forks" as const,
   testTimeout: 60_000,
@@ -41,10 +53,23 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: "pglite",
-          include: ["lib/**/*.test.ts", "app/**/*.test.ts", "scripts/**/*.test.ts", "tests/**/*.test.ts"],
-          exclude: ["node_modules", "lib/client/dist/**", "e2e/**"],
+          include: ["lib/**/*.test.ts", "app/**/*.test.ts", "components/**/*.test.ts", "scripts/**/*.test.ts", "tests/**/*.test.ts"],
+          exclude: ["node_modules", "lib/client/dist/**", "e2e/**", "tests/next-start/**"],
           env: { TEST_DRIVER: "pglite" },
           ...shared,
+        },
+      },
+      {
+        // The real server (`next start` on the production build, built once per run by the global setup).
+        resolve: { alias },
+        test: {
+          name: "next-start",
+          include: ["tests/next-start/**/*.test.ts"],
+          ...shared,
+          testTimeout: 120_000,
+          hookTimeout: 240_000,
+          globalSetup: ["tests/support/next-build.mjs"],
+          env: postgresUrl ? { TEST_DATABASE_URL: postgresUrl } : {},
         },
       },
       ...(postgresUrl

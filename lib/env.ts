@@ -54,6 +54,8 @@ const envSchema = z.object({
       }
       return ids;
     }),
+  /** Where the dashboard calls the execution API (its Run). Default: this app itself on PORT. */
+  EXECUTION_API_URL: z.url({ protocol: /^https?$/ }).optional(),
   STARTER_CREDITS: intFromEnv(100),
   LLM_BASE_URL: z.string().url().optional(),
   LLM_API_KEY: z.string().optional(),
@@ -127,4 +129,9 @@ export const llmConfigured = (config: Env = env()): boolean => Boolean(config.LL
 /** The origins this app answers as (APP_ORIGIN, or the local defaults on PORT): configuration only. */
 export function appOrigins(config: Env = env()): string[] {
   return config.APP_ORIGIN ?? [`http://localhost:${config.PORT}`, `http://127.0.0.1:${config.PORT}`];
+}
+
+/** The execution API the dashboard's server calls: EXECUTION_API_URL, or this app itself. */
+export function executionApiUrl(config: Env = env()): string {
+  return config.EXECUTION_API_URL ?? `http://127.0.0.1:${config.PORT}`;
 }

@@ -3,6 +3,7 @@ import { currentSession } from "@/lib/http/page-session";
 import { Logo } from "@/components/dashboard/logo";
 import { NavLinks } from "@/components/dashboard/nav-links";
 import { SignOutButton } from "@/components/dashboard/sign-out-button";
+import { ThemeSwitcher } from "@/components/dashboard/theme-switcher";
 import { shortAddress } from "@/components/dashboard/format";
 
 export default async function DashboardLayout({ children }: { children: React.ReactNode }) {
@@ -29,6 +30,7 @@ export default async function DashboardLayout({ children }: { children: React.Re
         </nav>
         <div className="grid gap-3 border-t p-3">
           {account}
+          <ThemeSwitcher className="mx-2.5 w-fit" />
           <SignOutButton />
         </div>
       </aside>
@@ -37,12 +39,14 @@ export default async function DashboardLayout({ children }: { children: React.Re
         <div className="flex h-14 items-center justify-between gap-3 px-4">
           <Logo href="/overview" />
           <div className="flex items-center gap-2">
+            <ThemeSwitcher />
             <span className="font-mono text-xs text-muted-foreground" title={session.address}>
               {shortAddress(session.address)}
             </span>
           </div>
         </div>
-        <nav aria-label="Dashboard (mobile)" className="px-2 pb-2">
+        {/* Only one of the two navigations is displayed at a time, so both carry the contract's name. */}
+        <nav aria-label="Dashboard" className="px-2 pb-2">
           <NavLinks orientation="horizontal" />
         </nav>
       </header>

@@ -2,22 +2,26 @@
 
 import Link from "next/link";
 import { usePathname } from "next/navigation";
-import { ActivityIcon, BoxesIcon, CoinsIcon, KeyRoundIcon, LayoutDashboardIcon, UserRoundIcon } from "lucide-react";
+import { ActivityIcon, BarChart3Icon, BoxesIcon, CoinsIcon, KeyRoundIcon, LayoutDashboardIcon, UserRoundIcon, WebhookIcon } from "lucide-react";
 import { cn } from "@/components/ui/cn";
 
 const items = [
   { href: "/overview", label: "Overview", icon: LayoutDashboardIcon },
   { href: "/services", label: "Services", icon: BoxesIcon },
   { href: "/jobs", label: "Jobs", icon: ActivityIcon },
+  { href: "/usage", label: "Usage", icon: BarChart3Icon },
+  { href: "/webhooks", label: "Webhooks", icon: WebhookIcon },
   { href: "/keys", label: "API keys", icon: KeyRoundIcon },
   { href: "/credits", label: "Credits", icon: CoinsIcon },
   { href: "/profile", label: "Profile", icon: UserRoundIcon },
 ] as const;
 
+// The phone layout wraps the links onto a second line instead of scrolling sideways: a scroll area would
+// need its own tab stop (axe: scrollable-region-focusable) and hides links off screen.
 export function NavLinks({ orientation = "vertical" }: { orientation?: "vertical" | "horizontal" }) {
   const pathname = usePathname();
   return (
-    <ul className={cn("flex gap-1", orientation === "vertical" ? "flex-col" : "flex-row overflow-x-auto")}>
+    <ul className={cn("flex gap-1", orientation === "vertical" ? "flex-col" : "flex-row flex-wrap")}>
       {items.map(({ href, label, icon: Icon }) => {
         const isActive = pathname === href || pathname.startsWith(`${href}/`);
         return (

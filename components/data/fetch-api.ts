@@ -37,10 +37,12 @@ export interface ApiRequestInit {
   /** Sent as JSON. */
   body?: unknown;
   signal?: AbortSignal;
+  /** Extra request headers (e.g. Idempotency-Key). */
+  headers?: Record<string, string>;
 }
 
 export async function apiFetch<T>(path: string, init: ApiRequestInit = {}): Promise<T> {
-  const { method = "GET", body, signal } = init;
+  const { method = "GET", body, signal, headers = {} } = init;
   let response: Response;
   try {
     response = await fetch(path, {
@@ -48,7 +50,7 @@ export async function apiFetch<T>(path: string, init: ApiRequestInit = {}): Prom
       signal,
       cache: "no-store",
       credentials: "same-origin",
-      headers: body === undefined ? { accept: "application/json" } : { accept: "application/json", "content-type": "application/json" },
+      headers: { accept: "application/json", ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (error) {

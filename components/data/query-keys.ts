@@ -5,5 +5,5 @@ export const queryKeys = {
   balance: ["credits", "balance"] as const,
   history: (page: number, limit: number) => ["credits", "history", { page, limit }] as const,
   services: ["services"] as const,
-  jobs: (page: number, limit: number) => ["jobs", { page, limit }] as const,
+  jobs: (query: string) => ["jobs", "list", query] as const,
 };

@@ -15,3 +15,7 @@ export type JobList = z.infer<typeof schemas.JobList>;
 export type Pagination = z.infer<typeof schemas.Pagination>;
 export type Session = z.infer<typeof schemas.SessionResponse>;
 export type Scope = z.infer<typeof schemas.Scope>;
+export type TelemetryEvent = z.infer<typeof schemas.TelemetryEvent>;
+export type TelemetryPage = z.infer<typeof schemas.TelemetryPage>;
+export type ExecutionLog = z.infer<typeof schemas.ExecutionLog>;
+export type UsageSummary = z.infer<typeof schemas.UsageSummary>;

@@ -41,7 +41,19 @@ function KeysTable({ keys }: { keys: ApiKey[] }) {
         <TableBody>
           {keys.map((key) => (
             <TableRow key={key.keyId} className={key.revokedAt ? "text-muted-foreground" : undefined}>
-              <TableCell className="font-medium">{key.name}</TableCell>
+              <TableCell className="font-medium">
+                <div className="flex flex-wrap items-center gap-2">
+                  {key.name}
+                  {key.kind === "dashboard" && (
+                    <Badge variant="outline" title="The dashboard runs the playground with this key; its secret never leaves the server.">
+                      Dashboard
+                    </Badge>
+                  )}
+                </div>
+                {key.kind === "dashboard" && !key.revokedAt && (
+                  <p className="mt-0.5 text-xs font-normal text-muted-foreground">Used by the playground. Revoke it and the next Run makes a new one.</p>
+                )}
+              </TableCell>
               <TableCell className="font-mono text-xs whitespace-nowrap">{keyPreview(key.prefix)}</TableCell>
               <TableCell>
                 <div className="flex max-w-72 flex-wrap gap-1">
@@ -63,7 +75,8 @@ function KeysTable({ keys }: { keys: ApiKey[] }) {
               <TableCell>
                 {!key.revokedAt && (
                   <div className="flex justify-end gap-1">
-                    <RotateKeyDialog apiKey={key} />
+                    {/* Rotating would show its new secret here; the dashboard's key is revoked instead. */}
+                    {key.kind !== "dashboard" && <RotateKeyDialog apiKey={key} />}
                     <RevokeKeyDialog apiKey={key} />
                   </div>
                 )}

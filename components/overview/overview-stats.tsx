@@ -1,14 +1,14 @@
-"use client";
-
+// The overview's three numbers, read on the server with the page (no loading flicker, no client fetches).
 import Link from "next/link";
-import { useQuery } from "@tanstack/react-query";
 import { ArrowRightIcon } from "lucide-react";
-import { apiFetch } from "@/components/data/fetch-api";
-import { isKeyActive, useApiKeys, useCreditBalance, useProfile } from "@/components/data/queries";
-import type { JobList } from "@/components/data/types";
-import { formatDateTime, formatNumber } from "@/components/dashboard/format";
+import { isKeyActive } from "@/components/data/queries";
+import { formatNumber } from "@/components/dashboard/format";
+import { clockTime, utcDate } from "@/components/timeline/time";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
-import { Skeleton } from "@/components/ui/skeleton";
+import { listApiKeys } from "@/lib/domain/api-keys";
+import { getCreditBalance } from "@/lib/domain/credits";
+import { DomainError } from "@/lib/domain/errors";
+import { listJobs } from "@/lib/domain/jobs";
 
 function Stat({
   label,
@@ -32,60 +32,47 @@ function Stat({
       <CardContent className="flex items-center justify-between gap-2 text-xs text-muted-foreground">
         <span className="truncate">{hint}</span>
         <Link href={href} className="inline-flex shrink-0 items-center gap-1 font-medium text-foreground hover:underline">
-          {linkLabel} <ArrowRightIcon className="size-3" />
+          {linkLabel} <ArrowRightIcon className="size-3" aria-hidden />
         </Link>
       </CardContent>
     </Card>
   );
 }
 
-const failed = <span className="text-base font-normal text-destructive">Unavailable</span>;
+/** The developer's keys, or null while there is no profile to hold them. */
+async function keysOrNull(accountId: string) {
+  try {
+    return await listApiKeys(accountId);
+  } catch (error) {
+    if (error instanceof DomainError && error.code === "PROFILE_NOT_FOUND") return null;
+    throw error;
+  }
+}
 
-export function OverviewStats() {
-  const balance = useCreditBalance();
-  const profile = useProfile();
-  const keys = useApiKeys({ enabled: profile.data != null });
-  const jobs = useQuery({
-    queryKey: ["jobs", "count"],
-    queryFn: ({ signal }) => apiFetch<JobList>("/api/developers/jobs?page=1&limit=1", { signal }),
-  });
-
-  const hasProfile = profile.data !== null;
-  const activeKeys = keys.data?.filter((k) => isKeyActive(k)).length;
-
+export async function OverviewStats({ accountId }: { accountId: string }) {
+  const [balance, keys, jobs] = await Promise.all([
+    getCreditBalance(accountId),
+    keysOrNull(accountId),
+    listJobs(accountId, { page: 1, limit: 1 }),
+  ]);
+  const now = Date.now();
   return (
-    <div className="grid gap-4 sm:grid-cols-3">
+    <div className="grid grid-cols-1 gap-4 sm:grid-cols-3">
       <Stat
         label="Credit balance"
-        value={balance.isPending ? <Skeleton className="h-9 w-24" /> : balance.isError ? failed : formatNumber(balance.data.balance)}
-        hint={balance.data && `Updated ${formatDateTime(balance.data.updatedAt)}`}
+        value={formatNumber(balance.balance)}
+        hint={`Updated ${utcDate(balance.updatedAt)} ${clockTime(balance.updatedAt).slice(0, 5)} UTC`}
         href="/credits"
         linkLabel="History"
       />
       <Stat
         label="Active API keys"
-        value={
-          profile.isPending || (hasProfile && keys.isPending) ? (
-            <Skeleton className="h-9 w-12" />
-          ) : !hasProfile ? (
-            "0"
-          ) : keys.isError ? (
-            failed
-          ) : (
-            formatNumber(activeKeys ?? 0)
-          )
-        }
-        hint={!profile.isPending && !hasProfile ? "Create a profile to issue keys" : keys.data && `${keys.data.length} in total`}
-        href={!profile.isPending && !hasProfile ? "/profile" : "/keys"}
-        linkLabel={!profile.isPending && !hasProfile ? "Create profile" : "Manage"}
+        value={formatNumber(keys?.filter((k) => isKeyActive(k, now)).length ?? 0)}
+        hint={keys ? `${keys.length} in total` : "Create a profile to issue keys"}
+        href={keys ? "/keys" : "/profile"}
+        linkLabel={keys ? "Manage" : "Create profile"}
       />
-      <Stat
-        label="Jobs"
-        value={jobs.isPending ? <Skeleton className="h-9 w-12" /> : jobs.isError ? failed : formatNumber(jobs.data.pagination.total)}
-        hint="All time"
-        href="/jobs"
-        linkLabel="View jobs"
-      />
+      <Stat label="Jobs" value={formatNumber(jobs.pagination.total)} hint="All time" href="/jobs" linkLabel="View jobs" />
     </div>
   );
 }

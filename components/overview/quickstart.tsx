@@ -38,7 +38,7 @@ export function Quickstart({ origin }: { origin: string }) {
           </Button>
         </CardAction>
       </CardHeader>
-      <CardContent className="grid gap-5">
+      <CardContent className="grid grid-cols-1 gap-5">
         <ol className="grid gap-2 text-sm">
           {steps.map((step, i) => (
             <li key={step.href} className="flex items-center gap-3">
@@ -56,7 +56,7 @@ export function Quickstart({ origin }: { origin: string }) {
             <span className="font-mono text-xs text-muted-foreground">shell</span>
             <CopyButton value={command} variant="ghost" size="sm" label="Copy command" />
           </div>
-          <pre className="overflow-x-auto p-4 font-mono text-xs leading-relaxed">
+          <pre tabIndex={0} className="overflow-x-auto p-4 font-mono text-xs leading-relaxed outline-none focus-visible:ring-[3px] focus-visible:ring-ring/50">
             <code>{command}</code>
           </pre>
         </div>

@@ -1,5 +1,6 @@
 "use client";
 
+import Link from "next/link";
 import { BoxesIcon } from "lucide-react";
 import { useServices } from "@/components/data/queries";
 import type { ExecutionService } from "@/components/data/types";
@@ -12,22 +13,30 @@ import { Skeleton } from "@/components/ui/skeleton";
 function ServiceCard({ service }: { service: ExecutionService }) {
   const isActive = service.status === "active";
   return (
-    <Card className="gap-4" aria-labelledby={`service-${service.serviceId}`}>
+    <Card className="relative gap-4 transition-colors hover:border-ring/60" aria-labelledby={`service-${service.serviceId}`}>
       <CardHeader>
-        <CardTitle id={`service-${service.serviceId}`}>{service.name}</CardTitle>
+        <CardTitle id={`service-${service.serviceId}`}>
+          {/* The card's one link, stretched over the card so the whole card opens the service's page. */}
+          <Link
+            href={`/services/${service.serviceId}`}
+            className="rounded-sm outline-none after:absolute after:inset-0 after:rounded-xl hover:underline focus-visible:ring-[3px] focus-visible:ring-ring/50"
+          >
+            {service.name}
+          </Link>
+        </CardTitle>
         <CardDescription className="font-mono text-xs">{service.serviceId}</CardDescription>
         <CardAction>
           <Badge variant={isActive ? "success" : "muted"}>{isActive ? "Active" : "Disabled"}</Badge>
         </CardAction>
       </CardHeader>
-      <CardContent className="grid min-w-0 gap-4">
+      <CardContent className="grid min-w-0 grid-cols-1 gap-4">
         <p className="text-sm text-muted-foreground">{service.description}</p>
-        <div className="grid gap-3">
+        <div className="grid grid-cols-1 gap-3">
           <p className="text-sm">
             <span className="font-semibold tabular-nums">{formatNumber(service.creditCost)}</span>{" "}
             <span className="text-muted-foreground">{service.creditCost === 1 ? "credit" : "credits"} per job</span>
           </p>
-          <details className="group min-w-0 overflow-hidden rounded-md border bg-muted/40 text-sm">
+          <details className="group relative z-10 min-w-0 overflow-hidden rounded-md border bg-muted/40 text-sm">
             <summary className="cursor-pointer px-3 py-2 text-xs font-medium text-muted-foreground select-none group-open:border-b">
               Input schema
             </summary>
@@ -45,7 +54,7 @@ export function ServicesCatalog() {
   const services = useServices();
   if (services.isPending) {
     return (
-      <div className="grid gap-4 md:grid-cols-2 xl:grid-cols-3" aria-busy="true">
+      <div className="grid grid-cols-1 gap-4 md:grid-cols-2 xl:grid-cols-3" aria-busy="true">
         {Array.from({ length: 6 }, (_, i) => (
           <Skeleton key={i} className="h-56 rounded-xl" />
         ))}
@@ -55,7 +64,7 @@ export function ServicesCatalog() {
   if (services.isError) return <ErrorState title="Could not load the catalog" error={services.error} onRetry={() => services.refetch()} />;
   if (services.data.length === 0) return <EmptyState icon={BoxesIcon} title="No services are available yet" />;
   return (
-    <div className="grid items-start gap-4 md:grid-cols-2 xl:grid-cols-3">
+    <div className="grid grid-cols-1 items-start gap-4 md:grid-cols-2 xl:grid-cols-3">
       {services.data.map((service) => (
         <ServiceCard key={service.serviceId} service={service} />
       ))}

@@ -16,7 +16,7 @@ export function CardHeader({ className, ...props }: React.ComponentProps<"div">)
     <div
       data-slot="card-header"
       className={cn(
-        "grid auto-rows-min grid-rows-[auto_auto] items-start gap-1.5 px-5 has-data-[slot=card-action]:grid-cols-[1fr_auto]",
+        "grid auto-rows-min grid-rows-[auto_auto] items-start gap-1.5 px-5 has-data-[slot=card-action]:grid-cols-[minmax(0,1fr)_auto]",
         className,
       )}
       {...props}
@@ -29,7 +29,7 @@ export function CardTitle({ className, ...props }: React.ComponentProps<"div">) 
 }
 
 export function CardDescription({ className, ...props }: React.ComponentProps<"div">) {
-  return <div data-slot="card-description" className={cn("text-sm text-muted-foreground", className)} {...props} />;
+  return <div data-slot="card-description" className={cn("text-sm text-muted-foreground wrap-anywhere", className)} {...props} />;
 }
 
 export function CardAction({ className, ...props }: React.ComponentProps<"div">) {

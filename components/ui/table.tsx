@@ -2,8 +2,14 @@ import * as React from "react";
 import { cn } from "./cn";
 
 export function Table({ className, ...props }: React.ComponentProps<"table">) {
+  // On a narrow screen the table scrolls sideways; a tab stop lets keyboard users scroll it too
+  // (axe: scrollable-region-focusable).
   return (
-    <div data-slot="table-container" className="relative w-full overflow-x-auto">
+    <div
+      data-slot="table-container"
+      tabIndex={0}
+      className="relative w-full overflow-x-auto rounded-[inherit] outline-none focus-visible:ring-[3px] focus-visible:ring-ring/50"
+    >
       <table data-slot="table" className={cn("w-full caption-bottom text-sm", className)} {...props} />
     </div>
   );

@@ -111,6 +111,8 @@ export const ApiKey = z
     lastUsedAt: nullableIso,
     expiresAt: nullableIso,
     revokedAt: nullableIso,
+    /** "dashboard": the dashboard's own key for running services (revocable; never rotatable). */
+    kind: z.enum(["standard", "dashboard"]),
   })
   .meta({ id: "ApiKey" });
 export const ApiKeyWithSecret = ApiKey.extend({ key: z.string() }).meta({ id: "ApiKeyWithSecret" });

@@ -57,8 +57,25 @@ export const apiKeys = pgTable(
     lastUsedAt: ts("last_used_at"),
     expiresAt: ts("expires_at"),
     revokedAt: ts("revoked_at"),
+    /** "dashboard": the key the dashboard itself runs services with (its secret sealed in dashboard_keys). */
+    kind: text("kind").notNull().default("standard"),
   },
   (t) => [index("api_keys_account_idx").on(t.accountId, t.createdAt)],
+);
+
+/**
+ * The dashboard's own copy of its keys' secrets (the API stores only hashes), sealed with AES-256-GCM.
+ * sealed_secret is cleared when the key is replaced; at most one live row per account.
+ */
+export const dashboardKeys = pgTable(
+  "dashboard_keys",
+  {
+    apiKeyId: uuid("api_key_id").primaryKey().references(() => apiKeys.id),
+    accountId: uuid("account_id").notNull().references(() => accounts.id),
+    sealedSecret: text("sealed_secret"),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("dashboard_keys_live_idx").on(t.accountId).where(sql`sealed_secret is not null`)],
 );
 
 /** Append-only credits ledger; accounts.credit_balance is the running total it proves. */

@@ -1,6 +1,7 @@
 // API keys: show-once secrets, stored only as SHA-256 hashes, scoped, revocable, rotatable with grace.
 import { createHash, randomInt, timingSafeEqual } from "node:crypto";
 import { and, desc, eq, isNull, or, sql } from "drizzle-orm";
+import type { Tx } from "@/lib/db/client";
 import { apiKeys } from "@/lib/db/schema";
 import { log } from "@/lib/log";
 import { requireProfile } from "./accounts";
@@ -36,13 +37,24 @@ export function toApiKey(row: KeyRow): wire.ApiKey {
     lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
     expiresAt: row.expiresAt?.toISOString() ?? null,
     revokedAt: row.revokedAt?.toISOString() ?? null,
+    kind: row.kind as ApiKeyKind,
   };
 }
 
-export async function createApiKey(accountId: string, input: { name: string; scopes: Scope[]; expiresAt?: string }): Promise<wire.ApiKeyWithSecret> {
-  await requireProfile(accountId);
+/** "dashboard": the key the dashboard runs services with; its secret never leaves the server. */
+export type ApiKeyKind = "standard" | "dashboard";
+
+export interface NewApiKey {
+  name: string;
+  scopes: Scope[];
+  expiresAt?: string;
+  kind?: ApiKeyKind;
+}
+
+/** Inserts a key (the caller checked the profile); returns its row and the one copy of its secret. */
+export async function insertApiKey(tx: Tx, accountId: string, input: NewApiKey): Promise<{ row: KeyRow; secret: string }> {
   const secret = generateSecret();
-  const [row] = await (await db())
+  const [row] = await tx
     .insert(apiKeys)
     .values({
       accountId,
@@ -51,8 +63,15 @@ export async function createApiKey(accountId: string, input: { name: string; sco
       prefix: prefixOf(secret),
       secretHash: hashSecret(secret),
       expiresAt: input.expiresAt ? new Date(input.expiresAt) : null,
+      kind: input.kind ?? "standard",
     })
     .returning();
+  return { row, secret };
+}
+
+export async function createApiKey(accountId: string, input: { name: string; scopes: Scope[]; expiresAt?: string }): Promise<wire.ApiKeyWithSecret> {
+  await requireProfile(accountId);
+  const { row, secret } = await insertApiKey(await db(), accountId, input);
   return { ...toApiKey(row), key: secret };
 }
 
@@ -86,6 +105,10 @@ export async function rotateApiKey(accountId: string, keyId: string, gracePeriod
     const [current] = await tx.select().from(apiKeys).where(ownKey(accountId, keyId)).for("update");
     if (!current) throw notFound("KEY_NOT_FOUND", "The API key");
     if (current.revokedAt) throw new DomainError("KEY_REVOKED", "A revoked key cannot be rotated.");
+    // Its new secret would be shown to the browser; revoking it makes the dashboard create a fresh one.
+    if (current.kind === "dashboard") {
+      throw new DomainError("KEY_MANAGED", "The dashboard's own key cannot be rotated; revoke it and the dashboard creates a new one on its next Run.");
+    }
     const [row] = await tx
       .update(apiKeys)
       .set({

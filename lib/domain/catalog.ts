@@ -49,6 +49,8 @@ export interface CatalogEntry {
   creditCost: number;
   /** Decided from configuration when the catalog is seeded. */
   isEnabled: (config: { llmConfigured: boolean }) => boolean;
+  /** What a developer is told while the service is disabled. */
+  disabledReason?: string;
   /** The execute request's body limit, when not limits.defaultBodyBytes. */
   bodyLimitBytes?: number;
 }
@@ -96,6 +98,8 @@ export const catalog: CatalogEntry[] = [
     description: "Generates text with the configured OpenAI-compatible LLM; honours format and language.",
     creditCost: 3,
     isEnabled: ({ llmConfigured }) => llmConfigured,
+    disabledReason:
+      "No LLM endpoint is configured on this server. The operator enables text generation by setting LLM_BASE_URL (with LLM_API_KEY and LLM_MODEL) and restarting.",
   },
 ];
 

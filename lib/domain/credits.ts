@@ -1,6 +1,6 @@
 // The credits ledger: append-only entries, each moving the account's balance in the same statement
 // that proves it cannot go below zero.
-import { and, count, desc, eq, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, sql } from "drizzle-orm";
 import type { Tx } from "@/lib/db/client";
 import { accounts, creditLedger } from "@/lib/db/schema";
 import { DomainError, notFound } from "./errors";
@@ -67,6 +67,16 @@ export async function listCreditHistory(accountId: string, page: PageRequest): P
     d.select({ total: count() }).from(creditLedger).where(where),
   ]);
   return pageOf(rows.map(toCreditEntry), total, page);
+}
+
+/** The ledger entries of one job (its charge, and its refund if it failed), oldest first: the job page's "what did this cost me". */
+export async function listJobCreditEntries(accountId: string, jobId: string) {
+  const rows = await (await db())
+    .select()
+    .from(creditLedger)
+    .where(and(eq(creditLedger.accountId, accountId), eq(creditLedger.jobId, jobId)))
+    .orderBy(asc(creditLedger.seq));
+  return rows.map(toCreditEntry);
 }
 
 /** Operator grant (scripts/credits.ts) by wallet address. */

@@ -21,6 +21,7 @@ export const errorCodes = [
   "PROFILE_EXISTS",
   "LIMIT_REACHED",
   "KEY_REVOKED",
+  "KEY_MANAGED",
   "JOB_FINAL",
   "LEASE_LOST",
   "PAYLOAD_TOO_LARGE",

@@ -22,6 +22,7 @@ export const statusOfCode: Record<ErrorCode, number> = {
   PROFILE_EXISTS: 409,
   LIMIT_REACHED: 409,
   KEY_REVOKED: 409,
+  KEY_MANAGED: 409,
   JOB_FINAL: 409,
   LEASE_LOST: 409,
   PAYLOAD_TOO_LARGE: 413,

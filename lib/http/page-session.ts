@@ -3,6 +3,7 @@ import { headers } from "next/headers";
 import { readSession, signedInOf } from "@/lib/http/session";
 
 export interface SignedInSession {
+  accountId: string;
   address: string;
   chainId: number;
 }
@@ -12,5 +13,5 @@ export async function currentSession(): Promise<SignedInSession | null> {
   if (!cookie) return null;
   // readSession takes a Request; hand it one carrying only this request's cookies.
   const signedIn = signedInOf(await readSession(new Request("http://session.invalid/", { headers: { cookie } })));
-  return signedIn && { address: signedIn.address, chainId: signedIn.chainId };
+  return signedIn && { accountId: signedIn.accountId, address: signedIn.address, chainId: signedIn.chainId };
 }

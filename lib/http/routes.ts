@@ -107,6 +107,10 @@ export const routes = {
   // Cancelling is an execution action: an API key needs services:execute; the dashboard's session may too.
   cancelJob: declareRoute({ method: "post", path: "/api/developers/jobs/{jobId}/cancel", summary: "Cancel a non-final job (→ failed, CANCELLED, refunded)", tags: ["Jobs"], credential: "either", scope: "services:execute", params: jobIdParam, response: { status: 200, schema: s.ExecutionJob }, errors: [401, 403, 404, 409] }),
 
+  // ── Dashboard ──
+  // The playground's Run: the dashboard's server submits with the developer's own dashboard key (never sent
+  // to the browser); the API's answers (202, 402, 409, 422 with issues…) come back as they are.
+  runFromDashboard: declareRoute({ method: "post", path: "/api/dashboard/services/{serviceId}/run", summary: "Dashboard: run a service through the developer's server-held dashboard key", tags: ["Dashboard"], credential: "session", params: z.object({ serviceId: z.string() }), headers: z.object({ "Idempotency-Key": s.IdempotencyKeyHeader }), body: { schema: s.ExecuteRequest, maxBytes: ({ serviceId }) => bodyLimitOf(serviceId) }, response: { status: 202, schema: s.ExecutionJob }, errors: [...submissionErrors, 503] }),
   // ── Webhooks (CONTRACT §8) ──
   createWebhook: declareRoute({ method: "post", path: "/api/developers/webhooks", summary: "Register a webhook endpoint (at most 10; the secret is returned once)", tags: ["Webhooks"], credential: "either", scope: "webhooks:manage", body: { schema: s.CreateWebhookRequest }, response: { status: 201, schema: s.WebhookEndpointWithSecret }, errors: [400, 401, 403, 404, 409, 415] }),
   listWebhooks: declareRoute({ method: "get", path: "/api/developers/webhooks", summary: "List webhook endpoints, newest first", tags: ["Webhooks"], credential: "either", scope: "webhooks:manage", response: { status: 200, schema: z.array(s.WebhookEndpoint) }, errors: [401, 403] }),

@@ -30,6 +30,8 @@ export class NodeAgent {
   private session?: NodeSessionInfo;
   private readonly running = new Map<string, RunningJob>();
   private readonly stopping = new AbortController();
+  /** Aborted once stop() has finished or released every running job: heartbeats go on until then. */
+  private readonly stopped = new AbortController();
   private loops: Promise<void>[] = [];
   private slotFreed?: () => void;
   private readonly log: Logger;
@@ -77,21 +79,23 @@ export class NodeAgent {
         await this.transport.release(r.job.jobId, r.job.attempt, "node shutting down").catch(() => undefined);
       }
     }
+    this.stopped.abort();
     await Promise.allSettled(this.loops);
     this.log.info("node stopped", { released: timedOut ? this.running.size : 0 });
   }
 
+  // A draining node keeps its leases alive while it finishes its jobs (a grace period longer than the lease
+  // must not turn them into NODE_LOST); it stops once stop() is done with them.
   private async heartbeatLoop(intervalMs: number): Promise<void> {
-    while (!this.stopping.signal.aborted) {
-      await sleep(intervalMs, this.stopping.signal);
-      if (this.stopping.signal.aborted && this.running.size === 0) break;
+    while (!this.stopped.signal.aborted) {
+      await sleep(intervalMs, this.stopped.signal);
+      if (this.stopped.signal.aborted || (this.stopping.signal.aborted && this.running.size === 0)) break;
       try {
         const { cancelJobIds } = await this.transport.heartbeat(this.activeJobIds);
         for (const id of cancelJobIds) this.revoke(id, "the coordinator no longer assigns it to this node");
       } catch (err) {
         this.log.warn("heartbeat failed", { err });
       }
-      if (this.stopping.signal.aborted && this.running.size === 0) break;
     }
   }
 

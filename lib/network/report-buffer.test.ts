@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { ProgressReport } from "@/lib/contract/node-protocol";
 import { mergeReports, ReportBuffer } from "./report-buffer";
 
@@ -22,19 +22,25 @@ describe("the node's report buffer", () => {
   });
 
   it("sends one merged report after the delay, and nothing after close", async () => {
-    const sent: ProgressReport[] = [];
-    let delivered: () => void = () => undefined;
-    const arrived = new Promise<void>((resolve) => (delivered = resolve));
-    const buffer = new ReportBuffer(async (r) => {
-      sent.push(r);
-      delivered();
-    }, 1);
-    buffer.add({ progress: 10 });
-    buffer.add({ progress: 20 });
-    await arrived;
-    expect(sent).toEqual([{ progress: 20 }]);
-    expect(await buffer.close()).toEqual({});
-    buffer.add({ progress: 90 });
-    expect(sent).toHaveLength(1);
+    vi.useFakeTimers();
+    try {
+      const sent: ProgressReport[] = [];
+      const buffer = new ReportBuffer(async (r) => void sent.push(r), 100);
+      buffer.add({ progress: 10 });
+      buffer.add({ progress: 20 });
+      await vi.advanceTimersByTimeAsync(99);
+      expect(sent).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(sent).toEqual([{ progress: 20 }]);
+
+      // A report added before close is handed back, not sent, even once its delay has passed.
+      buffer.add({ progress: 50 });
+      expect(await buffer.close()).toEqual({ progress: 50 });
+      buffer.add({ progress: 90 });
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(sent).toEqual([{ progress: 20 }]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

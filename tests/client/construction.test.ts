@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { ExecutionClient, ExecutionNetworkError, VERSION } from "@/lib/client/src/index";
-import { startFakeApi, type FakeApi } from "./fake-api";
+import { jobFixture, startFakeApi, type FakeApi } from "./fake-api";
 
 let api: FakeApi;
 afterEach(() => api?.close());
@@ -46,14 +46,13 @@ describe("constructing the client", () => {
   });
 
   it("sends x-api-key and user-agent on every request", async () => {
-    api = await startFakeApi(() => ({ status: 200, body: [] }));
+    api = await startFakeApi((req) => ({ status: 200, body: req.url.startsWith("/api/developers/jobs/") ? jobFixture({}) : [] }));
     const client = new ExecutionClient({ apiKey: "dev_secret", baseUrl: api.baseUrl });
     await client.listServices();
-    await client.listJobs().catch(() => undefined);
-    for (const request of api.requests) {
-      expect(request.headers["x-api-key"]).toBe("dev_secret");
-      expect(request.headers["user-agent"]).toBe(`execution-network-client/0.2.0 node/${process.versions.node}`);
-    }
+    await client.getJob("job_1");
+    expect(api.requests.map((r) => [r.url, r.headers["x-api-key"], r.headers["user-agent"]])).toEqual(
+      ["/api/marketplace/services", "/api/developers/jobs/job_1"].map((url) => [url, "dev_secret", `execution-network-client/${VERSION} node/${process.versions.node}`]),
+    );
   });
 
   it("keeps a path prefix of the base URL", async () => {

@@ -35,13 +35,18 @@ describe("waitForJob", () => {
 
   it("backs off while nothing changes", async () => {
     api = await startFakeApi(() => jobReply({ status: "running" }));
-    await clientFor()
+    const error = await clientFor()
       .waitForJob("job_1", { intervalMs: 100, timeoutMs: 1_500 })
-      .catch(() => undefined);
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JobWaitTimeoutError);
+    // Polls at 0, 100, 250, 475, 812 and 1318 ms (waits of 100 × 1.5^i): 6 requests before the deadline,
+    // where fixed 100 ms polling would make 15. Each gap is its wait plus the request's own time.
     const gaps = api.requests.slice(1).map((r, i) => r.at - (api.requests[i]?.at ?? 0));
-    // Waits of 100, 150, 225 … ms: fixed 100 ms polling would make ~15 requests, this about 6.
-    expect(api.requests.length).toBeLessThanOrEqual(8);
-    gaps.forEach((gap, i) => expect(gap).toBeGreaterThanOrEqual(100 * 1.5 ** i - 15));
+    expect(api.requests).toHaveLength(6);
+    gaps.forEach((gap, i) => {
+      expect(gap).toBeGreaterThanOrEqual(100 * 1.5 ** i - 15);
+      expect(gap).toBeLessThan(100 * 1.5 ** i + 60);
+    });
   });
 
   it("rejects with JobWaitTimeoutError carrying the last job seen", async () => {

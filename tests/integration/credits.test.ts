@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signUpDeveloper, type Developer } from "../support/developer";
 import { submit, waitForStatus } from "../support/jobs";
 import { startTestServer, type TestServer } from "../support/test-server";
+import { expectError, isoTime } from "../support/expect-error";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -22,16 +23,6 @@ interface CreditHistory {
   data: CreditEntry[];
   pagination: { page: number; limit: number; total: number; totalPages: number; hasMore: boolean };
 }
-
-async function expectError(res: Response, status: number, code: string) {
-  expect(res.status).toBe(status);
-  const body = await res.json();
-  expect(body.error.code).toBe(code);
-  expect(body.error.requestId).toBe(res.headers.get("x-request-id"));
-  return body.error;
-}
-
-const isoTime = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
 
 async function history(dev: Developer, query = ""): Promise<CreditHistory> {
   const res = await dev.session(`/api/credits/history${query}`);

@@ -2,22 +2,13 @@ import { getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signUpDeveloper } from "../support/developer";
 import { startTestServer, type TestServer } from "../support/test-server";
+import { expectError, isoTime } from "../support/expect-error";
 
 let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer({ embeddedNodes: 0 });
 });
 afterAll(() => server.close());
-
-async function expectError(res: Response, status: number, code: string) {
-  expect(res.status).toBe(status);
-  const body = await res.json();
-  expect(body.error.code).toBe(code);
-  expect(body.error.requestId).toBe(res.headers.get("x-request-id"));
-  return body.error;
-}
-
-const isoTime = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
 
 describe("the developer profile", () => {
   it("does not exist before it is created: GET /api/developers/me is 404 PROFILE_NOT_FOUND", async () => {

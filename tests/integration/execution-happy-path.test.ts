@@ -1,21 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signUpDeveloper, type Developer } from "../support/developer";
+import { describe, expect, it } from "vitest";
 import { submit, telemetry, waitForStatus } from "../support/jobs";
-import { startTestServer, type TestServer } from "../support/test-server";
+import { withDeveloper } from "../support/with-developer";
 
-let server: TestServer;
-let dev: Developer;
-let key: string;
-beforeAll(async () => {
-  server = await startTestServer();
-  dev = await signUpDeveloper(server.baseUrl);
-  key = await dev.createApiKey();
-});
-afterAll(() => server.close());
+const ctx = withDeveloper();
 
 describe("a job's normal run", () => {
   it("is accepted with 202 and a Location, queued, charged", async () => {
-    const res = await dev.withKey(key, "/api/marketplace/services/token-count/execute", {
+    const res = await ctx.dev.withKey(ctx.key, "/api/marketplace/services/token-count/execute", {
       method: "POST",
       body: JSON.stringify({ input: { text: "Hello, execution network!" } }),
     });
@@ -27,15 +18,15 @@ describe("a job's normal run", () => {
   });
 
   it("completes on a node with a result, progress 100 and the exact event order", async () => {
-    const created = await submit(dev, key, "token-count", { text: "The quick brown fox jumps over the lazy dog." });
-    const job = await waitForStatus(dev, key, created.jobId);
+    const created = await submit(ctx.dev, ctx.key, "token-count", { text: "The quick brown fox jumps over the lazy dog." });
+    const job = await waitForStatus(ctx.dev, ctx.key, created.jobId);
     expect(job.status).toBe("completed");
     expect(job.progress).toBe(100);
     expect(job.attempt).toBe(1);
     expect(job.assignedNode).toMatchObject({ region: "embedded" });
     expect(job.result?.output).toMatchObject({ tokens: expect.any(Number) });
     expect(job.result?.summary).toEqual(expect.any(String));
-    const events = await telemetry(dev, key, created.jobId);
+    const events = await telemetry(ctx.dev, ctx.key, created.jobId);
     expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
     const order = events.map((e) => e.type);
     const withoutProvider = order.filter((t) => t !== "PROVIDER_REQUEST");
@@ -55,9 +46,9 @@ describe("a job's normal run", () => {
   });
 
   it("keeps logs oldest first with sources and levels", async () => {
-    const created = await submit(dev, key, "text-sentiment", { text: "I love this product. It is wonderful." });
-    await waitForStatus(dev, key, created.jobId);
-    const logs = (await (await dev.withKey(key, `/api/developers/jobs/${created.jobId}/logs`)).json()) as { sequence: number; source: string; level: string }[];
+    const created = await submit(ctx.dev, ctx.key, "text-sentiment", { text: "I love this product. It is wonderful." });
+    await waitForStatus(ctx.dev, ctx.key, created.jobId);
+    const logs = (await (await ctx.dev.withKey(ctx.key, `/api/developers/jobs/${created.jobId}/logs`)).json()) as { sequence: number; source: string; level: string }[];
     expect(logs.map((l) => l.sequence)).toEqual(logs.map((_, i) => i + 1));
     expect(new Set(logs.map((l) => l.source))).toContain("platform");
     expect(new Set(logs.map((l) => l.source))).toContain("node");

@@ -1,28 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signUpDeveloper, type Developer } from "../support/developer";
+import { describe, expect, it } from "vitest";
+import { signUpDeveloper } from "../support/developer";
 import { execute } from "../support/jobs";
-import { startTestServer, type TestServer } from "../support/test-server";
+import { withDeveloper } from "../support/with-developer";
 
-let server: TestServer;
-let dev: Developer;
-let key: string;
-beforeAll(async () => {
-  server = await startTestServer({ embeddedNodes: 0, env: { STARTER_CREDITS: "1000" } });
-  dev = await signUpDeveloper(server.baseUrl);
-  key = await dev.createApiKey();
-});
-afterAll(() => server.close());
+const balance = async () => (await (await ctx.dev.withKey(ctx.key, "/api/credits/balance")).json()).balance as number;
+const jobCount = async () => (await (await ctx.dev.withKey(ctx.key, "/api/developers/jobs?limit=1")).json()).pagination.total as number;
 
-const balance = async () => (await (await dev.withKey(key, "/api/credits/balance")).json()).balance as number;
-const jobCount = async () => (await (await dev.withKey(key, "/api/developers/jobs?limit=1")).json()).pagination.total as number;
+const ctx = withDeveloper({ embeddedNodes: 0, env: { STARTER_CREDITS: "1000" } });
 
 describe("idempotent submission", () => {
   it("replays the first response for the same key and request: same body, no new job, no new charge", async () => {
     const headers = { "idempotency-key": "order-1" };
-    const first = await execute(dev, key, "token-count", { text: "hello", model: "gpt-4o" }, headers);
+    const first = await execute(ctx.dev, ctx.key, "token-count", { text: "hello", model: "gpt-4o" }, headers);
     const before = { balance: await balance(), jobs: await jobCount() };
     // Same logical request, members in another order.
-    const again = await dev.withKey(key, "/api/marketplace/services/token-count/execute", {
+    const again = await ctx.dev.withKey(ctx.key, "/api/marketplace/services/token-count/execute", {
       method: "POST",
       headers,
       body: '{"input":{"model":"gpt-4o","text":"hello"}}',
@@ -35,26 +27,26 @@ describe("idempotent submission", () => {
   });
 
   it("409 IDEMPOTENCY_CONFLICT for the same key with a different request", async () => {
-    await execute(dev, key, "token-count", { text: "one" }, { "idempotency-key": "order-2" });
-    const other = await execute(dev, key, "token-count", { text: "two" }, { "idempotency-key": "order-2" });
+    await execute(ctx.dev, ctx.key, "token-count", { text: "one" }, { "idempotency-key": "order-2" });
+    const other = await execute(ctx.dev, ctx.key, "token-count", { text: "two" }, { "idempotency-key": "order-2" });
     expect(other.status).toBe(409);
     expect((await other.json()).error.code).toBe("IDEMPOTENCY_CONFLICT");
-    const otherService = await execute(dev, key, "text-sentiment", { text: "one" }, { "idempotency-key": "order-2" });
+    const otherService = await execute(ctx.dev, ctx.key, "text-sentiment", { text: "one" }, { "idempotency-key": "order-2" });
     expect(otherService.status).toBe(409);
   });
 
   it("does not consume a key on a request that failed validation", async () => {
-    const bad = await execute(dev, key, "token-count", { text: "" }, { "idempotency-key": "order-3" });
+    const bad = await execute(ctx.dev, ctx.key, "token-count", { text: "" }, { "idempotency-key": "order-3" });
     expect(bad.status).toBe(422);
-    const good = await execute(dev, key, "token-count", { text: "fine now" }, { "idempotency-key": "order-3" });
+    const good = await execute(ctx.dev, ctx.key, "token-count", { text: "fine now" }, { "idempotency-key": "order-3" });
     expect(good.status).toBe(202);
     expect(good.headers.get("idempotent-replayed")).toBeNull();
   });
 
   it("keeps keys per developer: another developer's identical key is independent", async () => {
-    const other = await signUpDeveloper(server.baseUrl);
+    const other = await signUpDeveloper(ctx.server.baseUrl);
     const otherKey = await other.createApiKey();
-    const mine = await execute(dev, key, "token-count", { text: "shared" }, { "idempotency-key": "shared-key" });
+    const mine = await execute(ctx.dev, ctx.key, "token-count", { text: "shared" }, { "idempotency-key": "shared-key" });
     const theirs = await execute(other, otherKey, "token-count", { text: "shared" }, { "idempotency-key": "shared-key" });
     expect(theirs.status).toBe(202);
     expect(theirs.headers.get("idempotent-replayed")).toBeNull();
@@ -64,7 +56,7 @@ describe("idempotent submission", () => {
   it("50 concurrent duplicates create exactly one job and one charge", async () => {
     const before = { balance: await balance(), jobs: await jobCount() };
     const responses = await Promise.all(
-      Array.from({ length: 50 }, () => execute(dev, key, "text-summarize", { text: "Concurrency is hard. Idempotency helps." }, { "idempotency-key": "burst" })),
+      Array.from({ length: 50 }, () => execute(ctx.dev, ctx.key, "text-summarize", { text: "Concurrency is hard. Idempotency helps." }, { "idempotency-key": "burst" })),
     );
     expect(responses.map((r) => r.status)).toEqual(Array(50).fill(202));
     const bodies = await Promise.all(responses.map((r) => r.json()));

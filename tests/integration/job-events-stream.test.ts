@@ -1,72 +1,47 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signUpDeveloper, type Developer } from "../support/developer";
+import { describe, expect, it } from "vitest";
+import { signUpDeveloper } from "../support/developer";
 import { submit, telemetry, waitForStatus } from "../support/jobs";
-import { startTestServer, type TestServer } from "../support/test-server";
+import { readEventStream } from "../support/sse";
+import { withDeveloper } from "../support/with-developer";
 
-let server: TestServer;
-let dev: Developer;
-let key: string;
-beforeAll(async () => {
-  server = await startTestServer();
-  dev = await signUpDeveloper(server.baseUrl);
-  key = await dev.createApiKey();
-});
-afterAll(() => server.close());
-
-interface SseMessage {
-  id?: string;
-  event: string;
-  data: { sequence?: number; type?: string; status?: string };
-}
-
-/** Reads an SSE response to its end (the server closes it after the final state). */
-async function readStream(res: Response): Promise<SseMessage[]> {
-  const text = await res.text();
-  return text
-    .split("\n\n")
-    .filter((block) => block.includes("data:"))
-    .map((block) => {
-      const fields = Object.fromEntries(block.split("\n").map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 1).trim()]));
-      return { id: fields.id, event: fields.event, data: JSON.parse(fields.data) };
-    });
-}
+const ctx = withDeveloper();
 
 describe("the job events stream (SSE)", () => {
   it("streams every telemetry event in order, status changes, and ends at the final state", async () => {
-    const job = await submit(dev, key, "text-summarize", { text: "One sentence here. Another sentence there. A third one closes." });
-    const res = await dev.withKey(key, `/api/developers/jobs/${job.jobId}/events`);
+    const job = await submit(ctx.dev, ctx.key, "text-summarize", { text: "One sentence here. Another sentence there. A third one closes." });
+    const res = await ctx.dev.withKey(ctx.key, `/api/developers/jobs/${job.jobId}/events`);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toContain("text/event-stream");
-    const messages = await readStream(res);
+    const messages = await readEventStream(res);
     const events = messages.filter((m) => m.event === "telemetry");
     expect(events.map((m) => Number(m.id))).toEqual(events.map((_, i) => i + 1));
-    expect(events.map((m) => m.data.type)).toEqual((await telemetry(dev, key, job.jobId)).map((e) => e.type));
+    expect(events.map((m) => m.data.type)).toEqual((await telemetry(ctx.dev, ctx.key, job.jobId)).map((e) => e.type));
     const statuses = messages.filter((m) => m.event === "status").map((m) => m.data.status);
     expect(statuses.at(-1)).toBe("completed");
   });
 
   it("resumes after Last-Event-ID", async () => {
-    const job = await submit(dev, key, "token-count", { text: "resume me" });
-    await waitForStatus(dev, key, job.jobId);
-    const res = await dev.withKey(key, `/api/developers/jobs/${job.jobId}/events`, { headers: { "last-event-id": "3" } });
-    const events = (await readStream(res)).filter((m) => m.event === "telemetry");
+    const job = await submit(ctx.dev, ctx.key, "token-count", { text: "resume me" });
+    await waitForStatus(ctx.dev, ctx.key, job.jobId);
+    const res = await ctx.dev.withKey(ctx.key, `/api/developers/jobs/${job.jobId}/events`, { headers: { "last-event-id": "3" } });
+    const events = (await readEventStream(res)).filter((m) => m.event === "telemetry");
     expect(events[0].data.sequence).toBe(4);
     expect(events.at(-1)?.data.type).toBe("EXECUTION_COMPLETED");
   });
 
   it("is 404 for another developer's job and 400 for a bad Last-Event-ID", async () => {
-    const job = await submit(dev, key, "token-count", { text: "mine" });
-    const other = await signUpDeveloper(server.baseUrl);
+    const job = await submit(ctx.dev, ctx.key, "token-count", { text: "mine" });
+    const other = await signUpDeveloper(ctx.server.baseUrl);
     const otherKey = await other.createApiKey();
     expect((await other.withKey(otherKey, `/api/developers/jobs/${job.jobId}/events`)).status).toBe(404);
-    const bad = await dev.withKey(key, `/api/developers/jobs/${job.jobId}/events`, { headers: { "last-event-id": "abc" } });
+    const bad = await ctx.dev.withKey(ctx.key, `/api/developers/jobs/${job.jobId}/events`, { headers: { "last-event-id": "abc" } });
     expect(bad.status).toBe(400);
   });
 
   it("needs telemetry:read on an API key", async () => {
-    const job = await submit(dev, key, "token-count", { text: "scoped" });
-    const jobsOnly = await dev.createApiKey(["jobs:read"]);
-    const res = await dev.withKey(jobsOnly, `/api/developers/jobs/${job.jobId}/events`);
+    const job = await submit(ctx.dev, ctx.key, "token-count", { text: "scoped" });
+    const jobsOnly = await ctx.dev.createApiKey(["jobs:read"]);
+    const res = await ctx.dev.withKey(jobsOnly, `/api/developers/jobs/${job.jobId}/events`);
     expect(res.status).toBe(403);
   });
 });

@@ -1,8 +1,9 @@
 // Reading jobs back (CONTRACT §5): the paginated, filterable list and the full ExecutionJob of one job.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signUpDeveloper, type Developer } from "../support/developer";
+import { beforeAll, describe, expect, it } from "vitest";
+import { signUpDeveloper } from "../support/developer";
 import { executionJobFields, submit, waitForStatus, type JobView } from "../support/jobs";
-import { startTestServer, type TestServer } from "../support/test-server";
+import { withDeveloper } from "../support/with-developer";
+import { expectError, isoTime } from "../support/expect-error";
 
 interface JobList {
   data: JobView[];
@@ -11,18 +12,13 @@ interface JobList {
 
 /** Base64 of plain text: image-ocr refuses it as INVALID_IMAGE, a non-retryable failure. */
 const notAnImage = Buffer.from("hello, I am not an image").toString("base64");
-const isoTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
 
-let server: TestServer;
-let dev: Developer;
-let key: string;
 /** Every job of `dev`, oldest first, as it was once final. */
 let jobs: JobView[];
 
+const ctx = withDeveloper();
+
 beforeAll(async () => {
-  server = await startTestServer();
-  dev = await signUpDeveloper(server.baseUrl);
-  key = await dev.createApiKey();
   // One at a time, so creation order is submission order.
   const plan: [string, Record<string, unknown>][] = [
     ...Array.from({ length: 14 }, (_, i): [string, Record<string, unknown>] => ["token-count", { text: `Job number ${i + 1} counts its tokens.` }]),
@@ -31,21 +27,13 @@ beforeAll(async () => {
     ["text-sentiment", { text: "What a wonderful, delightful day." }],
   ];
   const submitted: JobView[] = [];
-  for (const [serviceId, input] of plan) submitted.push(await submit(dev, key, serviceId, input));
-  jobs = await Promise.all(submitted.map((job) => waitForStatus(dev, key, job.jobId)));
+  for (const [serviceId, input] of plan) submitted.push(await submit(ctx.dev, ctx.key, serviceId, input));
+  jobs = await Promise.all(submitted.map((job) => waitForStatus(ctx.dev, ctx.key, job.jobId)));
 });
-afterAll(() => server.close());
 
-async function listJobs(query = "", fetchWith: (path: string) => Promise<Response> = (path) => dev.withKey(key, path)) {
+async function listJobs(query = "", fetchWith: (path: string) => Promise<Response> = (path) => ctx.dev.withKey(ctx.key, path)) {
   const res = await fetchWith(`/api/developers/jobs${query ? `?${query}` : ""}`);
   return { status: res.status, body: (await res.json()) as JobList };
-}
-
-async function expectError(res: Response, status: number, code: string) {
-  expect(res.status).toBe(status);
-  const body = await res.json();
-  expect(body.error).toMatchObject({ code, message: expect.any(String), requestId: res.headers.get("x-request-id") });
-  return body.error;
 }
 
 const idsOf = (list: { jobId: string }[]) => list.map((j) => j.jobId);
@@ -89,7 +77,7 @@ describe("GET /api/developers/jobs lists a developer's jobs", () => {
   it.each(["limit=0", "limit=101", "limit=x", "limit=2.5", "page=0", "page=-1", "page=x"])(
     "refuses %s with 400 INVALID_REQUEST",
     async (query) => {
-      await expectError(await dev.withKey(key, `/api/developers/jobs?${query}`), 400, "INVALID_REQUEST");
+      await expectError(await ctx.dev.withKey(ctx.key, `/api/developers/jobs?${query}`), 400, "INVALID_REQUEST");
     },
   );
 });
@@ -110,7 +98,7 @@ describe("filters of the job list", () => {
   });
 
   it("refuses a status that does not exist with 400 INVALID_REQUEST", async () => {
-    await expectError(await dev.withKey(key, "/api/developers/jobs?status=done"), 400, "INVALID_REQUEST");
+    await expectError(await ctx.dev.withKey(ctx.key, "/api/developers/jobs?status=done"), 400, "INVALID_REQUEST");
   });
 
   it("by serviceId, and an unknown service simply matches nothing", async () => {
@@ -161,7 +149,7 @@ describe("filters of the job list", () => {
   it.each(["dateFrom=yesterday", "dateTo=2024-13-45T00:00:00Z", "dateFrom=", "dateTo=12abc"])(
     "refuses a time it cannot read (%s) with 400 INVALID_REQUEST",
     async (query) => {
-      await expectError(await dev.withKey(key, `/api/developers/jobs?${query}`), 400, "INVALID_REQUEST");
+      await expectError(await ctx.dev.withKey(ctx.key, `/api/developers/jobs?${query}`), 400, "INVALID_REQUEST");
     },
   );
 
@@ -182,28 +170,28 @@ describe("filters of the job list", () => {
 
 describe("who may list jobs", () => {
   it("the dashboard, with the wallet session cookie, sees the same list as an API key", async () => {
-    const withSession = await listJobs("limit=100", (path) => dev.session(path));
+    const withSession = await listJobs("limit=100", (path) => ctx.dev.session(path));
     const withKey = await listJobs("limit=100");
     expect(withSession.status).toBe(200);
     expect(withSession.body).toEqual(withKey.body);
   });
 
   it("an API key with only jobs:read", async () => {
-    const readOnly = await dev.createApiKey(["jobs:read"]);
-    const { status, body } = await listJobs("", (path) => dev.withKey(readOnly, path));
+    const readOnly = await ctx.dev.createApiKey(["jobs:read"]);
+    const { status, body } = await listJobs("", (path) => ctx.dev.withKey(readOnly, path));
     expect(status).toBe(200);
     expect(body.pagination.total).toBe(24);
   });
 
   it("not an API key without jobs:read (403 naming the scope), nor nobody (401)", async () => {
-    const executeOnly = await dev.createApiKey(["services:execute"]);
-    const error = await expectError(await dev.withKey(executeOnly, "/api/developers/jobs"), 403, "INSUFFICIENT_SCOPE");
+    const executeOnly = await ctx.dev.createApiKey(["services:execute"]);
+    const error = await expectError(await ctx.dev.withKey(executeOnly, "/api/developers/jobs"), 403, "INSUFFICIENT_SCOPE");
     expect(error.details).toEqual({ requiredScope: "jobs:read" });
-    expect((await fetch(`${server.baseUrl}/api/developers/jobs`)).status).toBe(401);
+    expect((await fetch(`${ctx.server.baseUrl}/api/developers/jobs`)).status).toBe(401);
   });
 
   it("another developer sees none of these jobs, neither listed nor by id", async () => {
-    const other = await signUpDeveloper(server.baseUrl, { name: "Grace Other" });
+    const other = await signUpDeveloper(ctx.server.baseUrl, { name: "Grace Other" });
     const otherKey = await other.createApiKey();
     const { body } = await listJobs("", (path) => other.withKey(otherKey, path));
     expect(body.data).toEqual([]);
@@ -215,15 +203,15 @@ describe("who may list jobs", () => {
 describe("GET /api/developers/jobs/:jobId returns the full ExecutionJob", () => {
   const fields = [...executionJobFields].sort();
 
-  async function readJob(jobId: string, fetchWith: (path: string) => Promise<Response> = (path) => dev.withKey(key, path)) {
+  async function readJob(jobId: string, fetchWith: (path: string) => Promise<Response> = (path) => ctx.dev.withKey(ctx.key, path)) {
     const res = await fetchWith(`/api/developers/jobs/${jobId}`);
     expect(res.status).toBe(200);
     return (await res.json()) as JobView & Record<string, unknown>;
   }
 
   function expectTimesInOrder(job: JobView & Record<string, unknown>) {
-    for (const field of ["createdAt", "updatedAt", "startedAt", "completedAt"]) expect(job[field]).toMatch(isoTime);
-    expect(job.assignedNode?.assignedAt).toMatch(isoTime);
+    for (const field of ["createdAt", "updatedAt", "startedAt", "completedAt"]) expect(job[field]).toEqual(isoTime);
+    expect(job.assignedNode?.assignedAt).toEqual(isoTime);
     const t = (v: unknown) => Date.parse(String(v));
     expect(t(job.createdAt)).toBeLessThanOrEqual(t(job.assignedNode?.assignedAt));
     expect(t(job.assignedNode?.assignedAt)).toBeLessThanOrEqual(t(job.startedAt));
@@ -275,14 +263,14 @@ describe("GET /api/developers/jobs/:jobId returns the full ExecutionJob", () => 
     const { body } = await listJobs("limit=100");
     for (const listed of body.data.slice(0, 5)) {
       expect(await readJob(listed.jobId)).toEqual(listed);
-      expect(await readJob(listed.jobId, (path) => dev.session(path))).toEqual(listed);
+      expect(await readJob(listed.jobId, (path) => ctx.dev.session(path))).toEqual(listed);
     }
   });
 
   it.each(["not-a-uuid", "123", "00000000-0000-4000-8000-000000000000", "' or 1=1 --"])(
     "answers 404 JOB_NOT_FOUND for %s",
     async (jobId) => {
-      await expectError(await dev.withKey(key, `/api/developers/jobs/${encodeURIComponent(jobId)}`), 404, "JOB_NOT_FOUND");
+      await expectError(await ctx.dev.withKey(ctx.key, `/api/developers/jobs/${encodeURIComponent(jobId)}`), 404, "JOB_NOT_FOUND");
     },
   );
 });

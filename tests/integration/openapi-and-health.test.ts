@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, executionJobFields } from "../support/jobs";
 import { startTestServer, type TestServer } from "../support/test-server";
+import { expectError } from "../support/expect-error";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -23,13 +24,6 @@ async function expectEnvelope(res: Response) {
   expect(res.headers.get("x-request-id")).toBe(body.error.requestId);
   expect(text).not.toMatch(/\bat \S+ \(|node_modules|\.ts:\d+|stack/i);
   return body.error;
-}
-
-async function expectError(res: Response, status: number, code: string) {
-  expect(res.status).toBe(status);
-  const error = await expectEnvelope(res);
-  expect(error.code).toBe(code);
-  return error;
 }
 
 // CONTRACT §2–§8, written out by hand so the document cannot drop a route unnoticed.

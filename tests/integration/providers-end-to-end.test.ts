@@ -6,44 +6,30 @@ import { countTokens as countO200k } from "gpt-tokenizer/encoding/o200k_base";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startOpenAiCompatibleServer, type ChatCompletionRequest, type OpenAiCompatibleServer } from "@/lib/network/providers/testing/openai-compatible-server";
 import { renderTextImage } from "@/lib/network/providers/testing/text-image";
-import { signUpDeveloper, type Developer } from "../support/developer";
 import { execute, submit, telemetry, waitForStatus, type JobView } from "../support/jobs";
-import { startTestServer, type TestServer } from "../support/test-server";
+import { expectError } from "../support/expect-error";
+import { withDeveloper } from "../support/with-developer";
 
 const llmKey = "sk-end-to-end-test";
 const llmModel = "acme-chat-1";
 
 let llm: OpenAiCompatibleServer;
-let server: TestServer;
-let dev: Developer;
-let key: string;
 beforeAll(async () => {
   llm = await startOpenAiCompatibleServer({ apiKey: llmKey });
-  server = await startTestServer({ env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: llmKey, LLM_MODEL: llmModel, STARTER_CREDITS: "500" } });
-  dev = await signUpDeveloper(server.baseUrl);
-  key = await dev.createApiKey();
 });
-afterAll(async () => {
-  await server.close();
-  await llm.close();
-});
+afterAll(() => llm.close());
+const ctx = withDeveloper(() => ({ env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: llmKey, LLM_MODEL: llmModel, STARTER_CREDITS: "500" } }));
 
 /** Submits a job and waits for its end; it must complete. */
 async function run(serviceId: string, input: Record<string, unknown>): Promise<JobView> {
-  const job = await waitForStatus(dev, key, (await submit(dev, key, serviceId, input)).jobId);
+  const job = await waitForStatus(ctx.dev, ctx.key, (await submit(ctx.dev, ctx.key, serviceId, input)).jobId);
   expect(job, JSON.stringify(job.error)).toMatchObject({ status: "completed", progress: 100 });
   return job;
 }
 
 /** The data of the job's PROVIDER_REQUEST events. */
 async function providerRequests(jobId: string) {
-  return (await telemetry(dev, key, jobId)).filter((e) => e.type === "PROVIDER_REQUEST").map((e) => e.data ?? {});
-}
-
-async function expectError(res: Response, status: number, code: string) {
-  expect(res.status).toBe(status);
-  const body = await res.json();
-  expect(body.error).toMatchObject({ code, requestId: res.headers.get("x-request-id") });
+  return (await telemetry(ctx.dev, ctx.key, jobId)).filter((e) => e.type === "PROVIDER_REQUEST").map((e) => e.data ?? {});
 }
 
 describe("text-sentiment", () => {
@@ -198,16 +184,16 @@ describe("image-ocr", () => {
     const big = paddedPng(await renderTextImage(["A large scan still reads fine"]), 2 * 1024 * 1024);
     expect(big.length).toBeGreaterThan(2 * 1024 * 1024);
 
-    const viaExecute = await execute(dev, key, "image-ocr", { image: big.toString("base64") });
+    const viaExecute = await execute(ctx.dev, ctx.key, "image-ocr", { image: big.toString("base64") });
     expect(viaExecute.status).toBe(202);
-    const viaJobs = await dev.withKey(key, "/api/developers/jobs", {
+    const viaJobs = await ctx.dev.withKey(ctx.key, "/api/developers/jobs", {
       method: "POST",
       body: JSON.stringify({ type: "developer_job", payload: { serviceId: "image-ocr", input: { image: `data:image/png;base64,${big.toString("base64")}` } } }),
     });
     expect(viaJobs.status).toBe(202);
 
     for (const created of [(await viaExecute.json()) as JobView, (await viaJobs.json()) as JobView]) {
-      const job = await waitForStatus(dev, key, created.jobId);
+      const job = await waitForStatus(ctx.dev, ctx.key, created.jobId);
       expect(job.status).toBe("completed");
       expect(job.result?.output.text).toBe("A large scan still reads fine");
     }
@@ -218,12 +204,12 @@ describe("the 1 MiB body limit of every other service", () => {
   const overOneMiB = "a ".repeat(512 * 1024 + 16);
 
   it("execute refuses a body over 1 MiB with 413 PAYLOAD_TOO_LARGE", async () => {
-    await expectError(await execute(dev, key, "text-sentiment", { text: overOneMiB }), 413, "PAYLOAD_TOO_LARGE");
-    await expectError(await execute(dev, key, "language-detect", { text: overOneMiB }), 413, "PAYLOAD_TOO_LARGE");
+    await expectError(await execute(ctx.dev, ctx.key, "text-sentiment", { text: overOneMiB }), 413, "PAYLOAD_TOO_LARGE");
+    await expectError(await execute(ctx.dev, ctx.key, "language-detect", { text: overOneMiB }), 413, "PAYLOAD_TOO_LARGE");
   });
 
   it("POST /api/developers/jobs refuses it too, exactly like execute", async () => {
-    const res = await dev.withKey(key, "/api/developers/jobs", {
+    const res = await ctx.dev.withKey(ctx.key, "/api/developers/jobs", {
       method: "POST",
       body: JSON.stringify({ type: "developer_job", payload: { serviceId: "token-count", input: { text: overOneMiB } } }),
     });
@@ -243,7 +229,7 @@ describe("text-generate against an OpenAI-compatible endpoint", () => {
   };
 
   it("is an active service of the catalog once an LLM is configured", async () => {
-    const services = (await (await fetch(`${server.baseUrl}/api/marketplace/services`)).json()) as { serviceId: string; status: string }[];
+    const services = (await (await fetch(`${ctx.server.baseUrl}/api/marketplace/services`)).json()) as { serviceId: string; status: string }[];
     expect(services).toContainEqual(expect.objectContaining({ serviceId: "text-generate", status: "active" }));
   });
 

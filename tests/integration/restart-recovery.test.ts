@@ -1,20 +1,28 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startOpenAiCompatibleServer, type OpenAiCompatibleServer } from "@/lib/network/providers/testing/openai-compatible-server";
 import { signUpDeveloper } from "../support/developer";
-import { eventually, execute, telemetry } from "../support/jobs";
+import { eventually, execute, telemetry, typesOf } from "../support/jobs";
 import { startServerProcess, type Child } from "../support/processes";
 import { createScratchDatabase, usePostgres } from "../support/postgres";
 
 const dataDir = mkdtempSync(path.join(tmpdir(), "en-restart-"));
 const children: Child[] = [];
 const cleanups: (() => Promise<void>)[] = [];
+let llm: OpenAiCompatibleServer;
+beforeAll(async () => {
+  llm = await startOpenAiCompatibleServer({ apiKey: "sk-test" });
+});
 afterAll(async () => {
   await Promise.all(children.map((c) => c.kill()));
   for (const c of cleanups) await c();
   rmSync(dataDir, { recursive: true, force: true });
+  await llm.close();
 });
+
+type JobList = { data: { jobId: string; status: string }[] };
 
 describe("restart safety", () => {
   it("after a crash mid-run, every non-final job is recovered and completes exactly once", async () => {
@@ -27,8 +35,14 @@ describe("restart safety", () => {
       EMBEDDED_NODES: "1",
       EMBEDDED_NODE_CONCURRENCY: "2",
       STARTER_CREDITS: "1000",
+      ROUTING_TIMEOUT_MS: "600000",
+      LLM_BASE_URL: llm.baseUrl,
+      LLM_API_KEY: "sk-test",
+      LLM_MODEL: "test-model",
       ...(database ? { DATABASE_URL: database.url } : {}),
     };
+    // The LLM stalls: the node holds two jobs running, the other 38 wait to be routed.
+    llm.behave({ reply: "slow", delayMs: 120_000 });
     const first = await startServerProcess(env);
     children.push(first);
     const baseUrl = first.ready.baseUrl as string;
@@ -36,19 +50,20 @@ describe("restart safety", () => {
     const key = await dev.createApiKey();
     const submitted: string[] = [];
     for (let i = 0; i < 40; i++) {
-      const res = await execute(dev, key, "text-summarize", { text: `Sentence number ${i}. It is short. Another one follows.` });
+      const res = await execute(dev, key, "text-generate", { prompt: `Job number ${i}: write one sentence.` });
       submitted.push((await res.json()).jobId);
     }
+    const listJobs = async () => (await (await dev.withKey(key, "/api/developers/jobs?limit=100")).json()) as JobList;
+    const atCrash = await eventually(listJobs, (l) => l.data.filter((j) => j.status === "running").length === 2);
+    expect(atCrash.data.filter((j) => j.status === "completed" || j.status === "failed")).toEqual([]);
+    const runningAtCrash = atCrash.data.filter((j) => j.status === "running").map((j) => j.jobId);
     // Crash (no graceful shutdown) while work is in flight.
     await first.kill("SIGKILL");
+    llm.behave({ reply: "normal" });
 
     const second = await startServerProcess({ ...env, PORT: new URL(baseUrl).port });
     children.push(second);
-    const list = await eventually(
-      async () => (await (await dev.withKey(key, "/api/developers/jobs?limit=100")).json()) as { data: { jobId: string; status: string }[] },
-      (l) => l.data.every((j) => j.status === "completed" || j.status === "failed"),
-      120_000,
-    );
+    const list = await eventually(listJobs, (l) => l.data.every((j) => j.status === "completed" || j.status === "failed"), 120_000);
     expect(list.data).toHaveLength(40);
     expect(new Set(list.data.map((j) => j.jobId))).toEqual(new Set(submitted));
     expect(list.data.every((j) => j.status === "completed")).toBe(true);
@@ -56,6 +71,8 @@ describe("restart safety", () => {
       const events = await telemetry(dev, key, jobId);
       expect(events.filter((e) => e.type === "EXECUTION_COMPLETED")).toHaveLength(1);
       expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
+      // The two jobs running at the crash were lost with their node and ran again as attempt 2.
+      expect([jobId, typesOf(events).filter((t) => t === "NODE_LOST").length]).toEqual([jobId, runningAtCrash.includes(jobId) ? 1 : 0]);
     }
-  });
+  }, 180_000); // two server starts and 40 jobs: beyond the default minute on a loaded 2-core machine
 });

@@ -1,9 +1,9 @@
 // A job's record (CONTRACT §5): telemetry pages, the shape of every event, logs oldest first, and a final
 // job that never changes afterwards.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signUpDeveloper, type Developer } from "../support/developer";
+import { beforeAll, describe, expect, it } from "vitest";
 import { submit, waitForStatus, type JobView } from "../support/jobs";
-import { startTestServer, type TestServer } from "../support/test-server";
+import { withDeveloper } from "../support/with-developer";
+import { expectError, isoTime } from "../support/expect-error";
 
 interface TelemetryEvent {
   eventId: string;
@@ -28,7 +28,6 @@ interface LogLine {
   nodeId?: string;
 }
 
-const isoTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
 const platformEvents = ["JOB_CREATED", "WORKFLOW_INITIALIZED", "ROUTING_STARTED"];
 const nodeEvents = ["NODE_ASSIGNED", "EXECUTION_STARTED", "PROVIDER_REQUEST", "RESULT_STORED", "EXECUTION_COMPLETED", "EXECUTION_FAILED"];
 
@@ -39,23 +38,18 @@ const article = [
   "Batteries, pumped hydro and better grids help to move solar electricity to the hours when it is needed.",
 ].join(" ");
 
-let server: TestServer;
-let dev: Developer;
-let key: string;
 let completed: JobView;
 let failed: JobView;
 
-beforeAll(async () => {
-  server = await startTestServer();
-  dev = await signUpDeveloper(server.baseUrl);
-  key = await dev.createApiKey();
-  const summary = await submit(dev, key, "text-summarize", { text: article, sentences: 2 });
-  const broken = await submit(dev, key, "image-ocr", { image: Buffer.from("plain text, not a picture").toString("base64") });
-  [completed, failed] = await Promise.all([waitForStatus(dev, key, summary.jobId), waitForStatus(dev, key, broken.jobId)]);
-});
-afterAll(() => server.close());
+const ctx = withDeveloper();
 
-async function telemetryPage(jobId: string, query = "", fetchWith: (path: string) => Promise<Response> = (path) => dev.withKey(key, path)) {
+beforeAll(async () => {
+  const summary = await submit(ctx.dev, ctx.key, "text-summarize", { text: article, sentences: 2 });
+  const broken = await submit(ctx.dev, ctx.key, "image-ocr", { image: Buffer.from("plain text, not a picture").toString("base64") });
+  [completed, failed] = await Promise.all([waitForStatus(ctx.dev, ctx.key, summary.jobId), waitForStatus(ctx.dev, ctx.key, broken.jobId)]);
+});
+
+async function telemetryPage(jobId: string, query = "", fetchWith: (path: string) => Promise<Response> = (path) => ctx.dev.withKey(ctx.key, path)) {
   const res = await fetchWith(`/api/developers/jobs/${jobId}/telemetry${query ? `?${query}` : ""}`);
   expect(res.status).toBe(200);
   return (await res.json()) as TelemetryPage;
@@ -65,23 +59,16 @@ async function allTelemetry(jobId: string) {
   return (await telemetryPage(jobId, "limit=100")).data;
 }
 
-async function logsOf(jobId: string, fetchWith: (path: string) => Promise<Response> = (path) => dev.withKey(key, path)) {
+async function logsOf(jobId: string, fetchWith: (path: string) => Promise<Response> = (path) => ctx.dev.withKey(ctx.key, path)) {
   const res = await fetchWith(`/api/developers/jobs/${jobId}/logs`);
   expect(res.status).toBe(200);
   return (await res.json()) as LogLine[];
 }
 
 async function readJob(jobId: string) {
-  const res = await dev.withKey(key, `/api/developers/jobs/${jobId}`);
+  const res = await ctx.dev.withKey(ctx.key, `/api/developers/jobs/${jobId}`);
   expect(res.status).toBe(200);
   return (await res.json()) as JobView;
-}
-
-async function expectError(res: Response, status: number, code: string) {
-  expect(res.status).toBe(status);
-  const body = await res.json();
-  expect(body.error).toMatchObject({ code, message: expect.any(String), requestId: res.headers.get("x-request-id") });
-  return body.error;
 }
 
 const isNonDecreasing = (values: number[]) => values.every((v, i) => i === 0 || v >= values[i - 1]);
@@ -122,7 +109,7 @@ describe("GET /api/developers/jobs/:jobId/telemetry", () => {
         jobId: completed.jobId,
         sequence: expect.any(Number),
         type: expect.any(String),
-        timestamp: expect.stringMatching(isoTime),
+        timestamp: isoTime,
         attempt: expect.any(Number),
       });
       expect(Object.keys(event).every((k) => ["eventId", "jobId", "sequence", "type", "timestamp", "attempt", "nodeId", "data"].includes(k))).toBe(true);
@@ -147,22 +134,22 @@ describe("GET /api/developers/jobs/:jobId/telemetry", () => {
   });
 
   it.each(["limit=0", "limit=101", "page=0", "page=abc"])("refuses %s with 400 INVALID_REQUEST", async (query) => {
-    await expectError(await dev.withKey(key, `/api/developers/jobs/${completed.jobId}/telemetry?${query}`), 400, "INVALID_REQUEST");
+    await expectError(await ctx.dev.withKey(ctx.key, `/api/developers/jobs/${completed.jobId}/telemetry?${query}`), 400, "INVALID_REQUEST");
   });
 
   it("answers 404 JOB_NOT_FOUND for an unknown job", async () => {
-    await expectError(await dev.withKey(key, "/api/developers/jobs/00000000-0000-4000-8000-000000000000/telemetry"), 404, "JOB_NOT_FOUND");
-    await expectError(await dev.withKey(key, "/api/developers/jobs/nope/telemetry"), 404, "JOB_NOT_FOUND");
+    await expectError(await ctx.dev.withKey(ctx.key, "/api/developers/jobs/00000000-0000-4000-8000-000000000000/telemetry"), 404, "JOB_NOT_FOUND");
+    await expectError(await ctx.dev.withKey(ctx.key, "/api/developers/jobs/nope/telemetry"), 404, "JOB_NOT_FOUND");
   });
 
   it("needs telemetry:read from a key; the wallet session reads it too", async () => {
-    const jobsOnly = await dev.createApiKey(["jobs:read"]);
-    const error = await expectError(await dev.withKey(jobsOnly, `/api/developers/jobs/${completed.jobId}/telemetry`), 403, "INSUFFICIENT_SCOPE");
+    const jobsOnly = await ctx.dev.createApiKey(["jobs:read"]);
+    const error = await expectError(await ctx.dev.withKey(jobsOnly, `/api/developers/jobs/${completed.jobId}/telemetry`), 403, "INSUFFICIENT_SCOPE");
     expect(error.details).toEqual({ requiredScope: "telemetry:read" });
 
-    const telemetryOnly = await dev.createApiKey(["telemetry:read"]);
-    const withScope = await telemetryPage(completed.jobId, "limit=100", (path) => dev.withKey(telemetryOnly, path));
-    const withSession = await telemetryPage(completed.jobId, "limit=100", (path) => dev.session(path));
+    const telemetryOnly = await ctx.dev.createApiKey(["telemetry:read"]);
+    const withScope = await telemetryPage(completed.jobId, "limit=100", (path) => ctx.dev.withKey(telemetryOnly, path));
+    const withSession = await telemetryPage(completed.jobId, "limit=100", (path) => ctx.dev.session(path));
     expect(withScope.data).toEqual(await allTelemetry(completed.jobId));
     expect(withSession.data).toEqual(withScope.data);
   });
@@ -177,7 +164,7 @@ describe("GET /api/developers/jobs/:jobId/logs", () => {
     for (const line of logs) {
       expect(line).toMatchObject({
         sequence: expect.any(Number),
-        timestamp: expect.stringMatching(isoTime),
+        timestamp: isoTime,
         level: expect.stringMatching(/^(debug|info|warn|error)$/),
         source: expect.stringMatching(/^(platform|node|provider)$/),
         message: expect.any(String),
@@ -196,16 +183,16 @@ describe("GET /api/developers/jobs/:jobId/logs", () => {
   });
 
   it("needs jobs:read from a key; the wallet session reads them too", async () => {
-    const telemetryOnly = await dev.createApiKey(["telemetry:read"]);
-    const error = await expectError(await dev.withKey(telemetryOnly, `/api/developers/jobs/${completed.jobId}/logs`), 403, "INSUFFICIENT_SCOPE");
+    const telemetryOnly = await ctx.dev.createApiKey(["telemetry:read"]);
+    const error = await expectError(await ctx.dev.withKey(telemetryOnly, `/api/developers/jobs/${completed.jobId}/logs`), 403, "INSUFFICIENT_SCOPE");
     expect(error.details).toEqual({ requiredScope: "jobs:read" });
-    const jobsOnly = await dev.createApiKey(["jobs:read"]);
-    expect(await logsOf(completed.jobId, (path) => dev.withKey(jobsOnly, path))).toEqual(await logsOf(completed.jobId));
-    expect(await logsOf(completed.jobId, (path) => dev.session(path))).toEqual(await logsOf(completed.jobId));
+    const jobsOnly = await ctx.dev.createApiKey(["jobs:read"]);
+    expect(await logsOf(completed.jobId, (path) => ctx.dev.withKey(jobsOnly, path))).toEqual(await logsOf(completed.jobId));
+    expect(await logsOf(completed.jobId, (path) => ctx.dev.session(path))).toEqual(await logsOf(completed.jobId));
   });
 
   it("answers 404 JOB_NOT_FOUND for an unknown job", async () => {
-    await expectError(await dev.withKey(key, "/api/developers/jobs/00000000-0000-4000-8000-000000000000/logs"), 404, "JOB_NOT_FOUND");
+    await expectError(await ctx.dev.withKey(ctx.key, "/api/developers/jobs/00000000-0000-4000-8000-000000000000/logs"), 404, "JOB_NOT_FOUND");
   });
 });
 
@@ -215,12 +202,11 @@ describe("a final job", () => {
     const before = [await snapshot(completed), await snapshot(failed)];
 
     // Later, unrelated work runs through the same node and the sweeper keeps sweeping.
-    const later = await submit(dev, key, "text-sentiment", { text: "The later job is a pleasant one." });
-    expect((await waitForStatus(dev, key, later.jobId)).status).toBe("completed");
+    const later = await submit(ctx.dev, ctx.key, "text-sentiment", { text: "The later job is a pleasant one." });
+    expect((await waitForStatus(ctx.dev, ctx.key, later.jobId)).status).toBe("completed");
     // Nor can its owner cancel it.
     for (const job of [completed, failed]) {
-      const res = await dev.withKey(key, `/api/developers/jobs/${job.jobId}/cancel`, { method: "POST" });
-      expect(res.ok).toBe(false);
+      await expectError(await ctx.dev.withKey(ctx.key, `/api/developers/jobs/${job.jobId}/cancel`, { method: "POST" }), 409, "JOB_FINAL");
     }
 
     const after = [await snapshot(completed), await snapshot(failed)];

@@ -55,6 +55,46 @@ async function writeResponse(req: IncomingMessage, res: ServerResponse, response
   res.end();
 }
 
+type Handler = NonNullable<RouteModule[string]>;
+
+/**
+ * What `next start` does before (or instead of) calling a route handler, checked against it by
+ * tests/next-start/real-server.test.ts: a trailing slash is a 308 to the path without it; a malformed
+ * percent-escape in the path is Next's plain-text 500 (a known defect, issue 11); HEAD runs GET and drops
+ * the body; OPTIONS without a handler is 204 with the route's methods in Allow; any other method the
+ * route does not export is a 405 with an empty body. Not reproduced here: middleware/proxy, compression,
+ * `poweredByHeader`, next.config headers and instrumentation.ts (startNetworkServices is called directly).
+ */
+async function nextLikeAnswer(
+  url: URL,
+  method: string,
+  routes: ReturnType<typeof findRoutes>,
+  load: (file: string) => Promise<RouteModule>,
+): Promise<Response | { handler: Handler; params: Record<string, string | string[]>; withoutBody: boolean }> {
+  if (url.pathname.length > 1 && url.pathname.endsWith("/")) {
+    const location = url.pathname.replace(/\/+$/, "") + url.search;
+    return new Response(location, { status: 308, headers: { location, refresh: `0;url=${location}` } });
+  }
+  let match: ReturnType<typeof matchRoute>;
+  try {
+    match = matchRoute(routes, url.pathname);
+  } catch (err) {
+    if (!(err instanceof URIError)) throw err;
+    return new Response("Internal Server Error", { status: 500, headers: { "content-type": "text/plain" } });
+  }
+  if (!match) return new Response(null, { status: 404 });
+  const mod = await load(match.route.file);
+  const exported = Object.keys(mod).filter((name) => /^[A-Z]+$/.test(name) && typeof mod[name] === "function");
+  const own = mod[method];
+  if (own) return { handler: own, params: match.params, withoutBody: false };
+  if (method === "HEAD" && mod.GET) return { handler: mod.GET, params: match.params, withoutBody: true };
+  if (method === "OPTIONS") {
+    const allow = [...new Set([...exported, ...(mod.GET ? ["HEAD"] : []), "OPTIONS"])].sort();
+    return new Response(null, { status: 204, headers: { allow: allow.join(", ") } });
+  }
+  return new Response(null, { status: 405 });
+}
+
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const scratch = options.databaseUrl || !usePostgres() ? undefined : await createScratchDatabase();
   const databaseUrl = options.databaseUrl ?? scratch?.url;
@@ -80,15 +120,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     void (async () => {
       try {
         const url = new URL(req.url ?? "/", baseUrl);
-        const match = matchRoute(routes, url.pathname);
-        const mod = match ? await load(match.route.file) : undefined;
-        const handler = mod?.[req.method ?? "GET"];
-        if (!match || !handler) {
-          res.writeHead(match ? 405 : 404).end();
-          return;
-        }
-        const response = await handler(await toRequest(req, baseUrl, aborter.signal), { params: Promise.resolve(match.params) });
-        await writeResponse(req, res, response);
+        const answer = await nextLikeAnswer(url, req.method ?? "GET", routes, load);
+        if (answer instanceof Response) return void (await writeResponse(req, res, answer));
+        const response = await answer.handler(await toRequest(req, baseUrl, aborter.signal), { params: Promise.resolve(answer.params) });
+        if (answer.withoutBody) await response.body?.cancel();
+        await writeResponse(req, res, answer.withoutBody ? new Response(null, response) : response);
       } catch (err) {
         if (!res.headersSent) res.writeHead(500);
         res.end(String(err));
@@ -99,6 +135,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // The app's origin comes from configuration only (never from request headers): this server's own address.
   process.env.APP_ORIGIN ??= baseUrl;
+  // The dashboard's Run calls the execution API: this same server.
+  process.env.EXECUTION_API_URL ??= baseUrl;
   const { startNetworkServices } = await import("@/lib/network/embedded");
   await startNetworkServices();
 

@@ -21,6 +21,7 @@ export type KnownErrorCode =
   | "PROFILE_EXISTS"
   | "LIMIT_REACHED"
   | "KEY_REVOKED"
+  | "KEY_MANAGED"
   | "JOB_FINAL"
   | "PAYLOAD_TOO_LARGE"
   | "UNSUPPORTED_MEDIA_TYPE"

@@ -98,6 +98,9 @@ describe("language-detect", () => {
   it("reports progress and one franc call", async () => {
     const { ctx } = await detect(paragraphs[0][3]);
     expect(ctx.providerRequests).toEqual([expect.objectContaining({ provider: "franc", latencyMs: expect.any(Number) })]);
+    // At least one step between start and finish, never going back.
+    expect(ctx.progressReports.length).toBeGreaterThan(0);
+    expect(ctx.progressReports.every((p) => p > 0 && p < 100)).toBe(true);
     expect(isNonDecreasing(ctx.progressReports)).toBe(true);
   });
 

@@ -1,0 +1,35 @@
+import type { Metadata } from "next";
+import { redirect } from "next/navigation";
+import { currentSession } from "@/lib/http/page-session";
+import { PageHeader } from "@/components/dashboard/page-header";
+import { usagePeriod } from "@/components/usage/period";
+import { PeriodPicker, UsageReport } from "@/components/usage/usage-report";
+import { listCreditHistory } from "@/lib/domain/credits";
+import { getUsageSummary } from "@/lib/domain/usage";
+
+export const metadata: Metadata = { title: "Usage" };
+
+const historyPageSize = 20;
+
+export default async function UsagePage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const session = await currentSession();
+  if (!session) redirect("/sign-in");
+  const query = await searchParams;
+  const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+  const period = usagePeriod(first(query.period));
+  const page = Math.max(1, Math.floor(Number(first(query.page)) || 1));
+  const [summary, history] = await Promise.all([
+    getUsageSummary(session.accountId, { periodStart: period.periodStart, periodEnd: period.periodEnd }),
+    listCreditHistory(session.accountId, { page, limit: historyPageSize }),
+  ]);
+  return (
+    <>
+      <PageHeader
+        title="Usage"
+        description="Jobs, credits and durations for a period, by day and by service. Days are UTC."
+        actions={<PeriodPicker current={period.id} />}
+      />
+      <UsageReport summary={summary} history={history} period={period} />
+    </>
+  );
+}

@@ -1,0 +1,84 @@
+// A failed job explained: one sentence built from its events, the category and code, the message, what to
+// do next and the refund. The region is named "Failure" (CONTRACT §9).
+import Link from "next/link";
+import type { CreditEntry, ExecutionJob, TelemetryEvent } from "@/components/data/types";
+import { formatSignedCredits } from "@/components/dashboard/format";
+import { Badge } from "@/components/ui/badge";
+
+const nextSteps: Record<string, string> = {
+  CANCELLED: "You cancelled this job. Run it again whenever you need the result.",
+  INVALID_IMAGE: "Send an image that opens in an image viewer: a PNG or JPEG, whole, as base64 or a data: URL.",
+  NO_ELIGIBLE_NODE: "No execution node could take the job in time. Check the service's status on the Services page, then run it again.",
+  NODE_LOST: "The nodes running the job stopped answering on every attempt. Running it again usually works.",
+};
+const nextStepByCategory: Record<NonNullable<ExecutionJob["error"]>["category"], string> = {
+  validation: "Fix the input the message points at and run the job again.",
+  routing: "No execution node could take the job. Run it again in a moment.",
+  runtime: "The service failed while running the job. Running it again may help; if it keeps failing, quote the job id and request id to support.",
+};
+
+/** "Attempt 1 failed on node-a; the node stopped answering once; failed: INVALID_IMAGE." */
+function explain(job: ExecutionJob, events: TelemetryEvent[], nodeNames: Record<string, string>): string {
+  const parts: string[] = [];
+  for (const e of events) {
+    const node = e.nodeId ? (nodeNames[e.nodeId] ?? e.nodeId.slice(0, 8)) : null;
+    if (e.type === "EXECUTION_FAILED") parts.push(`attempt ${e.attempt} failed${node ? ` on ${node}` : ""}`);
+    else if (e.type === "NODE_LOST") parts.push(`${node ?? "the node"} stopped answering during attempt ${e.attempt}`);
+    else if (e.type === "RETRY_SCHEDULED") parts.push("retried");
+    else if (e.type === "ROUTING_FAILED") parts.push("no node could take it in time");
+    else if (e.type === "JOB_CANCELLED") parts.push(`cancelled while ${String(e.data?.previousStatus ?? "waiting")}`);
+  }
+  const story = parts.length ? `${parts.join("; ")}; ` : "";
+  const sentence = `${story}failed: ${job.error?.code ?? "UNKNOWN"}.`;
+  return sentence.charAt(0).toUpperCase() + sentence.slice(1);
+}
+
+export function JobFailure({
+  job,
+  events,
+  credits,
+  nodeNames,
+}: {
+  job: ExecutionJob;
+  events: TelemetryEvent[];
+  credits: CreditEntry[];
+  nodeNames: Record<string, string>;
+}) {
+  const error = job.error;
+  if (!error) return null;
+  const refund = credits.find((c) => c.type === "refund");
+  return (
+    <section aria-label="Failure" className="grid grid-cols-1 gap-3 rounded-xl border border-destructive/40 bg-destructive/5 p-5">
+      <div className="flex flex-wrap items-center gap-2">
+        <h2 className="mr-auto text-base font-semibold text-destructive">Failure</h2>
+        <Badge variant="outline">{error.category}</Badge>
+        <Badge variant="destructive" className="font-mono">
+          {error.code}
+        </Badge>
+      </div>
+      <p className="text-sm font-medium">{explain(job, events, nodeNames)}</p>
+      <p className="text-sm">{error.message}</p>
+      <div className="grid gap-1 text-sm">
+        <p>
+          <span className="font-medium">What to do next: </span>
+          {nextSteps[error.code] ?? nextStepByCategory[error.category]}
+        </p>
+        <p data-testid="job-refund">
+          <span className="font-medium">Refund: </span>
+          {refund ? (
+            <>
+              {formatSignedCredits(refund.amount)} credits returned to your balance{" "}
+              <Link href="/credits" className="underline underline-offset-2">
+                (credit history)
+              </Link>
+            </>
+          ) : job.creditCost === 0 ? (
+            "nothing was charged."
+          ) : (
+            "on its way to your balance."
+          )}
+        </p>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,184 @@
+"use client";
+
+// Keeps one job page up to date: the server rendered the job, its telemetry and logs; this hook goes live.
+// One Server-Sent Events connection per page (resuming after the last sequence it holds), closed while the
+// tab is hidden and for good once the job is final. Where the stream cannot be used, TanStack Query polls
+// instead, backing off while nothing changes and stopping at a final state. Updates apply in sequence order:
+// events are merged by sequence, and a job snapshot older than the one shown is ignored.
+import * as React from "react";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { apiFetch } from "@/components/data/fetch-api";
+import type { ExecutionJob, ExecutionLog, TelemetryEvent, TelemetryPage } from "@/components/data/types";
+import { isFinalPhase, phaseOf } from "./lifecycle";
+
+export interface JobSnapshot {
+  job: ExecutionJob;
+  events: TelemetryEvent[];
+}
+
+export type LiveMode = "final" | "connecting" | "live" | "polling" | "paused";
+
+type Action = { type: "job"; job: ExecutionJob } | { type: "events"; events: TelemetryEvent[] };
+
+/** Applies an update only if it moves the page forward. */
+export function applyUpdate(state: JobSnapshot, action: Action): JobSnapshot {
+  if (action.type === "job") {
+    const current = state.job;
+    if (isFinalPhase(phaseOf(current))) return state;
+    if (Date.parse(action.job.updatedAt) < Date.parse(current.updatedAt)) return state;
+    return { ...state, job: action.job };
+  }
+  const last = state.events.at(-1)?.sequence ?? 0;
+  const fresh = action.events.filter((e) => e.sequence > last);
+  if (fresh.length === 0) return state;
+  const bySequence = new Map(state.events.map((e) => [e.sequence, e]));
+  for (const e of fresh) bySequence.set(e.sequence, e);
+  return { ...state, events: [...bySequence.values()].sort((a, b) => a.sequence - b.sequence) };
+}
+
+const jobPath = (jobId: string) => `/api/developers/jobs/${encodeURIComponent(jobId)}`;
+const telemetryPageSize = 100;
+
+/** Every telemetry event after `afterSequence` (sequences are 1, 2, 3… without gaps, so the page is known). */
+async function eventsAfter(jobId: string, afterSequence: number, signal: AbortSignal): Promise<TelemetryEvent[]> {
+  const events: TelemetryEvent[] = [];
+  let page = Math.floor(afterSequence / telemetryPageSize) + 1;
+  for (;;) {
+    const result = await apiFetch<TelemetryPage>(`${jobPath(jobId)}/telemetry?page=${page}&limit=${telemetryPageSize}`, { signal });
+    events.push(...result.data.filter((e) => e.sequence > afterSequence));
+    if (!result.pagination.hasMore) return events;
+    page += 1;
+  }
+}
+
+const subscribeVisibility = (onChange: () => void) => {
+  document.addEventListener("visibilitychange", onChange);
+  return () => document.removeEventListener("visibilitychange", onChange);
+};
+/** Whether the tab is shown; the server renders as visible. */
+export const useIsTabVisible = () =>
+  React.useSyncExternalStore(subscribeVisibility, () => document.visibilityState === "visible", () => true);
+
+const minPollMs = 1_000;
+const maxPollMs = 15_000;
+/** Attempts to open the stream without ever getting through before falling back to polling. */
+const streamAttempts = 3;
+
+export const jobLogsKey = (jobId: string) => ["jobs", jobId, "logs"] as const;
+const jobPollKey = (jobId: string) => ["jobs", jobId, "poll"] as const;
+
+export function useLiveJob(initial: JobSnapshot, initialLogs: ExecutionLog[], { onFinal }: { onFinal?: () => void } = {}) {
+  const jobId = initial.job.jobId;
+  const [snapshot, dispatch] = React.useReducer(applyUpdate, initial);
+  const isFinal = isFinalPhase(phaseOf(snapshot.job));
+  const isVisible = useIsTabVisible();
+  const [streamFailed, setStreamFailed] = React.useState(() => typeof EventSource === "undefined");
+  const [isStreamOpen, setStreamOpen] = React.useState(false);
+  const cursor = React.useRef(initial.events.at(-1)?.sequence ?? 0);
+  cursor.current = snapshot.events.at(-1)?.sequence ?? 0;
+  const queryClient = useQueryClient();
+
+  // The stream: one EventSource while the job moves and the tab is shown.
+  React.useEffect(() => {
+    if (isFinal || !isVisible || streamFailed) return;
+    const source = new EventSource(`${jobPath(jobId)}/events?lastEventId=${cursor.current}`);
+    let failures = 0;
+    let opened = false;
+    source.onopen = () => {
+      opened = true;
+      setStreamOpen(true);
+    };
+    source.addEventListener("telemetry", (message) => {
+      dispatch({ type: "events", events: [JSON.parse((message as MessageEvent<string>).data) as TelemetryEvent] });
+    });
+    source.addEventListener("status", (message) => {
+      const job = JSON.parse((message as MessageEvent<string>).data) as ExecutionJob;
+      dispatch({ type: "job", job });
+      // The server ends the stream after a final state; do not let the browser reconnect.
+      if (isFinalPhase(phaseOf(job))) source.close();
+    });
+    source.onerror = () => {
+      setStreamOpen(false);
+      failures += 1;
+      // CLOSED: the server refused the stream (not an event stream, or an error status); never opened after
+      // a few tries: something between us and the server does not pass it. Either way, poll instead.
+      if (source.readyState === EventSource.CLOSED || (!opened && failures >= streamAttempts)) {
+        source.close();
+        setStreamFailed(true);
+      }
+    };
+    return () => {
+      source.close();
+      setStreamOpen(false);
+    };
+  }, [jobId, isFinal, isVisible, streamFailed]);
+
+  // The fallback: poll the job and the events after the cursor, backing off while nothing changes.
+  const unchangedPolls = React.useRef(0);
+  const poll = useQuery({
+    queryKey: jobPollKey(jobId),
+    queryFn: async ({ signal }) => {
+      const [job, events] = await Promise.all([
+        apiFetch<ExecutionJob>(jobPath(jobId), { signal }),
+        eventsAfter(jobId, cursor.current, signal),
+      ]);
+      return { job, events };
+    },
+    enabled: streamFailed && !isFinal,
+    // Hidden tabs do not poll (refetchIntervalInBackground is off).
+    refetchInterval: () => (isFinal ? false : Math.min(minPollMs * 2 ** unchangedPolls.current, maxPollMs)),
+    staleTime: 0,
+    gcTime: 0,
+  });
+  React.useEffect(() => {
+    if (!poll.data) return;
+    const moved = poll.data.events.length > 0 || poll.data.job.updatedAt !== snapshot.job.updatedAt;
+    unchangedPolls.current = moved ? 0 : unchangedPolls.current + 1;
+    dispatch({ type: "events", events: poll.data.events });
+    dispatch({ type: "job", job: poll.data.job });
+    // Only new data should run this; the snapshot it compares with is read, not watched.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [poll.data]);
+
+  // Logs: read again (debounced) whenever telemetry moves, and once more at the end.
+  const logs = useQuery({
+    queryKey: jobLogsKey(jobId),
+    queryFn: ({ signal }) => apiFetch<ExecutionLog[]>(`${jobPath(jobId)}/logs`, { signal }),
+    initialData: initialLogs,
+    staleTime: Infinity,
+  });
+  const lastSequence = snapshot.events.at(-1)?.sequence ?? 0;
+  const firstSequence = React.useRef(lastSequence);
+  React.useEffect(() => {
+    if (lastSequence === firstSequence.current) return;
+    const timer = setTimeout(() => queryClient.invalidateQueries({ queryKey: jobLogsKey(jobId) }), 150);
+    return () => clearTimeout(timer);
+  }, [lastSequence, jobId, queryClient]);
+
+  // Reaching a final state while watching: let the server parts (credits, refund) read again.
+  const wasFinal = React.useRef(isFinal);
+  const onFinalRef = React.useRef(onFinal);
+  onFinalRef.current = onFinal;
+  React.useEffect(() => {
+    if (isFinal && !wasFinal.current) onFinalRef.current?.();
+    wasFinal.current = isFinal;
+  }, [isFinal]);
+
+  const mode: LiveMode = isFinal
+    ? "final"
+    : !isVisible
+      ? "paused"
+      : streamFailed
+        ? "polling"
+        : isStreamOpen
+          ? "live"
+          : "connecting";
+
+  return {
+    job: snapshot.job,
+    events: snapshot.events,
+    logs: logs.data,
+    mode,
+    applyJob: (job: ExecutionJob) => dispatch({ type: "job", job }),
+  };
+}

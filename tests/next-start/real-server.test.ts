@@ -1,0 +1,153 @@
+// The real server: `next start` on the production build (instrumentation, routing, compression and the
+// external packages as deployed), on the embedded database and on PostgreSQL. The integration suites use
+// the lighter test router (tests/support/test-server.ts); this suite checks what only Next itself does.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { catalog, type ServiceId } from "@/lib/domain/catalog";
+import { startOpenAiCompatibleServer, type OpenAiCompatibleServer } from "@/lib/network/providers/testing/openai-compatible-server";
+import { renderTextImage } from "@/lib/network/providers/testing/text-image";
+import { signUpDeveloper, type Developer } from "../support/developer";
+import { describeHttpAsNextServesIt, ratePerMinute } from "../support/next-http-spec";
+import { getJob, submit, telemetry, typesOf, waitForStatus } from "../support/jobs";
+import { startNextServer, tempDataDir, type NextServer } from "../support/next-server";
+import { createScratchDatabase } from "../support/postgres";
+import { readEventStream } from "../support/sse";
+
+const llmKey = "sk-next-start";
+
+/** One input per service of the catalog, each with what its result must say. */
+const samples: Record<ServiceId, { input: () => Promise<Record<string, unknown>>; output: Record<string, unknown> }> = {
+  "text-sentiment": { input: async () => ({ text: "What a wonderful, friendly and delightful place this is!" }), output: { label: "positive" } },
+  "text-summarize": {
+    input: async () => ({ text: "Bees pollinate crops. Farmers rent hives in spring. Colonies have suffered losses lately.", sentences: 1 }),
+    output: { sentenceCount: 3 },
+  },
+  "language-detect": {
+    input: async () => ({ text: "Der Zug hatte wegen einer Signalstörung fast eine Stunde Verspätung, und die Fahrgäste warteten geduldig auf dem Bahnsteig." }),
+    output: { iso6391: "de" },
+  },
+  "token-count": { input: async () => ({ text: "hello world", model: "gpt-4o" }), output: { tokens: 2 } },
+  "image-ocr": { input: async () => ({ image: (await renderTextImage(["Served by next start"])).toString("base64") }), output: { text: "Served by next start" } },
+  "text-generate": { input: async () => ({ prompt: "Say hello to the real server" }), output: {} },
+};
+
+const drivers = [
+  { name: "the embedded database", postgres: false },
+  // vitest.config.mts sets TEST_DATABASE_URL whenever PostgreSQL answers (and fails CI when it does not).
+  ...(process.env.TEST_DATABASE_URL ? [{ name: "PostgreSQL", postgres: true }] : []),
+];
+
+describe.each(drivers)("next start on $name", ({ postgres }) => {
+  let llm: OpenAiCompatibleServer;
+  let server: NextServer;
+  let dev: Developer;
+  let env: Record<string, string>;
+  const cleanups: (() => unknown)[] = [];
+
+  beforeAll(async () => {
+    llm = await startOpenAiCompatibleServer({ apiKey: llmKey });
+    cleanups.push(() => llm.close());
+    const data = tempDataDir();
+    cleanups.push(data.remove);
+    const database = postgres ? await createScratchDatabase() : undefined;
+    if (database) cleanups.push(database.drop);
+    env = {
+      DATA_DIR: data.dir,
+      ...(database ? { DATABASE_URL: database.url } : {}),
+      LLM_BASE_URL: llm.baseUrl,
+      LLM_API_KEY: llmKey,
+      LLM_MODEL: "acme-chat-1",
+      STARTER_CREDITS: "500",
+      RATE_LIMIT_PER_MINUTE: String(ratePerMinute),
+      NODE_LEASE_MS: "2000",
+    };
+    server = await startNextServer({ env });
+    dev = await signUpDeveloper(server.baseUrl);
+  }, 180_000);
+
+  afterAll(async () => {
+    await server?.stop("SIGKILL");
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  });
+
+  it("lists exactly the services this suite has an input for", async () => {
+    const res = await fetch(`${server.baseUrl}/api/marketplace/services`);
+    const services = (await res.json()) as { serviceId: string }[];
+    expect(services.map((s) => s.serviceId).sort()).toEqual(Object.keys(samples).sort());
+  });
+
+  it.each(catalog.map((s) => s.serviceId))("runs a %s job end to end: submit → SSE → completed → telemetry", async (serviceId) => {
+    const key = await dev.createApiKey();
+    const sample = samples[serviceId];
+    const job = await submit(dev, key, serviceId, await sample.input());
+    expect(job.status).toBe("queued");
+
+    const stream = await dev.withKey(key, `/api/developers/jobs/${job.jobId}/events`);
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get("content-type")).toContain("text/event-stream");
+    const messages = await readEventStream(stream);
+    expect(messages.filter((m) => m.event === "status").at(-1)?.data.status).toBe("completed");
+    const streamed = messages.filter((m) => m.event === "telemetry").map((m) => m.data.type);
+
+    const done = await getJob(dev, key, job.jobId);
+    expect(done, JSON.stringify(done.error)).toMatchObject({ status: "completed", progress: 100, attempt: 1, error: null });
+    expect(done.result?.summary).toEqual(expect.stringMatching(/\S/));
+    expect(done.result?.output).toMatchObject(sample.output);
+
+    const events = await telemetry(dev, key, job.jobId);
+    expect(streamed).toEqual(events.map((e) => e.type));
+    expect(typesOf(events)).toEqual([
+      "JOB_CREATED",
+      "WORKFLOW_INITIALIZED",
+      "ROUTING_STARTED",
+      "NODE_ASSIGNED",
+      "EXECUTION_STARTED",
+      "RESULT_STORED",
+      "EXECUTION_COMPLETED",
+    ]);
+  });
+
+  it("SIGTERM with a job in flight: the server exits, and after a restart the job completes exactly once", async () => {
+    llm.behave({ reply: "slow", delayMs: 120_000 });
+    const key = await dev.createApiKey();
+    const job = await submit(dev, key, "text-generate", { prompt: "Still running when the server stops" });
+    await waitForStatus(dev, key, job.jobId, ["running"]);
+
+    const stopped = Date.now();
+    await server.stop("SIGTERM");
+    // The embedded node's grace period is 10 s: the process must be gone well within it plus shutdown.
+    expect(Date.now() - stopped).toBeLessThan(20_000);
+    expect(server.output()).not.toMatch(/unhandled error|shutdown failed/);
+
+    llm.behave({ reply: "normal" });
+    server = await startNextServer({ env, port: server.port });
+    const done = await waitForStatus(dev, key, job.jobId);
+    expect(done).toMatchObject({ status: "completed", attempt: 2, progress: 100 });
+    const events = await telemetry(dev, key, job.jobId);
+    expect(events.filter((e) => e.type === "EXECUTION_COMPLETED")).toHaveLength(1);
+    expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
+  });
+
+  // Next's own SIGTERM handler exits (143) as soon as its HTTP server has closed; with NEXT_MANUAL_SIG_HANDLE
+  // (set by `npm run serve`) instrumentation's handler drains the embedded node and releases what is left.
+  it("SIGTERM releases the running job (ROUTING_STARTED with releasedBy), it is not lost (NODE_LOST)", async () => {
+    const key = await dev.createApiKey();
+    const { data } = (await (await dev.withKey(key, "/api/developers/jobs?serviceId=text-generate&limit=100")).json()) as { data: { jobId: string; attempt: number }[] };
+    const restarted = data.find((j) => j.attempt === 2);
+    expect(restarted).toBeDefined();
+    const events = await telemetry(dev, key, String(restarted?.jobId));
+    expect(events.map((e) => e.type)).not.toContain("NODE_LOST");
+    expect(events.some((e) => e.type === "ROUTING_STARTED" && e.data?.releasedBy)).toBe(true);
+  });
+});
+
+describeHttpAsNextServesIt("next start", async (env) => {
+  const data = tempDataDir();
+  const server = await startNextServer({ env: { DATA_DIR: data.dir, ...env } });
+  return {
+    baseUrl: server.baseUrl,
+    close: async () => {
+      await server.stop("SIGKILL");
+      data.remove();
+    },
+  };
+}, { compression: true });
