@@ -116,7 +116,7 @@ async function cleanUp() {
 }
 
 async function main() {
-  ensureBuild(say);
+  await ensureBuild(say);
   database = await createThrowawayDatabase(adminUrl, "en_load");
   const memory = new Map<string, { start: number; end?: number; pgid: number }>();
   try {

@@ -1,7 +1,6 @@
 // The real product server: `next start` of the production build, in its own process group on 127.0.0.1,
-// built first only when `.next` has no build. Used by the fuzz suite and the load soak.
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+// built first only when `.next` is missing or stale. Used by the fuzz suite and the load soak.
+import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 
 export interface NextServer {
@@ -16,16 +15,10 @@ export interface NextServer {
 const root = process.cwd();
 const nextBin = path.join(root, "node_modules", "next", "dist", "bin", "next");
 
-/** Runs `next build` unless a build is already there (the tests engineer's suites share one build). */
-export function ensureBuild(log: (line: string) => void = () => undefined): void {
-  if (existsSync(path.join(root, ".next", "BUILD_ID"))) return;
-  log("no production build in .next: running next build (a few minutes on a loaded machine)");
-  const result = spawnSync(process.execPath, [nextBin, "build"], {
-    cwd: root,
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
-    stdio: ["ignore", "inherit", "inherit"],
-  });
-  if (result.status !== 0) throw new Error(`next build failed (exit ${result.status})`);
+/** Builds (SDK + `next build`) only when `.next` is missing or older than the sources: the one build rule of the test suites. */
+export async function ensureBuild(log: (line: string) => void = () => undefined): Promise<void> {
+  const { ensureNextBuild } = (await import(path.join(root, "tests", "support", "next-build.mjs"))) as { ensureNextBuild(): boolean };
+  if (ensureNextBuild()) log("built the app (sources had changed)");
 }
 
 export async function startNextServer(port: number, env: Record<string, string>, readyTimeoutMs = 120_000): Promise<NextServer> {

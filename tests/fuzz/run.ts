@@ -50,7 +50,7 @@ async function main(): Promise<number> {
   let databaseUrl = process.env.FUZZ_DATABASE_URL;
   try {
     if (!baseUrl || !databaseUrl) {
-      ensureBuild(say);
+      await ensureBuild(say);
       scratch = await createThrowawayDatabase(process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test", "en_fuzz");
       databaseUrl = scratch.url;
       server = await startNextServer(port, {
