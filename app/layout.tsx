@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { GeistSans } from "geist/font/sans";
 import { GeistMono } from "geist/font/mono";
+import { connection } from "next/server";
 import { QueryProvider } from "@/components/data/query-provider";
 import { ThemeProvider } from "@/components/data/theme-provider";
 import "./globals.css";
@@ -11,7 +12,9 @@ export const metadata: Metadata = {
   icons: { icon: "/icon.svg" },
 };
 
-export default function RootLayout({ children }: { children: React.ReactNode }) {
+export default async function RootLayout({ children }: { children: React.ReactNode }) {
+  // Every page renders per request: its scripts carry that request's CSP nonce (proxy.ts).
+  await connection();
   return (
     // suppressHydrationWarning: next-themes sets the theme class on <html> before React hydrates.
     <html lang="en" className={`${GeistSans.variable} ${GeistMono.variable}`} suppressHydrationWarning>

@@ -97,6 +97,8 @@ const envSchema = z.object({
   WEBHOOK_TIMEOUT_MS: intFromEnv(10_000, 1),
   /** Attempts in flight per server instance. */
   WEBHOOK_CONCURRENCY: intFromEnv(32, 1),
+  SIGN_IN_RATE_PER_MINUTE: intFromEnv(60, 0),
+  ACCOUNT_RATE_PER_MINUTE: intFromEnv(1200, 0),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
 });
 

@@ -1,4 +1,5 @@
 // Every size limit and rate limit of the product, in one place.
+import { availableParallelism } from "node:os";
 import { env } from "@/lib/env";
 
 export const limits = {
@@ -9,7 +10,13 @@ export const limits = {
   get ocrBodyBytes() {
     return Math.ceil((this.ocrImageBytes * 4) / 3) + 64 * 1024;
   },
+  /** Decoded bitmaps beyond this would exhaust the OCR engine's heap (decompression bombs). */
+  ocrMaxPixels: 50_000_000,
   textChars: 20_000,
+  /** JSON bodies nest at most this deep (every schema of the API needs fewer than 10 levels). */
+  jsonMaxDepth: 32,
+  /** Job lists carry input strings up to this many characters (the job's own route has the full input). */
+  listInputChars: 200,
   pageLimitMax: 100,
   pageLimitDefault: 20,
   idempotencyKeyMaxLength: 255,
@@ -17,10 +24,32 @@ export const limits = {
   get apiKeyRequestsPerMinute() {
     return env().RATE_LIMIT_PER_MINUTE;
   },
+  /** Requests per minute per account, whichever of its keys or its session they come with; 0 disables. */
+  get accountRequestsPerMinute() {
+    return env().ACCOUNT_RATE_PER_MINUTE;
+  },
+  /** Live (not revoked) API keys per account: more keys must not mean more throughput. */
+  apiKeysPerAccount: 50,
+  /** Sign-in requests (nonce + verify) per minute per client IP; 0 disables. */
+  get signInRequestsPerMinutePerIp() {
+    return env().SIGN_IN_RATE_PER_MINUTE;
+  },
   nodeClaimMaxWaitMs: 25_000,
   webhookEndpointsPerDeveloper: 10,
   /** The part of a receiver's answer kept with each attempt. */
   webhookResponseBytes: 1024,
   /** Attempts in flight to one endpoint per instance, so one slow receiver cannot hold back the others. */
   webhookInFlightPerEndpoint: 8,
+  /** An open event stream re-checks its credential this often and ends once it is revoked or expired. */
+  streamCredentialRecheckMs: 3_000,
+  /** Concurrent event streams per account (per server instance). */
+  streamsPerAccount: 10,
+  /** text-summarize ranks at most this many sentences (TextRank is O(n²) per iteration) … */
+  summarizeMaxSentences: 400,
+  /** … over at most this many power iterations. */
+  textRankMaxIterations: 50,
+  /** Worker threads for CPU-bound providers: leave one core to the HTTP event loop. */
+  providerThreads: Math.max(1, Math.min(4, availableParallelism() - 1)),
+  /** A wallet session (server-side row and cookie) lasts this long unless revoked. */
+  sessionMaxAgeSeconds: 7 * 24 * 3600,
 } as const;

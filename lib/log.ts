@@ -1,4 +1,5 @@
 // Structured JSON logs on stdout/stderr. Callers pass facts, never secrets (no headers, no bodies).
+import { DrizzleQueryError } from "drizzle-orm/errors";
 import { env } from "@/lib/env";
 
 type Level = "debug" | "info" | "warn" | "error";
@@ -12,7 +13,31 @@ export interface Logger {
   child(fields: Record<string, unknown>): Logger;
 }
 
+/** The statement's kind and table ("insert into api_keys"), never its text's literals or its parameters. */
+export function queryName(query: string): string {
+  const verb = (/^\s*(\w+)/.exec(query)?.[1] ?? "query").toLowerCase();
+  const table = /\b(?:from|into|update)\s+"?([\w.]+)"?/i.exec(query)?.[1];
+  return table ? `${verb} ${table}` : verb;
+}
+
+/**
+ * A database failure is logged by its query's name and the database's error code: the driver's message
+ * carries the parameter values (keys' hashes, inputs, addresses), which never belong in a log.
+ */
+function databaseErrorFields(error: DrizzleQueryError) {
+  const cause = error.cause as { code?: unknown; constraint?: unknown; name?: unknown } | undefined;
+  return {
+    name: "DrizzleQueryError",
+    query: queryName(error.query),
+    ...(typeof cause?.code === "string" ? { code: cause.code } : {}),
+    ...(typeof cause?.constraint === "string" ? { constraint: cause.constraint } : {}),
+    // The stack's header repeats the message (and its parameters): frames only.
+    stack: error.stack?.split("\n").filter((line) => /^\s+at /.test(line)).join("\n"),
+  };
+}
+
 function errorFields(value: unknown): unknown {
+  if (value instanceof DrizzleQueryError) return databaseErrorFields(value);
   return value instanceof Error ? { name: value.name, message: value.message, stack: value.stack } : value;
 }
 

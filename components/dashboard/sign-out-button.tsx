@@ -7,7 +7,8 @@ import { Loader2Icon, LogOutIcon } from "lucide-react";
 import { apiFetch, ApiError } from "@/components/data/fetch-api";
 import { Button } from "@/components/ui/button";
 
-export function SignOutButton() {
+/** Signs this browser out; with `everywhere`, revokes every session of the account (all browsers). */
+export function SignOutButton({ everywhere = false, variant = "ghost" }: { everywhere?: boolean; variant?: "ghost" | "outline" }) {
   const router = useRouter();
   const queryClient = useQueryClient();
   const [pending, setPending] = React.useState(false);
@@ -17,7 +18,7 @@ export function SignOutButton() {
     setPending(true);
     setFailure(null);
     try {
-      await apiFetch<void>("/api/auth/logout", { method: "POST" });
+      await apiFetch<void>(everywhere ? "/api/auth/logout-everywhere" : "/api/auth/logout", { method: "POST" });
       // Nothing of this account may linger for whoever signs in next in this tab.
       queryClient.clear();
       router.replace("/sign-in");
@@ -30,9 +31,9 @@ export function SignOutButton() {
 
   return (
     <div className="grid gap-1">
-      <Button variant="ghost" size="sm" className="w-full justify-start" onClick={signOut} disabled={pending}>
+      <Button variant={variant} size="sm" className={everywhere ? "w-fit" : "w-full justify-start"} onClick={signOut} disabled={pending}>
         {pending ? <Loader2Icon className="animate-spin" /> : <LogOutIcon />}
-        Sign out
+        {everywhere ? "Sign out everywhere" : "Sign out"}
       </Button>
       {failure && (
         <p role="alert" className="px-2 text-xs text-destructive">

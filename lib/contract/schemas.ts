@@ -172,7 +172,13 @@ export const ListJobsQuery = pageQuery.extend({
   dateFrom: timeParam.optional(),
   dateTo: timeParam.optional(),
 });
-export const JobList = z.object({ data: z.array(ExecutionJob), pagination: Pagination }).meta({ id: "JobList" });
+export const JobListItem = ExecutionJob.extend({
+  input: z.record(z.string(), z.unknown()).meta({
+    description: "The input, its string members cut to 200 characters; GET /api/developers/jobs/{jobId} has it in full",
+  }),
+  inputTruncated: z.boolean().meta({ description: "True when a member of `input` was cut" }),
+}).meta({ id: "JobListItem" });
+export const JobList = z.object({ data: z.array(JobListItem), pagination: Pagination }).meta({ id: "JobList" });
 
 export const ExecutionLog = z
   .object({

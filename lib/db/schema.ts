@@ -41,6 +41,26 @@ export const authNonces = pgTable("auth_nonces", {
   usedAt: ts("used_at"),
 });
 
+/** Wallet sessions held server-side: the cookie names one, and every read checks it is still live. */
+export const sessions = pgTable(
+  "sessions",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    accountId: uuid("account_id").notNull().references(() => accounts.id),
+    createdAt: createdAt(),
+    expiresAt: ts("expires_at").notNull(),
+    revokedAt: ts("revoked_at"),
+  },
+  (t) => [index("sessions_account_idx").on(t.accountId)],
+);
+
+/** Rate-limit counters shared by every server instance on PostgreSQL (rate-limiter-flexible's Drizzle store). */
+export const rateLimits = pgTable("rate_limits", {
+  key: text("key").primaryKey(),
+  points: integer("points").notNull().default(0),
+  expire: timestamp("expire", { withTimezone: true, mode: "date", precision: 3 }),
+});
+
 export const apiKeys = pgTable(
   "api_keys",
   {

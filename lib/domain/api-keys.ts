@@ -1,8 +1,9 @@
 // API keys: show-once secrets, stored only as SHA-256 hashes, scoped, revocable, rotatable with grace.
 import { createHash, randomInt, timingSafeEqual } from "node:crypto";
-import { and, desc, eq, isNull, or, sql } from "drizzle-orm";
+import { and, count, desc, eq, isNull, or, sql } from "drizzle-orm";
 import type { Tx } from "@/lib/db/client";
-import { apiKeys } from "@/lib/db/schema";
+import { accounts, apiKeys } from "@/lib/db/schema";
+import { limits } from "@/lib/limits";
 import { log } from "@/lib/log";
 import { requireProfile } from "./accounts";
 import { DomainError, notFound } from "./errors";
@@ -71,7 +72,20 @@ export async function insertApiKey(tx: Tx, accountId: string, input: NewApiKey):
 
 export async function createApiKey(accountId: string, input: { name: string; scopes: Scope[]; expiresAt?: string }): Promise<wire.ApiKeyWithSecret> {
   await requireProfile(accountId);
-  const { row, secret } = await insertApiKey(await db(), accountId, input);
+  const { row, secret } = await (await db()).transaction(async (tx) => {
+    // The account row's lock serialises concurrent creations, so the cap holds under races.
+    await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for("update");
+    const [{ live }] = await tx
+      .select({ live: count() })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)));
+    if (live >= limits.apiKeysPerAccount) {
+      throw new DomainError("LIMIT_REACHED", `An account may hold at most ${limits.apiKeysPerAccount} live API keys; revoke one first.`, {
+        limit: limits.apiKeysPerAccount,
+      });
+    }
+    return insertApiKey(tx, accountId, input);
+  });
   return { ...toApiKey(row), key: secret };
 }
 

@@ -2,6 +2,7 @@
 // The zod schema validates execute input (422) and produces the published JSON Schema.
 import { z } from "zod";
 import { limits } from "@/lib/limits";
+import { inspectImage } from "./image-input";
 
 const text = z.string().min(1).max(limits.textChars);
 
@@ -27,7 +28,11 @@ export const serviceInputs = {
         .string()
         .min(1)
         .max(limits.ocrBodyBytes)
-        .describe("Base64 PNG or JPEG (up to 8 MiB decoded), or a data: URL"),
+        .describe("Base64 PNG or JPEG (up to 8 MiB decoded, 50 megapixels), or a data: URL")
+        .superRefine((image, ctx) => {
+          const inspected = inspectImage(image);
+          if (!inspected.ok) ctx.addIssue({ code: "custom", message: inspected.message, params: { reason: inspected.code } });
+        }),
     })
     .strict(),
   "text-generate": z

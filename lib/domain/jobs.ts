@@ -1,10 +1,11 @@
 // Jobs as developers see them: submission (with idempotency and the credit debit in one transaction),
 // reads scoped to the owner, and cancellation.
 import { randomUUID } from "node:crypto";
-import { and, asc, count, desc, eq, gte, lte, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, getTableColumns, gte, lte, sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/lib/db/client";
 import { jobEvents, jobLogs, jobs, nodes } from "@/lib/db/schema";
 import { env } from "@/lib/env";
+import { limits } from "@/lib/limits";
 import { isServiceId, serviceInputs } from "./catalog";
 import { applyLedgerEntry } from "./credits";
 import { DomainError, issuesOf, notFound } from "./errors";
@@ -174,6 +175,17 @@ export interface JobFilters extends PageRequest {
   dateTo?: Date;
 }
 
+/**
+ * Lists carry a short form of each input: string members cut to limits.listInputChars, in SQL, so a page of
+ * image jobs never ships megabytes (from the database or to the client). The job's own route has it all.
+ */
+const longString = (value: SQL) => sql`jsonb_typeof(${value}) = 'string' and length(${value} #>> '{}') > ${limits.listInputChars}`;
+const listInput = sql<Record<string, unknown>>`coalesce((
+  select jsonb_object_agg(e.key, case when ${longString(sql`e.value`)} then to_jsonb(left(e.value #>> '{}', ${limits.listInputChars})) else e.value end)
+  from jsonb_each(${jobs.input}) e), '{}'::jsonb)`;
+const inputTruncated = sql<boolean>`exists (select 1 from jsonb_each(${jobs.input}) e where ${longString(sql`e.value`)})`;
+const listColumns = { job: { ...getTableColumns(jobs), input: listInput }, inputTruncated, nodeName: nodes.name, nodeRegion: nodes.region };
+
 export async function listJobs(accountId: string, filters: JobFilters): Promise<wire.JobList> {
   const d = await db();
   const conditions: SQL[] = [eq(jobs.accountId, accountId)];
@@ -184,7 +196,7 @@ export async function listJobs(accountId: string, filters: JobFilters): Promise<
   const where = and(...conditions);
   const [rows, [{ total }]] = await Promise.all([
     d
-      .select(jobColumns)
+      .select(listColumns)
       .from(jobs)
       .leftJoin(nodes, eq(nodes.id, jobs.assignedNodeId))
       .where(where)
@@ -193,7 +205,11 @@ export async function listJobs(accountId: string, filters: JobFilters): Promise<
       .offset(offsetOf(filters)),
     d.select({ total: count() }).from(jobs).where(where),
   ]);
-  return pageOf(rows.map(present), total, filters);
+  return pageOf(
+    rows.map(({ inputTruncated, ...row }) => ({ ...present(row), inputTruncated })),
+    total,
+    filters,
+  );
 }
 
 export async function getJobLogs(accountId: string, jobId: string): Promise<wire.ExecutionLog[]> {

@@ -1,6 +1,6 @@
 // Sign-In with Ethereum (EIP-4361): single-use server-side nonces, domain/expiry checks, signature check.
 import { randomBytes } from "node:crypto";
-import { and, eq, gt, isNull, sql } from "drizzle-orm";
+import { and, eq, gt, isNull, isNotNull, lt, or, sql } from "drizzle-orm";
 import { createPublicClient, getAddress, http, verifyMessage, type Hex } from "viem";
 import { mainnet } from "viem/chains";
 import { parseSiweMessage, validateSiweMessage } from "viem/siwe";
@@ -16,6 +16,15 @@ export async function issueNonce(): Promise<{ nonce: string; issuedAt: number }>
   const nonce = randomBytes(16).toString("hex");
   await (await db()).insert(authNonces).values({ nonce });
   return { nonce, issuedAt: Date.now() };
+}
+
+/** Sweeper: nonces used, or too old to be used, are dropped. */
+export async function purgeSpentNonces(): Promise<number> {
+  const rows = await (await db())
+    .delete(authNonces)
+    .where(or(isNotNull(authNonces.usedAt), lt(authNonces.createdAt, sql`now() - make_interval(secs => ${nonceTtlMs / 1000})`)))
+    .returning({ nonce: authNonces.nonce });
+  return rows.length;
 }
 
 const unauthenticated = (why: string) => new DomainError("UNAUTHENTICATED", `Sign-in failed: ${why}.`);

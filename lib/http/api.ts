@@ -8,6 +8,7 @@ import type { NodeRow } from "@/lib/network/coordinator";
 import { errorResponse } from "./error-envelope";
 import { parseOr400, queryOf, readJson } from "./body";
 import { checkOrigin, requireApiKey, requireDeveloper, requireNode, requireSession, type DeveloperPrincipal, type KeyPrincipal, type SessionPrincipal } from "./guards";
+import { rateLimitHeadersOf } from "./rate-limit";
 import { requestIdOf } from "./request-id";
 import type { BodySpec, Credential, Output, RouteSpec } from "./routes";
 
@@ -124,6 +125,24 @@ export function withApi<R extends RouteSpec>(route: R, handler: (req: Request, c
   return Object.assign(wrapped, { route });
 }
 
+/** A path whose percent-encoding is not UTF-8 names nothing: 404, never a framework 500. */
+function checkPath(url: string): void {
+  try {
+    decodeURIComponent(new URL(url).pathname);
+  } catch {
+    throw new DomainError("NOT_FOUND", "The path is not valid percent-encoded UTF-8.");
+  }
+}
+
+async function paramsOf<P>(ctx: NextRouteContext<P> | undefined): Promise<P> {
+  try {
+    return ((await ctx?.params) ?? {}) as P;
+  } catch (error) {
+    if (error instanceof URIError) throw new DomainError("NOT_FOUND", "The path is not valid percent-encoded UTF-8.");
+    throw error;
+  }
+}
+
 /**
  * The envelope alone (request id, error mapping, request log) for the one handler with no declaration:
  * the catch-all that answers 404 for paths no route claims.
@@ -135,12 +154,14 @@ export function handleApi<P extends Record<string, string | string[]> = Record<s
     const started = performance.now();
     let response: Response;
     try {
-      const params = ((await ctx?.params) ?? {}) as P;
+      checkPath(req.url);
+      const params = await paramsOf(ctx);
       response = await handler(req, { params, requestId, log });
     } catch (error) {
       response = toErrorResponse(error, requestId, log);
     }
     response.headers.set("x-request-id", requestId);
+    for (const [name, value] of Object.entries(rateLimitHeadersOf(req))) response.headers.set(name, value);
     log.debug("request", {
       method: req.method,
       path: new URL(req.url).pathname,

@@ -32,15 +32,45 @@ async function readLimited(req: Request, maxBytes: number): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-/** PostgreSQL text and jsonb cannot hold U+0000: such input is refused up front as a bad request. */
-export function containsNul(value: unknown): boolean {
-  if (typeof value === "string") return value.includes("\u0000");
-  if (Array.isArray(value)) return value.some(containsNul);
-  if (value && typeof value === "object") return Object.entries(value).some(([k, v]) => k.includes("\u0000") || containsNul(v));
-  return false;
+/**
+ * What every JSON value and query must be before anything else reads it: nested at most
+ * limits.jsonMaxDepth deep, strings (and keys) well-formed Unicode (no lone surrogates, which PostgreSQL
+ * and canonical JSON refuse) and free of U+0000 (PostgreSQL text and jsonb cannot hold it). Iterative:
+ * no input can exhaust the stack.
+ */
+const loneSurrogate = /\p{Cs}/u;
+
+export function checkJsonValue(root: unknown): void {
+  const stack: { value: unknown; depth: number }[] = [{ value: root, depth: 0 }];
+  const checkString = (s: string) => {
+    if (s.includes("\u0000")) throw new DomainError("INVALID_REQUEST", "Text may not contain the NUL character (U+0000).");
+    if (loneSurrogate.test(s)) throw new DomainError("INVALID_REQUEST", "Text must be well-formed Unicode (no lone surrogates).");
+  };
+  while (stack.length > 0) {
+    const { value, depth } = stack.pop() as { value: unknown; depth: number };
+    if (typeof value === "string") checkString(value);
+    else if (value && typeof value === "object") {
+      if (depth >= limits.jsonMaxDepth) {
+        throw new DomainError("INVALID_REQUEST", `JSON may be nested at most ${limits.jsonMaxDepth} levels deep.`);
+      }
+      for (const [k, v] of Object.entries(value)) {
+        if (!Array.isArray(value)) checkString(k);
+        stack.push({ value: v, depth: depth + 1 });
+      }
+    }
+  }
 }
 
-const nulRefused = () => new DomainError("INVALID_REQUEST", "Text may not contain the NUL character (U+0000).");
+/** JSON media types, and only in UTF-8 (RFC 8259): another declared charset is refused, not misread. */
+function checkJsonMediaType(contentType: string | null): void {
+  if (!contentType || !/^application\/([a-z0-9.+-]+\+)?json\s*(;|$)/i.test(contentType)) {
+    throw new DomainError("UNSUPPORTED_MEDIA_TYPE", "The request body must be application/json.");
+  }
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType)?.[1];
+  if (charset && !/^utf-?8$/i.test(charset)) {
+    throw new DomainError("UNSUPPORTED_MEDIA_TYPE", `The request body must be UTF-8 JSON, not ${charset}.`);
+  }
+}
 
 /** Parses the body as JSON of the given shape; any mismatch is a 400 INVALID_REQUEST with the issues. */
 export async function readJson<S extends z.ZodType>(req: Request, schema: S, options: ReadJsonOptions<z.infer<S>> & { readLimitBytes?: number } = {}): Promise<z.infer<S>> {
@@ -48,9 +78,7 @@ export async function readJson<S extends z.ZodType>(req: Request, schema: S, opt
   const contentType = req.headers.get("content-type");
   const text = await (async () => {
     if (contentType === null && options.allowEmpty) return readLimited(req, maxBytes);
-    if (!contentType || !/^application\/([a-z0-9.+-]+\+)?json\s*(;|$)/i.test(contentType)) {
-      throw new DomainError("UNSUPPORTED_MEDIA_TYPE", "The request body must be application/json.");
-    }
+    checkJsonMediaType(contentType);
     return readLimited(req, maxBytes);
   })();
   let value: unknown = {};
@@ -63,7 +91,7 @@ export async function readJson<S extends z.ZodType>(req: Request, schema: S, opt
   } else if (!options.allowEmpty) {
     throw new DomainError("INVALID_REQUEST", "The request body is empty.");
   }
-  if (containsNul(value)) throw nulRefused();
+  checkJsonValue(value);
   const parsed = parseOr400(schema, value, "The request body");
   if (typeof options.maxBytes === "function") {
     const limit = options.maxBytes(parsed);
@@ -85,6 +113,6 @@ export function parseOr400<S extends z.ZodType>(schema: S, value: unknown, what:
 /** Query parameters as a plain object (last value wins), for zod parsing. */
 export function queryOf(req: Request): Record<string, string> {
   const query = Object.fromEntries(new URL(req.url).searchParams.entries());
-  if (containsNul(query)) throw nulRefused();
+  checkJsonValue(query);
   return query;
 }

@@ -4,7 +4,8 @@ import { DomainError } from "@/lib/domain/errors";
 import type { Scope } from "@/lib/contract/vocabulary";
 import { appOrigins } from "@/lib/env";
 import { limits } from "@/lib/limits";
-import { takeToken } from "./rate-limit";
+import { clientAddressOf } from "./client-address";
+import { consumeRateLimit } from "./rate-limit";
 import { readSession, signedInOf, type SessionData } from "./session";
 
 export interface SessionPrincipal {
@@ -38,6 +39,7 @@ export async function requireSession(req: Request): Promise<SessionPrincipal> {
   const session = await readSession(req);
   const signedIn = signedInOf(session);
   if (!signedIn) throw new DomainError("UNAUTHENTICATED", "Sign in with your wallet to continue.");
+  await consumeRateLimit(req, "account", signedIn.accountId, limits.accountRequestsPerMinute);
   return { kind: "session", ...signedIn, session };
 }
 
@@ -46,7 +48,8 @@ export async function requireApiKey(req: Request, scope: Scope): Promise<KeyPrin
   const secret = req.headers.get("x-api-key");
   const principal = secret ? await authenticateApiKey(secret) : null;
   if (!principal) throw new DomainError("INVALID_API_KEY", "The API key is missing, unknown, revoked or expired.");
-  takeToken(`key:${principal.keyId}`, limits.apiKeyRequestsPerMinute);
+  await consumeRateLimit(req, "key", principal.keyId, limits.apiKeyRequestsPerMinute);
+  await consumeRateLimit(req, "account", principal.accountId, limits.accountRequestsPerMinute);
   if (!principal.scopes.includes(scope)) {
     throw new DomainError("INSUFFICIENT_SCOPE", `This API key lacks the ${scope} scope.`, { requiredScope: scope });
   }
@@ -60,9 +63,22 @@ export async function requireDeveloper(req: Request, scope: Scope): Promise<Deve
   const signedIn = signedInOf(session);
   if (signedIn) {
     checkOrigin(req);
+    await consumeRateLimit(req, "account", signedIn.accountId, limits.accountRequestsPerMinute);
     return { kind: "session", ...signedIn, session };
   }
   throw new DomainError("INVALID_API_KEY", "Send an API key in x-api-key (or sign in to the dashboard).");
+}
+
+/** How a long-lived response (an event stream) re-checks the credential that opened it, without rate counting. */
+export function streamCredential(req: Request, principal: DeveloperPrincipal, scope: Scope) {
+  if (principal.kind === "apiKey") {
+    const secret = req.headers.get("x-api-key") ?? "";
+    return {
+      code: "INVALID_API_KEY" as const,
+      stillValid: async () => Boolean((await authenticateApiKey(secret))?.scopes.includes(scope)),
+    };
+  }
+  return { code: "UNAUTHENTICATED" as const, stillValid: async () => signedInOf(await readSession(req))?.accountId === principal.accountId };
 }
 
 /** Execution-node routes: `Authorization: Bearer <node token>` (the third credential context). */
@@ -71,4 +87,9 @@ export async function requireNode(req: Request) {
   const token = header?.startsWith("Bearer ") ? header.slice(7).trim() : null;
   const { authenticateNode } = await import("@/lib/network/coordinator");
   return authenticateNode(token);
+}
+
+/** Sign-in routes (nonce, verify) are open to anyone: limited per client IP instead of per credential. */
+export async function limitSignIn(req: Request): Promise<void> {
+  await consumeRateLimit(req, "sign-in-ip", clientAddressOf(req), limits.signInRequestsPerMinutePerIp);
 }

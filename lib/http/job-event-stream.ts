@@ -1,19 +1,51 @@
 // Server-Sent Events for one job: every telemetry event after Last-Event-ID (ids are sequences), a
-// `status` message whenever the job's status or progress changes, ending after the final state.
+// `status` message whenever the job's status or progress changes, ending after the final state — or with
+// an `error` message once the credential that opened it is revoked or expired (re-checked every few seconds).
+import { DomainError } from "@/lib/domain/errors";
 import { isFinal } from "@/lib/domain/job-machine";
 import { readJobProgress, type ExecutionJob } from "@/lib/domain/jobs";
 import { jobChannel, onSignal } from "@/lib/domain/signals";
+import { limits } from "@/lib/limits";
 import type { Logger } from "@/lib/log";
 
 const keepAliveMs = 15_000;
+
+/** Open streams per account in this process (each instance enforces its own cap). */
+const openStreams = new Map<string, number>();
+
+export interface StreamCredential {
+  /** Resolves to false once the credential no longer grants this stream. */
+  stillValid(): Promise<boolean>;
+  code: "INVALID_API_KEY" | "UNAUTHENTICATED";
+}
 
 function frame(event: string, data: unknown, id?: number): string {
   return `${id !== undefined ? `id: ${id}\n` : ""}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
-export async function jobEventStream(accountId: string, jobId: string, lastEventId: number, signal: AbortSignal, log: Logger): Promise<Response> {
+export async function jobEventStream(
+  accountId: string,
+  jobId: string,
+  lastEventId: number,
+  signal: AbortSignal,
+  log: Logger,
+  credential: StreamCredential,
+): Promise<Response> {
   // Read once up front so a missing or foreign job is a plain 404, not an empty stream.
   const first = await readJobProgress(accountId, jobId, lastEventId);
+  const open = openStreams.get(accountId) ?? 0;
+  if (open >= limits.streamsPerAccount) {
+    throw new DomainError("RATE_LIMITED", `At most ${limits.streamsPerAccount} event streams may be open per account.`, { limit: limits.streamsPerAccount }, 5);
+  }
+  openStreams.set(accountId, open + 1);
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    const left = (openStreams.get(accountId) ?? 1) - 1;
+    if (left > 0) openStreams.set(accountId, left);
+    else openStreams.delete(accountId);
+  };
   const encoder = new TextEncoder();
   let wake: (() => void) | undefined;
   let dirty = false;
@@ -30,6 +62,8 @@ export async function jobEventStream(accountId: string, jobId: string, lastEvent
       let cursor = lastEventId;
       let lastStatus = "";
       let snapshot: { job: ExecutionJob; events: Awaited<ReturnType<typeof readJobProgress>>["events"] } | undefined = first;
+      let checkedAt = Date.now();
+      let sentAt = Date.now();
       try {
         send(`retry: 1000\n\n`);
         while (!signal.aborted) {
@@ -47,13 +81,20 @@ export async function jobEventStream(accountId: string, jobId: string, lastEvent
             lastStatus = status;
           }
           if (isFinal(job.status)) break;
+          if (Date.now() - checkedAt >= limits.streamCredentialRecheckMs) {
+            checkedAt = Date.now();
+            if (!(await credential.stillValid())) {
+              send(frame("error", { code: credential.code, message: "The credential of this stream was revoked or has expired." }));
+              break;
+            }
+          }
           if (dirty) continue;
           const idle = await new Promise<boolean>((resolve) => {
             const onAbort = () => wake?.();
             const timer = setTimeout(() => {
               signal.removeEventListener("abort", onAbort);
               resolve(true);
-            }, keepAliveMs);
+            }, limits.streamCredentialRecheckMs);
             wake = () => {
               clearTimeout(timer);
               signal.removeEventListener("abort", onAbort);
@@ -62,11 +103,15 @@ export async function jobEventStream(accountId: string, jobId: string, lastEvent
             signal.addEventListener("abort", onAbort, { once: true });
           });
           wake = undefined;
-          if (idle) send(`: keep-alive\n\n`);
+          if (idle && Date.now() - sentAt >= keepAliveMs) {
+            send(`: keep-alive\n\n`);
+            sentAt = Date.now();
+          }
         }
       } catch (err) {
         log.error("job event stream failed", { jobId, err });
       } finally {
+        release();
         await unlisten();
         try {
           controller.close();
@@ -76,6 +121,7 @@ export async function jobEventStream(accountId: string, jobId: string, lastEvent
       }
     },
     async cancel() {
+      release();
       wake?.();
       await unlisten();
     },

@@ -1,26 +1,64 @@
-// Token-bucket rate limiting per credential, in process memory. Limits themselves live in lib/limits.ts.
+// Rate limits (rate-limiter-flexible): counters in PostgreSQL, shared by every server instance, or in
+// process memory on the embedded database (one process owns it). Each limit's verdict is kept for the
+// request, and withApi sends the tightest as RateLimit-Limit/Remaining/Reset (429s add Retry-After).
+import { RateLimiterDrizzle, RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { rateLimits } from "@/lib/db/schema";
 import { DomainError } from "@/lib/domain/errors";
+import { readyDatabase } from "@/lib/domain/database";
 
-interface Bucket {
-  tokens: number;
-  refilledAt: number;
+interface Verdict {
+  limit: number;
+  remaining: number;
+  resetSeconds: number;
 }
 
-const buckets = new Map<string, Bucket>();
+const limiters = new Map<string, RateLimiterAbstract>();
+const verdicts = new WeakMap<Request, Verdict>();
 
-/** Takes one token from `key`'s bucket of `perMinute` tokens, or throws 429 RATE_LIMITED with Retry-After. */
-export function takeToken(key: string, perMinute: number, now = Date.now()): void {
+async function limiterFor(name: string, perMinute: number): Promise<RateLimiterAbstract> {
+  const id = `${name}:${perMinute}`;
+  const existing = limiters.get(id);
+  if (existing) return existing;
+  const database = await readyDatabase();
+  const options = { keyPrefix: name, points: perMinute, duration: 60 };
+  const limiter =
+    database.driver === "postgres"
+      ? new RateLimiterDrizzle({ ...options, storeClient: database.db, schema: rateLimits, clearExpiredByTimeout: false })
+      : new RateLimiterMemory(options);
+  limiters.set(id, limiter);
+  return limiter;
+}
+
+function record(req: Request, verdict: Verdict): void {
+  const current = verdicts.get(req);
+  if (!current || verdict.remaining / verdict.limit < current.remaining / current.limit) verdicts.set(req, verdict);
+}
+
+/** Counts one request against `name`/`key` (`perMinute` a minute, 0 = off), or throws 429 RATE_LIMITED. */
+export async function consumeRateLimit(req: Request, name: string, key: string, perMinute: number): Promise<void> {
   if (perMinute <= 0) return;
-  const ratePerMs = perMinute / 60_000;
-  const bucket = buckets.get(key) ?? { tokens: perMinute, refilledAt: now };
-  bucket.tokens = Math.min(perMinute, bucket.tokens + (now - bucket.refilledAt) * ratePerMs);
-  bucket.refilledAt = now;
-  if (bucket.tokens < 1) {
-    buckets.set(key, bucket);
-    const waitSeconds = Math.ceil((1 - bucket.tokens) / ratePerMs / 1000);
-    throw new DomainError("RATE_LIMITED", "Too many requests; slow down.", undefined, waitSeconds);
+  const limiter = await limiterFor(name, perMinute);
+  let res: RateLimiterRes;
+  let limited = false;
+  try {
+    res = await limiter.consume(key);
+  } catch (error) {
+    if (!(error instanceof RateLimiterRes)) throw error;
+    res = error;
+    limited = true;
   }
-  bucket.tokens -= 1;
-  buckets.set(key, bucket);
-  if (buckets.size > 50_000) buckets.clear(); // bounded memory under key churn
+  const resetSeconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+  record(req, { limit: perMinute, remaining: limited ? 0 : res.remainingPoints, resetSeconds });
+  if (limited) throw new DomainError("RATE_LIMITED", "Too many requests; slow down.", { limit: perMinute }, resetSeconds);
+}
+
+/** The RateLimit-* headers for this request's tightest limit, if any limit applied. */
+export function rateLimitHeadersOf(req: Request): Record<string, string> {
+  const verdict = verdicts.get(req);
+  if (!verdict) return {};
+  return {
+    "ratelimit-limit": String(verdict.limit),
+    "ratelimit-remaining": String(verdict.remaining),
+    "ratelimit-reset": String(verdict.resetSeconds),
+  };
 }

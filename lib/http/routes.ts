@@ -83,7 +83,8 @@ export const routes = {
   issueNonce: declareRoute({ method: "get", path: "/api/auth/nonce", summary: "Issue a single-use SIWE nonce bound to the session cookie", tags: ["Auth"], credential: "none", response: { status: 200, schema: s.NonceResponse }, errors: [] }),
   verifySignIn: declareRoute({ method: "post", path: "/api/auth/verify", summary: "Verify a signed EIP-4361 message and start a wallet session", tags: ["Auth"], credential: "origin", body: { schema: s.VerifyRequest }, response: { status: 200, schema: s.SessionResponse }, errors: [400, 401, 403, 415] }),
   getSession: declareRoute({ method: "get", path: "/api/auth/session", summary: "The current wallet session", tags: ["Auth"], credential: "session", response: { status: 200, schema: s.SessionResponse }, errors: [401] }),
-  signOut: declareRoute({ method: "post", path: "/api/auth/logout", summary: "End the wallet session", tags: ["Auth"], credential: "origin", response: { status: 204, description: "Signed out" }, errors: [403] }),
+  signOut: declareRoute({ method: "post", path: "/api/auth/logout", summary: "End the wallet session (revoked server-side)", tags: ["Auth"], credential: "origin", response: { status: 204, description: "Signed out" }, errors: [403] }),
+  signOutEverywhere: declareRoute({ method: "post", path: "/api/auth/logout-everywhere", summary: "Sign out everywhere: revoke every session of this account", tags: ["Auth"], credential: "session", response: { status: 204, description: "Every session revoked" }, errors: [401, 403] }),
 
   // ── Developers and keys ──
   createProfile: declareRoute({ method: "post", path: "/api/developers", summary: "Create the developer profile", tags: ["Developers"], credential: "session", body: { schema: s.CreateProfileRequest }, response: { status: 201, schema: s.Profile }, errors: [400, 401, 403, 409, 415] }),

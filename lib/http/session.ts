@@ -1,14 +1,18 @@
-// The wallet session: an iron-session sealed cookie, read from and written to plain Request/Response.
+// The wallet session: an iron-session sealed cookie naming a server-side session (lib/domain/sessions),
+// read from and written to plain Request/Response. A revoked or expired session reads as signed out.
 import { hkdfSync } from "node:crypto";
 import { sealData, unsealData } from "iron-session";
+import { isSessionLive } from "@/lib/domain/sessions";
 import { env } from "@/lib/env";
+import { limits } from "@/lib/limits";
 import { serverSecret } from "@/lib/server-secret";
 
 export const sessionCookieName = "en_session";
-export const sessionMaxAgeSeconds = 7 * 24 * 3600;
+const sessionMaxAgeSeconds = limits.sessionMaxAgeSeconds;
 
 export interface SessionData {
-  /** Set once signed in. */
+  /** Set once signed in: the server-side session and its account. */
+  sessionId?: string;
   accountId?: string;
   address?: string;
   chainId?: number;
@@ -46,14 +50,23 @@ function cookieValue(req: Request): string | undefined {
   return undefined;
 }
 
-export async function readSession(req: Request): Promise<SessionData> {
-  const sealed = cookieValue(req);
-  if (!sealed) return {};
+async function unsealCookie(sealed: string): Promise<SessionData> {
   try {
     return await unsealData<SessionData>(decodeURIComponent(sealed), { password: sessionSecret(), ttl: sessionMaxAgeSeconds });
   } catch {
     return {};
   }
+}
+
+/** The cookie's data; its signed-in part only while the server-side session is live (checked on every read). */
+export async function readSession(req: Request): Promise<SessionData> {
+  const sealed = cookieValue(req);
+  if (!sealed) return {};
+  const data = await unsealCookie(sealed);
+  if (data.accountId === undefined) return data;
+  if (data.sessionId && (await isSessionLive(data.sessionId, data.accountId))) return data;
+  const { nonce, nonceIssuedAt } = data;
+  return { nonce, nonceIssuedAt };
 }
 
 function cookieAttributes(maxAge: number): string {

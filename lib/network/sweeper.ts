@@ -1,13 +1,15 @@
 // Time-driven transitions, run by every server instance (rows are taken with SKIP LOCKED, so instances
 // never act on the same job twice): expired leases → NODE_LOST, due retries → routing, routing past its
-// timeout → ROUTING_FAILED, and idempotency keys past retention.
+// timeout → ROUTING_FAILED, and idempotency keys, sessions and sign-in nonces past use.
 import { and, asc, eq, inArray, lt, sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/lib/db/client";
-import { jobs } from "@/lib/db/schema";
+import { jobs, rateLimits } from "@/lib/db/schema";
 import { purgeIdempotencyKeys } from "@/lib/domain/idempotency";
 import { recordJobChange, recordStopOutcome, type JobRow } from "@/lib/domain/job-log";
 import { heldStatuses, stopOutcome, unroutableMessage } from "@/lib/domain/job-machine";
 import { db } from "@/lib/domain/database";
+import { purgeDeadSessions } from "@/lib/domain/sessions";
+import { purgeSpentNonces } from "@/lib/domain/sign-in";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
 import { loseJobs } from "./coordinator";
@@ -68,6 +70,9 @@ export async function sweepOnce(): Promise<void> {
   if (Date.now() - lastPurge > 60_000) {
     lastPurge = Date.now();
     await purgeIdempotencyKeys(await db(), env().IDEMPOTENCY_TTL_HOURS);
+    await purgeDeadSessions();
+    await purgeSpentNonces();
+    await (await db()).delete(rateLimits).where(lt(rateLimits.expire, sql`now()`));
   }
 }
 

@@ -28,6 +28,9 @@ let dev: Developer;
 let client: ExecutionClient;
 const startedAt = new Date(Date.now() - 60_000);
 
+/** A valid 1×1 PNG: image-ocr's input passes its checks, so the balance is what refuses it. */
+const onePixelPng = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+
 beforeAll(async () => {
   llm = await startOpenAiCompatibleServer({ behaviour: { reply: "slow", delayMs: 120_000 } });
   // Starter credits below image-ocr's cost (5), so a fresh developer meets INSUFFICIENT_CREDITS.
@@ -279,7 +282,7 @@ describe("error mapping of the real server", () => {
   it("INSUFFICIENT_CREDITS", async () => {
     const broke = await signUpDeveloper(server.baseUrl);
     const brokeClient = new ExecutionClient({ apiKey: await broke.createApiKey(), baseUrl: server.baseUrl });
-    expect(await apiErrorOf(brokeClient.execute("image-ocr", { image: "aGVsbG8=" }))).toMatchObject({ status: 402, code: "INSUFFICIENT_CREDITS" });
+    expect(await apiErrorOf(brokeClient.execute("image-ocr", { image: onePixelPng }))).toMatchObject({ status: 402, code: "INSUFFICIENT_CREDITS" });
     await expect(brokeClient.getCreditBalance()).resolves.toMatchObject({ balance: 4 });
   });
 

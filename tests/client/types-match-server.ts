@@ -15,6 +15,7 @@ export const typesMatchServer = {
   ExecutionService: true satisfies Equals<Wire<typeof server.ExecutionService>, sdk.ExecutionService>,
   ExecutionJob: true satisfies Equals<Wire<typeof server.ExecutionJob>, sdk.ExecutionJob>,
   JobStatus: true satisfies Equals<Wire<typeof server.JobStatus>, sdk.JobStatus>,
+  JobListItem: true satisfies Equals<Wire<typeof server.JobListItem>, sdk.JobListItem>,
   JobList: true satisfies Equals<Wire<typeof server.JobList>, sdk.JobList>,
   ExecutionLog: true satisfies Equals<Wire<typeof server.ExecutionLog>, sdk.ExecutionLog>,
   TelemetryEvent: true satisfies Equals<Wire<typeof server.TelemetryEvent>, sdk.TelemetryEvent>,

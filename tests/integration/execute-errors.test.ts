@@ -5,6 +5,9 @@ import { expectError } from "../support/expect-error";
 
 const ctx = withDeveloper({ embeddedNodes: 0, env: { STARTER_CREDITS: "3" } });
 
+/** A valid 1×1 PNG: image-ocr's input passes its checks, so the balance is what refuses it. */
+const onePixelPng = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+
 describe("execute refuses, in the contract's order", () => {
   it("401 INVALID_API_KEY without a key, or with an unknown one", async () => {
     const anon = await fetch(`${ctx.server.baseUrl}/api/marketplace/services/token-count/execute`, {
@@ -62,7 +65,7 @@ describe("execute refuses, in the contract's order", () => {
 
   it("402 INSUFFICIENT_CREDITS when the balance cannot pay, leaving the balance untouched", async () => {
     // image-ocr costs 5; the starter balance here is 3.
-    await expectError(await execute(ctx.dev, ctx.key, "image-ocr", { image: "aGVsbG8=" }), 402, "INSUFFICIENT_CREDITS");
+    await expectError(await execute(ctx.dev, ctx.key, "image-ocr", { image: onePixelPng }), 402, "INSUFFICIENT_CREDITS");
     const balance = await (await ctx.dev.withKey(ctx.key, "/api/credits/balance")).json();
     expect(balance.balance).toBe(3);
   });

@@ -10,8 +10,8 @@ interface JobList {
   pagination: { page: number; limit: number; total: number; totalPages: number; hasMore: boolean };
 }
 
-/** Base64 of plain text: image-ocr refuses it as INVALID_IMAGE, a non-retryable failure. */
-const notAnImage = Buffer.from("hello, I am not an image").toString("base64");
+/** Blank text passes submission, and text-summarize refuses it as EMPTY_TEXT, a non-retryable failure. */
+const blankText = "   ";
 
 /** Every job of `dev`, oldest first, as it was once final. */
 let jobs: JobView[];
@@ -23,7 +23,7 @@ beforeAll(async () => {
   const plan: [string, Record<string, unknown>][] = [
     ...Array.from({ length: 14 }, (_, i): [string, Record<string, unknown>] => ["token-count", { text: `Job number ${i + 1} counts its tokens.` }]),
     ...Array.from({ length: 6 }, (_, i): [string, Record<string, unknown>] => ["language-detect", { text: `This sentence number ${i + 1} is plainly written in English.` }]),
-    ...Array.from({ length: 3 }, (): [string, Record<string, unknown>] => ["image-ocr", { image: notAnImage }]),
+    ...Array.from({ length: 3 }, (): [string, Record<string, unknown>] => ["text-summarize", { text: blankText }]),
     ["text-sentiment", { text: "What a wonderful, delightful day." }],
   ];
   const submitted: JobView[] = [];
@@ -85,7 +85,7 @@ describe("GET /api/developers/jobs lists a developer's jobs", () => {
 describe("filters of the job list", () => {
   it("by status", async () => {
     const failed = await listJobs("status=failed");
-    expect(idsOf(failed.body.data)).toEqual(idsOf(newestFirst(jobs.filter((j) => j.serviceId === "image-ocr"))));
+    expect(idsOf(failed.body.data)).toEqual(idsOf(newestFirst(jobs.filter((j) => j.serviceId === "text-summarize"))));
     expect(failed.body.pagination).toMatchObject({ total: 3, totalPages: 1, hasMore: false });
 
     const completed = await listJobs("status=completed&limit=100");
@@ -243,25 +243,26 @@ describe("GET /api/developers/jobs/:jobId returns the full ExecutionJob", () => 
   });
 
   it("of a failed job: every field, an error and no result", async () => {
-    const created = jobs.find((j) => j.serviceId === "image-ocr") as JobView;
+    const created = jobs.find((j) => j.serviceId === "text-summarize") as JobView;
     const job = await readJob(created.jobId);
     expect(Object.keys(job).sort()).toEqual(fields);
     expect(job).toMatchObject({
-      serviceId: "image-ocr",
+      serviceId: "text-summarize",
       status: "failed",
-      input: { image: notAnImage },
-      creditCost: 5,
+      input: { text: blankText },
+      creditCost: 2,
       attempt: 1,
       result: null,
-      error: { category: "runtime", code: "INVALID_IMAGE", message: expect.any(String) },
+      error: { category: "runtime", code: "EMPTY_TEXT", message: expect.any(String) },
     });
     expect(Object.keys(job.error ?? {}).sort()).toEqual(["category", "code", "message"]);
     expectTimesInOrder(job);
   });
 
-  it("is the same object the list shows, with the key or with the session", async () => {
+  it("is the same object the list shows (short inputs are not cut), with the key or with the session", async () => {
     const { body } = await listJobs("limit=100");
-    for (const listed of body.data.slice(0, 5)) {
+    for (const { inputTruncated, ...listed } of body.data.slice(0, 5)) {
+      expect(inputTruncated).toBe(false);
       expect(await readJob(listed.jobId)).toEqual(listed);
       expect(await readJob(listed.jobId, (path) => ctx.dev.session(path))).toEqual(listed);
     }

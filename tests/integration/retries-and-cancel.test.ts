@@ -61,9 +61,10 @@ describe("failures, retries and cancellation", () => {
     llm.behave({ reply: "normal" });
   });
 
-  it("fails at once on an invalid image (non-retryable), refunding the charge", async () => {
+  it("fails at once on a non-retryable runtime failure (blank text to summarize), refunding the charge", async () => {
+    // (An invalid image no longer gets this far: submission refuses it, see image-input.test.ts.)
     const before = await balance();
-    const job = await submit(ctx.dev, ctx.key, "image-ocr", { image: Buffer.from("definitely not an image").toString("base64") });
+    const job = await submit(ctx.dev, ctx.key, "text-summarize", { text: "   " });
     const done = await waitForStatus(ctx.dev, ctx.key, job.jobId);
     expect(done.status).toBe("failed");
     expect(done.attempt).toBe(1);

@@ -45,7 +45,8 @@ const ctx = withDeveloper();
 
 beforeAll(async () => {
   const summary = await submit(ctx.dev, ctx.key, "text-summarize", { text: article, sentences: 2 });
-  const broken = await submit(ctx.dev, ctx.key, "image-ocr", { image: Buffer.from("plain text, not a picture").toString("base64") });
+  // Blank text passes submission; the provider refuses it (EMPTY_TEXT), a non-retryable failure on the node.
+  const broken = await submit(ctx.dev, ctx.key, "text-summarize", { text: "   " });
   [completed, failed] = await Promise.all([waitForStatus(ctx.dev, ctx.key, summary.jobId), waitForStatus(ctx.dev, ctx.key, broken.jobId)]);
 });
 
@@ -130,7 +131,7 @@ describe("GET /api/developers/jobs/:jobId/telemetry", () => {
     expect(types).toEqual(["JOB_CREATED", "WORKFLOW_INITIALIZED", "ROUTING_STARTED", "NODE_ASSIGNED", "EXECUTION_STARTED", "EXECUTION_FAILED", "JOB_FAILED"]);
     expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
     const failure = events.find((e) => e.type === "EXECUTION_FAILED");
-    expect(failure).toMatchObject({ nodeId: failed.assignedNode?.nodeId, data: expect.objectContaining({ code: "INVALID_IMAGE", retryable: false }) });
+    expect(failure).toMatchObject({ nodeId: failed.assignedNode?.nodeId, data: expect.objectContaining({ code: "EMPTY_TEXT", retryable: false }) });
   });
 
   it.each(["limit=0", "limit=101", "page=0", "page=abc"])("refuses %s with 400 INVALID_REQUEST", async (query) => {
@@ -179,7 +180,7 @@ describe("GET /api/developers/jobs/:jobId/logs", () => {
 
   it("tells why a failed job failed, at error level", async () => {
     const logs = await logsOf(failed.jobId);
-    expect(logs).toContainEqual(expect.objectContaining({ level: "error", message: expect.stringContaining("INVALID_IMAGE") }));
+    expect(logs).toContainEqual(expect.objectContaining({ level: "error", message: expect.stringContaining("EMPTY_TEXT") }));
   });
 
   it("needs jobs:read from a key; the wallet session reads them too", async () => {

@@ -10,10 +10,10 @@ import { expectError } from "../support/expect-error";
 type UsageSummary = z.infer<typeof UsageSummarySchema>;
 
 const dayMs = 24 * 3600 * 1000;
-/** Base64 of plain text: image-ocr refuses it as INVALID_IMAGE, fails at once and refunds its 5 credits. */
-const notAnImage = Buffer.from("a shopping list, not a photo").toString("base64");
+/** Blank text: text-sentiment refuses it on the node (EMPTY_TEXT), fails at once and refunds its credit. */
+const blankText = "   ";
 
-/** Oldest first: token-count ✓, text-summarize ✓, image-ocr ✗, token-count ✓, image-ocr ✗. */
+/** Oldest first: token-count ✓, text-summarize ✓, text-sentiment ✗, token-count ✓, text-sentiment ✗. */
 let jobs: JobView[];
 
 const ctx = withDeveloper();
@@ -22,9 +22,9 @@ beforeAll(async () => {
   const plan: [string, Record<string, unknown>][] = [
     ["token-count", { text: "Counting the tokens of a first sentence." }],
     ["text-summarize", { text: "Rivers carry water to the sea. Rain feeds the rivers. The sea gives back rain through clouds.", sentences: 1 }],
-    ["image-ocr", { image: notAnImage }],
+    ["text-sentiment", { text: blankText }],
     ["token-count", { text: "Counting the tokens of another sentence." }],
-    ["image-ocr", { image: notAnImage }],
+    ["text-sentiment", { text: blankText }],
   ];
   // Each job ends before the next starts, so a period starting at a job's creation holds exactly the
   // later jobs and their charges and refunds.
@@ -45,7 +45,7 @@ const future = () => Date.now() + dayMs;
 describe("GET /api/developers/metrics after 3 completed and 2 failed jobs", () => {
   it("jobs have run as planned", () => {
     expect(jobs.map((j) => j.status)).toEqual(["completed", "completed", "failed", "completed", "failed"]);
-    expect(jobs[2].error).toMatchObject({ code: "INVALID_IMAGE" });
+    expect(jobs[2].error).toMatchObject({ code: "EMPTY_TEXT" });
   });
 
   it("counts the jobs, none of them active, and the success rate of final jobs", async () => {
@@ -54,7 +54,7 @@ describe("GET /api/developers/metrics after 3 completed and 2 failed jobs", () =
     expect(usage.successRate).toBeCloseTo(3 / 5, 10);
   });
 
-  it("charges minus refunds: the failed OCR jobs cost nothing in the end", async () => {
+  it("charges minus refunds: the failed jobs cost nothing in the end", async () => {
     const usage = await metrics();
     expect(usage.creditsUsed).toBe(1 + 2 + 1);
 
@@ -67,7 +67,7 @@ describe("GET /api/developers/metrics after 3 completed and 2 failed jobs", () =
   it("breaks the jobs and credits down by service", async () => {
     const usage = await metrics();
     expect(byServiceId(usage.byService)).toEqual([
-      { serviceId: "image-ocr", jobs: 2, completed: 0, failed: 2, creditsUsed: 0 },
+      { serviceId: "text-sentiment", jobs: 2, completed: 0, failed: 2, creditsUsed: 0 },
       { serviceId: "text-summarize", jobs: 1, completed: 1, failed: 0, creditsUsed: 2 },
       { serviceId: "token-count", jobs: 2, completed: 2, failed: 0, creditsUsed: 2 },
     ]);
@@ -113,7 +113,7 @@ describe("the period of the metrics", () => {
     expect(usage).toMatchObject({ periodStart, periodEnd, totalJobs: 3, completedJobs: 1, failedJobs: 2, activeJobs: 0, creditsUsed: 1 });
     expect(usage.successRate).toBeCloseTo(1 / 3, 10);
     expect(byServiceId(usage.byService)).toEqual([
-      { serviceId: "image-ocr", jobs: 2, completed: 0, failed: 2, creditsUsed: 0 },
+      { serviceId: "text-sentiment", jobs: 2, completed: 0, failed: 2, creditsUsed: 0 },
       { serviceId: "token-count", jobs: 1, completed: 1, failed: 0, creditsUsed: 1 },
     ]);
   });

@@ -5,6 +5,8 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { pathToFileURL } from "node:url";
+import { NextRequest } from "next/server";
+import { proxy } from "@/proxy";
 import { createScratchDatabase, usePostgres } from "./postgres";
 import { findRoutes, matchRoute, type RouteModule } from "./route-table";
 
@@ -59,15 +61,17 @@ type Handler = NonNullable<RouteModule[string]>;
 
 /**
  * What `next start` does before (or instead of) calling a route handler, checked against it by
- * tests/next-start/real-server.test.ts: a trailing slash is a 308 to the path without it; a malformed
- * percent-escape in the path is Next's plain-text 500 (a known defect, issue 11); HEAD runs GET and drops
- * the body; OPTIONS without a handler is 204 with the route's methods in Allow; any other method the
- * route does not export is a 405 with an empty body. Not reproduced here: middleware/proxy, compression,
- * `poweredByHeader`, next.config headers and instrumentation.ts (startNetworkServices is called directly).
+ * tests/next-start/real-server.test.ts: a trailing slash is a 308 to the path without it; then our proxy.ts
+ * runs (security headers; its own 404/405 answers in the envelope for malformed paths and missing methods);
+ * HEAD runs GET and drops the body; OPTIONS without a handler is 204 with the route's methods in Allow; any
+ * other method the route does not export is a bare 405 (unreachable behind proxy.ts). Not reproduced here:
+ * compression, `poweredByHeader`, next.config headers and instrumentation.ts (startNetworkServices is
+ * called directly).
  */
 async function nextLikeAnswer(
   url: URL,
   method: string,
+  proxied: Response,
   routes: ReturnType<typeof findRoutes>,
   load: (file: string) => Promise<RouteModule>,
 ): Promise<Response | { handler: Handler; params: Record<string, string | string[]>; withoutBody: boolean }> {
@@ -75,6 +79,7 @@ async function nextLikeAnswer(
     const location = url.pathname.replace(/\/+$/, "") + url.search;
     return new Response(location, { status: 308, headers: { location, refresh: `0;url=${location}` } });
   }
+  if (!proxied.headers.has("x-middleware-next")) return proxied;
   let match: ReturnType<typeof matchRoute>;
   try {
     match = matchRoute(routes, url.pathname);
@@ -93,6 +98,19 @@ async function nextLikeAnswer(
     return new Response(null, { status: 204, headers: { allow: allow.join(", ") } });
   }
   return new Response(null, { status: 405 });
+}
+
+/** The request as the route sees it after proxy.ts: with the request headers the proxy set (NextResponse.next). */
+function withProxiedHeaders(request: Request, proxied: Response): Request {
+  const overridden = proxied.headers.get("x-middleware-override-headers");
+  if (!overridden) return request;
+  const headers = new Headers();
+  for (const name of overridden.split(",")) {
+    const value = proxied.headers.get(`x-middleware-request-${name}`);
+    if (value !== null) headers.set(name, value);
+  }
+  // @ts-expect-error Node's fetch needs duplex for streamed request bodies.
+  return new Request(request, { headers, duplex: "half" });
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -120,11 +138,15 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     void (async () => {
       try {
         const url = new URL(req.url ?? "/", baseUrl);
-        const answer = await nextLikeAnswer(url, req.method ?? "GET", routes, load);
+        const request = await toRequest(req, baseUrl, aborter.signal);
+        const proxied = proxy(new NextRequest(request.url, { method: request.method, headers: request.headers }));
+        const answer = await nextLikeAnswer(url, req.method ?? "GET", proxied, routes, load);
         if (answer instanceof Response) return void (await writeResponse(req, res, answer));
-        const response = await answer.handler(await toRequest(req, baseUrl, aborter.signal), { params: Promise.resolve(answer.params) });
+        const response = await answer.handler(withProxiedHeaders(request, proxied), { params: Promise.resolve(answer.params) });
         if (answer.withoutBody) await response.body?.cancel();
-        await writeResponse(req, res, answer.withoutBody ? new Response(null, response) : response);
+        const final = answer.withoutBody ? new Response(null, response) : response;
+        for (const [name, value] of proxied.headers) if (!name.startsWith("x-middleware-")) final.headers.set(name, value);
+        await writeResponse(req, res, final);
       } catch (err) {
         if (!res.headersSent) res.writeHead(500);
         res.end(String(err));

@@ -99,7 +99,13 @@ export interface ExecutionJob {
   completedAt: IsoTime | null;
 }
 
-export type JobList = Page<ExecutionJob>;
+/** A job as lists show it: string members of `input` cut to 200 characters (`getJob` has the full input). */
+export interface JobListItem extends ExecutionJob {
+  /** True when a member of `input` was cut. */
+  inputTruncated: boolean;
+}
+
+export type JobList = Page<JobListItem>;
 
 export interface ExecutionLog {
   sequence: number;

@@ -1,5 +1,6 @@
 // The provider registry: the code that runs each service of the catalog, by service id.
 import type { ServiceId } from "@/lib/domain/catalog";
+import { inCpuPool } from "./cpu-pool";
 import { imageOcr } from "./image-ocr";
 import { languageDetect } from "./language-detect";
 import { textGenerate } from "./text-generate";
@@ -9,10 +10,11 @@ import { tokenCount } from "./token-count";
 import type { Provider } from "./types";
 
 export const providers: Record<ServiceId, Provider> = {
-  "text-sentiment": textSentiment,
-  "text-summarize": textSummarize,
-  "language-detect": languageDetect,
-  "token-count": tokenCount,
+  // CPU-bound: off the event loop, in the worker-thread pool.
+  "text-sentiment": inCpuPool(textSentiment),
+  "text-summarize": inCpuPool(textSummarize),
+  "language-detect": inCpuPool(languageDetect),
+  "token-count": inCpuPool(tokenCount),
   "image-ocr": imageOcr,
   "text-generate": textGenerate,
 };

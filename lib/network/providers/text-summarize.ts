@@ -1,6 +1,8 @@
 // text-summarize: extractive summary. wink-nlp segments the text into sentences and lemmatises the words;
 // the sentences are ranked with TextRank over TF-IDF cosine similarity, written here.
+// The work is capped (limits.summarizeMaxSentences, limits.textRankMaxIterations) and runs in the CPU pool.
 import type { ItemSentence, ItemToken, ItsFunction } from "wink-nlp";
+import { limits } from "@/lib/limits";
 import { englishModelName, englishNlp, round4 } from "./english-nlp";
 import { ProviderError, type Provider } from "./types";
 
@@ -52,7 +54,7 @@ function textRank(similarity: number[][]): number[] {
   const n = similarity.length;
   const outWeight = similarity.map((row) => row.reduce((sum, w) => sum + w, 0));
   let rank = new Array<number>(n).fill(1 / n);
-  for (let iteration = 0; iteration < 100; iteration++) {
+  for (let iteration = 0; iteration < limits.textRankMaxIterations; iteration++) {
     const dangling = rank.reduce((sum, r, j) => (outWeight[j] === 0 ? sum + r : sum), 0);
     const next = rank.map((_, i) => {
       let incoming = 0;
@@ -125,9 +127,13 @@ export const textSummarize: Provider = {
     const doc = nlp.readDoc(text);
     const texts: string[] = [];
     const sentenceTerms: string[][] = [];
+    let sentenceCount = 0;
     doc.sentences().each((sentence: ItemSentence) => {
       const sentenceText = sentence.out().trim();
       if (!sentenceText) return;
+      sentenceCount++;
+      // Beyond the cap, sentences are counted but not ranked: the work stays bounded whatever the input.
+      if (texts.length >= limits.summarizeMaxSentences) return;
       texts.push(sentenceText);
       sentenceTerms.push(contentTerms(sentence, nlp.its));
     });
@@ -141,20 +147,24 @@ export const textSummarize: Provider = {
       operation: "extractive-summary",
       method: "textrank-tfidf",
       characters: text.length,
-      sentences: texts.length,
+      sentences: sentenceCount,
+      rankedSentences: texts.length,
       latencyMs: Math.round(performance.now() - started),
     });
     ctx.progress(90);
 
     return {
       summary:
-        picked.length < texts.length
+        sentenceCount > texts.length
+          ? `Kept the ${picked.length} most representative of the first ${texts.length} of ${sentenceCount} sentences.`
+          : picked.length < texts.length
           ? `Kept the ${picked.length} most representative of ${texts.length} sentences.`
           : `The text has only ${texts.length} sentence${texts.length === 1 ? "" : "s"}, so the summary keeps ${texts.length === 1 ? "it" : "them all"}.`,
       output: {
         summary: picked.map((s) => s.text).join(" "),
         sentences: picked,
-        sentenceCount: texts.length,
+        sentenceCount,
+        rankedSentences: texts.length,
       },
     };
   },

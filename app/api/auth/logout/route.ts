@@ -1,5 +1,11 @@
+import { revokeSession } from "@/lib/domain/sessions";
 import { noContent, withApi } from "@/lib/http/api";
 import { routes } from "@/lib/http/routes";
-import { clearedSessionCookie } from "@/lib/http/session";
+import { clearedSessionCookie, readSession } from "@/lib/http/session";
 
-export const POST = withApi(routes.signOut, async () => noContent({ "set-cookie": clearedSessionCookie() }));
+export const POST = withApi(routes.signOut, async (req) => {
+  const { sessionId } = await readSession(req);
+  // Revoked server-side: a copy of the cookie kept elsewhere stops working too.
+  if (sessionId) await revokeSession(sessionId);
+  return noContent({ "set-cookie": clearedSessionCookie() });
+});

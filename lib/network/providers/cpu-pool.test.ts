@@ -1,0 +1,61 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { limits } from "@/lib/limits";
+import { closeCpuPool } from "./cpu-pool";
+import { providers } from "./index";
+import { ProviderError, type ProviderContext } from "./types";
+
+afterAll(() => closeCpuPool());
+
+function context(signal = new AbortController().signal) {
+  const progress: number[] = [];
+  const requests: Record<string, unknown>[] = [];
+  const ctx: ProviderContext = { signal, progress: (p) => progress.push(p), providerRequest: (d) => requests.push(d), log: () => {} };
+  return { ctx, progress, requests };
+}
+
+/** Counts how often a 5 ms timer fires on this thread while `work` runs: zero means the loop was blocked. */
+async function ticksDuring<T>(work: () => Promise<T>): Promise<{ value: T; ticks: number }> {
+  let ticks = 0;
+  const timer = setInterval(() => ticks++, 5);
+  try {
+    return { value: await work(), ticks };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+const tinySentences = "Go. ".repeat(5_000).trim();
+
+describe("CPU-bound providers run in the worker-thread pool", () => {
+  it("summarizes 5,000 tiny sentences without blocking this thread, ranking at most the capped number", async () => {
+    const summarize = providers["text-summarize"];
+    await summarize.warmUp?.();
+    const { ctx, progress, requests } = context();
+    const { value, ticks } = await ticksDuring(() => summarize.run({ text: tinySentences, sentences: 3 }, ctx));
+    expect(value.output).toMatchObject({ sentenceCount: 5_000, rankedSentences: limits.summarizeMaxSentences });
+    // The context's calls made in the worker reach the caller.
+    expect(progress).toEqual([40, 90]);
+    expect(requests[0]).toMatchObject({ operation: "extractive-summary", sentences: 5_000, rankedSentences: limits.summarizeMaxSentences });
+    expect(ticks).toBeGreaterThan(2);
+  });
+
+  it("every text provider runs off this thread", async () => {
+    for (const id of ["text-sentiment", "language-detect", "token-count"] as const) {
+      const { ticks } = await ticksDuring(() => providers[id].run({ text: "A long day. ".repeat(1_500) }, context().ctx));
+      expect(ticks, id).toBeGreaterThan(0);
+    }
+  });
+
+  it("a provider's own failure keeps its code and retryability across the thread boundary", async () => {
+    const failure = await providers["text-summarize"].run({ text: "   " }, context().ctx).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(ProviderError);
+    expect(failure).toMatchObject({ code: "EMPTY_TEXT", retryable: false });
+  });
+
+  it("an aborted job's task is abandoned", async () => {
+    const aborter = new AbortController();
+    const running = providers["text-summarize"].run({ text: tinySentences }, context(aborter.signal).ctx);
+    aborter.abort(new Error("cancelled"));
+    await expect(running).rejects.toThrow();
+  });
+});

@@ -1,0 +1,59 @@
+// CPU-bound providers run in a worker-thread pool (piscina), never on the server's event loop: a heavy
+// job can occupy a worker, not stall HTTP. The worker (cpu-worker.ts) is TypeScript loaded through tsx,
+// from the project root, the same way under `next start`, vitest and `tsx scripts/node.ts`.
+import path from "node:path";
+import { Piscina } from "piscina";
+import { limits } from "@/lib/limits";
+import type { CpuOutcome, CpuTask } from "./cpu-worker";
+import { ProviderError, type Provider, type ProviderContext } from "./types";
+
+const poolKey = Symbol.for("execution-network.cpu-pool");
+type GlobalWithPool = typeof globalThis & { [poolKey]?: Piscina<CpuTask, CpuOutcome> };
+
+function cpuPool(): Piscina<CpuTask, CpuOutcome> {
+  const g = globalThis as GlobalWithPool;
+  g[poolKey] ??= new Piscina<CpuTask, CpuOutcome>({
+    filename: path.join(process.cwd(), "lib", "network", "providers", "cpu-worker.ts"),
+    execArgv: ["--import", "tsx"],
+    minThreads: 1,
+    maxThreads: limits.providerThreads,
+    idleTimeout: 60_000,
+  });
+  return g[poolKey];
+}
+
+export async function closeCpuPool(): Promise<void> {
+  const g = globalThis as GlobalWithPool;
+  const pool = g[poolKey];
+  delete g[poolKey];
+  await pool?.destroy();
+}
+
+function replay(outcome: CpuOutcome, ctx: ProviderContext): void {
+  for (const call of outcome.calls) {
+    if (call.kind === "progress") ctx.progress(call.percent);
+    else if (call.kind === "providerRequest") ctx.providerRequest(call.data);
+    else ctx.log(call.level, call.message);
+  }
+}
+
+/** The same provider, its run() executed in the CPU pool; cancellation aborts the task. */
+export function inCpuPool(provider: Provider): Provider {
+  return {
+    serviceId: provider.serviceId,
+    async warmUp() {
+      const outcome = await cpuPool().run({ serviceId: provider.serviceId, input: {}, warmUp: true });
+      if (!outcome.ok) throw new Error(outcome.error.message);
+    },
+    async run(input, ctx) {
+      ctx.signal.throwIfAborted();
+      const outcome = await cpuPool().run({ serviceId: provider.serviceId, input }, { signal: ctx.signal });
+      replay(outcome, ctx);
+      if (outcome.ok) return outcome.result;
+      const { code, retryable, message, name } = outcome.error;
+      if (code !== undefined && retryable !== undefined) throw new ProviderError(code, message, retryable);
+      throw Object.assign(new Error(message), { name });
+    },
+    close: closeCpuPool,
+  };
+}
