@@ -92,8 +92,11 @@ async function openPostgres(url: string): Promise<Database> {
   const { drizzle } = await import("drizzle-orm/node-postgres");
   const { migrate } = await import("drizzle-orm/node-postgres/migrator");
   const pool = new pg.Pool({ connectionString: url, max: 10 });
-  // An idle connection the server ends (restart, failover) must not crash the process: the pool replaces it.
+  // A connection the server ends (restart, failover, outage) must not crash the process: idle ones are
+  // reported by the pool, checked-out ones (between a transaction's queries) by their own listener; the
+  // query in flight fails (503) and the pool replaces the connection.
   pool.on("error", (err) => log.warn("database connection lost", { err }));
+  pool.on("connect", (client) => client.on("error", (err) => log.warn("database connection lost", { err })));
   const db = drizzle({ client: pool, schema });
   // Several instances may start at once: one migrates while the others wait on an advisory lock.
   const migrator = await pool.connect();
@@ -104,31 +107,69 @@ async function openPostgres(url: string): Promise<Database> {
     await migrator.query("select pg_advisory_unlock(727274001)").catch(() => undefined);
     migrator.release();
   }
-  let listener: import("pg").PoolClient | undefined;
   const handlers = new Map<string, Set<(payload: string) => void>>();
+  const quote = (channel: string) => `"${channel.replace(/"/g, "")}"`;
+  let closed = false;
+  let reconnectMs = 250;
+  // One connection LISTENs on every channel; when it is lost it is re-opened (with backoff) and LISTENs again.
+  let listener: Promise<import("pg").PoolClient> | undefined;
+  const connectListener = (): Promise<import("pg").PoolClient> => {
+    const opening = (async () => {
+      const client = await pool.connect();
+      client.on("notification", (msg) => {
+        for (const h of handlers.get(msg.channel) ?? []) h(msg.payload ?? "");
+      });
+      client.on("error", (err) => {
+        log.warn("notification connection lost", { err });
+        if (listener === opening) listener = undefined;
+        client.release(err);
+        scheduleReconnect();
+      });
+      for (const channel of handlers.keys()) await client.query(`LISTEN ${quote(channel)}`);
+      reconnectMs = 250;
+      return client;
+    })();
+    opening.catch(() => {
+      if (listener === opening) listener = undefined;
+    });
+    listener = opening;
+    return opening;
+  };
+  const scheduleReconnect = () => {
+    if (closed || handlers.size === 0) return;
+    const delay = reconnectMs;
+    reconnectMs = Math.min(reconnectMs * 2, 5_000);
+    setTimeout(() => {
+      if (closed || listener) return;
+      connectListener().catch((err: unknown) => {
+        log.warn("notification connection not restored yet", { err });
+        scheduleReconnect();
+      });
+    }, delay).unref();
+  };
   return {
     db: db as unknown as Db,
     driver: "postgres",
     async listen(channel, handler) {
-      if (!listener) {
-        listener = await pool.connect();
-        listener.on("error", (err) => log.warn("notification connection lost", { err }));
-        listener.on("notification", (msg) => {
-          for (const h of handlers.get(msg.channel) ?? []) h(msg.payload ?? "");
-        });
-      }
-      if (!handlers.has(channel)) {
-        handlers.set(channel, new Set());
-        await listener.query(`LISTEN "${channel.replace(/"/g, "")}"`);
-      }
+      const isNew = !handlers.has(channel);
+      if (isNew) handlers.set(channel, new Set());
       handlers.get(channel)?.add(handler);
+      try {
+        const client = await (listener ?? connectListener());
+        if (isNew) await client.query(`LISTEN ${quote(channel)}`);
+      } catch (err) {
+        handlers.get(channel)?.delete(handler);
+        throw err;
+      }
       return async () => void handlers.get(channel)?.delete(handler);
     },
     async notify(tx, channel, payload) {
       await tx.execute(sql`select pg_notify(${channel}, ${payload})`);
     },
     async close() {
-      listener?.release();
+      closed = true;
+      const client = await listener?.catch(() => undefined);
+      client?.release();
       await pool.end();
     },
   };

@@ -23,10 +23,21 @@ type Handler<P> = (req: Request, ctx: ApiContext<P>) => Promise<Response>;
 
 const requestLog = createLogger({ component: "api" });
 
-/** Errors that mean "the database is not answering": 503 with Retry-After, not 500. */
+/** Connection-level failures: the database (or another dependency) is down, restarting or unreachable. */
+const unavailableCodes = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "57P01", "57P02", "57P03"]);
+
+/**
+ * Errors that mean "the database is not answering": 503 with Retry-After, not 500. The driver's error may
+ * be wrapped (drizzle's DrizzleQueryError keeps it as `cause`), so the whole cause chain is inspected.
+ */
 function isUnavailable(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" && (code === "ECONNREFUSED" || code === "57P01" || code.startsWith("08"));
+  for (let e = error, depth = 0; e && typeof e === "object" && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && (unavailableCodes.has(code) || code.startsWith("08"))) return true;
+    // node-postgres reports a connection that died mid-query (or mid-transaction, at its rollback) without a code.
+    if (e instanceof Error && /^Connection terminated|connection error and is not queryable|timeout expired/.test(e.message)) return true;
+  }
+  return false;
 }
 
 export function toErrorResponse(error: unknown, requestId: string, log: Logger): Response {

@@ -318,5 +318,7 @@ export function mergeIntoDocument(file: string, driver: Driver, section: string)
     .filter((d) => sections[d])
     .map((d) => `${markers(d)[0]}\n${sections[d]}\n${markers(d)[1]}`)
     .join("\n\n");
-  writeFileSync(file, `${header}\n${body}\n`);
+  // Sections other benchmarks write (e.g. the load soak's, between its own markers) are kept as they are.
+  const others = existing.match(/<!-- (?!bench:)([\w-]+):begin -->[\s\S]*?<!-- \1:end -->/g) ?? [];
+  writeFileSync(file, `${header}\n${[body, ...others].join("\n\n")}\n`);
 }
