@@ -113,13 +113,17 @@ async function openPostgres(url: string): Promise<Database> {
   let reconnectMs = 250;
   // One connection LISTENs on every channel; when it is lost it is re-opened (with backoff) and LISTENs again.
   let listener: Promise<import("pg").PoolClient> | undefined;
+  const releasedListeners = new WeakSet<import("pg").PoolClient>();
   const connectListener = (): Promise<import("pg").PoolClient> => {
     const opening = (async () => {
       const client = await pool.connect();
       client.on("notification", (msg) => {
         for (const h of handlers.get(msg.channel) ?? []) h(msg.payload ?? "");
       });
+      // A dying connection can emit several errors, possibly after close() has released it: release it once.
       client.on("error", (err) => {
+        if (releasedListeners.has(client)) return;
+        releasedListeners.add(client);
         log.warn("notification connection lost", { err });
         if (listener === opening) listener = undefined;
         client.release(err);
@@ -169,7 +173,10 @@ async function openPostgres(url: string): Promise<Database> {
     async close() {
       closed = true;
       const client = await listener?.catch(() => undefined);
-      client?.release();
+      if (client && !releasedListeners.has(client)) {
+        releasedListeners.add(client);
+        client.release();
+      }
       await pool.end();
     },
   };
