@@ -57,6 +57,8 @@ export default defineConfig({
       NODE_ENV: "production",
       NEXT_TELEMETRY_DISABLED: "1",
       NEXT_MANUAL_SIG_HANDLE: "true",
+      // The journeys share one server and one embedded node on a 2-core machine: a job may queue a while.
+      ROUTING_TIMEOUT_MS: "120000",
       DATA_DIR: dataDir,
       STARTER_CREDITS: "100",
       LOG_LEVEL: "warn",

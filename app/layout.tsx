@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { GeistSans } from "geist/font/sans";
 import { GeistMono } from "geist/font/mono";
-import { connection } from "next/server";
+import { headers } from "next/headers";
 import { QueryProvider } from "@/components/data/query-provider";
 import { ThemeProvider } from "@/components/data/theme-provider";
 import "./globals.css";
@@ -13,13 +13,14 @@ export const metadata: Metadata = {
 };
 
 export default async function RootLayout({ children }: { children: React.ReactNode }) {
-  // Every page renders per request: its scripts carry that request's CSP nonce (proxy.ts).
-  await connection();
+  // Every page renders per request (reading headers makes it dynamic): its scripts carry that request's
+  // CSP nonce, set by proxy.ts; next-themes' inline script needs it explicitly.
+  const nonce = (await headers()).get("x-nonce") ?? undefined;
   return (
     // suppressHydrationWarning: next-themes sets the theme class on <html> before React hydrates.
     <html lang="en" className={`${GeistSans.variable} ${GeistMono.variable}`} suppressHydrationWarning>
       <body className="min-h-dvh">
-        <ThemeProvider>
+        <ThemeProvider nonce={nonce}>
           <QueryProvider>{children}</QueryProvider>
         </ThemeProvider>
       </body>

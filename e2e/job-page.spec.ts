@@ -99,8 +99,18 @@ test("Cancel job stops a job that is still waiting for a node, and refunds it", 
   const dev = await signInNewDeveloper(page, baseURL as string, "Margaret Hamilton");
   // Keep the embedded node's slots busy with OCR of a large page of text; a job submitted after them waits.
   const image = await busyPageOfText();
-  for (let i = 0; i < 8; i++) await runJob(page.request, dev.apiKey, "image-ocr", { image });
-  const waiting = await runJob(page.request, dev.apiKey, "token-count", { text: "cancel me" });
+  const blockers: string[] = [];
+  // The journeys share one server: the blockers are cancelled at the end so later journeys find a free node.
+  for (let i = 0; i < 8; i++) blockers.push((await runJob(page.request, dev.apiKey, "image-ocr", { image })).jobId);
+  try {
+    await cancelWaitingJob(page, dev.apiKey);
+  } finally {
+    for (const jobId of blockers) await page.request.post(`/api/developers/jobs/${jobId}/cancel`, { headers: { "x-api-key": dev.apiKey } });
+  }
+});
+
+async function cancelWaitingJob(page: Page, apiKey: string) {
+  const waiting = await runJob(page.request, apiKey, "token-count", { text: "cancel me" });
 
   await page.goto(`/jobs/${waiting.jobId}`);
   await expect(page.getByTestId("job-status")).not.toHaveText(/completed|failed/);
@@ -111,4 +121,4 @@ test("Cancel job stops a job that is still waiting for a node, and refunds it", 
   await expect(failure.getByText("CANCELLED", { exact: true })).toBeVisible();
   await expect(failure.getByTestId("job-refund")).toContainText(`+${waiting.creditCost} credits returned`);
   await expect(page.getByRole("list", { name: "Timeline" }).getByText("JOB_CANCELLED")).toBeVisible();
-});
+}
