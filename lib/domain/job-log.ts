@@ -2,14 +2,15 @@
 // telemetry events with gapless per-job sequences, the log lines and the refund of a failed job are written
 // in one transaction, so a reader never sees one without the others; so are the webhook events of a status
 // change (the outbox), so a webhook is never lost nor sent for a change that was rolled back.
-import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { and, eq, getTableColumns, inArray, sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/lib/db/client";
-import { jobEvents, jobLogs, jobs } from "@/lib/db/schema";
+import { jobEvents, jobLogs, jobs, webhookEndpoints } from "@/lib/db/schema";
 import { applyLedgerEntry } from "./credits";
 import type { EventType, JobStatus, LogLevel, LogSource } from "@/lib/contract/vocabulary";
 import { activeStatuses, assertTransition, statusesBefore, type StopOutcome } from "./job-machine";
-import { jobChannel, signal, workChannel } from "./signals";
-import { recordJobWebhookEvents } from "./webhook-outbox";
+import { db } from "./database";
+import { jobChannel, signal, signalsInline, workChannel } from "./signals";
+import { eventTypesOf, recordJobWebhookEvents } from "./webhook-outbox";
 
 export type JobRow = typeof jobs.$inferSelect;
 
@@ -83,18 +84,48 @@ export async function recordJobCreation(tx: Tx, values: typeof jobs.$inferInsert
   return row;
 }
 
-/** Applies `change` if the job is in an allowed state; returns the updated row, or null when it was not. */
-export async function recordJobChange(tx: Tx, jobId: string, change: JobChange): Promise<JobRow | null> {
+const jobColumns = Object.entries(getTableColumns(jobs));
+
+/** A row of `returning *` read by hand (raw SQL): each column decoded as drizzle would. */
+function toJobRow(raw: Record<string, unknown>): JobRow {
+  const row: Record<string, unknown> = {};
+  for (const [key, column] of jobColumns) {
+    const value = raw[column.name];
+    row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+  }
+  return row as JobRow;
+}
+
+/** Enabled endpoints of the job's developer subscribed to what a change to `status` sends (webhook-outbox.ts). */
+const webhookSubscribers = (accountId: SQL, status: JobStatus) =>
+  sql`select 1 from ${webhookEndpoints} w where w.account_id = ${accountId} and w.status = 'enabled'
+    and w.events && array[${sql.join(eventTypesOf(status).map((t) => sql`${t}`), sql`, `)}]::text[]`;
+
+interface WrittenChange {
+  row: JobRow;
+  hasWebhooks: boolean;
+}
+
+/**
+ * The job rows matching `target` and `change`'s guards get the change, their events and their log lines in
+ * ONE statement (a data-modifying CTE; the gapless sequences come from the updated eventSeq / logSeq), with
+ * the change signals inside it on PostgreSQL. Round trips, not rows, are what a job's path costs. What may
+ * follow (webhook outbox, refund) is the caller's: each row says whether its developer has subscribers.
+ * `unlessWebhooks` leaves alone the jobs whose change would need webhook events, for callers that write
+ * outside a transaction.
+ */
+async function writeJobChanges(tx: Tx, target: SQL, change: JobChange, options: { unlessWebhooks?: boolean } = {}): Promise<WrittenChange[]> {
   const events = change.events ?? [];
   const logs = change.logs ?? [];
   const from = change.from ?? (change.to ? statusesBefore(change.to) : activeStatuses);
   // An explicit `from` narrows what the state machine allows; it can never widen it.
   if (change.to) for (const status of from) assertTransition(status, change.to);
-  const conditions = [eq(jobs.id, jobId), inArray(jobs.status, [...from])];
+  const conditions = [target, inArray(jobs.status, [...from])];
   if (change.attempt !== undefined) conditions.push(eq(jobs.attempt, change.attempt));
   if (change.nodeId !== undefined) conditions.push(eq(jobs.assignedNodeId, change.nodeId));
+  if (options.unlessWebhooks && change.to) conditions.push(sql`not exists (${webhookSubscribers(sql`${jobs.accountId}`, change.to)})`);
 
-  const [row] = await tx
+  const update = tx
     .update(jobs)
     .set({
       ...change.set,
@@ -105,22 +136,85 @@ export async function recordJobChange(tx: Tx, jobId: string, change: JobChange):
     })
     .where(and(...conditions))
     .returning();
-  if (!row) return null;
+  const eventRows = events.map((e, i) => ({ i: i + 1, type: e.type, node_id: e.nodeId ?? null, data: e.data ?? null }));
+  const logRows = logs.map((l, i) => ({ i: i + 1, level: l.level, source: l.source, message: l.message, node_id: l.nodeId ?? null }));
+  const inline = await signalsInline();
+  const signals = inline
+    ? sql`, pg_notify(${jobChannel}, c.id::text)${change.to === "routing" ? sql`, pg_notify(${workChannel}, c.service_id)` : sql``}`
+    : sql``;
+  const hasWebhooks = change.to ? sql`exists (${webhookSubscribers(sql`c.account_id`, change.to)})` : sql`false`;
+  const result = await tx.execute(sql`
+    with changed as (${update.getSQL()}),
+    appended_events as (
+      insert into ${jobEvents} (job_id, sequence, type, attempt, node_id, data)
+      select c.id, c.event_seq - ${events.length} + e.i, e.type, c.attempt, e.node_id, e.data
+      from changed c cross join jsonb_to_recordset(${JSON.stringify(eventRows)}::jsonb)
+        as e(i int, type text, node_id uuid, data jsonb)
+    ),
+    appended_logs as (
+      insert into ${jobLogs} (job_id, sequence, level, source, message, node_id)
+      select c.id, c.log_seq - ${logs.length} + l.i, l.level, l.source, l.message, l.node_id
+      from changed c cross join jsonb_to_recordset(${JSON.stringify(logRows)}::jsonb)
+        as l(i int, level text, source text, message text, node_id uuid)
+    )
+    select c.*, ${hasWebhooks} as has_webhooks${signals} from changed c`);
+  const written = (result as unknown as { rows: Record<string, unknown>[] }).rows.map((raw) => ({
+    row: toJobRow(raw),
+    hasWebhooks: raw.has_webhooks === true,
+  }));
+  if (!inline) {
+    for (const { row } of written) {
+      await signal(tx, jobChannel, row.id);
+      if (change.to === "routing") await signal(tx, workChannel, row.serviceId);
+    }
+  }
+  return written;
+}
 
-  await appendToLog(tx, row, events, logs);
-  if (change.to) await recordJobWebhookEvents(tx, row);
+/** What a written change still needs in its transaction: the webhook outbox, and the refund of a failed job. */
+async function completeJobChange(tx: Tx, { row, hasWebhooks }: WrittenChange, change: JobChange): Promise<JobRow> {
+  if (change.to && hasWebhooks) await recordJobWebhookEvents(tx, row);
   if (change.to === "failed" && row.creditCost > 0) {
     await applyLedgerEntry(tx, {
       accountId: row.accountId,
       type: "refund",
       amount: row.creditCost,
-      jobId,
+      jobId: row.id,
       description: `Refund: ${row.serviceId} job failed`,
     });
   }
-  await signal(tx, jobChannel, jobId);
-  if (change.to === "routing") await signal(tx, workChannel, row.serviceId);
   return row;
+}
+
+/** Applies `change` if the job is in an allowed state; returns the updated row, or null when it was not. */
+export async function recordJobChange(tx: Tx, jobId: string, change: JobChange): Promise<JobRow | null> {
+  const [written] = await writeJobChanges(tx, eq(jobs.id, jobId), change);
+  return written ? completeJobChange(tx, written, change) : null;
+}
+
+/**
+ * Applies `change` to every job `target` selects (e.g. `id = any(array(select … for update skip locked))`),
+ * in the caller's transaction; returns the changed rows.
+ */
+export async function recordJobChanges(tx: Tx, target: SQL, change: JobChange): Promise<JobRow[]> {
+  const written = await writeJobChanges(tx, target, change);
+  const rows: JobRow[] = [];
+  for (const w of written) rows.push(await completeJobChange(tx, w, change));
+  return rows;
+}
+
+/**
+ * recordJobChange in its own transaction, as ONE statement when nothing has to follow it (no refund, no
+ * subscribed webhook endpoint): the hot path of a node's reports. Otherwise, or when the job is not in an
+ * allowed state, the change is tried again in a transaction that does everything (and refuses the same way).
+ */
+export async function recordJobChangeAtOnce(jobId: string, change: JobChange): Promise<JobRow | null> {
+  const d = await db();
+  if (change.to !== "failed") {
+    const [written] = await writeJobChanges(d, eq(jobs.id, jobId), change, { unlessWebhooks: true });
+    if (written) return written.row;
+  }
+  return d.transaction((tx) => recordJobChange(tx, jobId, change));
 }
 
 /**

@@ -14,3 +14,11 @@ export async function signal(tx: Tx, channel: string, payload: string): Promise<
 export async function onSignal(channel: string, listener: (payload: string) => void): Promise<() => Promise<void>> {
   return (await readyDatabase()).listen(channel, listener);
 }
+
+/**
+ * Whether a statement can carry its own signals (`select pg_notify(…)` within it, delivered on commit):
+ * PostgreSQL. PGlite's bus is in-process, so its signals are sent after the statement instead.
+ */
+export async function signalsInline(): Promise<boolean> {
+  return (await readyDatabase()).driver === "postgres";
+}

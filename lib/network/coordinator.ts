@@ -2,12 +2,12 @@
 // oldest eligible jobs under FOR UPDATE SKIP LOCKED, so no job is ever assigned twice, whatever the number
 // of server instances and nodes), and the reports nodes make about the jobs they run.
 import { createHash, randomBytes } from "node:crypto";
-import { and, asc, count, eq, gt, inArray, isNull, sql } from "drizzle-orm";
+import { and, count, eq, gt, inArray, isNull, sql } from "drizzle-orm";
 import type { Tx } from "@/lib/db/client";
 import { jobs, nodes } from "@/lib/db/schema";
 import { DomainError } from "@/lib/domain/errors";
 import { heldStatuses, nextProgress, stopOutcome } from "@/lib/domain/job-machine";
-import { recordJobChange, recordStopOutcome, type JobRow } from "@/lib/domain/job-log";
+import { recordJobChangeAtOnce, recordJobChanges, recordStopOutcome, type JobChange, type JobRow } from "@/lib/domain/job-log";
 import { isUuid } from "@/lib/domain/ids";
 import { db, readyDatabase } from "@/lib/domain/database";
 import { workChannel } from "@/lib/domain/signals";
@@ -122,48 +122,40 @@ export async function liveNodeCount(): Promise<number> {
 
 // ── Routing ────────────────────────────────────────────────────────────────────────────────────────
 
+/**
+ * One claim: the oldest routing jobs this node can run, up to its free slots (counted in the same statement),
+ * taken under FOR UPDATE SKIP LOCKED and assigned, with their events and log lines, in one statement.
+ */
 async function claimOnce(node: NodeRow, max: number): Promise<ClaimedJob[]> {
   const d = await db();
-  return d.transaction(async (tx) => {
-    const [row] = await tx
-      .select({
-        self: nodes,
-        busy: sql<number>`(select count(*) from ${jobs} where ${jobs.assignedNodeId} = ${nodes.id} and ${inArray(jobs.status, [...heldStatuses])})`.mapWith(Number),
-      })
-      .from(nodes)
-      .where(eq(nodes.id, node.id));
-    if (!row || row.self.drainingAt || row.self.revokedAt) return [];
-    const { self, busy } = row;
-    const free = Math.min(max, self.concurrency - busy);
-    if (free <= 0 || self.serviceIds.length === 0) return [];
-    const eligible = await tx
-      .select()
-      .from(jobs)
-      .where(and(eq(jobs.status, "routing"), inArray(jobs.serviceId, self.serviceIds)))
-      .orderBy(asc(jobs.createdAt))
-      .limit(free)
-      .for("update", { skipLocked: true });
-    const claimed: ClaimedJob[] = [];
-    for (const job of eligible) {
-      const row = await recordJobChange(tx, job.id, {
-        to: "assigned",
-        from: ["routing"],
-        set: {
-          attempt: sql`${jobs.attempt} + 1`,
-          assignedNodeId: node.id,
-          assignedAt: sql`now()`,
-          leaseExpiresAt: leaseEnd(),
-          progress: 0,
-        },
-        events: [{ type: "NODE_ASSIGNED", nodeId: node.id, data: { nodeId: node.id, name: self.name, region: self.region } }],
-        logs: [{ level: "info", source: "platform", message: `Assigned to node ${self.name} (${self.region}).`, nodeId: node.id }],
-      });
-      if (row) {
-        claimed.push({ jobId: row.id, attempt: row.attempt, serviceId: row.serviceId, input: row.input, timeoutMs: row.timeoutMs });
-      }
-    }
-    return claimed;
-  });
+  const self = sql`${nodes.id} = ${node.id} and ${nodes.drainingAt} is null and ${nodes.revokedAt} is null`;
+  const busy = sql`(select count(*) from ${jobs} held where held.assigned_node_id = ${node.id} and held.status in (${sql.join(heldStatuses.map((status) => sql`${status}`), sql`, `)}))`;
+  const free = sql`greatest(0, least(${max}, coalesce((select ${nodes.concurrency} from ${nodes} where ${self}), 0) - ${busy}))`;
+  const target = sql`${jobs.id} = any(array(
+    select eligible.id from ${jobs} eligible
+    where eligible.status = 'routing'
+      and eligible.service_id = any(coalesce((select ${nodes.serviceIds} from ${nodes} where ${self}), '{}'::text[]))
+    order by eligible.created_at
+    limit ${free}
+    for update skip locked))`;
+  const rows = await d.transaction((tx) =>
+    recordJobChanges(tx, target, {
+      to: "assigned",
+      from: ["routing"],
+      set: {
+        attempt: sql`${jobs.attempt} + 1`,
+        assignedNodeId: node.id,
+        assignedAt: sql`now()`,
+        leaseExpiresAt: leaseEnd(),
+        progress: 0,
+      },
+      events: [{ type: "NODE_ASSIGNED", nodeId: node.id, data: { nodeId: node.id, name: node.name, region: node.region } }],
+      logs: [{ level: "info", source: "platform", message: `Assigned to node ${node.name} (${node.region}).`, nodeId: node.id }],
+    }),
+  );
+  // Oldest first, as they were chosen (a statement's RETURNING has no order).
+  rows.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+  return rows.map((row) => ({ jobId: row.id, attempt: row.attempt, serviceId: row.serviceId, input: row.input, timeoutMs: row.timeoutMs }));
 }
 
 // Nodes of this process waiting for work, oldest first. A work signal wakes ONE waiter that can run the
@@ -244,17 +236,22 @@ async function reportOrRefuse(jobId: string, write: (tx: Tx) => Promise<JobRow |
   if (!row) throw await refusal(jobId);
 }
 
+/** A report that is one job change: written at once (one statement on the hot path), or refused. */
+async function changeOrRefuse(jobId: string, change: JobChange): Promise<void> {
+  if (!isUuid(jobId)) throw new DomainError("JOB_NOT_FOUND", "The job was not found.");
+  const row = await recordJobChangeAtOnce(jobId, change);
+  if (!row) throw await refusal(jobId);
+}
+
 export function startExecution(node: NodeRow, jobId: string, attempt: number) {
-  return reportOrRefuse(jobId, (tx) =>
-    recordJobChange(tx, jobId, {
+  return changeOrRefuse(jobId, {
       to: "running",
       attempt,
       nodeId: node.id,
       set: { startedAt: sql`coalesce(${jobs.startedAt}, now())`, leaseExpiresAt: leaseEnd() },
       events: [{ type: "EXECUTION_STARTED", nodeId: node.id, data: { attempt } }],
       logs: [{ level: "info", source: "node", message: `Execution started (attempt ${attempt}).`, nodeId: node.id }],
-    }),
-  );
+  });
 }
 
 const reportedEvents = (node: NodeRow, report: ProgressReport) =>
@@ -263,8 +260,7 @@ const reportedLogs = (node: NodeRow, report: ProgressReport) =>
   (report.logs ?? []).map((l) => ({ level: l.level, source: "provider" as const, message: l.message, nodeId: node.id }));
 
 export function reportProgress(node: NodeRow, jobId: string, attempt: number, report: ProgressReport) {
-  return reportOrRefuse(jobId, (tx) =>
-    recordJobChange(tx, jobId, {
+  return changeOrRefuse(jobId, {
       from: ["running"],
       attempt,
       nodeId: node.id,
@@ -272,8 +268,7 @@ export function reportProgress(node: NodeRow, jobId: string, attempt: number, re
       set: report.progress === undefined ? {} : { progress: sql`greatest(${jobs.progress}, ${nextProgress(0, report.progress)})` },
       events: reportedEvents(node, report),
       logs: reportedLogs(node, report),
-    }),
-  );
+  });
 }
 
 /** The result, with whatever the node had not reported yet (provider requests, log lines). */
@@ -284,8 +279,7 @@ export function completeExecution(
   result: { summary: string; output: Record<string, unknown> },
   report: ProgressReport = {},
 ) {
-  return reportOrRefuse(jobId, (tx) =>
-    recordJobChange(tx, jobId, {
+  return changeOrRefuse(jobId, {
       to: "completed",
       attempt,
       nodeId: node.id,
@@ -296,8 +290,7 @@ export function completeExecution(
         { type: "EXECUTION_COMPLETED", nodeId: node.id, data: { attempt } },
       ],
       logs: [...reportedLogs(node, report), { level: "info", source: "node", message: `Completed: ${result.summary}`, nodeId: node.id }],
-    }),
-  );
+  });
 }
 
 /** Exponential backoff with full jitter: base · 2^(attempt-1), jittered into [50%, 100%]. */
@@ -324,8 +317,7 @@ export function failExecution(node: NodeRow, jobId: string, attempt: number, fai
 
 /** A node giving a job back (graceful shutdown before finishing it): routed again as a new attempt. */
 export function releaseJob(node: NodeRow, jobId: string, attempt: number, reason = "node shutting down") {
-  return reportOrRefuse(jobId, (tx) =>
-    recordJobChange(tx, jobId, {
+  return changeOrRefuse(jobId, {
       to: "routing",
       from: heldStatuses,
       attempt,
@@ -333,6 +325,5 @@ export function releaseJob(node: NodeRow, jobId: string, attempt: number, reason
       set: { routingStartedAt: sql`now()`, leaseExpiresAt: null },
       events: [{ type: "ROUTING_STARTED", data: { attempt: attempt + 1, releasedBy: node.id, reason } }],
       logs: [{ level: "warn", source: "node", message: `Released by the node (${reason}).`, nodeId: node.id }],
-    }),
-  );
+  });
 }
