@@ -106,21 +106,27 @@ interface WrittenChange {
   hasWebhooks: boolean;
 }
 
+interface WrittenChanges {
+  written: WrittenChange[];
+  /** How many jobs `candidates` named: more than were written when some were not in an allowed state or left alone. */
+  candidates: number;
+}
+
 /**
- * The job rows matching `target` and `change`'s guards get the change, their events and their log lines in
- * ONE statement (a data-modifying CTE; the gapless sequences come from the updated eventSeq / logSeq), with
- * the change signals inside it on PostgreSQL. Round trips, not rows, are what a job's path costs. What may
- * follow (webhook outbox, refund) is the caller's: each row says whether its developer has subscribers.
- * `unlessWebhooks` leaves alone the jobs whose change would need webhook events, for callers that write
- * outside a transaction.
+ * The jobs named by `candidates` (an SQL uuid[] expression: `array[id]`, or `array(select … for update skip
+ * locked)`) that pass `change`'s guards get the change, their events and their log lines in ONE statement (a
+ * data-modifying CTE; the gapless sequences come from the updated eventSeq / logSeq), with the change signals
+ * inside it on PostgreSQL. Round trips, not rows, are what a job's path costs. What may follow (webhook
+ * outbox, refund) is the caller's: each row says whether its developer has subscribers. `unlessWebhooks`
+ * leaves alone the jobs whose change would need webhook events, for callers that write outside a transaction.
  */
-async function writeJobChanges(tx: Tx, target: SQL, change: JobChange, options: { unlessWebhooks?: boolean } = {}): Promise<WrittenChange[]> {
+async function writeJobChanges(tx: Tx, candidates: SQL, change: JobChange, options: { unlessWebhooks?: boolean } = {}): Promise<WrittenChanges> {
   const events = change.events ?? [];
   const logs = change.logs ?? [];
   const from = change.from ?? (change.to ? statusesBefore(change.to) : activeStatuses);
   // An explicit `from` narrows what the state machine allows; it can never widen it.
   if (change.to) for (const status of from) assertTransition(status, change.to);
-  const conditions = [target, inArray(jobs.status, [...from])];
+  const conditions = [sql`${jobs.id} = any((select ids from candidates)::uuid[])`, inArray(jobs.status, [...from])];
   if (change.attempt !== undefined) conditions.push(eq(jobs.attempt, change.attempt));
   if (change.nodeId !== undefined) conditions.push(eq(jobs.assignedNodeId, change.nodeId));
   if (options.unlessWebhooks && change.to) conditions.push(sql`not exists (${webhookSubscribers(sql`${jobs.accountId}`, change.to)})`);
@@ -143,8 +149,10 @@ async function writeJobChanges(tx: Tx, target: SQL, change: JobChange, options: 
     ? sql`, pg_notify(${jobChannel}, c.id::text)${change.to === "routing" ? sql`, pg_notify(${workChannel}, c.service_id)` : sql``}`
     : sql``;
   const hasWebhooks = change.to ? sql`exists (${webhookSubscribers(sql`c.account_id`, change.to)})` : sql`false`;
+  // Always one row at least (the left join), so that the count of candidates comes back with no change too.
   const result = await tx.execute(sql`
-    with changed as (${update.getSQL()}),
+    with candidates as (select ${candidates} as ids),
+    changed as (${update.getSQL()}),
     appended_events as (
       insert into ${jobEvents} (job_id, sequence, type, attempt, node_id, data)
       select c.id, c.event_seq - ${events.length} + e.i, e.type, c.attempt, e.node_id, e.data
@@ -157,19 +165,22 @@ async function writeJobChanges(tx: Tx, target: SQL, change: JobChange, options: 
       from changed c cross join jsonb_to_recordset(${JSON.stringify(logRows)}::jsonb)
         as l(i int, level text, source text, message text, node_id uuid)
     )
-    select c.*, ${hasWebhooks} as has_webhooks${signals} from changed c`);
-  const written = (result as unknown as { rows: Record<string, unknown>[] }).rows.map((raw) => ({
-    row: toJobRow(raw),
-    hasWebhooks: raw.has_webhooks === true,
-  }));
+    select c.*, ${hasWebhooks} as has_webhooks, coalesce(cardinality(k.ids), 0) as candidate_count${signals}
+    from candidates k left join changed c on true`);
+  const rows = (result as unknown as { rows: Record<string, unknown>[] }).rows;
+  const written = rows
+    .filter((raw) => raw.id !== null && raw.id !== undefined)
+    .map((raw) => ({ row: toJobRow(raw), hasWebhooks: raw.has_webhooks === true }));
   if (!inline) {
     for (const { row } of written) {
       await signal(tx, jobChannel, row.id);
       if (change.to === "routing") await signal(tx, workChannel, row.serviceId);
     }
   }
-  return written;
+  return { written, candidates: Number(rows[0]?.candidate_count ?? 0) };
 }
+
+const oneJob = (jobId: string) => sql`array[${jobId}::uuid]`;
 
 /** What a written change still needs in its transaction: the webhook outbox, and the refund of a failed job. */
 async function completeJobChange(tx: Tx, { row, hasWebhooks }: WrittenChange, change: JobChange): Promise<JobRow> {
@@ -188,19 +199,25 @@ async function completeJobChange(tx: Tx, { row, hasWebhooks }: WrittenChange, ch
 
 /** Applies `change` if the job is in an allowed state; returns the updated row, or null when it was not. */
 export async function recordJobChange(tx: Tx, jobId: string, change: JobChange): Promise<JobRow | null> {
-  const [written] = await writeJobChanges(tx, eq(jobs.id, jobId), change);
+  const {
+    written: [written],
+  } = await writeJobChanges(tx, oneJob(jobId), change);
   return written ? completeJobChange(tx, written, change) : null;
 }
 
 /**
- * Applies `change` to every job `target` selects (e.g. `id = any(array(select … for update skip locked))`),
- * in the caller's transaction; returns the changed rows.
+ * Applies `change` to the jobs `candidates` names (an SQL uuid[], e.g. `array(select … for update skip
+ * locked)`). Without a transaction (`tx` is the database) the jobs whose change needs more than the one
+ * statement (webhook events) are left alone and counted in `left`, for the caller to change in a
+ * transaction; within one, every candidate in an allowed state is changed.
  */
-export async function recordJobChanges(tx: Tx, target: SQL, change: JobChange): Promise<JobRow[]> {
-  const written = await writeJobChanges(tx, target, change);
+export async function recordJobChanges(tx: Tx, candidates: SQL, change: JobChange, options: { inTransaction: boolean }): Promise<{ rows: JobRow[]; left: number }> {
+  // A refund must be in the same transaction as the failure it pays back.
+  if (!options.inTransaction && change.to === "failed") throw new Error("A change to failed is written in a transaction.");
+  const result = await writeJobChanges(tx, candidates, change, { unlessWebhooks: !options.inTransaction });
   const rows: JobRow[] = [];
-  for (const w of written) rows.push(await completeJobChange(tx, w, change));
-  return rows;
+  for (const w of result.written) rows.push(await completeJobChange(tx, w, change));
+  return { rows, left: result.candidates - rows.length };
 }
 
 /**
@@ -211,7 +228,9 @@ export async function recordJobChanges(tx: Tx, target: SQL, change: JobChange): 
 export async function recordJobChangeAtOnce(jobId: string, change: JobChange): Promise<JobRow | null> {
   const d = await db();
   if (change.to !== "failed") {
-    const [written] = await writeJobChanges(d, eq(jobs.id, jobId), change, { unlessWebhooks: true });
+    const {
+      written: [written],
+    } = await writeJobChanges(d, oneJob(jobId), change, { unlessWebhooks: true });
     if (written) return written.row;
   }
   return d.transaction((tx) => recordJobChange(tx, jobId, change));

@@ -131,28 +131,31 @@ async function claimOnce(node: NodeRow, max: number): Promise<ClaimedJob[]> {
   const self = sql`${nodes.id} = ${node.id} and ${nodes.drainingAt} is null and ${nodes.revokedAt} is null`;
   const busy = sql`(select count(*) from ${jobs} held where held.assigned_node_id = ${node.id} and held.status in (${sql.join(heldStatuses.map((status) => sql`${status}`), sql`, `)}))`;
   const free = sql`greatest(0, least(${max}, coalesce((select ${nodes.concurrency} from ${nodes} where ${self}), 0) - ${busy}))`;
-  const target = sql`${jobs.id} = any(array(
+  const candidates = sql`array(
     select eligible.id from ${jobs} eligible
     where eligible.status = 'routing'
       and eligible.service_id = any(coalesce((select ${nodes.serviceIds} from ${nodes} where ${self}), '{}'::text[]))
     order by eligible.created_at
     limit ${free}
-    for update skip locked))`;
-  const rows = await d.transaction((tx) =>
-    recordJobChanges(tx, target, {
-      to: "assigned",
-      from: ["routing"],
-      set: {
-        attempt: sql`${jobs.attempt} + 1`,
-        assignedNodeId: node.id,
-        assignedAt: sql`now()`,
-        leaseExpiresAt: leaseEnd(),
-        progress: 0,
-      },
-      events: [{ type: "NODE_ASSIGNED", nodeId: node.id, data: { nodeId: node.id, name: node.name, region: node.region } }],
-      logs: [{ level: "info", source: "platform", message: `Assigned to node ${node.name} (${node.region}).`, nodeId: node.id }],
-    }),
-  );
+    for update skip locked)`;
+  const assign: JobChange = {
+    to: "assigned",
+    from: ["routing"],
+    set: {
+      attempt: sql`${jobs.attempt} + 1`,
+      assignedNodeId: node.id,
+      assignedAt: sql`now()`,
+      leaseExpiresAt: leaseEnd(),
+      progress: 0,
+    },
+    events: [{ type: "NODE_ASSIGNED", nodeId: node.id, data: { nodeId: node.id, name: node.name, region: node.region } }],
+    logs: [{ level: "info", source: "platform", message: `Assigned to node ${node.name} (${node.region}).`, nodeId: node.id }],
+  };
+  // One statement, no transaction, unless a chosen job needs webhook events: then those are claimed again in
+  // a transaction (the free slots are counted afresh, so the two never claim more than the node can run).
+  const atOnce = await recordJobChanges(d, candidates, assign, { inTransaction: false });
+  const rows = atOnce.rows;
+  if (atOnce.left > 0) rows.push(...(await d.transaction(async (tx) => (await recordJobChanges(tx, candidates, assign, { inTransaction: true })).rows)));
   // Oldest first, as they were chosen (a statement's RETURNING has no order).
   rows.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
   return rows.map((row) => ({ jobId: row.id, attempt: row.attempt, serviceId: row.serviceId, input: row.input, timeoutMs: row.timeoutMs }));
