@@ -163,7 +163,10 @@ async function claimOnce(node: NodeRow, max: number): Promise<ClaimedJob[]> {
 
 // Nodes of this process waiting for work, oldest first. A work signal wakes ONE waiter that can run the
 // service (waking them all would make every idle node run a claim transaction per job); a signal nobody
-// was waiting for is remembered so the next node to wait claims at once instead.
+// was waiting for is remembered so the next node to wait claims at once instead. A claim that came back
+// with fewer jobs than it asked for saw nothing more of its services waiting: until a signal says otherwise
+// (or the periodic re-check), the next claim for them waits first, instead of a claim statement that
+// finds nothing each time a slot frees.
 interface Waiter {
   serviceIds: string[];
   wake: () => void;
@@ -171,6 +174,7 @@ interface Waiter {
 interface WorkWaiters {
   waiting: Waiter[];
   unclaimed: Set<string>;
+  drained: Set<string>;
 }
 const waitersByDatabase = new WeakMap<object, Promise<WorkWaiters>>();
 
@@ -178,7 +182,7 @@ async function workWaiters(): Promise<WorkWaiters> {
   const database = await readyDatabase();
   let found = waitersByDatabase.get(database);
   if (!found) {
-    const state: WorkWaiters = { waiting: [], unclaimed: new Set() };
+    const state: WorkWaiters = { waiting: [], unclaimed: new Set(), drained: new Set() };
     found = database
       .listen(workChannel, (serviceId) => {
         const i = state.waiting.findIndex((w) => w.serviceIds.includes(serviceId));
@@ -198,9 +202,17 @@ async function workWaiters(): Promise<WorkWaiters> {
 export async function claimJobs(node: NodeRow, max: number, waitMs: number, signal?: AbortSignal): Promise<ClaimedJob[]> {
   const deadline = Date.now() + waitMs;
   const waiters = await workWaiters();
+  let waitFirst = node.serviceIds.length > 0 && node.serviceIds.every((id) => waiters.drained.has(id));
   for (;;) {
-    const claimed = await claimOnce(node, max);
-    if (claimed.length > 0 || Date.now() >= deadline || signal?.aborted) return claimed;
+    if (!waitFirst) {
+      const claimed = await claimOnce(node, max);
+      for (const id of node.serviceIds) {
+        if (claimed.length < max) waiters.drained.add(id);
+        else waiters.drained.delete(id);
+      }
+      if (claimed.length > 0 || Date.now() >= deadline || signal?.aborted) return claimed;
+    }
+    waitFirst = false;
     const missed = node.serviceIds.filter((id) => waiters.unclaimed.has(id));
     if (missed.length > 0) {
       missed.forEach((id) => waiters.unclaimed.delete(id));
