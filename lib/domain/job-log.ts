@@ -18,13 +18,17 @@ export interface EventInput {
   type: EventType;
   data?: Record<string, unknown>;
   nodeId?: string | null;
+  /** data.attempt is the job's attempt after the change: for a change that begins an attempt (a claim). */
+  withAttempt?: boolean;
 }
 
 export interface LogInput {
   level: LogLevel;
   source: LogSource;
+  /** With `withAttempt`, "{attempt}" in it stands for the job's attempt after the change. */
   message: string;
   nodeId?: string | null;
+  withAttempt?: boolean;
 }
 
 type ColumnPatch = { [K in keyof JobRow]?: JobRow[K] | SQL };
@@ -32,6 +36,12 @@ type ColumnPatch = { [K in keyof JobRow]?: JobRow[K] | SQL };
 export interface JobChange {
   /** New status; omitted for events or logs that leave the status alone. */
   to?: JobStatus;
+  /**
+   * A status passed on the way to `to` in the same change (a claim that starts its jobs at once passes
+   * assigned): checked by the state machine and announced to webhooks like any status. Its share of the
+   * events is the first `eventCount`.
+   */
+  through?: { status: JobStatus; eventCount: number };
   /** Statuses the job must be in now (default: every status `to` may follow, or any active status). */
   from?: readonly JobStatus[];
   /** Guards against stale writers: the job's current attempt / assigned node must match. */
@@ -96,10 +106,23 @@ function toJobRow(raw: Record<string, unknown>): JobRow {
   return row as JobRow;
 }
 
-/** Enabled endpoints of the job's developer subscribed to what a change to `status` sends (webhook-outbox.ts). */
-const webhookSubscribers = (accountId: SQL, status: JobStatus) =>
-  sql`select 1 from ${webhookEndpoints} w where w.account_id = ${accountId} and w.status = 'enabled'
-    and w.events && array[${sql.join(eventTypesOf(status).map((t) => sql`${t}`), sql`, `)}]::text[]`;
+/** Enabled endpoints of the job's developer subscribed to what `change`'s statuses send (webhook-outbox.ts). */
+function webhookSubscribers(accountId: SQL, change: JobChange & { to: JobStatus }): SQL {
+  const types = new Set([...eventTypesOf(change.to), ...(change.through ? eventTypesOf(change.through.status) : [])]);
+  return sql`select 1 from ${webhookEndpoints} w where w.account_id = ${accountId} and w.status = 'enabled'
+    and w.events && array[${sql.join([...types].map((t) => sql`${t}`), sql`, `)}]::text[]`;
+}
+
+/** The statuses a change passes, in order, each checked against the one before by the state machine. */
+function assertChange(from: readonly JobStatus[], change: JobChange): void {
+  if (!change.to) return;
+  for (const status of from) {
+    if (change.through) {
+      assertTransition(status, change.through.status);
+      assertTransition(change.through.status, change.to);
+    } else assertTransition(status, change.to);
+  }
+}
 
 interface WrittenChange {
   row: JobRow;
@@ -125,11 +148,11 @@ async function writeJobChanges(tx: Tx, candidates: SQL, change: JobChange, optio
   const logs = change.logs ?? [];
   const from = change.from ?? (change.to ? statusesBefore(change.to) : activeStatuses);
   // An explicit `from` narrows what the state machine allows; it can never widen it.
-  if (change.to) for (const status of from) assertTransition(status, change.to);
+  assertChange(from, change);
   const conditions = [sql`${jobs.id} = any((select ids from candidates)::uuid[])`, inArray(jobs.status, [...from])];
   if (change.attempt !== undefined) conditions.push(eq(jobs.attempt, change.attempt));
   if (change.nodeId !== undefined) conditions.push(eq(jobs.assignedNodeId, change.nodeId));
-  if (options.unlessWebhooks && change.to) conditions.push(sql`not exists (${webhookSubscribers(sql`${jobs.accountId}`, change.to)})`);
+  if (options.unlessWebhooks && change.to) conditions.push(sql`not exists (${webhookSubscribers(sql`${jobs.accountId}`, { ...change, to: change.to })})`);
 
   const update = tx
     .update(jobs)
@@ -142,28 +165,30 @@ async function writeJobChanges(tx: Tx, candidates: SQL, change: JobChange, optio
     })
     .where(and(...conditions))
     .returning();
-  const eventRows = events.map((e, i) => ({ i: i + 1, type: e.type, node_id: e.nodeId ?? null, data: e.data ?? null }));
-  const logRows = logs.map((l, i) => ({ i: i + 1, level: l.level, source: l.source, message: l.message, node_id: l.nodeId ?? null }));
+  const eventRows = events.map((e, i) => ({ i: i + 1, type: e.type, node_id: e.nodeId ?? null, data: e.data ?? null, with_attempt: e.withAttempt ?? false }));
+  const logRows = logs.map((l, i) => ({ i: i + 1, level: l.level, source: l.source, message: l.message, node_id: l.nodeId ?? null, with_attempt: l.withAttempt ?? false }));
   const inline = await signalsInline();
   const signals = inline
     ? sql`, pg_notify(${jobChannel}, c.id::text)${change.to === "routing" ? sql`, pg_notify(${workChannel}, c.service_id)` : sql``}`
     : sql``;
-  const hasWebhooks = change.to ? sql`exists (${webhookSubscribers(sql`c.account_id`, change.to)})` : sql`false`;
+  const hasWebhooks = change.to ? sql`exists (${webhookSubscribers(sql`c.account_id`, { ...change, to: change.to })})` : sql`false`;
   // Always one row at least (the left join), so that the count of candidates comes back with no change too.
   const result = await tx.execute(sql`
     with candidates as (select ${candidates} as ids),
     changed as (${update.getSQL()}),
     appended_events as (
       insert into ${jobEvents} (job_id, sequence, type, attempt, node_id, data)
-      select c.id, c.event_seq - ${events.length} + e.i, e.type, c.attempt, e.node_id, e.data
+      select c.id, c.event_seq - ${events.length} + e.i, e.type, c.attempt, e.node_id,
+        case when e.with_attempt then coalesce(e.data, '{}'::jsonb) || jsonb_build_object('attempt', c.attempt) else e.data end
       from changed c cross join jsonb_to_recordset(${JSON.stringify(eventRows)}::jsonb)
-        as e(i int, type text, node_id uuid, data jsonb)
+        as e(i int, type text, node_id uuid, data jsonb, with_attempt boolean)
     ),
     appended_logs as (
       insert into ${jobLogs} (job_id, sequence, level, source, message, node_id)
-      select c.id, c.log_seq - ${logs.length} + l.i, l.level, l.source, l.message, l.node_id
+      select c.id, c.log_seq - ${logs.length} + l.i, l.level, l.source,
+        case when l.with_attempt then replace(l.message, '{attempt}', c.attempt::text) else l.message end, l.node_id
       from changed c cross join jsonb_to_recordset(${JSON.stringify(logRows)}::jsonb)
-        as l(i int, level text, source text, message text, node_id uuid)
+        as l(i int, level text, source text, message text, node_id uuid, with_attempt boolean)
     )
     select c.*, ${hasWebhooks} as has_webhooks, coalesce(cardinality(k.ids), 0) as candidate_count${signals}
     from candidates k left join changed c on true`);
@@ -184,7 +209,13 @@ const oneJob = (jobId: string) => sql`array[${jobId}::uuid]`;
 
 /** What a written change still needs in its transaction: the webhook outbox, and the refund of a failed job. */
 async function completeJobChange(tx: Tx, { row, hasWebhooks }: WrittenChange, change: JobChange): Promise<JobRow> {
-  if (change.to && hasWebhooks) await recordJobWebhookEvents(tx, row);
+  if (change.to && hasWebhooks) {
+    if (change.through) {
+      const eventSeq = row.eventSeq - (change.events?.length ?? 0) + change.through.eventCount;
+      await recordJobWebhookEvents(tx, { ...row, status: change.through.status, eventSeq });
+    }
+    await recordJobWebhookEvents(tx, row);
+  }
   if (change.to === "failed" && row.creditCost > 0) {
     await applyLedgerEntry(tx, {
       accountId: row.accountId,

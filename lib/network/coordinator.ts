@@ -7,7 +7,15 @@ import type { Tx } from "@/lib/db/client";
 import { jobs, nodes } from "@/lib/db/schema";
 import { DomainError } from "@/lib/domain/errors";
 import { heldStatuses, nextProgress, stopOutcome } from "@/lib/domain/job-machine";
-import { recordJobChangeAtOnce, recordJobChanges, recordStopOutcome, type JobChange, type JobRow } from "@/lib/domain/job-log";
+import {
+  recordJobChangeAtOnce,
+  recordJobChanges,
+  recordStopOutcome,
+  type EventInput,
+  type JobChange,
+  type JobRow,
+  type LogInput,
+} from "@/lib/domain/job-log";
 import { isUuid } from "@/lib/domain/ids";
 import { db, readyDatabase } from "@/lib/domain/database";
 import { workChannel } from "@/lib/domain/signals";
@@ -126,7 +134,7 @@ export async function liveNodeCount(): Promise<number> {
  * One claim: the oldest routing jobs this node can run, up to its free slots (counted in the same statement),
  * taken under FOR UPDATE SKIP LOCKED and assigned, with their events and log lines, in one statement.
  */
-async function claimOnce(node: NodeRow, max: number): Promise<ClaimedJob[]> {
+async function claimOnce(node: NodeRow, max: number, start: boolean): Promise<ClaimedJob[]> {
   const d = await db();
   const self = sql`${nodes.id} = ${node.id} and ${nodes.drainingAt} is null and ${nodes.revokedAt} is null`;
   const busy = sql`(select count(*) from ${jobs} held where held.assigned_node_id = ${node.id} and held.status in (${sql.join(heldStatuses.map((status) => sql`${status}`), sql`, `)}))`;
@@ -138,19 +146,21 @@ async function claimOnce(node: NodeRow, max: number): Promise<ClaimedJob[]> {
     order by eligible.created_at
     limit ${free}
     for update skip locked)`;
-  const assign: JobChange = {
-    to: "assigned",
-    from: ["routing"],
-    set: {
-      attempt: sql`${jobs.attempt} + 1`,
-      assignedNodeId: node.id,
-      assignedAt: sql`now()`,
-      leaseExpiresAt: leaseEnd(),
-      progress: 0,
-    },
+  const assigned = {
     events: [{ type: "NODE_ASSIGNED", nodeId: node.id, data: { nodeId: node.id, name: node.name, region: node.region } }],
     logs: [{ level: "info", source: "platform", message: `Assigned to node ${node.name} (${node.region}).`, nodeId: node.id }],
-  };
+  } satisfies Pick<JobChange, "events" | "logs">;
+  const set = { attempt: sql`${jobs.attempt} + 1`, assignedNodeId: node.id, assignedAt: sql`now()`, leaseExpiresAt: leaseEnd(), progress: 0 };
+  const assign: JobChange = start
+    ? {
+        to: "running",
+        through: { status: "assigned", eventCount: assigned.events.length },
+        from: ["routing"],
+        set: { ...set, ...started.set() },
+        events: [...assigned.events, ...started.events(node)],
+        logs: [...assigned.logs, ...started.logs(node)],
+      }
+    : { to: "assigned", from: ["routing"], set, ...assigned };
   // One statement, no transaction, unless a chosen job needs webhook events: then those are claimed again in
   // a transaction (the free slots are counted afresh, so the two never claim more than the node can run).
   const atOnce = await recordJobChanges(d, candidates, assign, { inTransaction: false });
@@ -199,13 +209,13 @@ async function workWaiters(): Promise<WorkWaiters> {
  * Claims up to `max` jobs, waiting up to `waitMs` for work to arrive (long poll). Arrival is signalled
  * (NOTIFY / in-process); a periodic re-check is the safety net for signals lost between instances.
  */
-export async function claimJobs(node: NodeRow, max: number, waitMs: number, signal?: AbortSignal): Promise<ClaimedJob[]> {
+export async function claimJobs(node: NodeRow, max: number, waitMs: number, signal?: AbortSignal, options: { start?: boolean } = {}): Promise<ClaimedJob[]> {
   const deadline = Date.now() + waitMs;
   const waiters = await workWaiters();
   let waitFirst = node.serviceIds.length > 0 && node.serviceIds.every((id) => waiters.drained.has(id));
   for (;;) {
     if (!waitFirst) {
-      const claimed = await claimOnce(node, max);
+      const claimed = await claimOnce(node, max, options.start ?? false);
       for (const id of node.serviceIds) {
         if (claimed.length < max) waiters.drained.add(id);
         else waiters.drained.delete(id);
@@ -258,14 +268,29 @@ async function changeOrRefuse(jobId: string, change: JobChange): Promise<void> {
   if (!row) throw await refusal(jobId);
 }
 
+/** A node starting an attempt: reported by the node, or part of its claim when it starts what it claims at once. */
+const started = {
+  // A function: the lease comes from the configuration, which is read on first use, not at import.
+  set: () => ({ startedAt: sql`coalesce(${jobs.startedAt}, now())`, leaseExpiresAt: leaseEnd() }),
+  /** Without `attempt`, the attempt the claim begins (known only to its statement). */
+  events: (node: NodeRow, attempt?: number): EventInput[] => [
+    attempt === undefined
+      ? { type: "EXECUTION_STARTED", nodeId: node.id, data: {}, withAttempt: true }
+      : { type: "EXECUTION_STARTED", nodeId: node.id, data: { attempt } },
+  ],
+  logs: (node: NodeRow, attempt?: number): LogInput[] => [
+    { level: "info", source: "node", message: `Execution started (attempt ${attempt ?? "{attempt}"}).`, nodeId: node.id, withAttempt: attempt === undefined },
+  ],
+};
+
 export function startExecution(node: NodeRow, jobId: string, attempt: number) {
   return changeOrRefuse(jobId, {
-      to: "running",
-      attempt,
-      nodeId: node.id,
-      set: { startedAt: sql`coalesce(${jobs.startedAt}, now())`, leaseExpiresAt: leaseEnd() },
-      events: [{ type: "EXECUTION_STARTED", nodeId: node.id, data: { attempt } }],
-      logs: [{ level: "info", source: "node", message: `Execution started (attempt ${attempt}).`, nodeId: node.id }],
+    to: "running",
+    attempt,
+    nodeId: node.id,
+    set: started.set(),
+    events: started.events(node, attempt),
+    logs: started.logs(node, attempt),
   });
 }
 

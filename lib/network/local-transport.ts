@@ -19,6 +19,8 @@ export function localTransport(token: string): CoordinatorTransport {
   let node: NodeRow | undefined;
   const self = async () => (node ??= await coordinator.authenticateNode(token));
   return {
+    // A node in the server process starts what it claims at once: one statement less per job.
+    startsOnClaim: true,
     async register(registration) {
       const authenticated = await coordinator.authenticateNode(token);
       const session = await coordinator.registerNode(authenticated, registration);
@@ -26,7 +28,7 @@ export function localTransport(token: string): CoordinatorTransport {
       return session;
     },
     heartbeat: async (ids) => coordinator.heartbeat(await self(), ids),
-    claim: async (max, waitMs, signal) => coordinator.claimJobs(await self(), max, waitMs, signal),
+    claim: async (max, waitMs, signal) => coordinator.claimJobs(await self(), max, waitMs, signal, { start: true }),
     start: async (jobId, attempt) => revoking(async () => coordinator.startExecution(await self(), jobId, attempt)),
     progress: async (jobId, attempt, report) => revoking(async () => coordinator.reportProgress(await self(), jobId, attempt, report)),
     complete: async (jobId, attempt, result, report) => revoking(async () => coordinator.completeExecution(await self(), jobId, attempt, result, report)),

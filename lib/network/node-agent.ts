@@ -149,7 +149,7 @@ export class NodeAgent {
       await this.transport.fail(job.jobId, job.attempt, { code: "SERVICE_UNSUPPORTED", message: `This node cannot run ${job.serviceId}.`, retryable: true });
       return;
     }
-    await this.transport.start(job.jobId, job.attempt);
+    if (!this.transport.startsOnClaim) await this.transport.start(job.jobId, job.attempt);
 
     // Reports leave one at a time, in order; a refused report revokes the job.
     let progress = 0;

@@ -9,6 +9,8 @@ export interface NodeSessionInfo {
 }
 
 export interface CoordinatorTransport {
+  /** The coordinator starts (EXECUTION_STARTED) the jobs it hands out on claim: the node does not call start(). */
+  readonly startsOnClaim?: boolean;
   register(registration: NodeRegistration): Promise<NodeSessionInfo>;
   heartbeat(activeJobIds: string[]): Promise<{ cancelJobIds: string[] }>;
   claim(max: number, waitMs: number, signal: AbortSignal): Promise<ClaimedJob[]>;
