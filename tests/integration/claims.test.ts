@@ -1,0 +1,84 @@
+// A node's claim: several jobs in one call, the oldest first, never more than the node's free slots; started
+// in the same step when the node asks for it (embedded nodes), also for a developer whose webhooks must hear
+// of every status the job passes.
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { webhookDeliveries } from "@/lib/db/schema";
+import { db } from "@/lib/domain/database";
+import { authenticateNode, claimJobs, issueNodeToken, registerNode } from "@/lib/network/coordinator";
+import { signUpDeveloper } from "../support/developer";
+import { getJob, submit, telemetry } from "../support/jobs";
+import { withDeveloper } from "../support/with-developer";
+
+// No embedded node: the tests' own nodes are the only ones that claim.
+const ctx = withDeveloper({ embeddedNodes: 0, env: { ROUTING_TIMEOUT_MS: "600000", WEBHOOK_ALLOWED_HOSTS: "127.0.0.1" } });
+
+async function node(name: string, concurrency: number) {
+  const { token } = await issueNodeToken(name, { region: "test" });
+  const registration = { name, region: "test", serviceIds: ["token-count"], concurrency };
+  await registerNode(await authenticateNode(token), registration);
+  return authenticateNode(token);
+}
+
+const submitTokenCount = (text: string) => submit(ctx.dev, ctx.key, "token-count", { text });
+
+describe("a node's claim", () => {
+  it("takes the oldest routing jobs in one call, up to its free slots and no more", async () => {
+    const jobs = [];
+    for (const text of ["first", "second", "third"]) jobs.push(await submitTokenCount(text));
+    const claimer = await node("claims-two-slots", 2);
+
+    const claimed = await claimJobs(claimer, 5, 0);
+    expect(claimed.map((c) => c.jobId)).toEqual([jobs[0].jobId, jobs[1].jobId]);
+    expect(claimed.map((c) => c.attempt)).toEqual([1, 1]);
+    expect(await claimJobs(claimer, 5, 0)).toEqual([]);
+
+    const first = await getJob(ctx.dev, ctx.key, jobs[0].jobId);
+    expect(first).toMatchObject({ status: "assigned", attempt: 1 });
+    expect((await telemetry(ctx.dev, ctx.key, jobs[0].jobId)).at(-1)).toMatchObject({ type: "NODE_ASSIGNED", attempt: 1 });
+    expect(await getJob(ctx.dev, ctx.key, jobs[2].jobId)).toMatchObject({ status: "routing", attempt: 0 });
+    expect((await claimJobs(await node("takes-the-rest", 1), 5, 0)).map((c) => c.jobId)).toEqual([jobs[2].jobId]);
+  });
+
+  it("started at once: assigned and running in one step, EXECUTION_STARTED with the attempt it begins", async () => {
+    const starter = await node("starts-on-claim", 1);
+    const job = await submitTokenCount("started by its claim");
+    const [claimed] = await claimJobs(starter, 1, 0, undefined, { start: true });
+    expect(claimed).toMatchObject({ jobId: job.jobId, attempt: 1 });
+
+    expect(await getJob(ctx.dev, ctx.key, job.jobId)).toMatchObject({ status: "running", attempt: 1 });
+    const events = await telemetry(ctx.dev, ctx.key, job.jobId);
+    expect(events.slice(-2)).toMatchObject([
+      { type: "NODE_ASSIGNED", attempt: 1 },
+      { type: "EXECUTION_STARTED", attempt: 1, data: { attempt: 1 } },
+    ]);
+    expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
+  });
+
+  it("of a job whose developer has webhooks takes it too, announcing assigned and running in order", async () => {
+    // Another developer, so that no other test's job waits for this one's node.
+    const dev = await signUpDeveloper(ctx.server.baseUrl, { name: "Webhook Owner" });
+    const key = await dev.createApiKey();
+    const endpoint = await dev.session("/api/developers/webhooks", {
+      method: "POST",
+      body: JSON.stringify({ url: "http://127.0.0.1:9/hooks", events: ["job.status_changed"] }),
+    });
+    expect(endpoint.status).toBe(201);
+    const starter = await node("starts-with-webhooks", 1);
+    const job = await submit(dev, key, "token-count", { text: "heard by a webhook" });
+
+    const claimed = await claimJobs(starter, 1, 0, undefined, { start: true });
+    expect(claimed.map((c) => c.jobId)).toEqual([job.jobId]);
+    const deliveries = await (await db())
+      .select({ body: webhookDeliveries.body })
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.jobId, job.jobId));
+    const announced = deliveries
+      .map((d) => JSON.parse(d.body) as { data: { job: { status: string }; sequence: number } })
+      .sort((a, b) => a.data.sequence - b.data.sequence);
+    const statuses = announced.map((a) => a.data.job.status);
+    expect(statuses.slice(-2)).toEqual(["assigned", "running"]);
+    const [assigned, running] = announced.slice(-2);
+    expect(running.data.sequence).toBe(assigned.data.sequence + 1);
+  });
+});
