@@ -89,3 +89,9 @@ export function measureCpu(serverPid: number | undefined, withPostgres: boolean)
     return { server, postgres, bench, other: Math.max(0, machine - known), capacity, seconds };
   };
 }
+
+/** Starts measuring several processes; the returned function gives each one's CPU seconds since. */
+export function measureProcessesCpu(pids: number[]): () => number[] {
+  const before = pids.map(processSeconds);
+  return () => pids.map((pid, i) => processSeconds(pid) - before[i]);
+}
