@@ -20,7 +20,7 @@ import { load } from "./bench/http-load";
 import { readAllJobTimes, readJobTimes, serviceId, submitBurst, submitJob, submitJobTo, submitSteadily, waitUntilFinal, jobInput, worstCaseSummarize } from "./bench/jobs";
 import { enableStatementStats, measureDatabase, readTableWrites, withClient } from "./bench/pg-stats";
 import { probeIdle, probeLiveness } from "./bench/probe";
-import { summarizeProfiles } from "./bench/profile";
+import { monotonicMicros, summarizeProfiles, type ProfileWindow } from "./bench/profile";
 import { aboutSection, renderSection, type HttpResults, type Machine, type NodesResults, type RunResults } from "./bench/report";
 import { benchScaleOut, type DatabaseWork, type ScaleOutResult } from "./bench/scale-out";
 import { startServerUnderTest, type Driver, type ServerUnderTest } from "./bench/server";
@@ -173,6 +173,7 @@ async function addTableWrites<T extends { database?: DatabaseWork }>(result: T, 
 async function benchNodes(nodes: number): Promise<NodesResults> {
   const slots = nodes * parseEnv({ NODE_ENV: "production" }).EMBEDDED_NODE_CONCURRENCY;
   const cpuProfileDir = profileDir(`nodes-${nodes}`);
+  let burstWindow: ProfileWindow = { fromUs: 0, toUs: 0 };
   const results = await withServer<NodesResults>(
     nodes,
     {},
@@ -206,7 +207,9 @@ async function benchNodes(nodes: number): Promise<NodesResults> {
       const burstLiveness = probeLiveness(server.baseUrl);
       const database = databaseUrl ? await measureDatabase(databaseUrl, withStatements) : undefined;
       const burstCpu = measureCpu(server.pid, withPostgres);
+      const fromUs = monotonicMicros();
       const burst = await submitMore(options.burstJobs, "burst");
+      burstWindow = { fromUs, toUs: monotonicMicros() };
       const burstCpuUse = burstCpu();
       const databaseUse = await database?.();
       const liveDuringBurst = await burstLiveness();
@@ -263,7 +266,7 @@ async function benchNodes(nodes: number): Promise<NodesResults> {
     cpuProfileDir,
     addTableWrites,
   );
-  return cpuProfileDir ? { ...results, profile: summarizeProfiles(cpuProfileDir) } : results;
+  return cpuProfileDir ? { ...results, profile: summarizeProfiles(cpuProfileDir, burstWindow) } : results;
 }
 
 async function main() {

@@ -4,13 +4,15 @@ import pg from "pg";
 
 export interface StatementStat {
   query: string;
+  /** False for statements run inside another (foreign-key checks, functions): not a round trip. */
+  toplevel: boolean;
   calls: number;
   totalMs: number;
   meanMs: number;
 }
 
 export interface StatementReport {
-  /** Statements executed in the phase's database (every kind, BEGIN/COMMIT included). */
+  /** Top-level statements executed in the phase's database (every kind, BEGIN/COMMIT included). */
   calls: number;
   totalMs: number;
   /** By total time, largest first. */
@@ -58,16 +60,17 @@ export async function measureDatabase(databaseUrl: string, withStatements: boole
       const { rows: wal } = await client.query<{ bytes: string }>("select pg_wal_lsn_diff(pg_current_wal_lsn(), $1)::text as bytes", [start]);
       const walBytes = Number(wal[0].bytes);
       if (!withStatements) return { walBytes };
-      const { rows } = await client.query<{ query: string; calls: string; total: number }>(
-        `select query, calls::text, total_exec_time as total from pg_stat_statements
+      const { rows } = await client.query<{ query: string; toplevel: boolean; calls: string; total: number }>(
+        `select query, toplevel, calls::text, total_exec_time as total from pg_stat_statements
          where dbid = (select oid from pg_database where datname = current_database())
            and query not like '%pg_stat_statements%' and query not like '%pg_current_wal_lsn%' and query not like '%pg_stat_activity%'
          order by total_exec_time desc`,
       );
-      const all = rows.map((r) => ({ query: r.query.replace(/\s+/g, " ").trim(), calls: Number(r.calls), totalMs: r.total, meanMs: r.total / Number(r.calls) }));
+      const all = rows.map((r) => ({ query: r.query.replace(/\s+/g, " ").trim(), toplevel: r.toplevel, calls: Number(r.calls), totalMs: r.total, meanMs: r.total / Number(r.calls) }));
+      const toplevel = all.filter((q) => q.toplevel);
       return {
         walBytes,
-        statements: { calls: all.reduce((a, s) => a + s.calls, 0), totalMs: all.reduce((a, s) => a + s.totalMs, 0), all, top: all.slice(0, 10) },
+        statements: { calls: toplevel.reduce((a, s) => a + s.calls, 0), totalMs: toplevel.reduce((a, s) => a + s.totalMs, 0), all, top: all.slice(0, 10) },
       };
     });
 }

@@ -61,8 +61,8 @@ export function profileSection(title: string, profile: ProfileSummary | undefine
   return [
     `#### CPU profile: ${title}`,
     "",
-    `${profile.files.length} profile file(s) (server process and its threads, whole lifetime: start-up, warm-up and every phase), ` +
-      `${ms(profile.busyMs)} of non-idle samples. Top functions by self time:`,
+    `${profile.files.length} profile file(s) (each server process and its profiled threads), samples inside the end-to-end burst only ` +
+      `(${ms(profile.windowMs)}): ${ms(profile.busyMs)} of non-idle samples. Top functions by self time (\`(program)\`: V8 and native code outside JS functions):`,
     "",
     table(["function", "where", "self time", "of busy"], rows),
   ].join("\n");
@@ -95,13 +95,20 @@ export function databaseSection(title: string, work: { statements?: StatementRep
   }
   parts.push(
     "",
-    `Statements over the burst (pg_stat_statements, this database only, BEGIN/COMMIT included; the bench's own job-list polling ` +
-      `while it waits is included too): **${(s.calls / jobs).toFixed(1)} per job**, ${ms(s.totalMs / jobs)} of execution time per job; ` +
-      `${notifiesPerJob(s, jobs).toFixed(1)} notifying statements per job. Top statements by total time:`,
+    `Statements over the burst (pg_stat_statements, this database only; top-level statements, BEGIN/COMMIT included; the bench's own ` +
+      `job-list polling while it waits is included too): **${(s.calls / jobs).toFixed(1)} per job**, ${ms(s.totalMs / jobs)} of execution ` +
+      `time per job (lock waits included); ${notifiesPerJob(s, jobs).toFixed(1)} notifying statements per job. Top statements by total time ` +
+      "(nested: run inside another statement, e.g. a foreign-key check):",
     "",
     table(
       ["statement", "calls", "per job", "total", "mean"],
-      s.top.map((t) => [`\`${escapeCell(t.query.length > 110 ? `${t.query.slice(0, 107)}…` : t.query)}\``, String(t.calls), (t.calls / jobs).toFixed(2), ms(t.totalMs), ms(t.meanMs)]),
+      s.top.map((t) => [
+        `${t.toplevel ? "" : "(nested) "}\`${escapeCell(t.query.length > 110 ? `${t.query.slice(0, 107)}…` : t.query)}\``,
+        String(t.calls),
+        (t.calls / jobs).toFixed(2),
+        ms(t.totalMs),
+        ms(t.meanMs),
+      ]),
     ),
   );
   return parts.join("\n");

@@ -9,7 +9,7 @@ import { startNodeProcess, type Child } from "@/tests/support/processes";
 import { measureCpu, measureProcessesCpu, type CpuUse } from "./cpu";
 import { readAllJobTimes, submitBurst, submitJobTo, waitUntilFinal } from "./jobs";
 import { enableStatementStats, measureDatabase, readTableWrites, sampleConnections, withClient, type ConnectionPeak, type StatementReport, type TableWrites } from "./pg-stats";
-import { summarizeProfiles, type ProfileSummary } from "./profile";
+import { monotonicMicros, summarizeProfiles, type ProfileSummary } from "./profile";
 import { startServerInstance, startServerUnderTest, type ServerInstance } from "./server";
 
 const run = promisify(execFile);
@@ -112,7 +112,9 @@ export async function benchScaleOut(o: ScaleOutOptions, cleanups: Set<() => Prom
     const machineCpu = measureCpu(undefined, true);
     const connections = sampleConnections(database.url);
     const databaseWork = await measureDatabase(database.url, withStatements);
+    const fromUs = monotonicMicros();
     const measured = await burst(o.burstJobs);
+    const window = { fromUs, toUs: monotonicMicros() };
     const cpuSeconds = processCpu();
     const cpu = machineCpu();
     const { statements, walBytes } = await databaseWork();
@@ -144,7 +146,7 @@ export async function benchScaleOut(o: ScaleOutOptions, cleanups: Set<() => Prom
       walBytesPerJob: walBytes / jobs,
       tableWrites,
       jobsInDatabase,
-      profile: o.profileDir ? summarizeProfiles(o.profileDir) : undefined,
+      profile: o.profileDir ? summarizeProfiles(o.profileDir, window) : undefined,
     };
   } finally {
     cleanups.delete(cleanUp);

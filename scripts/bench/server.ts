@@ -54,14 +54,13 @@ export async function startServerInstance(options: ServerOptions): Promise<Serve
     child = await startServerProcess({
       ...(dataDir ? { DATA_DIR: dataDir } : {}),
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-      ...(options.cpuProfileDir ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --cpu-prof --cpu-prof-dir=${options.cpuProfileDir}`.trim() } : {}),
       EMBEDDED_NODES: String(options.embeddedNodes),
       SWEEP_INTERVAL_MS: String(defaults.SWEEP_INTERVAL_MS),
       RATE_LIMIT_PER_MINUTE: "0",
       STARTER_CREDITS: starterCredits,
       LOG_LEVEL: "warn",
       ...options.env,
-    });
+    }, options.cpuProfileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`] : []);
   } catch (error) {
     await cleanUp();
     throw error;
