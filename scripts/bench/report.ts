@@ -59,6 +59,8 @@ export interface NodesResults {
 
 export interface RunResults {
   driver: Driver;
+  /** The section's heading: which database the run used. */
+  title: string;
   machine: Machine;
   http: HttpResults;
   nodes: NodesResults[];
@@ -272,9 +274,8 @@ function standingSection(r: RunResults): string {
 
 export function renderSection(r: RunResults): string {
   const m = r.machine;
-  const title = r.driver === "pglite" ? "Embedded database (PGlite)" : "PostgreSQL";
   return [
-    `## ${title}`,
+    `## ${r.title}`,
     "",
     `Command: \`${m.command}\` — ${m.date}`,
     "",
@@ -336,5 +337,6 @@ How it measures:
 - \`--profile\` writes V8 CPU profiles of the server processes into \`.bench/\` (gitignored) and lists the top
   functions by self time; \`--private-postgres\` runs against a throwaway PostgreSQL cluster started for the run
   (\`initdb\`/\`pg_ctl\`, fsync on, \`shared_preload_libraries=pg_stat_statements\`) for statements per job and the
-  top statements, without restarting the machine's shared server.`;
+  top statements, without restarting the machine's shared server; that run writes its own section beside the
+  shared server's.`;
 }
