@@ -13,12 +13,12 @@ import { parseEnv } from "@/lib/env";
 import { createPrivatePostgres, type PrivatePostgres } from "@/tests/faults/private-postgres";
 import { createThrowawayDatabase } from "@/tests/support/postgres";
 import { flag } from "./cli";
-import { measureCpu } from "./bench/cpu";
+import { measureCpu, type BackendsCpu } from "./bench/cpu";
 import { documentFile, writeSections } from "./bench/document";
 import { benchGraphileWorker, type GraphileResult } from "./bench/graphile";
 import { load } from "./bench/http-load";
 import { readAllJobTimes, readJobTimes, serviceId, submitBurst, submitJob, submitJobTo, submitSteadily, waitUntilFinal, jobInput, worstCaseSummarize } from "./bench/jobs";
-import { enableStatementStats, measureDatabase, readTableWrites, withClient } from "./bench/pg-stats";
+import { enableStatementStats, measureDatabase, readTableWrites, trackBackendsCpu, withClient } from "./bench/pg-stats";
 import { probeIdle, probeLiveness } from "./bench/probe";
 import { monotonicMicros, summarizeProfiles, type ProfileWindow } from "./bench/profile";
 import { aboutSection, renderSection, type HttpResults, type Machine, type NodesResults, type RunResults } from "./bench/report";
@@ -78,19 +78,23 @@ process.once("SIGINT", () => {
 async function withServer<T>(
   embeddedNodes: number,
   env: Record<string, string>,
-  use: (server: ServerUnderTest, databaseUrl: string | undefined) => Promise<T>,
+  use: (server: ServerUnderTest, database: { url: string; backends: BackendsCpu } | undefined) => Promise<T>,
   cpuProfileDir?: string,
   afterStop?: (result: T, databaseUrl: string) => Promise<T>,
 ): Promise<T> {
   const database = adminUrl ? await createThrowawayDatabase(adminUrl, "en_bench") : undefined;
-  const dropDatabase = async () => database?.drop();
+  const backends = database ? trackBackendsCpu(database.url) : undefined;
+  const dropDatabase = async () => {
+    await backends?.stop();
+    await database?.drop();
+  };
   cleanups.add(dropDatabase);
   try {
     const server = await startServerUnderTest({ driver, adminUrl, databaseUrl: database?.url, embeddedNodes, env, cpuProfileDir });
     cleanups.add(server.stop);
     let result: T;
     try {
-      result = await use(server, database?.url);
+      result = await use(server, database && backends ? { url: database.url, backends } : undefined);
     } finally {
       cleanups.delete(server.stop);
       await server.stop();
@@ -137,8 +141,8 @@ async function describeMachine(privatePostgres: boolean): Promise<Machine> {
 /** Submit throughput and latency of execute vs the trivial route, on a server without nodes. */
 async function benchHttp(): Promise<HttpResults> {
   // Nothing routes the submitted jobs, and nothing may fail them for it while the bench runs.
-  return withServer(0, { ROUTING_TIMEOUT_MS: String(10 * 60_000) }, async (server) => {
-    const health = { url: `${server.baseUrl}/api/health/live`, connections: options.connections, serverPid: server.pid, withPostgres: driver === "postgres" };
+  return withServer(0, { ROUTING_TIMEOUT_MS: String(10 * 60_000) }, async (server, database) => {
+    const health = { url: `${server.baseUrl}/api/health/live`, connections: options.connections, serverPid: server.pid, postgres: database?.backends ?? false };
     const execute = {
       ...health,
       url: `${server.baseUrl}/api/marketplace/services/${serviceId}/execute`,
@@ -177,8 +181,9 @@ async function benchNodes(nodes: number): Promise<NodesResults> {
   const results = await withServer<NodesResults>(
     nodes,
     {},
-    async (server, databaseUrl) => {
-      const withPostgres = driver === "postgres";
+    async (server, db) => {
+      const databaseUrl = db?.url;
+      const postgres = db?.backends ?? false;
       const withStatements = databaseUrl ? await enableStatementStats(databaseUrl) : false;
       let submitted = 0;
       /** Submits `count` more jobs (steadily or as a burst) and waits until every job so far is final. */
@@ -198,7 +203,7 @@ async function benchNodes(nodes: number): Promise<NodesResults> {
       const warm = await submitMore(slots * 4, "burst");
 
       progress(`${nodes} node(s): ${options.steadyJobs} jobs at ${options.rate} jobs/s`);
-      const steadyCpu = measureCpu(server.pid, withPostgres);
+      const steadyCpu = measureCpu(server.pid, postgres);
       const steady = await submitMore(options.steadyJobs, "steady");
       const steadyCpuUse = steadyCpu();
       const steadyTimes = await readAllJobTimes(server, steady.jobs.map((j) => j.jobId));
@@ -206,7 +211,7 @@ async function benchNodes(nodes: number): Promise<NodesResults> {
       progress(`${nodes} node(s): ${options.burstJobs} jobs from ${options.connections} clients`);
       const burstLiveness = probeLiveness(server.baseUrl);
       const database = databaseUrl ? await measureDatabase(databaseUrl, withStatements) : undefined;
-      const burstCpu = measureCpu(server.pid, withPostgres);
+      const burstCpu = measureCpu(server.pid, postgres);
       const fromUs = monotonicMicros();
       const burst = await submitMore(options.burstJobs, "burst");
       burstWindow = { fromUs, toUs: monotonicMicros() };

@@ -1,6 +1,7 @@
 // What PostgreSQL did for the jobs of a phase: statements (pg_stat_statements, when the server loads it),
 // rows written per table, WAL written, and the connections the instances held.
 import pg from "pg";
+import { processSeconds, type BackendsCpu } from "./cpu";
 
 export interface StatementStat {
   query: string;
@@ -115,5 +116,41 @@ export function sampleConnections(databaseUrl: string): () => Promise<Connection
     stopped = true;
     await loop;
     return peak;
+  };
+}
+
+/**
+ * Follows the backends serving `databaseUrl` (pg_stat_activity every 250 ms) and sums their CPU from /proc
+ * since each was first seen; a backend that exits keeps what was last read of it. Stop it before the
+ * database is dropped.
+ */
+export function trackBackendsCpu(databaseUrl: string): BackendsCpu & { stop(): Promise<void> } {
+  const backends = new Map<number, { first: number; last: number }>();
+  const read = (pid: number) => {
+    const now = processSeconds(pid);
+    if (!Number.isFinite(now)) return;
+    const known = backends.get(pid);
+    if (known) known.last = now;
+    else backends.set(pid, { first: now, last: now });
+  };
+  let stopped = false;
+  const loop = withClient(databaseUrl, async (client) => {
+    while (!stopped) {
+      const { rows } = await client.query<{ pid: number }>("select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()");
+      rows.forEach((r) => read(r.pid));
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  });
+  return {
+    cpuSeconds() {
+      for (const pid of backends.keys()) read(pid);
+      let total = 0;
+      for (const b of backends.values()) total += b.last - b.first;
+      return total;
+    },
+    async stop() {
+      stopped = true;
+      await loop;
+    },
   };
 }

@@ -182,7 +182,8 @@ function drainSection(r: RunResults): string {
       "EXECUTION_COMPLETED, from telemetry). graphile-worker: first created_at → last `job:complete`; its worker runs " +
       "inside the load generator's process. CPU per job = CPU time over the window ÷ jobs, for the app (our server " +
       "process: HTTP submission, coordinator and nodes; for graphile-worker, the process that adds and runs the jobs) " +
-      "and for PostgreSQL: less sensitive than jobs/s to what else runs on the machine. Provider-reported time: the " +
+      "and for PostgreSQL (the backends serving this run's database, followed through pg_stat_activity, so other work on a " +
+      "shared server does not count; its background writer and WAL writer are not included): less sensitive than jobs/s to what else runs on the machine. Provider-reported time: the " +
       "PROVIDER_REQUEST latencyMs of each job, wall time inside the provider, which includes waiting for the server's " +
       "busy event loop (the embedded nodes share it), not only counting tokens.",
     "",

@@ -8,7 +8,7 @@ import { createThrowawayDatabase } from "@/tests/support/postgres";
 import { startNodeProcess, type Child } from "@/tests/support/processes";
 import { measureCpu, measureProcessesCpu, type CpuUse } from "./cpu";
 import { readAllJobTimes, submitBurst, submitJobTo, waitUntilFinal } from "./jobs";
-import { enableStatementStats, measureDatabase, readTableWrites, sampleConnections, withClient, type ConnectionPeak, type StatementReport, type TableWrites } from "./pg-stats";
+import { enableStatementStats, measureDatabase, readTableWrites, sampleConnections, trackBackendsCpu, withClient, type ConnectionPeak, type StatementReport, type TableWrites } from "./pg-stats";
 import { monotonicMicros, summarizeProfiles, type ProfileSummary } from "./profile";
 import { startServerInstance, startServerUnderTest, type ServerInstance } from "./server";
 
@@ -68,6 +68,7 @@ async function issueNodeToken(databaseUrl: string, name: string): Promise<string
 
 export async function benchScaleOut(o: ScaleOutOptions, cleanups: Set<() => Promise<void>>): Promise<ScaleOutResult> {
   const database = await createThrowawayDatabase(o.adminUrl, "en_bench_scale");
+  const backends = trackBackendsCpu(database.url);
   const instances: ServerInstance[] = [];
   const nodes: Child[] = [];
   const stopAll = async () => {
@@ -76,6 +77,7 @@ export async function benchScaleOut(o: ScaleOutOptions, cleanups: Set<() => Prom
   };
   const cleanUp = async () => {
     await stopAll();
+    await backends.stop();
     await database.drop();
   };
   cleanups.add(cleanUp);
@@ -109,7 +111,7 @@ export async function benchScaleOut(o: ScaleOutOptions, cleanups: Set<() => Prom
     const pids = [...instances.map((s) => s.pid ?? 0), ...nodes.map((n) => n.process.pid ?? 0)];
     const names = [...instances.map((_, i) => `instance ${i + 1}`), ...nodes.map((_, i) => `node ${i + 1}`)];
     const processCpu = measureProcessesCpu(pids);
-    const machineCpu = measureCpu(undefined, true);
+    const machineCpu = measureCpu(undefined, backends);
     const connections = sampleConnections(database.url);
     const databaseWork = await measureDatabase(database.url, withStatements);
     const fromUs = monotonicMicros();
