@@ -78,6 +78,25 @@ export function scaleOutSection(r: RunResults): string {
   ].join("\n");
 }
 
+/** The statement that took the most time, and whether it waited on the balance row every submission of an account updates. */
+function contentionLine(s: ScaleOutResult): string[] {
+  const top = s.statements?.top[0];
+  if (!s.statements || !top) return [];
+  const share = top.totalMs / Math.max(1e-9, s.statements.totalMs);
+  const typical = [...s.statements.all.map((q) => q.meanMs)].sort((a, b) => a - b)[Math.floor(s.statements.all.length / 2)] ?? Number.NaN;
+  const balanceRow = /update "accounts" set "credit_balance"/i.test(top.query) && top.meanMs > 10 * typical;
+  return [
+    `- **Contention.** The statement with the most execution time over the burst is \`${top.query.slice(0, 70)}…\` ` +
+      `(${top.calls} calls, mean ${ms(top.meanMs)} against a median statement's ${ms(typical)}; ${fixed(share * 100, 0)} % of all statement time).` +
+      (balanceRow
+        ? " It waits on a row lock: every submission of an account updates that account's balance row, so one account's " +
+          "submissions commit one after the other whatever the number of instances (the bench submits everything as one " +
+          "account, its worst case). The lock is held until the debit's transaction commits, so the statements after the " +
+          "debit in that transaction, and the commit's WAL flush, set one account's ceiling."
+        : ""),
+  ];
+}
+
 export function beyondOneMachineSection(r: RunResults): string {
   const s = r.scaleOut[r.scaleOut.length - 1];
   const one = r.scaleOut[0];
@@ -114,6 +133,7 @@ export function beyondOneMachineSection(r: RunResults): string {
       `delivered to every LISTEN connection of the database (${s.connections.listening} here, one per instance), so deliveries grow ` +
       "as jobs/s × instances, and committing a transaction that notified takes a cluster-wide lock on the notification queue, " +
       "which serializes those commits.",
+    ...contentionLine(s),
     "",
     "What we would do there, in this order:",
     "",
