@@ -262,11 +262,11 @@ beforeAll(async () => {
     const keys = (await (await alice.session("/api/developers/keys")).json()) as { keyId: string; prefix: string }[];
     return { secret, keyId: (keys.find((k) => secret.startsWith(`dev_${k.prefix}`)) as { keyId: string }).keyId };
   };
-  const waitUntil = Date.now() + 1_500;
+  const expiry = Date.now() + 1_500; // the expired key's
   const [bob, revoked, expired, rotated, toRevoke, toRotate, signedOut, scoped] = await Promise.all([
     signUpDeveloper(baseUrl, { name: "Bob" }),
     keyId(alice.createApiKey()),
-    alice.createApiKey(allScopes, { expiresAt: new Date(waitUntil).toISOString() }),
+    alice.createApiKey(allScopes, { expiresAt: new Date(expiry).toISOString() }),
     keyId(alice.createApiKey()),
     keyId(alice.createApiKey(["jobs:read"])),
     keyId(alice.createApiKey(["jobs:read"])),
@@ -277,6 +277,7 @@ beforeAll(async () => {
   await alice.session(`/api/developers/keys/${revoked.keyId}`, { method: "DELETE" });
   const rotation = await alice.session(`/api/developers/keys/${rotated.keyId}/rotate`, { method: "POST", body: JSON.stringify({ gracePeriodSeconds: 1 }) });
   expect(rotation.status).toBe(200);
+  const graceEnds = Date.now() + 1_000;
   expect((await fetch(`${baseUrl}/api/auth/logout`, { method: "POST", headers: sessionHeaders(signedOut.cookie, baseUrl) })).status).toBe(204);
   const { issueNodeToken } = await import("@/lib/network/coordinator");
   const node = await issueNodeToken("matrix-node");
@@ -314,7 +315,7 @@ beforeAll(async () => {
     "other developer's session": sessionOf(bob.cookie, baseUrl),
   };
   // The expiry and the rotation's grace period have passed.
-  await new Promise((resolve) => setTimeout(resolve, Math.max(0, waitUntil + 100 - Date.now())));
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.max(expiry, graceEnds) + 200 - Date.now())));
 });
 
 /** "200", or "403 FORBIDDEN_ORIGIN" for an error in the contract's envelope (anything else says so). */
