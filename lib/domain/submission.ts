@@ -15,7 +15,7 @@ import { recordJobChange, recordJobCreation, type EventInput, type JobRow, type 
 import { assertTransition } from "./job-machine";
 import { toExecutionJob } from "./jobs";
 import { db } from "./database";
-import { findService } from "./services";
+import { findService, type ServiceRow } from "./services";
 import { signal, workChannel } from "./signals";
 import { eventTypesOf } from "./webhook-outbox";
 import type { ExecutionJob } from "@/lib/contract/schemas";
@@ -44,10 +44,26 @@ interface NewJob {
 // Every job is created queued and routed in the same transaction (or statement).
 assertTransition("queued", "routing");
 
+/**
+ * The catalog row of a service, read at most every few seconds per process: rows change only when an
+ * instance starts and seeds the catalog (lib/domain/database.ts), so a status change shows within seconds.
+ */
+const serviceLifetimeMs = 5_000;
+const knownServices = new Map<string, { row: Promise<ServiceRow | undefined>; until: number }>();
+
+function cachedService(d: Db, serviceId: string): Promise<ServiceRow | undefined> {
+  const known = knownServices.get(serviceId);
+  if (known && Date.now() < known.until) return known.row;
+  const row = findService(d, serviceId);
+  knownServices.set(serviceId, { row, until: Date.now() + serviceLifetimeMs });
+  row.catch(() => knownServices.delete(serviceId));
+  return row;
+}
+
 /** Service (404, 409 disabled), then input (422): the job a valid submission creates. */
-async function checkSubmission(tx: Tx, submission: Submission, fingerprint: string): Promise<NewJob> {
+async function checkSubmission(d: Db, submission: Submission, fingerprint: string): Promise<NewJob> {
   const { accountId, serviceId } = submission;
-  const service = isServiceId(serviceId) ? await findService(tx, serviceId) : undefined;
+  const service = isServiceId(serviceId) ? await cachedService(d, serviceId) : undefined;
   if (!service || !isServiceId(serviceId)) throw new DomainError("SERVICE_NOT_FOUND", `There is no service '${serviceId}'.`);
   if (service.status !== "active") throw new DomainError("SERVICE_DISABLED", `The service '${serviceId}' is disabled.`);
   const parsed = serviceInputs[serviceId].safeParse(submission.input);
