@@ -1,22 +1,16 @@
-// Jobs as developers see them: submission (with idempotency and the credit debit in one transaction),
-// reads scoped to the owner, and cancellation.
-import { randomUUID } from "node:crypto";
+// Jobs as developers see them: submission (lib/domain/submission.ts), reads scoped to the owner, and
+// cancellation.
 import { and, asc, count, desc, eq, getTableColumns, gte, lte, sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/lib/db/client";
 import { jobEvents, jobLogs, jobs, nodes } from "@/lib/db/schema";
-import { env } from "@/lib/env";
 import { limits } from "@/lib/limits";
-import { isServiceId, serviceInputs } from "./catalog";
-import { applyLedgerEntry } from "./credits";
-import { DomainError, issuesOf, notFound } from "./errors";
-import { findReplay, isUniqueViolation, requestFingerprint, storeResponse, type StoredResponse } from "./idempotency";
-import { recordJobChange, recordJobCreation, recordStopOutcome, type JobRow } from "./job-log";
+import { DomainError, notFound } from "./errors";
+import { recordStopOutcome, type JobRow } from "./job-log";
 import { stopOutcome } from "./job-machine";
 import type { JobStatus } from "@/lib/contract/vocabulary";
 import { offsetOf, pageOf, type PageRequest } from "./pagination";
 import { isUuid } from "./ids";
 import { db } from "./database";
-import { findService } from "./services";
 import type * as wire from "@/lib/contract/schemas";
 import type { ExecutionJob, TelemetryEvent } from "@/lib/contract/schemas";
 export type { ExecutionJob, TelemetryEvent };
