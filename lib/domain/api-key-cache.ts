@@ -31,9 +31,17 @@ interface CacheState {
 
 let state: CacheState | undefined;
 
+/** Revocations and rotations made here, waiting to hear their own signal come back. */
+const echoes = new Map<string, Set<() => void>>();
+
 function forget(cache: CacheState, keyId: string): void {
   cache.generation++;
   for (const [hash, entry] of cache.entries) if (entry.keyId === keyId) cache.entries.delete(hash);
+}
+
+function onKeyChange(cache: CacheState, keyId: string): void {
+  forget(cache, keyId);
+  for (const heard of echoes.get(keyId) ?? []) heard();
 }
 
 /** The cache of the process's current database, or undefined while invalidations cannot be heard. */
@@ -41,7 +49,7 @@ async function currentCache(): Promise<CacheState | undefined> {
   const database = await readyDatabase();
   if (state?.database !== database) {
     const fresh: CacheState = { database, entries: new Map(), generation: 0, listening: Promise.resolve(false) };
-    fresh.listening = onSignal(apiKeyChannel, (keyId) => forget(fresh, keyId)).then(
+    fresh.listening = onSignal(apiKeyChannel, (keyId) => onKeyChange(fresh, keyId)).then(
       () => true,
       (err: unknown) => {
         log.warn("API key cache disabled: cannot listen for revocations", { err });
@@ -89,7 +97,32 @@ export async function signalApiKeyChange(tx: Tx, keyId: string): Promise<void> {
   await signal(tx, apiKeyChannel, keyId);
 }
 
-/** After that commit, forget the key here at once, before this instance's own notification comes back. */
-export function forgetApiKey(keyId: string): void {
-  if (state) forget(state, keyId);
+const echoWaitMs = 1_000;
+
+/**
+ * Runs `change`, a transaction that revokes or rotates `keyId` and calls signalApiKeyChange. After its
+ * commit the key is forgotten here, and the answer waits until this instance hears its own signal (at most
+ * a second): by then PostgreSQL has sent the notification to every listening instance, rather than still
+ * holding it behind a busy machine while the caller already tries the dead key elsewhere.
+ */
+export async function changeApiKey<T>(keyId: string, change: () => Promise<T>): Promise<T> {
+  let heard!: () => void;
+  const echo = new Promise<void>((resolve) => (heard = resolve));
+  const waiting = echoes.get(keyId) ?? new Set();
+  echoes.set(keyId, waiting.add(heard));
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    // Listening before the commit, so the signal cannot pass unheard.
+    const cache = await currentCache();
+    const result = await change();
+    if (cache) {
+      forget(cache, keyId);
+      await Promise.race([echo, new Promise<void>((resolve) => (timer = setTimeout(resolve, echoWaitMs)))]);
+    }
+    return result;
+  } finally {
+    clearTimeout(timer);
+    waiting.delete(heard);
+    if (waiting.size === 0 && echoes.get(keyId) === waiting) echoes.delete(keyId);
+  }
 }

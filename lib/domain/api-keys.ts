@@ -6,7 +6,7 @@ import { accounts, apiKeys } from "@/lib/db/schema";
 import { limits } from "@/lib/limits";
 import { log } from "@/lib/log";
 import { requireProfile } from "./accounts";
-import { forgetApiKey, keyCache, signalApiKeyChange, type CachedKey } from "./api-key-cache";
+import { changeApiKey, keyCache, signalApiKeyChange, type CachedKey } from "./api-key-cache";
 import { DomainError, notFound } from "./errors";
 import { isUuid } from "./ids";
 import { db } from "./database";
@@ -102,17 +102,18 @@ const ownKey = (accountId: string, keyId: string) => and(eq(apiKeys.id, keyId), 
 export async function revokeApiKey(accountId: string, keyId: string) {
   if (!isUuid(keyId)) throw notFound("KEY_NOT_FOUND", "The API key");
   const d = await db();
-  const [row] = await d.transaction(async (tx) => {
-    const revoked = await tx
-      .update(apiKeys)
-      .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())`, previousSecretHash: null, previousExpiresAt: null })
-      .where(ownKey(accountId, keyId))
-      .returning();
-    if (revoked.length > 0) await signalApiKeyChange(tx, keyId);
-    return revoked;
-  });
-  if (!row) throw notFound("KEY_NOT_FOUND", "The API key");
-  forgetApiKey(keyId);
+  const row = await changeApiKey(keyId, () =>
+    d.transaction(async (tx) => {
+      const [revoked] = await tx
+        .update(apiKeys)
+        .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())`, previousSecretHash: null, previousExpiresAt: null })
+        .where(ownKey(accountId, keyId))
+        .returning();
+      if (!revoked) throw notFound("KEY_NOT_FOUND", "The API key");
+      await signalApiKeyChange(tx, keyId);
+      return revoked;
+    }),
+  );
   return toApiKey(row);
 }
 
@@ -121,29 +122,29 @@ export async function rotateApiKey(accountId: string, keyId: string, gracePeriod
   if (!isUuid(keyId)) throw notFound("KEY_NOT_FOUND", "The API key");
   const secret = generateSecret();
   const d = await db();
-  const rotated = await d.transaction(async (tx) => {
-    const [current] = await tx.select().from(apiKeys).where(ownKey(accountId, keyId)).for("update");
-    if (!current) throw notFound("KEY_NOT_FOUND", "The API key");
-    if (current.revokedAt) throw new DomainError("KEY_REVOKED", "A revoked key cannot be rotated.");
-    // Its new secret would be shown to the browser; revoking it makes the dashboard create a fresh one.
-    if (current.kind === "dashboard") {
-      throw new DomainError("KEY_MANAGED", "The dashboard's own key cannot be rotated; revoke it and the dashboard creates a new one on its next Run.");
-    }
-    const [row] = await tx
-      .update(apiKeys)
-      .set({
-        secretHash: hashSecret(secret),
-        prefix: prefixOf(secret),
-        previousSecretHash: gracePeriodSeconds > 0 ? current.secretHash : null,
-        previousExpiresAt: gracePeriodSeconds > 0 ? sql`now() + make_interval(secs => ${gracePeriodSeconds})` : null,
-      })
-      .where(eq(apiKeys.id, keyId))
-      .returning();
-    await signalApiKeyChange(tx, keyId);
-    return { ...toApiKey(row), key: secret };
-  });
-  forgetApiKey(keyId);
-  return rotated;
+  return changeApiKey(keyId, () =>
+    d.transaction(async (tx) => {
+      const [current] = await tx.select().from(apiKeys).where(ownKey(accountId, keyId)).for("update");
+      if (!current) throw notFound("KEY_NOT_FOUND", "The API key");
+      if (current.revokedAt) throw new DomainError("KEY_REVOKED", "A revoked key cannot be rotated.");
+      // Its new secret would be shown to the browser; revoking it makes the dashboard create a fresh one.
+      if (current.kind === "dashboard") {
+        throw new DomainError("KEY_MANAGED", "The dashboard's own key cannot be rotated; revoke it and the dashboard creates a new one on its next Run.");
+      }
+      const [row] = await tx
+        .update(apiKeys)
+        .set({
+          secretHash: hashSecret(secret),
+          prefix: prefixOf(secret),
+          previousSecretHash: gracePeriodSeconds > 0 ? current.secretHash : null,
+          previousExpiresAt: gracePeriodSeconds > 0 ? sql`now() + make_interval(secs => ${gracePeriodSeconds})` : null,
+        })
+        .where(eq(apiKeys.id, keyId))
+        .returning();
+      await signalApiKeyChange(tx, keyId);
+      return { ...toApiKey(row), key: secret };
+    }),
+  );
 }
 
 export interface ApiKeyPrincipal {
