@@ -2,9 +2,9 @@
 // injected wallet, then use the page's own cookie to create the profile and an API key, and run jobs with
 // that key exactly as the developer's code would.
 import path from "node:path";
-import { deflateSync } from "node:zlib";
 import { createCanvas, GlobalFonts } from "@napi-rs/canvas";
 import { expect, type APIRequestContext, type Page } from "@playwright/test";
+import * as png from "../lib/network/providers/testing/png";
 import { installTestWallet, testWalletName } from "./test-wallet";
 
 export interface Developer {
@@ -39,46 +39,8 @@ export async function runJob(request: APIRequestContext, apiKey: string, service
   return (await response.json()) as { jobId: string; status: string; creditCost: number };
 }
 
-// ── A PNG that passes every check at submission but cannot be decoded ────────────────────────────────
-
-const crcTable = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-function crc32(bytes: Buffer): number {
-  let c = 0xffffffff;
-  for (const b of bytes) c = crcTable[(c ^ b) & 0xff] ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
-function chunk(type: string, data: Buffer): Buffer {
-  const typed = Buffer.concat([Buffer.from(type, "ascii"), data]);
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(data.length);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(typed));
-  return Buffer.concat([length, typed, crc]);
-}
-
-/** 64×32 RGB: valid signature, IHDR and chunk CRCs; the IDAT's compressed stream is cut off halfway. */
-export function pngWithCorruptImageData(): string {
-  const width = 64;
-  const height = 32;
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr.set([8, 2, 0, 0, 0], 8);
-  const rows = Buffer.alloc((width * 3 + 1) * height, 0x7f);
-  const compressed = deflateSync(rows);
-  const broken = Buffer.concat([compressed.subarray(0, Math.floor(compressed.length / 2)), Buffer.from([0xde, 0xad, 0xbe, 0xef])]);
-  const png = Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk("IHDR", ihdr),
-    chunk("IDAT", broken),
-    chunk("IEND", Buffer.alloc(0)),
-  ]);
-  return png.toString("base64");
-}
+/** A base64 PNG that passes every check at submission but cannot be decoded. */
+export const pngWithCorruptImageData = (): string => png.pngWithCorruptImageData().toString("base64");
 
 /** A large page of small text (base64 PNG): OCR of it keeps an execution node's slot busy for a while. */
 export async function busyPageOfText(): Promise<string> {

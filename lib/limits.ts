@@ -42,8 +42,10 @@ export const limits = {
   webhookInFlightPerEndpoint: 8,
   /** An open event stream re-checks its credential this often and ends once it is revoked or expired. */
   streamCredentialRecheckMs: 3_000,
-  /** Concurrent event streams per account (per server instance). */
+  /** Concurrent event streams per account, counted across every server instance. */
   streamsPerAccount: 10,
+  /** An open stream's place lasts this long unless renewed (at each credential re-check): a dead instance's streams free their places after it. */
+  streamLeaseMs: 30_000,
   /** text-summarize ranks at most this many sentences (TextRank is O(n²) per iteration) … */
   summarizeMaxSentences: 400,
   /** … over at most this many power iterations. */

@@ -1,19 +1,16 @@
-"use client";
-
-import * as React from "react";
+// The balance and one page of the credit history, rendered on the server with the page: the page number
+// lives in the URL (?page=), so paging is a link and the panel needs no JavaScript of its own.
+import Link from "next/link";
 import { CoinsIcon, ReceiptTextIcon } from "lucide-react";
-import { useCreditBalance, useCreditHistory } from "@/components/data/queries";
-import type { CreditEntry } from "@/components/data/types";
+import type { CreditBalance, CreditEntry, CreditHistory } from "@/components/data/types";
 import { formatDateTime, formatNumber, formatSignedCredits } from "@/components/dashboard/format";
 import { Pager } from "@/components/dashboard/pager";
-import { EmptyState, ErrorState } from "@/components/dashboard/states";
+import { EmptyState } from "@/components/dashboard/states";
 import { Badge, type BadgeVariant } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { cn } from "@/components/ui/cn";
-import { Skeleton } from "@/components/ui/skeleton";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
-
-const pageSize = 20;
 
 const entryBadge: Record<CreditEntry["type"], BadgeVariant> = {
   grant: "success",
@@ -23,8 +20,7 @@ const entryBadge: Record<CreditEntry["type"], BadgeVariant> = {
   adjustment: "warning",
 };
 
-function BalanceCard() {
-  const balance = useCreditBalance();
+function BalanceCard({ balance }: { balance: CreditBalance }) {
   return (
     <Card className="gap-2">
       <CardHeader>
@@ -32,19 +28,11 @@ function BalanceCard() {
           <CoinsIcon className="size-4" /> Available balance
         </CardDescription>
       </CardHeader>
-      <CardContent>
-        {balance.isPending ? (
-          <Skeleton className="h-10 w-40" />
-        ) : balance.isError ? (
-          <ErrorState title="Could not load your balance" error={balance.error} onRetry={() => balance.refetch()} />
-        ) : (
-          <div className="grid gap-1">
-            <p className="text-4xl font-semibold tracking-tight tabular-nums" data-testid="credit-balance">
-              {formatNumber(balance.data.balance)} <span className="text-base font-normal text-muted-foreground">credits</span>
-            </p>
-            <p className="text-xs text-muted-foreground">Updated {formatDateTime(balance.data.updatedAt)}</p>
-          </div>
-        )}
+      <CardContent className="grid gap-1">
+        <p className="text-4xl font-semibold tracking-tight tabular-nums" data-testid="credit-balance">
+          {formatNumber(balance.balance)} <span className="text-base font-normal text-muted-foreground">credits</span>
+        </p>
+        <p className="text-xs text-muted-foreground">Updated {formatDateTime(balance.updatedAt)}</p>
       </CardContent>
     </Card>
   );
@@ -90,9 +78,9 @@ function HistoryTable({ entries }: { entries: CreditEntry[] }) {
   );
 }
 
-function HistoryCard() {
-  const [page, setPage] = React.useState(1);
-  const history = useCreditHistory(page, pageSize);
+const creditsPage = (page: number) => `/credits?page=${page}`;
+
+function HistoryCard({ history }: { history: CreditHistory }) {
   return (
     <Card>
       <CardHeader>
@@ -100,27 +88,24 @@ function HistoryCard() {
         <CardDescription>Grants, charges for jobs and refunds for failed jobs, newest first.</CardDescription>
       </CardHeader>
       <CardContent className="flex flex-col gap-4">
-        {history.isPending ? (
-          <div className="grid gap-2" aria-busy="true">
-            <Skeleton className="h-9" />
-            <Skeleton className="h-9" />
-            <Skeleton className="h-9" />
-          </div>
-        ) : history.isError ? (
-          <ErrorState title="Could not load the history" error={history.error} onRetry={() => history.refetch()} />
-        ) : history.data.data.length === 0 ? (
-          <EmptyState icon={ReceiptTextIcon} title="No credit activity yet" />
+        {history.data.length === 0 ? (
+          history.pagination.page === 1 ? (
+            <EmptyState icon={ReceiptTextIcon} title="No credit activity yet" />
+          ) : (
+            <EmptyState
+              icon={ReceiptTextIcon}
+              title={`There is no page ${history.pagination.page}`}
+              action={
+                <Button asChild variant="outline">
+                  <Link href={creditsPage(1)}>First page</Link>
+                </Button>
+              }
+            />
+          )
         ) : (
           <>
-            <HistoryTable entries={history.data.data} />
-            {history.data.pagination.totalPages > 1 && (
-              <Pager
-                pagination={history.data.pagination}
-                onPageChange={setPage}
-                noun="entries"
-                isFetching={history.isPlaceholderData}
-              />
-            )}
+            <HistoryTable entries={history.data} />
+            {history.pagination.totalPages > 1 && <Pager pagination={history.pagination} pageHref={creditsPage} noun="entries" />}
           </>
         )}
       </CardContent>
@@ -128,11 +113,11 @@ function HistoryCard() {
   );
 }
 
-export function CreditsPanel() {
+export function CreditsPanel({ balance, history }: { balance: CreditBalance; history: CreditHistory }) {
   return (
     <div className="flex flex-col gap-6">
-      <BalanceCard />
-      <HistoryCard />
+      <BalanceCard balance={balance} />
+      <HistoryCard history={history} />
     </div>
   );
 }

@@ -1,21 +1,38 @@
-"use client";
-
+// Previous/Next for a paged list: links where the page lives in the URL (`pageHref`, usable from a server
+// component), buttons calling `onPageChange` where a client component holds it.
+import Link from "next/link";
 import { ChevronLeftIcon, ChevronRightIcon } from "lucide-react";
 import type { Pagination } from "@/components/data/types";
 import { Button } from "@/components/ui/button";
 import { formatNumber } from "./format";
 
+type PageTarget = { pageHref: (page: number) => string; onPageChange?: never } | { onPageChange: (page: number) => void; pageHref?: never };
+
+function PageButton({ to, target, disabled, children }: { to: number; target: PageTarget; disabled: boolean; children: React.ReactNode }) {
+  if (target.pageHref && !disabled) {
+    return (
+      <Button asChild variant="outline" size="sm">
+        <Link href={target.pageHref(to)}>{children}</Link>
+      </Button>
+    );
+  }
+  return (
+    <Button variant="outline" size="sm" disabled={disabled} onClick={target.onPageChange && (() => target.onPageChange(to))}>
+      {children}
+    </Button>
+  );
+}
+
 export function Pager({
   pagination,
-  onPageChange,
   noun,
   isFetching,
+  ...target
 }: {
   pagination: Pagination;
-  onPageChange: (page: number) => void;
   noun: string;
   isFetching?: boolean;
-}) {
+} & PageTarget) {
   const { page, totalPages, total, hasMore } = pagination;
   return (
     <nav aria-label={`${noun} pages`} className="flex items-center justify-between gap-4 text-sm text-muted-foreground">
@@ -24,12 +41,12 @@ export function Pager({
         {isFetching && " · updating…"}
       </span>
       <div className="flex gap-2">
-        <Button variant="outline" size="sm" disabled={page <= 1} onClick={() => onPageChange(page - 1)}>
+        <PageButton to={page - 1} target={target} disabled={page <= 1}>
           <ChevronLeftIcon /> Previous
-        </Button>
-        <Button variant="outline" size="sm" disabled={!hasMore} onClick={() => onPageChange(page + 1)}>
+        </PageButton>
+        <PageButton to={page + 1} target={target} disabled={!hasMore}>
           Next <ChevronRightIcon />
-        </Button>
+        </PageButton>
       </div>
     </nav>
   );

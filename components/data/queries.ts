@@ -1,8 +1,8 @@
 // The dashboard's reads, one hook per resource, so every page shares the same keys and caching.
-import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { apiFetch, isApiError } from "./fetch-api";
 import { queryKeys } from "./query-keys";
-import type { ApiKey, CreditBalance, CreditHistory, ExecutionService, Profile } from "./types";
+import type { ApiKey, Profile } from "./types";
 
 /** The profile, or null while the developer has not created one (404 PROFILE_NOT_FOUND). */
 export function useProfile() {
@@ -24,23 +24,6 @@ export const useApiKeys = ({ enabled = true }: { enabled?: boolean } = {}) =>
     queryKey: queryKeys.keys,
     queryFn: ({ signal }) => apiFetch<ApiKey[]>("/api/developers/keys", { signal }),
     enabled,
-  });
-
-export const useCreditBalance = () =>
-  useQuery({ queryKey: queryKeys.balance, queryFn: ({ signal }) => apiFetch<CreditBalance>("/api/credits/balance", { signal }) });
-
-export const useCreditHistory = (page: number, limit: number) =>
-  useQuery({
-    queryKey: queryKeys.history(page, limit),
-    queryFn: ({ signal }) => apiFetch<CreditHistory>(`/api/credits/history?page=${page}&limit=${limit}`, { signal }),
-    placeholderData: keepPreviousData,
-  });
-
-export const useServices = () =>
-  useQuery({
-    queryKey: queryKeys.services,
-    queryFn: ({ signal }) => apiFetch<ExecutionService[]>("/api/marketplace/services", { signal }),
-    staleTime: 60_000,
   });
 
 export const isKeyActive = (key: ApiKey, now = Date.now()) =>

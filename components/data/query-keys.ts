@@ -2,8 +2,5 @@
 export const queryKeys = {
   profile: ["profile"] as const,
   keys: ["keys"] as const,
-  balance: ["credits", "balance"] as const,
-  history: (page: number, limit: number) => ["credits", "history", { page, limit }] as const,
-  services: ["services"] as const,
   jobs: (query: string) => ["jobs", "list", query] as const,
 };

@@ -6,7 +6,7 @@ import { isKeyActive, useApiKeys } from "@/components/data/queries";
 import type { ApiKey } from "@/components/data/types";
 import { formatDate, formatDateTime, keyPreview } from "@/components/dashboard/format";
 import { EmptyState, ErrorState, ProfileRequired } from "@/components/dashboard/states";
-import { Badge } from "@/components/ui/badge";
+import { Badge, CodeBadges } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
 import { Skeleton } from "@/components/ui/skeleton";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
@@ -56,13 +56,7 @@ function KeysTable({ keys }: { keys: ApiKey[] }) {
               </TableCell>
               <TableCell className="font-mono text-xs whitespace-nowrap">{keyPreview(key.prefix)}</TableCell>
               <TableCell>
-                <div className="flex max-w-72 flex-wrap gap-1">
-                  {key.scopes.map((scope) => (
-                    <Badge key={scope} variant="outline" className="font-mono font-normal">
-                      {scope}
-                    </Badge>
-                  ))}
-                </div>
+                <CodeBadges values={key.scopes} />
               </TableCell>
               <TableCell>
                 <KeyStatus apiKey={key} />

@@ -22,7 +22,7 @@ import {
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { defaultScopes, scopeDescriptions } from "./scope-labels";
-import { SecretReveal } from "./secret-reveal";
+import { ApiKeySecret } from "./api-key-secret";
 
 function tomorrow(): string {
   const d = new Date();
@@ -98,7 +98,7 @@ export function CreateKeyDialog() {
                 {created.scopes.join(", ")}.
               </DialogDescription>
             </DialogHeader>
-            <SecretReveal secret={created.key} />
+            <ApiKeySecret secret={created.key} />
             <DialogFooter>
               <Button onClick={() => openChange(false)}>Done</Button>
             </DialogFooter>

@@ -21,7 +21,7 @@ import {
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { NativeSelect } from "@/components/ui/native-select";
-import { SecretReveal } from "./secret-reveal";
+import { ApiKeySecret } from "./api-key-secret";
 
 const units = { seconds: 1, minutes: 60, hours: 3600 } as const;
 type Unit = keyof typeof units;
@@ -91,13 +91,13 @@ export function RotateKeyDialog({ apiKey }: { apiKey: ApiKey }) {
                 secret.
               </DialogDescription>
             </DialogHeader>
-            <SecretReveal secret={rotated.key.key}>
+            <ApiKeySecret secret={rotated.key.key}>
               <p>
                 {rotated.oldSecretValidUntil
                   ? `The old secret keeps working until about ${formatDateTime(rotated.oldSecretValidUntil.toISOString())}.`
                   : "The old secret has stopped working."}
               </p>
-            </SecretReveal>
+            </ApiKeySecret>
             <DialogFooter>
               <Button onClick={() => openChange(false)}>Done</Button>
             </DialogFooter>

@@ -8,7 +8,6 @@ import { useRouter } from "next/navigation";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { AlertCircleIcon, BracesIcon, ListIcon, Loader2Icon, PlayIcon } from "lucide-react";
 import { ApiError, apiFetch } from "@/components/data/fetch-api";
-import { queryKeys } from "@/components/data/query-keys";
 import type { ExecutionJob } from "@/components/data/types";
 import { formatNumber } from "@/components/dashboard/format";
 import { Alert, AlertDescription, AlertTitle } from "@/components/ui/alert";
@@ -79,7 +78,6 @@ export function Playground({ serviceId, inputSchema, creditCost, balance, blocke
       }),
     onSuccess: (job) => {
       setIdempotencyKey(newIdempotencyKey());
-      void queryClient.invalidateQueries({ queryKey: queryKeys.balance });
       void queryClient.invalidateQueries({ queryKey: ["jobs"] });
       router.push(`/jobs/${job.jobId}`);
     },

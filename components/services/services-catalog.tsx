@@ -1,14 +1,12 @@
-"use client";
-
+// The catalog's cards, rendered on the server with the page (the catalog changes only when an operator
+// reconfigures the server).
 import Link from "next/link";
 import { BoxesIcon } from "lucide-react";
-import { useServices } from "@/components/data/queries";
 import type { ExecutionService } from "@/components/data/types";
 import { formatNumber } from "@/components/dashboard/format";
-import { EmptyState, ErrorState } from "@/components/dashboard/states";
+import { EmptyState } from "@/components/dashboard/states";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardAction, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
-import { Skeleton } from "@/components/ui/skeleton";
 
 function ServiceCard({ service }: { service: ExecutionService }) {
   const isActive = service.status === "active";
@@ -50,22 +48,11 @@ function ServiceCard({ service }: { service: ExecutionService }) {
   );
 }
 
-export function ServicesCatalog() {
-  const services = useServices();
-  if (services.isPending) {
-    return (
-      <div className="grid grid-cols-1 gap-4 md:grid-cols-2 xl:grid-cols-3" aria-busy="true">
-        {Array.from({ length: 6 }, (_, i) => (
-          <Skeleton key={i} className="h-56 rounded-xl" />
-        ))}
-      </div>
-    );
-  }
-  if (services.isError) return <ErrorState title="Could not load the catalog" error={services.error} onRetry={() => services.refetch()} />;
-  if (services.data.length === 0) return <EmptyState icon={BoxesIcon} title="No services are available yet" />;
+export function ServicesCatalog({ services }: { services: ExecutionService[] }) {
+  if (services.length === 0) return <EmptyState icon={BoxesIcon} title="No services are available yet" />;
   return (
     <div className="grid grid-cols-1 items-start gap-4 md:grid-cols-2 xl:grid-cols-3">
-      {services.data.map((service) => (
+      {services.map((service) => (
         <ServiceCard key={service.serviceId} service={service} />
       ))}
     </div>

@@ -26,3 +26,16 @@ export type BadgeVariant = NonNullable<VariantProps<typeof badgeVariants>["varia
 export function Badge({ className, variant, ...props }: React.ComponentProps<"span"> & VariantProps<typeof badgeVariants>) {
   return <span data-slot="badge" className={cn(badgeVariants({ variant }), className)} {...props} />;
 }
+
+/** Identifiers (scopes, event types) as a wrapping row of outline badges in code type. */
+export function CodeBadges({ values, className }: { values: readonly string[]; className?: string }) {
+  return (
+    <div className={cn("flex max-w-72 flex-wrap gap-1", className)}>
+      {values.map((value) => (
+        <Badge key={value} variant="outline" className="font-mono font-normal">
+          {value}
+        </Badge>
+      ))}
+    </div>
+  );
+}

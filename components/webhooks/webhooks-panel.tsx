@@ -9,15 +9,14 @@ import { isApiError } from "@/components/data/fetch-api";
 import { formatDate } from "@/components/dashboard/format";
 import { Pager } from "@/components/dashboard/pager";
 import { EmptyState, ErrorState, ProfileRequired } from "@/components/dashboard/states";
-import { Alert, AlertDescription, AlertTitle } from "@/components/ui/alert";
-import { Badge } from "@/components/ui/badge";
+import { Badge, CodeBadges } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { Checkbox } from "@/components/ui/checkbox";
-import { CopyButton } from "@/components/ui/copy-button";
 import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from "@/components/ui/dialog";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
+import { SecretReveal } from "@/components/ui/secret-reveal";
 import { Skeleton } from "@/components/ui/skeleton";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { webhookEventTypes } from "@/lib/contract/vocabulary";
@@ -48,19 +47,9 @@ function SecretDialog({ endpoint, onClose }: { endpoint: WebhookEndpointWithSecr
           <DialogDescription>For {endpoint?.url}. Verify every delivery with it (verifyWebhook in @execution-network/client).</DialogDescription>
         </DialogHeader>
         {endpoint && (
-          <div className="grid gap-4">
-            <div className="grid gap-2">
-              <Label htmlFor="webhook-secret">Webhook signing secret</Label>
-              <div className="flex gap-2">
-                <Input id="webhook-secret" readOnly value={endpoint.secret} className="font-mono text-xs" onFocus={(e) => e.currentTarget.select()} />
-                <CopyButton value={endpoint.secret} aria-label="Copy signing secret" />
-              </div>
-            </div>
-            <Alert variant="warning">
-              <AlertTitle>Copy it now: you won&apos;t see it again</AlertTitle>
-              <AlertDescription>After a rotation the previous secret keeps signing for 24 hours, so receivers can switch over.</AlertDescription>
-            </Alert>
-          </div>
+          <SecretReveal id="webhook-secret" label="Webhook signing secret" copyLabel="Copy signing secret" secret={endpoint.secret}>
+            After a rotation the previous secret keeps signing for 24 hours, so receivers can switch over.
+          </SecretReveal>
         )}
         <DialogFooter>
           <Button onClick={onClose}>Done</Button>
@@ -271,13 +260,7 @@ export function WebhooksPanel() {
                     {endpoint.description && <div className="text-xs text-muted-foreground">{endpoint.description}</div>}
                   </TableCell>
                   <TableCell>
-                    <div className="flex max-w-72 flex-wrap gap-1">
-                      {endpoint.events.map((e) => (
-                        <Badge key={e} variant="outline" className="font-mono font-normal">
-                          {e}
-                        </Badge>
-                      ))}
-                    </div>
+                    <CodeBadges values={endpoint.events} />
                   </TableCell>
                   <TableCell>
                     <Badge variant={endpoint.status === "enabled" ? "success" : "muted"}>{endpoint.status}</Badge>

@@ -54,6 +54,21 @@ export const sessions = pgTable(
   (t) => [index("sessions_account_idx").on(t.accountId)],
 );
 
+/**
+ * Open job event streams, a row each, so the per-account cap holds across server instances. A live stream
+ * renews its lease; a row whose lease lapsed (its instance died) no longer counts.
+ */
+export const eventStreams = pgTable(
+  "event_streams",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    accountId: uuid("account_id").notNull().references(() => accounts.id),
+    openedAt: createdAt(),
+    leaseExpiresAt: ts("lease_expires_at").notNull(),
+  },
+  (t) => [index("event_streams_account_idx").on(t.accountId)],
+);
+
 /** Rate-limit counters shared by every server instance on PostgreSQL (rate-limiter-flexible's Drizzle store). */
 export const rateLimits = pgTable("rate_limits", {
   key: text("key").primaryKey(),

@@ -1,5 +1,5 @@
 // The dashboard's own API key per developer: created on first use with only services:execute, its secret
-// kept sealed (AES-256-GCM) because the API stores only hashes, and replaced when revoked or expired.
+// kept sealed (sealing.ts) because the API stores only hashes, and replaced when revoked or expired.
 import { and, eq, isNotNull, isNull, or, sql } from "drizzle-orm";
 import type { Tx } from "@/lib/db/client";
 import { accounts, apiKeys, dashboardKeys } from "@/lib/db/schema";
@@ -20,7 +20,7 @@ export interface DashboardKey {
 }
 
 /** The live dashboard key whose sealed secret opens and still matches the stored hash, or null. */
-async function liveDashboardKey(tx: Tx, accountId: string, sealingKey: Buffer): Promise<DashboardKey | null> {
+async function liveDashboardKey(tx: Tx, accountId: string): Promise<DashboardKey | null> {
   const [row] = await tx
     .select({ keyId: apiKeys.id, secretHash: apiKeys.secretHash, sealedSecret: dashboardKeys.sealedSecret })
     .from(dashboardKeys)
@@ -35,7 +35,7 @@ async function liveDashboardKey(tx: Tx, accountId: string, sealingKey: Buffer): 
     );
   if (!row?.sealedSecret) return null;
   // A secret sealed under another session secret, or no longer the key's (rotated), is not usable.
-  const secret = unseal(row.sealedSecret, sealingKey, row.keyId);
+  const secret = unseal("dashboard-keys", row.sealedSecret, row.keyId);
   return secret !== null && hashSecret(secret) === row.secretHash ? { keyId: row.keyId, secret } : null;
 }
 
@@ -43,14 +43,14 @@ async function liveDashboardKey(tx: Tx, accountId: string, sealingKey: Buffer): 
  * The developer's dashboard key, created (or replaced) when there is no usable one. Concurrent first
  * Runs create one key: the account row is locked while the key is replaced.
  */
-export async function dashboardKeyFor(accountId: string, sealingKey: Buffer): Promise<DashboardKey> {
+export async function dashboardKeyFor(accountId: string): Promise<DashboardKey> {
   const d = await db();
-  const live = await liveDashboardKey(d, accountId, sealingKey);
+  const live = await liveDashboardKey(d, accountId);
   if (live) return live;
   await requireProfile(accountId);
   return d.transaction(async (tx) => {
     await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for("update");
-    const raced = await liveDashboardKey(tx, accountId, sealingKey);
+    const raced = await liveDashboardKey(tx, accountId);
     if (raced) return raced;
     // Retire the previous one: forget its secret and make sure it no longer works.
     const retired = await tx
@@ -63,7 +63,7 @@ export async function dashboardKeyFor(accountId: string, sealingKey: Buffer): Pr
       await signalApiKeyChange(tx, apiKeyId);
     }
     const { row, secret } = await insertApiKey(tx, accountId, { name: dashboardKeyName, scopes: dashboardKeyScopes, kind: "dashboard" });
-    await tx.insert(dashboardKeys).values({ apiKeyId: row.id, accountId, sealedSecret: seal(secret, sealingKey, row.id) });
+    await tx.insert(dashboardKeys).values({ apiKeyId: row.id, accountId, sealedSecret: seal("dashboard-keys", secret, row.id) });
     return { keyId: row.id, secret };
   });
 }

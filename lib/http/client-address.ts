@@ -1,26 +1,28 @@
 // The client's IP address for per-IP limits. Next.js route handlers do not see the socket, and the
 // X-Forwarded-For that `next start` adds keeps any value the client sent (`??=`), so it proves nothing.
-// The server process stamps each request with its socket's address under a header of its own, replacing
-// whatever a client sent under that name; the forwarded chain counts only under TRUST_PROXY.
-import { Server, type IncomingMessage } from "node:http";
+// Node's documented `http.server.request.start` diagnostics channel hands us each request with its socket
+// before any server sees the request: it is stamped with the socket's address under a header of our own,
+// replacing whatever a client sent under that name. The forwarded chain counts only under TRUST_PROXY.
+import { subscribe } from "node:diagnostics_channel";
+import type { IncomingMessage } from "node:http";
+import type { Socket } from "node:net";
 import { env } from "@/lib/env";
 
 const socketAddressHeader = "x-en-socket-address";
-const stampedKey = Symbol.for("execution-network.socket-address-stamped");
+const subscribedKey = Symbol.for("execution-network.socket-address-stamped");
+
+function stamp(message: unknown): void {
+  const { request, socket } = message as { request: IncomingMessage; socket: Socket };
+  request.headers[socketAddressHeader] = socket.remoteAddress ?? "unknown";
+}
 
 /** Once per process: every HTTP server's requests carry their socket address in `x-en-socket-address`. */
 export function stampSocketAddresses(): void {
-  const proto = Server.prototype as Server & { [stampedKey]?: boolean };
-  if (proto[stampedKey]) return;
-  proto[stampedKey] = true;
-  const emit = proto.emit;
-  proto.emit = function (this: Server, event: string | symbol, ...args: unknown[]) {
-    if (event === "request") {
-      const req = args[0] as IncomingMessage;
-      req.headers[socketAddressHeader] = req.socket.remoteAddress ?? "unknown";
-    }
-    return (emit as (this: Server, event: string | symbol, ...rest: unknown[]) => boolean).call(this, event, ...args);
-  } as Server["emit"];
+  // Flagged on globalThis: Next.js may load this module more than once in one process (separate bundles).
+  const shared = globalThis as { [subscribedKey]?: boolean };
+  if (shared[subscribedKey]) return;
+  shared[subscribedKey] = true;
+  subscribe("http.server.request.start", stamp);
 }
 
 /** The address to count a request against: behind a trusted proxy the last hop it recorded, else the socket. */

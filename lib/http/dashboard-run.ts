@@ -6,7 +6,6 @@ import { DomainError, errorCodes, type ErrorCode } from "@/lib/domain/errors";
 import { executionApiUrl } from "@/lib/env";
 import type { Logger } from "@/lib/log";
 import { idempotencyKeyOf } from "./execute";
-import { derivedKey } from "./session";
 
 export interface DashboardRun {
   accountId: string;
@@ -39,9 +38,8 @@ function toDomainError(error: unknown, log: Logger): DomainError {
 }
 
 export async function runAsDashboard({ accountId, serviceId, input, idempotencyKey, log }: DashboardRun): Promise<ExecutionJob> {
-  const sealingKey = derivedKey("dashboard-keys");
   for (let attempt = 1; ; attempt++) {
-    const key = await dashboardKeyFor(accountId, sealingKey);
+    const key = await dashboardKeyFor(accountId);
     const client = new ExecutionClient({ apiKey: key.secret, baseUrl: executionApiUrl(), timeoutMs: 20_000, maxRetries: 1 });
     try {
       const job = await client.execute(serviceId, input, { idempotencyKey });

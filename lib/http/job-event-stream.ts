@@ -2,6 +2,7 @@
 // `status` message whenever the job's status or progress changes, ending after the final state — or with
 // an `error` message once the credential that opened it is revoked or expired (re-checked every few seconds).
 import { DomainError } from "@/lib/domain/errors";
+import { releaseStreamPlace, renewStreamPlace, takeStreamPlace } from "@/lib/domain/event-streams";
 import { isFinal } from "@/lib/domain/job-machine";
 import { readJobProgress, type ExecutionJob } from "@/lib/domain/jobs";
 import { jobChannel, onSignal } from "@/lib/domain/signals";
@@ -9,9 +10,6 @@ import { limits } from "@/lib/limits";
 import type { Logger } from "@/lib/log";
 
 const keepAliveMs = 15_000;
-
-/** Open streams per account in this process (each instance enforces its own cap). */
-const openStreams = new Map<string, number>();
 
 export interface StreamCredential {
   /** Resolves to false once the credential no longer grants this stream. */
@@ -33,28 +31,32 @@ export async function jobEventStream(
 ): Promise<Response> {
   // Read once up front so a missing or foreign job is a plain 404, not an empty stream.
   const first = await readJobProgress(accountId, jobId, lastEventId);
-  const open = openStreams.get(accountId) ?? 0;
-  if (open >= limits.streamsPerAccount) {
+  // The cap counts the account's streams on every server instance (a place is a database row).
+  const place = await takeStreamPlace(accountId, limits.streamsPerAccount, limits.streamLeaseMs);
+  if (!place) {
     throw new DomainError("RATE_LIMITED", `At most ${limits.streamsPerAccount} event streams may be open per account.`, { limit: limits.streamsPerAccount }, 5);
   }
-  openStreams.set(accountId, open + 1);
   let released = false;
   const release = () => {
     if (released) return;
     released = true;
-    const left = (openStreams.get(accountId) ?? 1) - 1;
-    if (left > 0) openStreams.set(accountId, left);
-    else openStreams.delete(accountId);
+    releaseStreamPlace(place).catch((err: unknown) => log.warn("event stream place not released (its lease will lapse)", { jobId, err }));
   };
   const encoder = new TextEncoder();
   let wake: (() => void) | undefined;
   let dirty = false;
-  const unlisten = await onSignal(jobChannel, (changed) => {
-    if (changed === jobId) {
-      dirty = true;
-      wake?.();
-    }
-  });
+  let unlisten: () => Promise<void>;
+  try {
+    unlisten = await onSignal(jobChannel, (changed) => {
+      if (changed === jobId) {
+        dirty = true;
+        wake?.();
+      }
+    });
+  } catch (err) {
+    release();
+    throw err;
+  }
 
   const stream = new ReadableStream<Uint8Array>({
     async start(controller) {
@@ -83,6 +85,7 @@ export async function jobEventStream(
           if (isFinal(job.status)) break;
           if (Date.now() - checkedAt >= limits.streamCredentialRecheckMs) {
             checkedAt = Date.now();
+            await renewStreamPlace(place, limits.streamLeaseMs);
             if (!(await credential.stillValid())) {
               send(frame("error", { code: credential.code, message: "The credential of this stream was revoked or has expired." }));
               break;

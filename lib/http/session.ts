@@ -1,6 +1,5 @@
 // The wallet session: an iron-session sealed cookie naming a server-side session (lib/domain/sessions),
 // read from and written to plain Request/Response. A revoked or expired session reads as signed out.
-import { hkdfSync } from "node:crypto";
 import { sealData, unsealData } from "iron-session";
 import { isSessionLive } from "@/lib/domain/sessions";
 import { env } from "@/lib/env";
@@ -34,11 +33,6 @@ export function signedInOf(session: SessionData): SignedIn | null {
 }
 
 const sessionSecret = serverSecret;
-
-/** A 256-bit key for one purpose, derived from the session secret with HKDF-SHA256 (one secret to configure). */
-export function derivedKey(purpose: string): Buffer {
-  return Buffer.from(hkdfSync("sha256", sessionSecret(), "execution-network", purpose, 32));
-}
 
 function cookieValue(req: Request): string | undefined {
   const header = req.headers.get("cookie");

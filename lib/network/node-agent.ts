@@ -3,7 +3,7 @@
 import { nextProgress } from "@/lib/domain/job-machine";
 import { createLogger, type Logger } from "@/lib/log";
 import type { ClaimedJob } from "@/lib/contract/node-protocol";
-import { ProviderError, type Provider } from "./providers/types";
+import { ProviderError, type WireProvider } from "./providers/types";
 import { ReportBuffer } from "./report-buffer";
 import { JobRevokedError, type CoordinatorTransport, type NodeSessionInfo } from "./transport";
 import { sleep } from "./sleep";
@@ -12,7 +12,7 @@ export interface NodeAgentOptions {
   name: string;
   region?: string;
   concurrency: number;
-  providers: Partial<Record<string, Provider>>;
+  providers: Partial<Record<string, WireProvider>>;
   /** Longest wait of one claim long-poll. */
   claimWaitMs?: number;
   logger?: Logger;

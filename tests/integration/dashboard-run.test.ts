@@ -149,7 +149,7 @@ describe("the dashboard key", () => {
     await expectError(await read(await dev.session(`/api/developers/keys/${key.keyId}/rotate`, { method: "POST" })), 409, "KEY_MANAGED");
   });
 
-  it("is stored sealed: the row holds no plaintext, and it opens only with the derived key and its own id", async () => {
+  it("is stored sealed: the row holds no plaintext, and it opens only with the dashboard's key and its own id", async () => {
     const dev = await signUpDeveloper(server.baseUrl);
     await run(dev, "token-count", { text: "one" });
     const [key] = await dashboardKeys(dev);
@@ -157,17 +157,16 @@ describe("the dashboard key", () => {
     const { apiKeys, dashboardKeys: table } = await import("@/lib/db/schema");
     const { eq } = await import("drizzle-orm");
     const { unseal } = await import("@/lib/domain/sealing");
-    const { derivedKey } = await import("@/lib/http/session");
     const { hashSecret } = await import("@/lib/domain/api-keys");
     const d = await db();
     const [row] = await d.select().from(table).where(eq(table.apiKeyId, key.keyId));
     const [keyRow] = await d.select().from(apiKeys).where(eq(apiKeys.id, key.keyId));
     expect(row.sealedSecret).not.toMatch(/dev_/);
-    const secret = unseal(row.sealedSecret ?? "", derivedKey("dashboard-keys"), key.keyId);
+    const secret = unseal("dashboard-keys", row.sealedSecret ?? "", key.keyId);
     expect(secret).toMatch(/^dev_[0-9A-Za-z]{43}$/);
     expect(hashSecret(secret ?? "")).toBe(keyRow.secretHash);
-    expect(unseal(row.sealedSecret ?? "", derivedKey("something-else"), key.keyId)).toBeNull();
-    expect(unseal(row.sealedSecret ?? "", derivedKey("dashboard-keys"), randomUUID())).toBeNull();
+    expect(unseal("webhook-secrets/v1", row.sealedSecret ?? "", key.keyId)).toBeNull();
+    expect(unseal("dashboard-keys", row.sealedSecret ?? "", randomUUID())).toBeNull();
   });
 });
 

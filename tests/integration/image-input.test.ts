@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signUpDeveloper, type Developer } from "../support/developer";
+import { pngHeaderClaiming } from "@/lib/network/providers/testing/png";
 import { execute, submit } from "../support/jobs";
 import { startTestServer, type TestServer } from "../support/test-server";
 
@@ -17,15 +18,7 @@ afterAll(() => server.close());
 const onePixelPng = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
 
 /** A PNG whose header claims width × height: a few bytes that would decode to a huge bitmap. */
-function pngClaiming(width: number, height: number): string {
-  const header = Buffer.alloc(33);
-  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(header, 0);
-  header.writeUInt32BE(13, 8);
-  header.write("IHDR", 12, "latin1");
-  header.writeUInt32BE(width, 16);
-  header.writeUInt32BE(height, 20);
-  return header.toString("base64");
-}
+const pngClaiming = (width: number, height: number): string => pngHeaderClaiming(width, height).toString("base64");
 
 async function expectRefused(image: string, reason: RegExp) {
   const res = await execute(dev, key, "image-ocr", { image });

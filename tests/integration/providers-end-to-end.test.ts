@@ -1,10 +1,10 @@
 // Every provider through the whole network (execute → route → node → provider → stored result), on real
 // input, checking the structured output and the human summary a developer gets back.
-import { randomBytes } from "node:crypto";
 import { countTokens as countCl100k } from "gpt-tokenizer/encoding/cl100k_base";
 import { countTokens as countO200k } from "gpt-tokenizer/encoding/o200k_base";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startOpenAiCompatibleServer, type ChatCompletionRequest, type OpenAiCompatibleServer } from "@/lib/network/providers/testing/openai-compatible-server";
+import { paddedPng } from "@/lib/network/providers/testing/png";
 import { renderTextImage } from "@/lib/network/providers/testing/text-image";
 import { execute, submit, telemetry, waitForStatus, type JobView } from "../support/jobs";
 import { expectError } from "../support/expect-error";
@@ -135,30 +135,6 @@ describe("token-count", () => {
 });
 
 // ── image-ocr ─────────────────────────────────────────────────────────────────────────────────────
-
-const crcTable = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-function crc32(bytes: Buffer): number {
-  let c = 0xffffffff;
-  for (const b of bytes) c = crcTable[(c ^ b) & 0xff] ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
-
-/** The PNG with a private ancillary chunk of `extra` random bytes before IEND: bigger, and still the same picture. */
-function paddedPng(png: Buffer, extra: number): Buffer {
-  const type = Buffer.from("paDd", "latin1");
-  const data = randomBytes(extra);
-  const chunk = Buffer.alloc(12 + extra);
-  chunk.writeUInt32BE(extra, 0);
-  type.copy(chunk, 4);
-  data.copy(chunk, 8);
-  chunk.writeUInt32BE(crc32(Buffer.concat([type, data])), 8 + extra);
-  const iend = png.length - 12;
-  return Buffer.concat([png.subarray(0, iend), chunk, png.subarray(iend)]);
-}
 
 describe("image-ocr", () => {
   const lines = ["Execution Network reads text", "from images without the internet"];

@@ -1,10 +1,15 @@
 import type { Metadata } from "next";
+import { redirect } from "next/navigation";
+import { currentSession } from "@/lib/http/page-session";
 import { PageHeader } from "@/components/dashboard/page-header";
 import { ServicesCatalog } from "@/components/services/services-catalog";
+import { listServices } from "@/lib/domain/services";
 
 export const metadata: Metadata = { title: "Services" };
 
-export default function ServicesPage() {
+export default async function ServicesPage() {
+  if (!(await currentSession())) redirect("/sign-in");
+  const services = await listServices();
   return (
     <>
       <PageHeader
@@ -17,7 +22,7 @@ export default function ServicesPage() {
           </>
         }
       />
-      <ServicesCatalog />
+      <ServicesCatalog services={services} />
     </>
   );
 }

@@ -4,7 +4,7 @@
 import path from "node:path";
 import { Piscina } from "piscina";
 import { limits } from "@/lib/limits";
-import type { CpuOutcome, CpuTask } from "./cpu-worker";
+import type { CpuOutcome, CpuServiceId, CpuTask } from "./cpu-worker";
 import { ProviderError, type Provider, type ProviderContext } from "./types";
 
 const poolKey = Symbol.for("execution-network.cpu-pool");
@@ -38,16 +38,17 @@ function replay(outcome: CpuOutcome, ctx: ProviderContext): void {
 }
 
 /** The same provider, its run() executed in the CPU pool; cancellation aborts the task. */
-export function inCpuPool(provider: Provider): Provider {
+export function inCpuPool<S extends CpuServiceId>(provider: Provider<S>): Provider<S> {
   return {
     serviceId: provider.serviceId,
     async warmUp() {
-      const outcome = await cpuPool().run({ serviceId: provider.serviceId, input: {}, warmUp: true });
+      const outcome = await cpuPool().run({ serviceId: provider.serviceId, warmUp: true });
       if (!outcome.ok) throw new Error(outcome.error.message);
     },
     async run(input, ctx) {
       ctx.signal.throwIfAborted();
-      const outcome = await cpuPool().run({ serviceId: provider.serviceId, input }, { signal: ctx.signal });
+      const task: CpuTask<S> = { serviceId: provider.serviceId, input };
+      const outcome = await cpuPool().run(task, { signal: ctx.signal });
       replay(outcome, ctx);
       if (outcome.ok) return outcome.result;
       const { code, retryable, message, name } = outcome.error;

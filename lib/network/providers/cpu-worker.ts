@@ -4,10 +4,13 @@ import { languageDetect } from "./language-detect";
 import { textSentiment } from "./text-sentiment";
 import { textSummarize } from "./text-summarize";
 import { tokenCount } from "./token-count";
+import type { ServiceInput } from "@/lib/domain/catalog";
 import type { LogLevel } from "@/lib/contract/vocabulary";
 import { ProviderError, type Provider, type ProviderResult } from "./types";
 
-const cpuProviders: Record<string, Provider> = {
+export type CpuServiceId = "text-sentiment" | "text-summarize" | "language-detect" | "token-count";
+
+const cpuProviders: { [S in CpuServiceId]: Provider<S> } = {
   "text-sentiment": textSentiment,
   "text-summarize": textSummarize,
   "language-detect": languageDetect,
@@ -19,20 +22,16 @@ export type ContextCall =
   | { kind: "providerRequest"; data: Record<string, unknown> }
   | { kind: "log"; level: LogLevel; message: string };
 
-export interface CpuTask {
-  serviceId: string;
-  input: Record<string, unknown>;
-  /** Load the provider's models in this thread instead of running it. */
-  warmUp?: boolean;
-}
+/** Runs the provider of S on input the main thread already parsed; or, with `warmUp`, loads its models. */
+export type CpuTask<S extends CpuServiceId = CpuServiceId> = { serviceId: S; input: ServiceInput<S>; warmUp?: false } | { serviceId: S; warmUp: true };
 
 export type CpuOutcome =
   | { ok: true; result: ProviderResult; calls: ContextCall[] }
   | { ok: false; error: { name: string; message: string; code?: string; retryable?: boolean }; calls: ContextCall[] };
 
-export default async function runCpuTask(task: CpuTask): Promise<CpuOutcome> {
+export default async function runCpuTask<S extends CpuServiceId>(task: CpuTask<S>): Promise<CpuOutcome> {
   const calls: ContextCall[] = [];
-  const provider = cpuProviders[task.serviceId];
+  const provider: Provider<S> | undefined = cpuProviders[task.serviceId];
   try {
     if (!provider) throw new Error(`No CPU provider for ${task.serviceId}.`);
     if (task.warmUp) {

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { decodeImage, imageOcr } from "./image-ocr";
+import { pngHeaderClaiming } from "./testing/png";
 import { abortedSignal, isNonDecreasing, recordingContext } from "./testing/recording-context";
 import { renderTextImage } from "./testing/text-image";
 import { ProviderError } from "./types";
@@ -29,18 +30,6 @@ async function failureOf(image: string): Promise<ProviderError> {
   );
   expect(error).toBeInstanceOf(ProviderError);
   return error as ProviderError;
-}
-
-/** A PNG signature and IHDR chunk claiming the given size, with no pixel data behind it. */
-function pngHeader(width: number, height: number): Buffer {
-  const header = Buffer.alloc(33);
-  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(header, 0);
-  header.writeUInt32BE(13, 8);
-  header.write("IHDR", 12, "latin1");
-  header.writeUInt32BE(width, 16);
-  header.writeUInt32BE(height, 20);
-  header.set([8, 0, 0, 0, 0], 24);
-  return header;
 }
 
 afterAll(() => imageOcr.close?.());
@@ -122,13 +111,13 @@ describe("image-ocr", () => {
 
   it("refuses more than 8 MiB of image as a non-retryable IMAGE_TOO_LARGE, before decoding it", async () => {
     const oversized = Buffer.alloc(8 * 1024 * 1024 + 1);
-    pngHeader(1000, 1000).copy(oversized);
+    pngHeaderClaiming(1000, 1000).copy(oversized);
     const error = await failureOf(oversized.toString("base64"));
     expect(error).toMatchObject({ code: "IMAGE_TOO_LARGE", retryable: false });
   });
 
   it("refuses a small file that declares a gigantic bitmap", async () => {
-    const error = await failureOf(pngHeader(100_000, 100_000).toString("base64"));
+    const error = await failureOf(pngHeaderClaiming(100_000, 100_000).toString("base64"));
     expect(error).toMatchObject({ code: "IMAGE_TOO_LARGE", retryable: false });
     expect(error.message).toContain("100000×100000");
   });

@@ -210,7 +210,7 @@ async function recognize(bytes: Buffer, ctx: ProviderContext): Promise<Page> {
   }
 }
 
-export const imageOcr: Provider = {
+export const imageOcr: Provider<"image-ocr"> = {
   serviceId: "image-ocr",
 
   warmUp: () => pool.warmUp(),
@@ -218,7 +218,7 @@ export const imageOcr: Provider = {
 
   async run(input, ctx) {
     ctx.signal.throwIfAborted();
-    const image = decodeImage(String(input.image));
+    const image = decodeImage(input.image);
     ctx.progress(5);
 
     const started = performance.now();

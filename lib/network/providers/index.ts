@@ -9,7 +9,7 @@ import { textSummarize } from "./text-summarize";
 import { tokenCount } from "./token-count";
 import type { Provider } from "./types";
 
-export const providers: Record<ServiceId, Provider> = {
+export const providers: { [S in ServiceId]: Provider<S> } = {
   // CPU-bound: off the event loop, in the worker-thread pool.
   "text-sentiment": inCpuPool(textSentiment),
   "text-summarize": inCpuPool(textSummarize),

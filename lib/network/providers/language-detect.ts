@@ -102,7 +102,7 @@ export function confidences(scores: [string, number][], textLength: number): { c
   return known.map(([code], i) => ({ code, confidence: weights[i] / total }));
 }
 
-export const languageDetect: Provider = {
+export const languageDetect: Provider<"language-detect"> = {
   serviceId: "language-detect",
 
   async warmUp() {
@@ -111,7 +111,7 @@ export const languageDetect: Provider = {
 
   async run(input, ctx) {
     ctx.signal.throwIfAborted();
-    const text = String(input.text);
+    const { text } = input;
     const started = performance.now();
     const { francAll } = await loadFranc();
     ctx.signal.throwIfAborted();

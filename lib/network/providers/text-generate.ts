@@ -1,9 +1,10 @@
 // text-generate: one chat completion from the configured OpenAI-compatible endpoint (LLM_BASE_URL,
 // LLM_API_KEY, LLM_MODEL), with the answer's format and language set in the system prompt.
+import type { ServiceInput } from "@/lib/domain/catalog";
 import { env } from "@/lib/env";
 import { ProviderError, type Provider } from "./types";
 
-export type AnswerFormat = "text" | "markdown" | "json";
+export type AnswerFormat = NonNullable<ServiceInput<"text-generate">["format"]>;
 
 const formatInstructions: Record<AnswerFormat, string> = {
   text: "Answer in plain text, without Markdown or other markup.",
@@ -63,7 +64,7 @@ function parseJsonAnswer(content: string): unknown {
 
 const isRetryableStatus = (status: number) => status === 408 || status === 429 || status >= 500;
 
-export const textGenerate: Provider = {
+export const textGenerate: Provider<"text-generate"> = {
   serviceId: "text-generate",
 
   async run(input, ctx) {
@@ -71,9 +72,7 @@ export const textGenerate: Provider = {
     const { LLM_BASE_URL: baseUrl, LLM_API_KEY: apiKey, LLM_MODEL: model } = env();
     if (!baseUrl) throw new ProviderError("PROVIDER_NOT_CONFIGURED", "No LLM endpoint is configured (LLM_BASE_URL).", false);
 
-    const prompt = String(input.prompt);
-    const format = (input.format ?? "text") as AnswerFormat;
-    const language = typeof input.language === "string" ? input.language : undefined;
+    const { prompt, format = "text", language } = input;
     const endpoint = new URL(`${baseUrl.replace(/\/+$/, "")}/chat/completions`);
     const body = {
       model,

@@ -11,7 +11,7 @@ const neutralBand = 0.05;
 export const labelOf = (score: number): SentimentLabel =>
   score >= neutralBand ? "positive" : score <= -neutralBand ? "negative" : "neutral";
 
-export const textSentiment: Provider = {
+export const textSentiment: Provider<"text-sentiment"> = {
   serviceId: "text-sentiment",
 
   async warmUp() {
@@ -20,7 +20,7 @@ export const textSentiment: Provider = {
 
   async run(input, ctx) {
     ctx.signal.throwIfAborted();
-    const text = String(input.text);
+    const { text } = input;
     if (!text.trim()) throw new ProviderError("EMPTY_TEXT", "The text is empty.", false);
 
     const started = performance.now();

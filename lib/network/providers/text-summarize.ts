@@ -109,7 +109,7 @@ export function rankSentences(texts: string[], sentenceTerms: string[][], count:
     .map(({ index, text, rank: r }) => ({ index, text, score: round4(r / best) }));
 }
 
-export const textSummarize: Provider = {
+export const textSummarize: Provider<"text-summarize"> = {
   serviceId: "text-summarize",
 
   async warmUp() {
@@ -118,8 +118,7 @@ export const textSummarize: Provider = {
 
   async run(input, ctx) {
     ctx.signal.throwIfAborted();
-    const text = String(input.text);
-    const wanted = typeof input.sentences === "number" ? input.sentences : defaultSentences;
+    const { text, sentences: wanted = defaultSentences } = input;
     if (!text.trim()) throw new ProviderError("EMPTY_TEXT", "The text is empty.", false);
 
     const started = performance.now();

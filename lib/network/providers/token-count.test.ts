@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { tokenCountModels } from "@/lib/domain/catalog";
+import { tokenCountModels, type ServiceInput } from "@/lib/domain/catalog";
 import { abortedSignal, recordingContext } from "./testing/recording-context";
 import { encodingOf, tokenCount } from "./token-count";
 
-async function count(text: string, model?: string) {
+async function count(text: string, model?: ServiceInput<"token-count">["model"]) {
   const ctx = recordingContext();
   const result = await tokenCount.run(model === undefined ? { text } : { text, model }, ctx);
   return { ...result, ctx };

@@ -18,7 +18,7 @@ const encoders: Record<string, () => Promise<{ countTokens: (text: string, optio
   cl100k_base: () => import("gpt-tokenizer/encoding/cl100k_base"),
 };
 
-export const tokenCount: Provider = {
+export const tokenCount: Provider<"token-count"> = {
   serviceId: "token-count",
 
   async warmUp() {
@@ -27,8 +27,7 @@ export const tokenCount: Provider = {
 
   async run(input, ctx) {
     ctx.signal.throwIfAborted();
-    const text = String(input.text);
-    const model = (input.model ?? defaultModel) as TokenCountModel;
+    const { text, model = defaultModel } = input;
     const encoding = encodingOf(model);
     const loadEncoder = encoders[encoding];
     if (!loadEncoder) throw new Error(`No encoder is bundled for ${encoding} (model ${model}).`);

@@ -1,6 +1,6 @@
 // What a provider is: the code a node runs for one service. Providers are pure workload code; the node
 // agent owns leases, reporting and timeouts.
-import type { ServiceId } from "@/lib/domain/catalog";
+import type { ServiceId, ServiceInput } from "@/lib/domain/catalog";
 import type { LogLevel } from "@/lib/contract/vocabulary";
 
 export interface ProviderResult {
@@ -20,13 +20,19 @@ export interface ProviderContext {
   log(level: LogLevel, message: string): void;
 }
 
-export interface Provider {
-  serviceId: ServiceId;
-  /** Input has already been validated against the catalog schema of the service. */
-  run(input: Record<string, unknown>, ctx: ProviderContext): Promise<ProviderResult>;
+/** The provider of service S: it receives S's input as the catalog schema parsed it. */
+export interface Provider<S extends ServiceId> {
+  serviceId: S;
+  run(input: ServiceInput<S>, ctx: ProviderContext): Promise<ProviderResult>;
   /** Optional warm-up (load models, start workers) and shutdown. */
   warmUp?(): Promise<void>;
   close?(): Promise<void>;
+}
+
+/** A provider as the node agent holds it: it takes a claimed job's input as it came over the wire and
+ * parses it with the service's schema before the provider sees it (available.ts). */
+export interface WireProvider extends Omit<Provider<ServiceId>, "run"> {
+  run(input: Record<string, unknown>, ctx: ProviderContext): Promise<ProviderResult>;
 }
 
 /** A failure of the workload itself. `retryable` decides between retrying and failing at once. */
