@@ -11,7 +11,7 @@ function clockTicks(): number {
 }
 
 /** utime + stime of a process in seconds, or NaN when /proc does not have it. */
-function processSeconds(pid: number): number {
+export function processSeconds(pid: number): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     // The command name (field 2) may contain spaces; the fields after its closing parenthesis are fixed.
@@ -20,6 +20,14 @@ function processSeconds(pid: number): number {
   } catch {
     return Number.NaN;
   }
+}
+
+/**
+ * CPU seconds of one database's backends, tracked for as long as the database is used (pg-stats.ts samples
+ * which backends serve it): on a server shared with other work, only what served our jobs counts.
+ */
+export interface BackendsCpu {
+  cpuSeconds(): number;
 }
 
 /** CPU seconds of every process named `postgres` (backends that exit during a phase are not counted). */
@@ -57,7 +65,7 @@ function machineTimes() {
 export interface CpuUse {
   /** The server under test (HTTP, coordinator, embedded nodes and, with PGlite, the database). */
   server: number;
-  /** PostgreSQL's processes (NaN without PostgreSQL). */
+  /** PostgreSQL: the backends of our database when tracked, else every postgres process (NaN without PostgreSQL). */
   postgres: number;
   /** This process: the load generator (and graphile-worker's worker, in its phase). */
   bench: number;
@@ -70,10 +78,11 @@ export interface CpuUse {
 }
 
 /** Starts measuring; the returned function gives the CPU used since. */
-export function measureCpu(serverPid: number | undefined, withPostgres: boolean): () => CpuUse {
+export function measureCpu(serverPid: number | undefined, postgres: boolean | BackendsCpu): () => CpuUse {
+  const postgresNow = () => (postgres === false ? Number.NaN : postgres === true ? postgresSeconds() : postgres.cpuSeconds());
   const started = performance.now();
   const server0 = serverPid ? processSeconds(serverPid) : Number.NaN;
-  const pg0 = withPostgres ? postgresSeconds() : Number.NaN;
+  const pg0 = postgresNow();
   const bench0 = process.cpuUsage();
   const m0 = machineTimes();
   return () => {
@@ -82,10 +91,16 @@ export function measureCpu(serverPid: number | undefined, withPostgres: boolean)
     const capacity = os.cpus().length * 100;
     const benchUse = process.cpuUsage(bench0);
     const server = (((serverPid ? processSeconds(serverPid) : Number.NaN) - server0) / seconds) * 100;
-    const postgres = (((withPostgres ? postgresSeconds() : Number.NaN) - pg0) / seconds) * 100;
+    const postgresUse = ((postgresNow() - pg0) / seconds) * 100;
     const bench = ((benchUse.user + benchUse.system) / 1e6 / seconds) * 100;
     const machine = ((m1.busy - m0.busy) / (m1.all - m0.all)) * capacity;
-    const known = [server, postgres, bench].filter(Number.isFinite).reduce((a, b) => a + b, 0);
-    return { server, postgres, bench, other: Math.max(0, machine - known), capacity, seconds };
+    const known = [server, postgresUse, bench].filter(Number.isFinite).reduce((a, b) => a + b, 0);
+    return { server, postgres: postgresUse, bench, other: Math.max(0, machine - known), capacity, seconds };
   };
+}
+
+/** Starts measuring several processes; the returned function gives each one's CPU seconds since. */
+export function measureProcessesCpu(pids: number[]): () => number[] {
+  const before = pids.map(processSeconds);
+  return () => pids.map((pid, i) => processSeconds(pid) - before[i]);
 }

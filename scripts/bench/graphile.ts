@@ -5,6 +5,7 @@ import { Logger, makeWorkerUtils, run, type WorkerEvents } from "graphile-worker
 import pg from "pg";
 import { measureCpu, type CpuUse } from "./cpu";
 import { submitBurst, submitSteadily } from "./jobs";
+import { trackBackendsCpu } from "./pg-stats";
 import { createThrowawayDatabase } from "@/tests/support/postgres";
 import { summarize, type Summary } from "./stats";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -29,6 +30,7 @@ export interface GraphileOptions {
 
 export async function benchGraphileWorker(options: GraphileOptions): Promise<GraphileResult> {
   const database = await createThrowawayDatabase(options.adminUrl, "en_bench_gw");
+  const backends = trackBackendsCpu(database.url);
   const errors: string[] = [];
   const logger = new Logger(() => (level, message) => {
     if (level === "error") errors.push(message);
@@ -84,7 +86,7 @@ export async function benchGraphileWorker(options: GraphileOptions): Promise<Gra
     const overhead = summarize(steady.map((a) => startOf(a.id).at - startOf(a.id).created));
     const addToStart = summarize(steady.map((a) => startOf(a.id).at - a.calledAt));
 
-    const cpu = measureCpu(undefined, true);
+    const cpu = measureCpu(undefined, backends);
     const burst = await submitBurst(options.burst.count, options.burst.submitters, add);
     await waitFor(burst.map((a) => a.id));
     const used = cpu();
@@ -107,6 +109,7 @@ export async function benchGraphileWorker(options: GraphileOptions): Promise<Gra
     await runner?.stop();
     await utils.release();
     await Promise.all(pools.map((pool) => pool.end()));
+    await backends.stop();
     await database.drop();
   }
 }

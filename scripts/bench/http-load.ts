@@ -1,7 +1,7 @@
 // Closed-loop HTTP load with autocannon. Latencies are taken from autocannon's per-response timings
 // (sub-millisecond), since its own histogram rounds to whole milliseconds.
 import autocannon from "autocannon";
-import { measureCpu, type CpuUse } from "./cpu";
+import { measureCpu, type BackendsCpu, type CpuUse } from "./cpu";
 import { summarize, type Summary } from "./stats";
 
 export interface LoadOptions {
@@ -13,7 +13,8 @@ export interface LoadOptions {
   durationSeconds: number;
   /** For the CPU figures. */
   serverPid?: number;
-  withPostgres?: boolean;
+  /** PostgreSQL's CPU: the backends of the server's database (or every postgres process, `true`). */
+  postgres?: boolean | BackendsCpu;
 }
 
 export interface LoadResult {
@@ -27,7 +28,7 @@ export interface LoadResult {
 
 export async function load(options: LoadOptions): Promise<LoadResult> {
   const latencies: number[] = [];
-  const cpu = measureCpu(options.serverPid, options.withPostgres ?? false);
+  const cpu = measureCpu(options.serverPid, options.postgres ?? false);
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
       {

@@ -16,17 +16,27 @@ export interface Submitted {
   submitMs: number;
 }
 
-export async function submitJob(server: ServerUnderTest, i: number): Promise<Submitted> {
+/** Submits job `i` to the server at `baseUrl` (any instance sharing the database) with an API key. */
+export async function submitJobTo(baseUrl: string, apiKey: string, i: number, serviceAndInput: [string, unknown] = [serviceId, jobInput(i)]): Promise<Submitted> {
+  const [service, input] = serviceAndInput;
   const started = performance.now();
-  const res = await server.developer.withKey(server.apiKey, `/api/marketplace/services/${serviceId}/execute`, {
+  const res = await fetch(`${baseUrl}/api/marketplace/services/${service}/execute`, {
     method: "POST",
-    body: JSON.stringify({ input: jobInput(i) }),
+    headers: { "x-api-key": apiKey, "content-type": "application/json" },
+    body: JSON.stringify({ input }),
   });
   const body = (await res.json()) as { jobId?: string };
   if (res.status !== 202 || !body.jobId) throw new Error(`submission failed: ${res.status} ${JSON.stringify(body)}`);
   return { jobId: body.jobId, submitMs: performance.now() - started };
 }
 
+export const submitJob = (server: ServerUnderTest, i: number) => submitJobTo(server.baseUrl, server.apiKey, i);
+
+/**
+ * Issue 11's defect 3: the largest text-summarize input (20,000 characters) as ~5,000 tiny sentences, the
+ * worst case for its ranking; it must not stall the server's HTTP while it runs.
+ */
+export const worstCaseSummarize: [string, unknown] = ["text-summarize", { text: "Go. ".repeat(5_000).trim() }];
 
 /**
  * Open loop: submission i leaves at start + i/rate whatever the previous ones are doing, so a slow

@@ -4,7 +4,7 @@
 // and the database audit; writes them into docs/benchmarks.md (its own section).
 // Options: --minutes <n> (default 10) or --seconds <n>, --users <n> virtual users (default 8).
 // DATABASE_URL (an admin URL; a throwaway database is created on it) defaults to 127.0.0.1:5432/test.
-import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -14,6 +14,7 @@ import { createThrowawayDatabase } from "@/tests/support/postgres";
 import { startNodeProcess, type Child } from "@/tests/support/processes";
 import { ensureBuild, startNextServer, type NextServer } from "@/tests/fuzz/next-server";
 import { flag } from "../cli";
+import { documentFile, writeSections } from "./document";
 import { ms, perSecond, summarize, table } from "./stats";
 
 const say = (line: string) => process.stderr.write(`[load] ${line}\n`);
@@ -22,8 +23,7 @@ const users = Number(flag("users", "8"));
 if (!(seconds > 0) || !(users > 0)) throw new Error("--minutes/--seconds and --users must be positive numbers");
 const ports = [3748, 3749];
 const adminUrl = process.env.DATABASE_URL || process.env.TEST_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test";
-const docFile = path.join(process.cwd(), "docs", "benchmarks.md");
-const markers = ["<!-- load-soak:begin -->", "<!-- load-soak:end -->"] as const;
+const docFile = path.join(process.cwd(), documentFile);
 
 /** Resident memory of a process group (a server and the workers it forks), from /proc. */
 function rssOfGroup(pgid: number): number {
@@ -55,6 +55,27 @@ const serviceInputs: [string, unknown][] = [
   ["text-summarize", { text: "Load tests find problems. They run for minutes. They mix traffic. This one writes a report." }],
   ["language-detect", { text: "This is an ordinary English sentence about load testing and servers." }],
 ];
+
+/**
+ * Liveness through the soak: GET /api/health/live every ~100 ms, alternating instances, timed like the
+ * users' requests (issue 11: it must stay fast while nodes work).
+ */
+async function probeLiveness(servers: string[], until: number, samples: Sample[]) {
+  for (let i = 0; Date.now() < until; i++) {
+    const started = performance.now();
+    let status = 0;
+    try {
+      const res = await fetch(`${servers[i % servers.length]}/api/health/live`, { signal: AbortSignal.timeout(30_000) });
+      status = res.status;
+      await res.arrayBuffer();
+    } catch {
+      status = 0;
+    }
+    samples.push({ route: "GET /api/health/live", status, ms: performance.now() - started });
+    const wait = 100 - (performance.now() - started);
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  }
+}
 
 /** One virtual user: a developer's mix of API calls and dashboard page views, alternating servers. */
 async function virtualUser(index: number, servers: string[], dev: Developer, key: string, until: number, samples: Sample[], jobs: string[]) {
@@ -147,7 +168,7 @@ async function main() {
     const started = Date.now();
     const until = started + seconds * 1000;
     const ticker = setInterval(() => say(`${Math.round((Date.now() - started) / 1000)} s: ${samples.length} requests`), 30_000);
-    await Promise.all(keys.map((key, i) => virtualUser(i, origins, dev, key, until, samples, jobs)));
+    await Promise.all([...keys.map((key, i) => virtualUser(i, origins, dev, key, until, samples, jobs)), probeLiveness(origins, until, samples)]);
     clearInterval(ticker);
     const elapsed = (Date.now() - started) / 1000;
     for (const m of memory.values()) m.end = rssOfGroup(m.pgid);
@@ -171,7 +192,7 @@ async function main() {
     }
     const section = render({ elapsed, samples, memory, audit, jobs: jobs.length });
     process.stdout.write(`${section}\n`);
-    writeSection(section);
+    writeSections(docFile, [{ name: "load-soak", body: section }]);
     say(`written to ${path.relative(process.cwd(), docFile)}`);
   } finally {
     await cleanUp();
@@ -194,12 +215,11 @@ function render(r: { elapsed: number; samples: Sample[]; memory: Map<string, { s
   const errorKinds = [...new Set(errors.map((e) => `${e.route} → ${e.status || "no answer"}`))];
   const memoryRows = [...r.memory].map(([name, m]) => [name, `${m.start.toFixed(0)} MB`, `${(m.end ?? Number.NaN).toFixed(0)} MB`]);
   return [
-    markers[0],
     "## Load soak (`npm run bench:load`)",
     "",
     `Run ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, ${(r.elapsed / 60).toFixed(1)} minutes, ${users} virtual users (each its own API key, ~20 ms think time), ` +
       `two \`next start\` instances sharing one PostgreSQL database (throwaway, on the machine's server), three standalone nodes (concurrency 4), ` +
-      `product defaults otherwise (rate limits on). ${os.cpus().length} cores (${os.cpus()[0]?.model ?? "unknown CPU"}), Node ${process.version}, ` +
+      `product defaults otherwise (rate limits on); a liveness probe (\`GET /api/health/live\` every ~100 ms, alternating instances) runs throughout and is counted with the requests. ${os.cpus().length} cores (${os.cpus()[0]?.model ?? "unknown CPU"}), Node ${process.version}, ` +
       `load average at the end ${os.loadavg().map((l) => l.toFixed(1)).join(" / ")}: the machine is shared with other work, so the figures are a floor, not a capacity.`,
     "",
     `**${total} requests in ${r.elapsed.toFixed(0)} s = ${perSecond(total / r.elapsed)}**; ${r.jobs} jobs submitted; errors other than 429: ${errors.length} ` +
@@ -212,16 +232,7 @@ function render(r: { elapsed: number; samples: Sample[]; memory: Map<string, { s
     table(["process", "start", "end"], memoryRows),
     "",
     `Audit after every job finished: ${describeAudit(r.audit)}.`,
-    markers[1],
   ].join("\n");
-}
-
-function writeSection(section: string) {
-  const existing = existsSync(docFile) ? readFileSync(docFile, "utf8") : "# Benchmarks\n";
-  const from = existing.indexOf(markers[0]);
-  const to = existing.indexOf(markers[1]);
-  const next = from >= 0 && to > from ? existing.slice(0, from) + section + existing.slice(to + markers[1].length) : `${existing.trimEnd()}\n\n${section}\n`;
-  writeFileSync(docFile, next);
 }
 
 process.once("SIGINT", () => void cleanUp().finally(() => process.exit(130)));

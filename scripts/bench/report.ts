@@ -1,9 +1,12 @@
-// Turns one run's measurements into Markdown: printed to the terminal and merged into docs/benchmarks.md,
+// Turns one run's measurements into Markdown: printed to the terminal and written into docs/benchmarks.md,
 // where each driver (PGlite, PostgreSQL) keeps its own section so the two runs complement each other.
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import type { CpuUse } from "./cpu";
 import type { GraphileResult } from "./graphile";
 import type { LoadResult } from "./http-load";
+import type { ProfileSummary } from "./profile";
+import { beyondOneMachineSection, scaleOutSection } from "./report-scale-out";
+import { databaseSection, livenessSection, profileSection, type Liveness } from "./report-work";
+import type { DatabaseWork, ScaleOutResult } from "./scale-out";
 import type { Driver } from "./server";
 import { ms, percent, perSecond, ratio, table, type Summary } from "./stats";
 
@@ -48,15 +51,24 @@ export interface NodesResults {
     failed: number;
     cpu: CpuUse;
   };
+  liveness: Liveness;
+  /** PostgreSQL runs: statements and WAL over the burst, rows over the database's life. */
+  database?: DatabaseWork;
+  profile?: ProfileSummary;
 }
 
 export interface RunResults {
   driver: Driver;
+  /** The section's heading: which database the run used. */
+  title: string;
   machine: Machine;
   http: HttpResults;
   nodes: NodesResults[];
+  scaleOut: ScaleOutResult[];
   graphile: GraphileResult[];
   graphileVersion?: string;
+  /** Where this run's CPU profiles are (`--profile`). */
+  profileDir?: string;
 }
 
 const p50p99 = (s: Summary) => `${ms(s.p50)} / ${ms(s.p99)}`;
@@ -170,7 +182,8 @@ function drainSection(r: RunResults): string {
       "EXECUTION_COMPLETED, from telemetry). graphile-worker: first created_at → last `job:complete`; its worker runs " +
       "inside the load generator's process. CPU per job = CPU time over the window ÷ jobs, for the app (our server " +
       "process: HTTP submission, coordinator and nodes; for graphile-worker, the process that adds and runs the jobs) " +
-      "and for PostgreSQL: less sensitive than jobs/s to what else runs on the machine. Provider-reported time: the " +
+      "and for PostgreSQL (the backends serving this run's database, followed through pg_stat_activity, so other work on a " +
+      "shared server does not count; its background writer and WAL writer are not included): less sensitive than jobs/s to what else runs on the machine. Provider-reported time: the " +
       "PROVIDER_REQUEST latencyMs of each job, wall time inside the provider, which includes waiting for the server's " +
       "busy event loop (the embedded nodes share it), not only counting tokens.",
     "",
@@ -262,9 +275,8 @@ function standingSection(r: RunResults): string {
 
 export function renderSection(r: RunResults): string {
   const m = r.machine;
-  const title = r.driver === "pglite" ? "Embedded database (PGlite)" : "PostgreSQL";
   return [
-    `## ${title}`,
+    `## ${r.title}`,
     "",
     `Command: \`${m.command}\` — ${m.date}`,
     "",
@@ -276,19 +288,42 @@ export function renderSection(r: RunResults): string {
     "",
     drainSection(r),
     "",
+    livenessSection(r.nodes),
+    "",
+    scaleOutSection(r),
+    "",
     comparisonSection(r),
     "",
     standingSection(r),
+    "",
+    workSection(r),
+    "",
+    beyondOneMachineSection(r),
   ]
     .filter((part, i, all) => !(part === "" && all[i - 1] === ""))
     .join("\n");
 }
 
-const header = `# Benchmarks
+/** Where the time goes: the profiles (`--profile`) and PostgreSQL's work, for the largest embedded and scale-out phases. */
+function workSection(r: RunResults): string {
+  const nodes = r.nodes[r.nodes.length - 1];
+  const scale = r.scaleOut[r.scaleOut.length - 1];
+  const parts: string[] = [];
+  if (nodes?.database) parts.push(databaseSection(`${nodes.nodes} embedded nodes, end-to-end burst`, nodes.database, nodes.burst.jobs));
+  if (scale) parts.push(databaseSection(`${scale.instances} instances with standalone nodes, end-to-end burst`, scale, scale.jobs));
+  if (nodes?.profile) parts.push(profileSection(`the server with ${nodes.nodes} embedded nodes`, nodes.profile));
+  if (scale?.profile) parts.push(profileSection(`the ${scale.instances} server instances of the scale-out (no nodes inside)`, scale.profile));
+  if (parts.length === 0) return "";
+  const where = r.profileDir ? ` Profiles: \`${r.profileDir}/\` (open in Chrome DevTools or speedscope); a profiled run is slower than an unprofiled one.` : " Run with `--profile` for CPU profiles of the servers.";
+  return ["### Where the time goes", "", `Measured in this run.${where}`, "", parts.join("\n\n")].join("\n");
+}
 
-Written by \`npm run bench\` (\`scripts/bench.ts\`): every figure below was measured in the run that wrote its
-section; nothing is copied in by hand. Run it once on the embedded database and once with \`DATABASE_URL\` set
-(PostgreSQL, which also runs graphile-worker as the reference queue); each run replaces only its own section.
+/** The document's opening: how the bench measures (its own section, rewritten by every run). */
+export function aboutSection(): string {
+  return `Written by \`npm run bench\` (\`scripts/bench.ts\`): every figure in its sections was measured in the run that wrote
+the section; nothing is copied in by hand. Run it once on the embedded database and once with \`DATABASE_URL\` set
+(PostgreSQL, which also runs graphile-worker as the reference queue and the scale-out); each run replaces only its own
+section, and every other section (the load soak's, notes) is kept as it is.
 
 How it measures:
 
@@ -296,29 +331,13 @@ How it measures:
   fresh PGlite data directory (on disk, not in memory) or a throwaway PostgreSQL database, both removed at the end;
   \`RATE_LIMIT_PER_MINUTE=0\`, a new developer and API key with a huge credit balance, the product's default sweep
   interval. "N nodes" are N embedded node agents (\`EMBEDDED_NODES=N\`) in the server process, each with the
-  product's default concurrency: the same agent code as a standalone node, on the in-process transport.
+  product's default concurrency: the same agent code as a standalone node, on the in-process transport. The
+  scale-out uses standalone node processes (\`scripts/node.ts\`) instead.
 - Figures come from a 2-core machine where the load generator shares the CPU with the server; the CPU columns say
-  how the cores were used, including by other processes that happened to run.
-`;
-
-const markers = (driver: Driver) => [`<!-- bench:${driver}:begin -->`, `<!-- bench:${driver}:end -->`] as const;
-
-/** Replaces this driver's section of the document (or adds it), keeping the other driver's. */
-export function mergeIntoDocument(file: string, driver: Driver, section: string): void {
-  const existing = existsSync(file) ? readFileSync(file, "utf8") : "";
-  const sections: Record<Driver, string> = { pglite: "", postgres: "" };
-  for (const d of ["pglite", "postgres"] as const) {
-    const [begin, end] = markers(d);
-    const from = existing.indexOf(begin);
-    const to = existing.indexOf(end);
-    if (from >= 0 && to > from) sections[d] = existing.slice(from + begin.length, to).trim();
-  }
-  sections[driver] = section.trim();
-  const body = (["pglite", "postgres"] as const)
-    .filter((d) => sections[d])
-    .map((d) => `${markers(d)[0]}\n${sections[d]}\n${markers(d)[1]}`)
-    .join("\n\n");
-  // Sections other benchmarks write (e.g. the load soak's, between its own markers) are kept as they are.
-  const others = existing.match(/<!-- (?!bench:)([\w-]+):begin -->[\s\S]*?<!-- \1:end -->/g) ?? [];
-  writeFileSync(file, `${header}\n${[body, ...others].join("\n\n")}\n`);
+  how the cores were used, including by other processes that happened to run. Compare ratios within one run.
+- \`--profile\` writes V8 CPU profiles of the server processes into \`.bench/\` (gitignored) and lists the top
+  functions by self time; \`--private-postgres\` runs against a throwaway PostgreSQL cluster started for the run
+  (\`initdb\`/\`pg_ctl\`, fsync on, \`shared_preload_libraries=pg_stat_statements\`) for statements per job and the
+  top statements, without restarting the machine's shared server; that run writes its own section beside the
+  shared server's.`;
 }

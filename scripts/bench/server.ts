@@ -1,5 +1,5 @@
 // The server under test: the real route handlers in their own process (tests/support/serve.ts), on a
-// fresh PGlite data directory or a throwaway PostgreSQL database, removed again when it stops.
+// fresh PGlite data directory or a PostgreSQL database (throwaway, or one shared by several instances).
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -10,33 +10,42 @@ import { startServerProcess, type Child } from "@/tests/support/processes";
 
 export type Driver = "pglite" | "postgres";
 
-export interface ServerUnderTest {
+export interface ServerInstance {
   baseUrl: string;
   pid: number | undefined;
+  stop(): Promise<void>;
+}
+
+export interface ServerUnderTest extends ServerInstance {
   /** A developer with a huge credit balance, and a fresh API key with every scope. */
   developer: Developer;
   apiKey: string;
-  stop(): Promise<void>;
 }
 
 export interface ServerOptions {
   driver: Driver;
-  /** PostgreSQL server to create the throwaway database on (driver "postgres"). */
+  /** PostgreSQL server to create the throwaway database on (driver "postgres", no `databaseUrl`). */
   adminUrl?: string;
+  /** A PostgreSQL database the caller owns (kept when the server stops): several instances share it. */
+  databaseUrl?: string;
   embeddedNodes: number;
   env?: Record<string, string>;
+  /** Directory for a V8 CPU profile of the server process (`node --cpu-prof`), written when it stops. */
+  cpuProfileDir?: string;
 }
 
 /** Enough that no benchmark ever runs out (the balance is a bigint). */
 const starterCredits = String(10 ** 12);
 
-export async function startServerUnderTest(options: ServerOptions): Promise<ServerUnderTest> {
+/** One server process; its own PGlite directory or throwaway database is removed when it stops. */
+export async function startServerInstance(options: ServerOptions): Promise<ServerInstance> {
   const dataDir = options.driver === "pglite" ? mkdtempSync(path.join(os.tmpdir(), "en-bench-")) : undefined;
-  const database =
-    options.driver === "postgres" ? await createThrowawayDatabase(options.adminUrl ?? "", "en_bench") : undefined;
+  const ownDatabase =
+    options.driver === "postgres" && !options.databaseUrl ? await createThrowawayDatabase(options.adminUrl ?? "", "en_bench") : undefined;
+  const databaseUrl = options.databaseUrl ?? ownDatabase?.url;
   const cleanUp = async () => {
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-    await database?.drop();
+    await ownDatabase?.drop();
   };
   // The product's own defaults where the test harness would pick test-friendly ones.
   const defaults = parseEnv({ NODE_ENV: "production" });
@@ -44,20 +53,21 @@ export async function startServerUnderTest(options: ServerOptions): Promise<Serv
   try {
     child = await startServerProcess({
       ...(dataDir ? { DATA_DIR: dataDir } : {}),
-      ...(database ? { DATABASE_URL: database.url } : {}),
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
       EMBEDDED_NODES: String(options.embeddedNodes),
       SWEEP_INTERVAL_MS: String(defaults.SWEEP_INTERVAL_MS),
       RATE_LIMIT_PER_MINUTE: "0",
       STARTER_CREDITS: starterCredits,
       LOG_LEVEL: "warn",
       ...options.env,
-    });
+    }, options.cpuProfileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`] : []);
   } catch (error) {
     await cleanUp();
     throw error;
   }
   const stop = async () => {
-    // SIGTERM: the harness stops its nodes and closes the database before exiting; SIGKILL if it hangs.
+    // SIGTERM: the harness stops its nodes and closes the database before exiting (and V8 writes the
+    // profile); SIGKILL if it hangs.
     const graceful = child.kill("SIGTERM");
     let timer: NodeJS.Timeout | undefined;
     const hung = await Promise.race([
@@ -68,13 +78,18 @@ export async function startServerUnderTest(options: ServerOptions): Promise<Serv
     if (hung) await child.kill("SIGKILL");
     await cleanUp();
   };
+  return { baseUrl: String(child.ready.baseUrl), pid: child.process.pid, stop };
+}
+
+/** A server instance with a signed-up developer and an API key. */
+export async function startServerUnderTest(options: ServerOptions): Promise<ServerUnderTest> {
+  const instance = await startServerInstance(options);
   try {
-    const baseUrl = String(child.ready.baseUrl);
-    const developer = await signUpDeveloper(baseUrl, { name: "Bench Developer" });
+    const developer = await signUpDeveloper(instance.baseUrl, { name: "Bench Developer" });
     const apiKey = await developer.createApiKey();
-    return { baseUrl, pid: child.process.pid, developer, apiKey, stop };
+    return { ...instance, developer, apiKey };
   } catch (error) {
-    await stop();
+    await instance.stop();
     throw error;
   }
 }

@@ -26,7 +26,8 @@ export interface PrivatePostgres {
   destroy(): Promise<void>;
 }
 
-export async function createPrivatePostgres(port: number): Promise<PrivatePostgres> {
+/** `settings` are extra server settings (`-c name=value`), e.g. for the bench's pg_stat_statements. */
+export async function createPrivatePostgres(port: number, settings: Record<string, string> = {}): Promise<PrivatePostgres> {
   const bin = binDir();
   const dir = mkdtempSync(path.join(tmpdir(), "en-faults-pg-"));
   const data = path.join(dir, "data");
@@ -38,7 +39,9 @@ export async function createPrivatePostgres(port: number): Promise<PrivatePostgr
   };
   if (asRoot) await run("chown", ["postgres", dir]);
   await exec("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8"]);
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`;
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200${Object.entries(settings)
+    .map(([name, value]) => ` -c ${name}=${value}`)
+    .join("")}`;
   let running = false;
   const start = async () => {
     await exec("pg_ctl", ["-D", data, "-o", options, "-l", path.join(dir, "log"), "-w", "-t", "30", "start"]);

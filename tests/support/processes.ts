@@ -10,9 +10,10 @@ export interface Child {
 }
 
 
-export function startChild(script: string, args: string[], env: Record<string, string>, readyTimeoutMs = 60_000): Promise<Child> {
+/** `nodeArgs` go to node itself (e.g. the bench's `--cpu-prof`, which NODE_OPTIONS does not accept). */
+export function startChild(script: string, args: string[], env: Record<string, string>, readyTimeoutMs = 60_000, nodeArgs: string[] = []): Promise<Child> {
   // One process (node with the tsx loader), so signals reach exactly the program under test.
-  const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
+  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", script, ...args], {
     cwd: process.cwd(),
     env: { ...process.env, LOG_LEVEL: "warn", ...env },
     detached: true,
@@ -52,6 +53,6 @@ export function startChild(script: string, args: string[], env: Record<string, s
   });
 }
 
-export const startServerProcess = (env: Record<string, string>) => startChild("tests/support/serve.ts", [], env);
+export const startServerProcess = (env: Record<string, string>, nodeArgs: string[] = []) => startChild("tests/support/serve.ts", [], env, 60_000, nodeArgs);
 export const startNodeProcess = (baseUrl: string, token: string, args: string[] = [], env: Record<string, string> = {}) =>
   startChild("scripts/node.ts", ["--url", baseUrl, "--token", token, ...args], env);
