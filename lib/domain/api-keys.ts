@@ -6,6 +6,7 @@ import { accounts, apiKeys } from "@/lib/db/schema";
 import { limits } from "@/lib/limits";
 import { log } from "@/lib/log";
 import { requireProfile } from "./accounts";
+import { changeApiKey, keyCache, signalApiKeyChange, type CachedKey } from "./api-key-cache";
 import { DomainError, notFound } from "./errors";
 import { isUuid } from "./ids";
 import { db } from "./database";
@@ -101,12 +102,18 @@ const ownKey = (accountId: string, keyId: string) => and(eq(apiKeys.id, keyId), 
 export async function revokeApiKey(accountId: string, keyId: string) {
   if (!isUuid(keyId)) throw notFound("KEY_NOT_FOUND", "The API key");
   const d = await db();
-  await d
-    .update(apiKeys)
-    .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())`, previousSecretHash: null, previousExpiresAt: null })
-    .where(ownKey(accountId, keyId));
-  const [row] = await d.select().from(apiKeys).where(ownKey(accountId, keyId));
-  if (!row) throw notFound("KEY_NOT_FOUND", "The API key");
+  const row = await changeApiKey(keyId, () =>
+    d.transaction(async (tx) => {
+      const [revoked] = await tx
+        .update(apiKeys)
+        .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())`, previousSecretHash: null, previousExpiresAt: null })
+        .where(ownKey(accountId, keyId))
+        .returning();
+      if (!revoked) throw notFound("KEY_NOT_FOUND", "The API key");
+      await signalApiKeyChange(tx, keyId);
+      return revoked;
+    }),
+  );
   return toApiKey(row);
 }
 
@@ -115,26 +122,29 @@ export async function rotateApiKey(accountId: string, keyId: string, gracePeriod
   if (!isUuid(keyId)) throw notFound("KEY_NOT_FOUND", "The API key");
   const secret = generateSecret();
   const d = await db();
-  return d.transaction(async (tx) => {
-    const [current] = await tx.select().from(apiKeys).where(ownKey(accountId, keyId)).for("update");
-    if (!current) throw notFound("KEY_NOT_FOUND", "The API key");
-    if (current.revokedAt) throw new DomainError("KEY_REVOKED", "A revoked key cannot be rotated.");
-    // Its new secret would be shown to the browser; revoking it makes the dashboard create a fresh one.
-    if (current.kind === "dashboard") {
-      throw new DomainError("KEY_MANAGED", "The dashboard's own key cannot be rotated; revoke it and the dashboard creates a new one on its next Run.");
-    }
-    const [row] = await tx
-      .update(apiKeys)
-      .set({
-        secretHash: hashSecret(secret),
-        prefix: prefixOf(secret),
-        previousSecretHash: gracePeriodSeconds > 0 ? current.secretHash : null,
-        previousExpiresAt: gracePeriodSeconds > 0 ? sql`now() + make_interval(secs => ${gracePeriodSeconds})` : null,
-      })
-      .where(eq(apiKeys.id, keyId))
-      .returning();
-    return { ...toApiKey(row), key: secret };
-  });
+  return changeApiKey(keyId, () =>
+    d.transaction(async (tx) => {
+      const [current] = await tx.select().from(apiKeys).where(ownKey(accountId, keyId)).for("update");
+      if (!current) throw notFound("KEY_NOT_FOUND", "The API key");
+      if (current.revokedAt) throw new DomainError("KEY_REVOKED", "A revoked key cannot be rotated.");
+      // Its new secret would be shown to the browser; revoking it makes the dashboard create a fresh one.
+      if (current.kind === "dashboard") {
+        throw new DomainError("KEY_MANAGED", "The dashboard's own key cannot be rotated; revoke it and the dashboard creates a new one on its next Run.");
+      }
+      const [row] = await tx
+        .update(apiKeys)
+        .set({
+          secretHash: hashSecret(secret),
+          prefix: prefixOf(secret),
+          previousSecretHash: gracePeriodSeconds > 0 ? current.secretHash : null,
+          previousExpiresAt: gracePeriodSeconds > 0 ? sql`now() + make_interval(secs => ${gracePeriodSeconds})` : null,
+        })
+        .where(eq(apiKeys.id, keyId))
+        .returning();
+      await signalApiKeyChange(tx, keyId);
+      return { ...toApiKey(row), key: secret };
+    }),
+  );
 }
 
 export interface ApiKeyPrincipal {
@@ -150,8 +160,27 @@ const lastUsedResolutionMs = 30_000;
 export async function authenticateApiKey(secret: string): Promise<ApiKeyPrincipal | null> {
   if (!/^dev_[0-9A-Za-z]{32,64}$/.test(secret)) return null;
   const hash = hashSecret(secret);
-  const d = await db();
-  const [row] = await d
+  const cache = await keyCache();
+  let key = cache.get(hash);
+  if (!key) {
+    key = await lookUpKey(hash);
+    if (!key) return null;
+    cache.set(hash, key);
+  }
+  // lastUsedAt is kept to within 30 s, so a busy key does not write on every request.
+  if (Date.now() - key.lastUsedAtMs > lastUsedResolutionMs) {
+    key.lastUsedAtMs = Date.now();
+    await (await db())
+      .update(apiKeys)
+      .set({ lastUsedAt: sql`now()` })
+      .where(eq(apiKeys.id, key.keyId))
+      .catch((err: unknown) => log.warn("could not record key use", { keyId: key.keyId, err }));
+  }
+  return { accountId: key.accountId, keyId: key.keyId, scopes: key.scopes };
+}
+
+async function lookUpKey(hash: string): Promise<CachedKey | undefined> {
+  const [row] = await (await db())
     .select()
     .from(apiKeys)
     .where(
@@ -161,14 +190,15 @@ export async function authenticateApiKey(secret: string): Promise<ApiKeyPrincipa
         or(isNull(apiKeys.expiresAt), sql`${apiKeys.expiresAt} > now()`),
       ),
     );
-  if (!row || !(sameHash(hash, row.secretHash) || sameHash(hash, row.previousSecretHash))) return null;
-  // lastUsedAt is kept to within 30 s, so a busy key does not write on every request.
-  if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > lastUsedResolutionMs) {
-    await d
-      .update(apiKeys)
-      .set({ lastUsedAt: sql`now()` })
-      .where(eq(apiKeys.id, row.id))
-      .catch((err: unknown) => log.warn("could not record key use", { keyId: row.id, err }));
-  }
-  return { accountId: row.accountId, keyId: row.id, scopes: row.scopes };
+  if (!row) return undefined;
+  const isCurrent = sameHash(hash, row.secretHash);
+  if (!isCurrent && !sameHash(hash, row.previousSecretHash)) return undefined;
+  const ends = [row.expiresAt, isCurrent ? null : row.previousExpiresAt].flatMap((at) => (at ? [at.getTime()] : []));
+  return {
+    accountId: row.accountId,
+    keyId: row.id,
+    scopes: row.scopes,
+    validUntilMs: Math.min(Infinity, ...ends),
+    lastUsedAtMs: row.lastUsedAt?.getTime() ?? 0,
+  };
 }

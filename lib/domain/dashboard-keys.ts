@@ -4,6 +4,7 @@ import { and, eq, isNotNull, isNull, or, sql } from "drizzle-orm";
 import type { Tx } from "@/lib/db/client";
 import { accounts, apiKeys, dashboardKeys } from "@/lib/db/schema";
 import { requireProfile } from "./accounts";
+import { signalApiKeyChange } from "./api-key-cache";
 import { hashSecret, insertApiKey } from "./api-keys";
 import { db } from "./database";
 import { seal, unseal } from "./sealing";
@@ -59,6 +60,7 @@ export async function dashboardKeyFor(accountId: string): Promise<DashboardKey> 
       .returning({ apiKeyId: dashboardKeys.apiKeyId });
     for (const { apiKeyId } of retired) {
       await tx.update(apiKeys).set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())` }).where(eq(apiKeys.id, apiKeyId));
+      await signalApiKeyChange(tx, apiKeyId);
     }
     const { row, secret } = await insertApiKey(tx, accountId, { name: dashboardKeyName, scopes: dashboardKeyScopes, kind: "dashboard" });
     await tx.insert(dashboardKeys).values({ apiKeyId: row.id, accountId, sealedSecret: seal("dashboard-keys", secret, row.id) });

@@ -1,22 +1,16 @@
-// Jobs as developers see them: submission (with idempotency and the credit debit in one transaction),
-// reads scoped to the owner, and cancellation.
-import { randomUUID } from "node:crypto";
+// Jobs as developers see them: submission (lib/domain/submission.ts), reads scoped to the owner, and
+// cancellation.
 import { and, asc, count, desc, eq, getTableColumns, gte, lte, sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/lib/db/client";
 import { jobEvents, jobLogs, jobs, nodes } from "@/lib/db/schema";
-import { env } from "@/lib/env";
 import { limits } from "@/lib/limits";
-import { isServiceId, serviceInputs } from "./catalog";
-import { applyLedgerEntry } from "./credits";
-import { DomainError, issuesOf, notFound } from "./errors";
-import { findReplay, isUniqueViolation, requestFingerprint, storeResponse, type StoredResponse } from "./idempotency";
-import { recordJobChange, recordJobCreation, recordStopOutcome, type JobRow } from "./job-log";
+import { DomainError, notFound } from "./errors";
+import { recordStopOutcome, type JobRow } from "./job-log";
 import { stopOutcome } from "./job-machine";
 import type { JobStatus } from "@/lib/contract/vocabulary";
 import { offsetOf, pageOf, type PageRequest } from "./pagination";
 import { isUuid } from "./ids";
 import { db } from "./database";
-import { findService } from "./services";
 import type * as wire from "@/lib/contract/schemas";
 import type { ExecutionJob, TelemetryEvent } from "@/lib/contract/schemas";
 export type { ExecutionJob, TelemetryEvent };
@@ -48,103 +42,9 @@ export function toExecutionJob(row: JobRow, node: NodeInfo): ExecutionJob {
 }
 
 
-// ── Submission ─────────────────────────────────────────────────────────────────────────────────────
+// ── Submission (lib/domain/submission.ts) ────────────────────────────────────────────────────────
 
-export interface Submission {
-  accountId: string;
-  apiKeyId: string | null;
-  serviceId: string;
-  input: Record<string, unknown>;
-  idempotencyKey?: string;
-}
-
-export interface SubmissionOutcome {
-  response: StoredResponse & { body: ExecutionJob };
-  replayed: boolean;
-}
-
-async function createJob(tx: Tx, submission: Submission, fingerprint: string): Promise<ExecutionJob> {
-  const { accountId, serviceId } = submission;
-  const service = isServiceId(serviceId) ? await findService(tx, serviceId) : undefined;
-  if (!service || !isServiceId(serviceId)) throw new DomainError("SERVICE_NOT_FOUND", `There is no service '${serviceId}'.`);
-  if (service.status !== "active") throw new DomainError("SERVICE_DISABLED", `The service '${serviceId}' is disabled.`);
-  const parsed = serviceInputs[serviceId].safeParse(submission.input);
-  if (!parsed.success) {
-    throw new DomainError("INVALID_SERVICE_INPUT", `The input is not valid for '${serviceId}'.`, {
-      issues: issuesOf(parsed.error),
-    });
-  }
-  const jobId = randomUUID();
-  const workflowRunId = randomUUID();
-  const config = env();
-  const maxAttempts = config.JOB_MAX_ATTEMPTS;
-  const row = await recordJobCreation(
-    tx,
-    {
-      id: jobId,
-      workflowRunId,
-      accountId,
-      apiKeyId: submission.apiKeyId,
-      serviceId,
-      status: "queued",
-      input: parsed.data,
-      creditCost: service.creditCost,
-      maxAttempts,
-      timeoutMs: config.JOB_TIMEOUT_MS,
-    },
-    [
-      { type: "JOB_CREATED", data: { serviceId, creditCost: service.creditCost } },
-      { type: "WORKFLOW_INITIALIZED", data: { workflowRunId, maxAttempts } },
-    ],
-    [{ level: "info", source: "platform", message: `Job accepted for ${serviceId}; ${service.creditCost} credits charged.` }],
-  );
-  // The response shows the job as created; in the same transaction it is offered to the nodes.
-  const job = toExecutionJob(row, null);
-  if (submission.idempotencyKey) {
-    await storeResponse(tx, { accountId, key: submission.idempotencyKey, fingerprint, jobId, response: { status: 202, body: job } });
-  }
-  await recordJobChange(tx, jobId, {
-    to: "routing",
-    from: ["queued"],
-    set: { routingStartedAt: sql`now()` },
-    events: [{ type: "ROUTING_STARTED", data: { attempt: 1 } }],
-  });
-  // The debit comes last so the account row is locked for the shortest time; a 402 rolls everything back.
-  if (service.creditCost > 0) {
-    await applyLedgerEntry(tx, { accountId, type: "charge", amount: -service.creditCost, jobId, description: `${serviceId} job` });
-  }
-  return job;
-}
-
-/**
- * Execute (CONTRACT §4). Check order after the route's key/scope/shape checks: idempotency → service →
- * input → credits → create. A request that fails any check rolls back and consumes no key.
- */
-export async function submitJob(submission: Submission): Promise<SubmissionOutcome> {
-  const d = await db();
-  const { accountId, idempotencyKey } = submission;
-  const fingerprint = requestFingerprint(submission.serviceId, submission.input);
-  const replay = async (): Promise<SubmissionOutcome | undefined> => {
-    if (!idempotencyKey) return undefined;
-    const stored = await findReplay(d, accountId, idempotencyKey, fingerprint);
-    return stored && { response: stored as SubmissionOutcome["response"], replayed: true };
-  };
-
-  const earlier = await replay();
-  if (earlier) return earlier;
-  let job: ExecutionJob;
-  try {
-    job = await d.transaction((tx) => createJob(tx, submission, fingerprint));
-  } catch (error) {
-    // A concurrent request with the same key committed first: answer with its response.
-    if (isUniqueViolation(error)) {
-      const winner = await replay();
-      if (winner) return winner;
-    }
-    throw error;
-  }
-  return { response: { status: 202, body: job }, replayed: false };
-}
+export { submitJob, type Submission, type SubmissionOutcome } from "./submission";
 
 // ── Reads, scoped to the owner ─────────────────────────────────────────────────────────────────────
 

@@ -5,7 +5,7 @@ import { services } from "@/lib/db/schema";
 import { db } from "./database";
 import type { ExecutionService } from "@/lib/contract/schemas";
 
-type ServiceRow = typeof services.$inferSelect;
+export type ServiceRow = typeof services.$inferSelect;
 
 export function toExecutionService(row: ServiceRow): ExecutionService {
   return {

@@ -6,6 +6,8 @@ import { readyDatabase } from "./database";
 
 export const jobChannel = "en_jobs";
 export const workChannel = "en_work";
+/** "API key X was revoked or rotated": every instance drops it from its key cache (lib/domain/api-key-cache.ts). */
+export const apiKeyChannel = "en_api_keys";
 
 export async function signal(tx: Tx, channel: string, payload: string): Promise<void> {
   await (await readyDatabase()).notify(tx, channel, payload);

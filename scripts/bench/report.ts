@@ -329,7 +329,7 @@ How it measures:
 
 - The server under test is the real route handlers served by \`tests/support/serve.ts\` in a child process, on a
   fresh PGlite data directory (on disk, not in memory) or a throwaway PostgreSQL database, both removed at the end;
-  \`RATE_LIMIT_PER_MINUTE=0\`, a new developer and API key with a huge credit balance, the product's default sweep
+  \`RATE_LIMIT_PER_MINUTE=0\` and \`ACCOUNT_RATE_PER_MINUTE=0\`, a new developer and API key with a huge credit balance, the product's default sweep
   interval. "N nodes" are N embedded node agents (\`EMBEDDED_NODES=N\`) in the server process, each with the
   product's default concurrency: the same agent code as a standalone node, on the in-process transport. The
   scale-out uses standalone node processes (\`scripts/node.ts\`) instead.

@@ -57,6 +57,7 @@ export async function startServerInstance(options: ServerOptions): Promise<Serve
       EMBEDDED_NODES: String(options.embeddedNodes),
       SWEEP_INTERVAL_MS: String(defaults.SWEEP_INTERVAL_MS),
       RATE_LIMIT_PER_MINUTE: "0",
+      ACCOUNT_RATE_PER_MINUTE: "0",
       STARTER_CREDITS: starterCredits,
       LOG_LEVEL: "warn",
       ...options.env,

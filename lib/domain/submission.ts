@@ -1,0 +1,250 @@
+// Submission (CONTRACT §4): the checks, then the job, its first telemetry and log line, the credit charge and
+// the idempotency record, together or not at all. Usually that is one SQL statement (a single statement is
+// its own transaction, so there is no BEGIN/COMMIT either); a developer with webhook endpoints takes the
+// general path, which also writes the outbox (lib/domain/webhook-outbox.ts).
+import { randomUUID } from "node:crypto";
+import { sql } from "drizzle-orm";
+import type { Db, Tx } from "@/lib/db/client";
+import { accounts, creditLedger, idempotencyKeys, jobEvents, jobLogs, jobs, webhookEndpoints } from "@/lib/db/schema";
+import { env } from "@/lib/env";
+import { isServiceId, serviceInputs } from "./catalog";
+import { applyLedgerEntry } from "./credits";
+import { DomainError, issuesOf } from "./errors";
+import { findReplay, isUniqueViolation, requestFingerprint, storeResponse, type StoredResponse } from "./idempotency";
+import { recordJobChange, recordJobCreation, type EventInput, type JobRow, type LogInput } from "./job-log";
+import { assertTransition } from "./job-machine";
+import { toExecutionJob } from "./jobs";
+import { db } from "./database";
+import { findService, type ServiceRow } from "./services";
+import { signal, workChannel } from "./signals";
+import { eventTypesOf } from "./webhook-outbox";
+import type { ExecutionJob } from "@/lib/contract/schemas";
+
+export interface Submission {
+  accountId: string;
+  apiKeyId: string | null;
+  serviceId: string;
+  input: Record<string, unknown>;
+  idempotencyKey?: string;
+}
+
+export interface SubmissionOutcome {
+  response: StoredResponse & { body: ExecutionJob };
+  replayed: boolean;
+}
+
+/** A checked submission: the job to create, as it is born (queued) before it is offered to the nodes. */
+interface NewJob {
+  row: Omit<JobRow, "createdAt" | "updatedAt">;
+  created: { events: EventInput[]; logs: LogInput[] };
+  routed: { events: EventInput[] };
+  idempotency?: { key: string; fingerprint: string };
+}
+
+// Every job is created queued and routed in the same transaction (or statement).
+assertTransition("queued", "routing");
+
+/**
+ * The catalog row of a service, read at most every few seconds per process: rows change only when an
+ * instance starts and seeds the catalog (lib/domain/database.ts), so a status change shows within seconds.
+ */
+const serviceLifetimeMs = 5_000;
+const knownServices = new Map<string, { row: Promise<ServiceRow | undefined>; until: number }>();
+
+function cachedService(d: Db, serviceId: string): Promise<ServiceRow | undefined> {
+  const known = knownServices.get(serviceId);
+  if (known && Date.now() < known.until) return known.row;
+  const row = findService(d, serviceId);
+  knownServices.set(serviceId, { row, until: Date.now() + serviceLifetimeMs });
+  row.catch(() => knownServices.delete(serviceId));
+  return row;
+}
+
+/** Service (404, 409 disabled), then input (422): the job a valid submission creates. */
+async function checkSubmission(d: Db, submission: Submission, fingerprint: string): Promise<NewJob> {
+  const { accountId, serviceId } = submission;
+  const service = isServiceId(serviceId) ? await cachedService(d, serviceId) : undefined;
+  if (!service || !isServiceId(serviceId)) throw new DomainError("SERVICE_NOT_FOUND", `There is no service '${serviceId}'.`);
+  if (service.status !== "active") throw new DomainError("SERVICE_DISABLED", `The service '${serviceId}' is disabled.`);
+  const parsed = serviceInputs[serviceId].safeParse(submission.input);
+  if (!parsed.success) {
+    throw new DomainError("INVALID_SERVICE_INPUT", `The input is not valid for '${serviceId}'.`, {
+      issues: issuesOf(parsed.error),
+    });
+  }
+  const config = env();
+  const id = randomUUID();
+  const workflowRunId = randomUUID();
+  const { creditCost } = service;
+  const maxAttempts = config.JOB_MAX_ATTEMPTS;
+  const created = {
+    events: [
+      { type: "JOB_CREATED", data: { serviceId, creditCost } },
+      { type: "WORKFLOW_INITIALIZED", data: { workflowRunId, maxAttempts } },
+    ] satisfies EventInput[],
+    logs: [{ level: "info", source: "platform", message: `Job accepted for ${serviceId}; ${creditCost} credits charged.` }] satisfies LogInput[],
+  };
+  return {
+    row: {
+      id,
+      workflowRunId,
+      accountId,
+      apiKeyId: submission.apiKeyId,
+      serviceId,
+      status: "queued",
+      progress: 0,
+      input: parsed.data,
+      creditCost,
+      attempt: 0,
+      maxAttempts,
+      timeoutMs: config.JOB_TIMEOUT_MS,
+      assignedNodeId: null,
+      assignedAt: null,
+      leaseExpiresAt: null,
+      routingStartedAt: null,
+      nextAttemptAt: null,
+      result: null,
+      error: null,
+      eventSeq: created.events.length,
+      logSeq: created.logs.length,
+      startedAt: null,
+      completedAt: null,
+    },
+    created,
+    routed: { events: [{ type: "ROUTING_STARTED", data: { attempt: 1 } }] },
+    idempotency: submission.idempotencyKey ? { key: submission.idempotencyKey, fingerprint } : undefined,
+  };
+}
+
+/** The response shows the job as created (queued), at the database's time of creation. */
+const asCreated = (job: NewJob, createdAt: Date): ExecutionJob => toExecutionJob({ ...job.row, createdAt, updatedAt: createdAt }, null);
+
+/** An ISO-8601 UTC time with milliseconds, exactly as Date#toISOString writes it (both truncate). */
+const isoOf = (column: ReturnType<typeof sql>) => sql`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/**
+ * The whole creation in one statement: charge (only while the balance covers it), job born routing, its
+ * events and log line, ledger entry, idempotency record. Nothing is written when the balance is short
+ * (→ `createdAt` null) or when the developer has webhook endpoints for the job's first status changes
+ * (→ `subscribed`: the caller takes the general path). A concurrent request with the same idempotency key
+ * fails the whole statement on the key's primary key.
+ */
+async function createInOneStatement(d: Db, job: NewJob): Promise<{ subscribed: boolean; createdAt: string | null }> {
+  const { row } = job;
+  const routedEvents = job.routed.events;
+  const events = [...job.created.events, ...routedEvents].map((e, i) => ({ sequence: i + 1, type: e.type, data: e.data ?? null }));
+  const logs = job.created.logs.map((l, i) => ({ sequence: i + 1, level: l.level, source: l.source, message: l.message }));
+  const webhookTypes = [...new Set([...eventTypesOf("queued"), ...eventTypesOf("routing")])];
+  // The stored response gets its times from the same clock as the job row.
+  const template = JSON.stringify(asCreated(job, new Date(0)));
+  const key = job.idempotency;
+  const result = await d.execute(sql`
+    with subscribed as (
+      select exists (
+        select 1 from ${webhookEndpoints}
+        where account_id = ${row.accountId} and status = 'enabled' and events && ${`{${webhookTypes.join(",")}}`}::text[]
+      ) as yes
+    ),
+    charge as (
+      update ${accounts} set credit_balance = credit_balance - ${row.creditCost}, credit_updated_at = now()
+      where id = ${row.accountId} and credit_balance >= ${row.creditCost} and ${row.creditCost} > 0 and not (select yes from subscribed)
+      returning credit_balance
+    ),
+    allowed as (
+      select 1 from charge
+      union all
+      select 1 where ${row.creditCost} = 0 and not (select yes from subscribed)
+    ),
+    job as (
+      insert into ${jobs} (id, workflow_run_id, account_id, api_key_id, service_id, status, input, credit_cost,
+                           max_attempts, timeout_ms, routing_started_at, event_seq, log_seq)
+      select ${row.id}::uuid, ${row.workflowRunId}::uuid, ${row.accountId}::uuid, ${row.apiKeyId}::uuid, ${row.serviceId}, 'routing',
+             ${JSON.stringify(row.input)}::jsonb, ${row.creditCost}::int, ${row.maxAttempts}::int, ${row.timeoutMs}::int, now(),
+             ${events.length}::int, ${logs.length}::int
+      from allowed
+      returning created_at
+    ),
+    appended_events as (
+      insert into ${jobEvents} (job_id, sequence, type, attempt, data)
+      select ${row.id}::uuid, e.sequence, e.type, 0, e.data
+      from job, jsonb_to_recordset(${JSON.stringify(events)}::jsonb) as e(sequence int, type text, data jsonb)
+    ),
+    appended_logs as (
+      insert into ${jobLogs} (job_id, sequence, level, source, message)
+      select ${row.id}::uuid, l.sequence, l.level, l.source, l.message
+      from job, jsonb_to_recordset(${JSON.stringify(logs)}::jsonb) as l(sequence int, level text, source text, message text)
+    ),
+    ledger as (
+      insert into ${creditLedger} (account_id, type, amount, balance_after, job_id, description)
+      select ${row.accountId}::uuid, 'charge', ${-row.creditCost}::bigint, credit_balance, ${row.id}::uuid, ${`${row.serviceId} job`}
+      from charge
+    ),
+    remembered as (
+      insert into ${idempotencyKeys} (account_id, key, fingerprint, job_id, response_status, response_body)
+      select ${row.accountId}::uuid, ${key?.key ?? null}::text, ${key?.fingerprint ?? null}::text, ${row.id}::uuid, 202,
+             jsonb_set(jsonb_set(${template}::jsonb, '{createdAt}', to_jsonb(j.iso)), '{updatedAt}', to_jsonb(j.iso))
+      from (select ${isoOf(sql`created_at`)} as iso from job) j
+      where ${key !== undefined}
+    )
+    select (select yes from subscribed) as subscribed, (select ${isoOf(sql`created_at`)} from job) as created_at`);
+  const [outcome] = (result as unknown as { rows: { subscribed: boolean; created_at: string | null }[] }).rows;
+  return { subscribed: outcome.subscribed, createdAt: outcome.created_at };
+}
+
+/** The same creation as a transaction of the general writers, which also fill the webhook outbox. */
+async function createInTransaction(tx: Tx, job: NewJob): Promise<ExecutionJob> {
+  const { row } = job;
+  const created = await recordJobCreation(tx, row, job.created.events, job.created.logs);
+  const body = toExecutionJob(created, null);
+  if (job.idempotency) {
+    await storeResponse(tx, { accountId: row.accountId, ...job.idempotency, jobId: row.id, response: { status: 202, body } });
+  }
+  await recordJobChange(tx, row.id, { to: "routing", from: ["queued"], set: { routingStartedAt: sql`now()` }, events: job.routed.events });
+  // The debit comes last so the account row is locked for the shortest time; a 402 rolls everything back.
+  if (row.creditCost > 0) {
+    await applyLedgerEntry(tx, { accountId: row.accountId, type: "charge", amount: -row.creditCost, jobId: row.id, description: `${row.serviceId} job` });
+  }
+  return body;
+}
+
+const insufficientCredits = (job: NewJob) =>
+  new DomainError("INSUFFICIENT_CREDITS", "Not enough credits for this request.", { required: job.row.creditCost });
+
+async function createJob(d: Db, job: NewJob): Promise<ExecutionJob> {
+  const { subscribed, createdAt } = await createInOneStatement(d, job);
+  if (subscribed) return d.transaction((tx) => createInTransaction(tx, job));
+  if (createdAt === null) throw insufficientCredits(job);
+  // The nodes waiting for this service wake up now that the job is committed.
+  await signal(d, workChannel, job.row.serviceId);
+  return asCreated(job, new Date(createdAt));
+}
+
+/**
+ * Execute (CONTRACT §4). Check order after the route's key/scope/shape checks: idempotency → service →
+ * input → credits → create. A request that fails any check writes nothing and consumes no key.
+ */
+export async function submitJob(submission: Submission): Promise<SubmissionOutcome> {
+  const d = await db();
+  const { accountId, idempotencyKey } = submission;
+  const fingerprint = requestFingerprint(submission.serviceId, submission.input);
+  const replay = async (): Promise<SubmissionOutcome | undefined> => {
+    if (!idempotencyKey) return undefined;
+    const stored = await findReplay(d, accountId, idempotencyKey, fingerprint);
+    return stored && { response: stored as SubmissionOutcome["response"], replayed: true };
+  };
+
+  const earlier = await replay();
+  if (earlier) return earlier;
+  let body: ExecutionJob;
+  try {
+    body = await createJob(d, await checkSubmission(d, submission, fingerprint));
+  } catch (error) {
+    // A concurrent request with the same key committed first: answer with its response.
+    if (isUniqueViolation(error)) {
+      const winner = await replay();
+      if (winner) return winner;
+    }
+    throw error;
+  }
+  return { response: { status: 202, body }, replayed: false };
+}
