@@ -16,7 +16,7 @@ import { assertTransition } from "./job-machine";
 import { toExecutionJob } from "./jobs";
 import { db } from "./database";
 import { findService, type ServiceRow } from "./services";
-import { signal, workChannel } from "./signals";
+import { signal, signalsInline, workChannel } from "./signals";
 import { eventTypesOf } from "./webhook-outbox";
 import type { ExecutionJob } from "@/lib/contract/schemas";
 
@@ -127,9 +127,10 @@ const isoOf = (column: ReturnType<typeof sql>) => sql`to_char(${column} at time 
  * events and log line, ledger entry, idempotency record. Nothing is written when the balance is short
  * (→ `createdAt` null) or when the developer has webhook endpoints for the job's first status changes
  * (→ `subscribed`: the caller takes the general path). A concurrent request with the same idempotency key
- * fails the whole statement on the key's primary key.
+ * fails the whole statement on the key's primary key. On PostgreSQL the statement also signals the waiting
+ * nodes (`signalled`; NOTIFY is delivered at its commit), so a submission is one round trip.
  */
-async function createInOneStatement(d: Db, job: NewJob): Promise<{ subscribed: boolean; createdAt: string | null }> {
+async function createInOneStatement(d: Db, job: NewJob): Promise<{ subscribed: boolean; createdAt: string | null; signalled: boolean }> {
   const { row } = job;
   const routedEvents = job.routed.events;
   const events = [...job.created.events, ...routedEvents].map((e, i) => ({ sequence: i + 1, type: e.type, data: e.data ?? null }));
@@ -138,6 +139,9 @@ async function createInOneStatement(d: Db, job: NewJob): Promise<{ subscribed: b
   // The stored response gets its times from the same clock as the job row.
   const template = JSON.stringify(asCreated(job, new Date(0)));
   const key = job.idempotency;
+  const inline = await signalsInline();
+  // pg_notify returns void: selected only for its effect, once when the job was created.
+  const signals = inline ? sql`, (select pg_notify(${workChannel}, ${row.serviceId}) from job) as signalled` : sql``;
   const result = await d.execute(sql`
     with subscribed as (
       select exists (
@@ -186,9 +190,9 @@ async function createInOneStatement(d: Db, job: NewJob): Promise<{ subscribed: b
       from (select ${isoOf(sql`created_at`)} as iso from job) j
       where ${key !== undefined}
     )
-    select (select yes from subscribed) as subscribed, (select ${isoOf(sql`created_at`)} from job) as created_at`);
+    select (select yes from subscribed) as subscribed, (select ${isoOf(sql`created_at`)} from job) as created_at${signals}`);
   const [outcome] = (result as unknown as { rows: { subscribed: boolean; created_at: string | null }[] }).rows;
-  return { subscribed: outcome.subscribed, createdAt: outcome.created_at };
+  return { subscribed: outcome.subscribed, createdAt: outcome.created_at, signalled: inline };
 }
 
 /** The same creation as a transaction of the general writers, which also fill the webhook outbox. */
@@ -211,11 +215,11 @@ const insufficientCredits = (job: NewJob) =>
   new DomainError("INSUFFICIENT_CREDITS", "Not enough credits for this request.", { required: job.row.creditCost });
 
 async function createJob(d: Db, job: NewJob): Promise<ExecutionJob> {
-  const { subscribed, createdAt } = await createInOneStatement(d, job);
+  const { subscribed, createdAt, signalled } = await createInOneStatement(d, job);
   if (subscribed) return d.transaction((tx) => createInTransaction(tx, job));
   if (createdAt === null) throw insufficientCredits(job);
-  // The nodes waiting for this service wake up now that the job is committed.
-  await signal(d, workChannel, job.row.serviceId);
+  // The nodes waiting for this service wake up now that the job is committed (PGlite: its in-process bus).
+  if (!signalled) await signal(d, workChannel, job.row.serviceId);
   return asCreated(job, new Date(createdAt));
 }
 

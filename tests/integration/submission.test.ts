@@ -1,8 +1,9 @@
 // The 202 of a submission is the job as it was created, with the database's time of creation: the same
 // time its own route and its JOB_CREATED event show, and the one an idempotent replay repeats.
 import { describe, expect, it } from "vitest";
+import { onSignal, workChannel } from "@/lib/domain/signals";
 import { isoTime } from "../support/expect-error";
-import { execute, getJob, telemetry } from "../support/jobs";
+import { eventually, execute, getJob, telemetry } from "../support/jobs";
 import { withDeveloper } from "../support/with-developer";
 
 const ctx = withDeveloper({ embeddedNodes: 0 });
@@ -23,5 +24,19 @@ describe("the response to a submission", () => {
     const replay = await request();
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
     expect(await replay.json()).toEqual(body);
+  });
+});
+
+describe("a submission's signal", () => {
+  it("wakes the nodes waiting for the job's service, once the job is committed", async () => {
+    const heard: string[] = [];
+    const stopListening = await onSignal(workChannel, (serviceId) => heard.push(serviceId));
+    try {
+      const response = await execute(ctx.dev, ctx.key, "token-count", { text: "Is anyone waiting?" });
+      expect(response.status).toBe(202);
+      expect(await eventually(async () => heard, (signals) => signals.length > 0)).toEqual(["token-count"]);
+    } finally {
+      await stopListening();
+    }
   });
 });
