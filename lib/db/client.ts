@@ -2,8 +2,8 @@
 // One instance per process (lib/singleton.ts).
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { sql } from "drizzle-orm";
-import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { sql, type SQL } from "drizzle-orm";
+import { PgDialect, type PgDatabase, type PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
 import { processSingleton } from "@/lib/singleton";
@@ -23,6 +23,32 @@ export interface Database {
   /** Notifies `channel` as part of `tx`: PostgreSQL delivers on commit; PGlite runs one transaction at a time. */
   notify(tx: Tx, channel: string, payload: string): Promise<void>;
   close(): Promise<void>;
+}
+
+const dialect = new PgDialect();
+/** The texts run under each statement name, in the order first seen: the index is part of the prepared name. */
+const namedShapes = new Map<string, Map<string, string>>();
+/** More shapes than this under one name means a value is interpolated into its text: a bug, refused. */
+const maxShapesPerName = 32;
+
+/**
+ * Runs raw SQL as a named prepared statement on PostgreSQL: each connection parses it once, then only binds
+ * and executes it (PGlite ignores the name). Values must be parameters, never interpolated, so the text is
+ * the same on every call; a statement built from a few shapes (optional conditions) gets one prepared
+ * statement per shape.
+ */
+export async function executeNamed<Row>(tx: Tx, name: string, statement: SQL): Promise<Row[]> {
+  const query = dialect.sqlToQuery(statement);
+  let shapes = namedShapes.get(name);
+  if (!shapes) namedShapes.set(name, (shapes = new Map()));
+  let prepared = shapes.get(query.sql);
+  if (prepared === undefined) {
+    if (shapes.size >= maxShapesPerName) throw new Error(`The statement '${name}' has more than ${maxShapesPerName} texts: a value is interpolated into it.`);
+    prepared = `${name}_${shapes.size + 1}`;
+    shapes.set(query.sql, prepared);
+  }
+  const result = await tx._.session.prepareQuery(query, undefined, prepared, false).execute();
+  return (result as { rows: Row[] }).rows;
 }
 
 export const migrationsFolder = path.join(process.cwd(), "drizzle");

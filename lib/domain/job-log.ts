@@ -3,7 +3,7 @@
 // in one transaction, so a reader never sees one without the others; so are the webhook events of a status
 // change (the outbox), so a webhook is never lost nor sent for a change that was rolled back.
 import { and, eq, getTableColumns, inArray, sql, type SQL } from "drizzle-orm";
-import type { Tx } from "@/lib/db/client";
+import { executeNamed, type Tx } from "@/lib/db/client";
 import { jobEvents, jobLogs, jobs, webhookEndpoints } from "@/lib/db/schema";
 import { applyLedgerEntry } from "./credits";
 import type { EventType, JobStatus, LogLevel, LogSource } from "@/lib/contract/vocabulary";
@@ -173,7 +173,8 @@ async function writeJobChanges(tx: Tx, candidates: SQL, change: JobChange, optio
     : sql``;
   const hasWebhooks = change.to ? sql`exists (${webhookSubscribers(sql`c.account_id`, { ...change, to: change.to })})` : sql`false`;
   // Always one row at least (the left join), so that the count of candidates comes back with no change too.
-  const result = await tx.execute(sql`
+  // Named by shape (a claim, a start report …): every value is a parameter.
+  const rows = await executeNamed<Record<string, unknown>>(tx, "job_change", sql`
     with candidates as (select ${candidates} as ids),
     changed as (${update.getSQL()}),
     appended_events as (
@@ -192,7 +193,6 @@ async function writeJobChanges(tx: Tx, candidates: SQL, change: JobChange, optio
     )
     select c.*, ${hasWebhooks} as has_webhooks, coalesce(cardinality(k.ids), 0) as candidate_count${signals}
     from candidates k left join changed c on true`);
-  const rows = (result as unknown as { rows: Record<string, unknown>[] }).rows;
   const written = rows
     .filter((raw) => raw.id !== null && raw.id !== undefined)
     .map((raw) => ({ row: toJobRow(raw), hasWebhooks: raw.has_webhooks === true }));

@@ -4,7 +4,7 @@
 // general path, which also writes the outbox (lib/domain/webhook-outbox.ts).
 import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
-import type { Db, Tx } from "@/lib/db/client";
+import { executeNamed, type Db, type Tx } from "@/lib/db/client";
 import { accounts, creditLedger, idempotencyKeys, jobEvents, jobLogs, jobs, webhookEndpoints } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { isServiceId, serviceInputs } from "./catalog";
@@ -142,7 +142,7 @@ async function createInOneStatement(d: Db, job: NewJob): Promise<{ subscribed: b
   const inline = await signalsInline();
   // pg_notify returns void: selected only for its effect, once when the job was created.
   const signals = inline ? sql`, (select pg_notify(${workChannel}, ${row.serviceId}) from job) as signalled` : sql``;
-  const result = await d.execute(sql`
+  const [outcome] = await executeNamed<{ subscribed: boolean; created_at: string | null }>(d, "submission", sql`
     with subscribed as (
       select exists (
         select 1 from ${webhookEndpoints}
@@ -191,7 +191,6 @@ async function createInOneStatement(d: Db, job: NewJob): Promise<{ subscribed: b
       where ${key !== undefined}
     )
     select (select yes from subscribed) as subscribed, (select ${isoOf(sql`created_at`)} from job) as created_at${signals}`);
-  const [outcome] = (result as unknown as { rows: { subscribed: boolean; created_at: string | null }[] }).rows;
   return { subscribed: outcome.subscribed, createdAt: outcome.created_at, signalled: inline };
 }
 
