@@ -51,6 +51,16 @@ export async function executeNamed<Row>(tx: Tx, name: string, statement: SQL): P
   return (result as { rows: Row[] }).rows;
 }
 
+/** A drizzle query with placeholders, prepared (named, on PostgreSQL) once per database instead of built on every call. */
+export function preparedPerDatabase<Query>(prepare: (d: Db) => Query): (d: Db) => Query {
+  const prepared = new WeakMap<Db, Query>();
+  return (d) => {
+    let query = prepared.get(d);
+    if (!query) prepared.set(d, (query = prepare(d)));
+    return query;
+  };
+}
+
 export const migrationsFolder = path.join(process.cwd(), "drizzle");
 
 const isAlive = (pid: number) => {

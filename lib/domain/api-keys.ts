@@ -1,7 +1,7 @@
 // API keys: show-once secrets, stored only as SHA-256 hashes, scoped, revocable, rotatable with grace.
 import { createHash, randomInt, timingSafeEqual } from "node:crypto";
 import { and, count, desc, eq, isNull, or, sql } from "drizzle-orm";
-import type { Db, Tx } from "@/lib/db/client";
+import { preparedPerDatabase, type Tx } from "@/lib/db/client";
 import { accounts, apiKeys } from "@/lib/db/schema";
 import { limits } from "@/lib/limits";
 import { log } from "@/lib/log";
@@ -179,8 +179,8 @@ export async function authenticateApiKey(secret: string): Promise<ApiKeyPrincipa
   return { accountId: key.accountId, keyId: key.keyId, scopes: key.scopes };
 }
 
-/** The key a secret hash opens, as a named prepared statement built once per database (a cache miss's query). */
-function liveKeyByHash(d: Db) {
+/** A cache miss's query: the key a secret hash opens. */
+const liveKeyByHash = preparedPerDatabase((d) => {
   const hash = sql.placeholder("hash");
   return d
     .select()
@@ -193,14 +193,10 @@ function liveKeyByHash(d: Db) {
       ),
     )
     .prepare("api_key_by_hash");
-}
-const keyLookups = new WeakMap<Db, ReturnType<typeof liveKeyByHash>>();
+});
 
 async function lookUpKey(hash: string): Promise<CachedKey | undefined> {
-  const d = await db();
-  let lookup = keyLookups.get(d);
-  if (!lookup) keyLookups.set(d, (lookup = liveKeyByHash(d)));
-  const [row] = await lookup.execute({ hash });
+  const [row] = await liveKeyByHash(await db()).execute({ hash });
   if (!row) return undefined;
   const isCurrent = sameHash(hash, row.secretHash);
   if (!isCurrent && !sameHash(hash, row.previousSecretHash)) return undefined;

@@ -3,7 +3,7 @@
 // of server instances and nodes), and the reports nodes make about the jobs they run.
 import { createHash, randomBytes } from "node:crypto";
 import { and, count, eq, gt, inArray, isNull, sql } from "drizzle-orm";
-import type { Tx } from "@/lib/db/client";
+import { preparedPerDatabase, type Tx } from "@/lib/db/client";
 import { jobs, nodes } from "@/lib/db/schema";
 import { DomainError } from "@/lib/domain/errors";
 import { heldStatuses, nextProgress, stopOutcome } from "@/lib/domain/job-machine";
@@ -53,10 +53,17 @@ export async function ensureEmbeddedNode(name: string) {
   return issueNodeToken(name, { embedded: true });
 }
 
+/** Every request of a node looks its token up. */
+const nodeByTokenHash = preparedPerDatabase((d) =>
+  d
+    .select()
+    .from(nodes)
+    .where(and(eq(nodes.tokenHash, sql.placeholder("tokenHash")), isNull(nodes.revokedAt)))
+    .prepare("node_by_token_hash"),
+);
+
 export async function authenticateNode(token: string | null): Promise<NodeRow> {
-  const [row] = token
-    ? await (await db()).select().from(nodes).where(and(eq(nodes.tokenHash, hashToken(token)), isNull(nodes.revokedAt)))
-    : [];
+  const [row] = token ? await nodeByTokenHash(await db()).execute({ tokenHash: hashToken(token) }) : [];
   if (!row) throw new DomainError("INVALID_NODE_TOKEN", "The node token is missing, unknown or revoked.");
   return row;
 }
