@@ -1,7 +1,7 @@
 "use client";
 
 import * as React from "react";
-import { useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Loader2Icon, PlusIcon } from "lucide-react";
 import { scopes } from "@/lib/contract/vocabulary";
 import { apiFetch } from "@/components/data/fetch-api";
@@ -40,45 +40,40 @@ export function CreateKeyDialog() {
   const [selected, setSelected] = React.useState<Scope[]>(defaultScopes);
   const [expiry, setExpiry] = React.useState("");
   const [formError, setFormError] = React.useState<string | null>(null);
-  const [failure, setFailure] = React.useState<unknown>(null);
-  const [pending, setPending] = React.useState(false);
-  const [created, setCreated] = React.useState<ApiKeyWithSecret | null>(null);
+  const createKey = useMutation({
+    mutationFn: (body: { name: string; scopes: Scope[]; expiresAt?: string }) =>
+      apiFetch<ApiKeyWithSecret>("/api/developers/keys", { method: "POST", body }),
+    // The secret shows at once; the list refreshes behind the dialog.
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: queryKeys.keys }),
+  });
+  const created = createKey.data ?? null;
 
   function openChange(next: boolean) {
+    // Closing mid-request would drop the secret the answer carries.
+    if (createKey.isPending) return;
     setOpen(next);
     if (!next) {
       // Forget everything, the secret first.
-      setCreated(null);
+      createKey.reset();
       setName("");
       setSelected(defaultScopes);
       setExpiry("");
       setFormError(null);
-      setFailure(null);
     }
   }
 
   const toggle = (scope: Scope, checked: boolean) =>
     setSelected((s) => (checked ? scopes.filter((x) => x === scope || s.includes(x)) : s.filter((x) => x !== scope)));
 
-  async function submit(event: React.FormEvent) {
+  function submit(event: React.FormEvent) {
     event.preventDefault();
-    setFailure(null);
+    createKey.reset();
     const trimmed = name.trim();
     if (!trimmed) return setFormError("Give the key a name, e.g. where it will be used.");
     if (trimmed.length > 80) return setFormError("Use at most 80 characters for the name.");
     if (selected.length === 0) return setFormError("Choose at least one scope.");
     setFormError(null);
-    setPending(true);
-    try {
-      const body = { name: trimmed, scopes: selected, ...(expiry ? { expiresAt: endOfLocalDay(expiry) } : {}) };
-      const key = await apiFetch<ApiKeyWithSecret>("/api/developers/keys", { method: "POST", body });
-      setCreated(key);
-      void queryClient.invalidateQueries({ queryKey: queryKeys.keys });
-    } catch (error) {
-      setFailure(error);
-    } finally {
-      setPending(false);
-    }
+    createKey.mutate({ name: trimmed, scopes: selected, ...(expiry ? { expiresAt: endOfLocalDay(expiry) } : {}) });
   }
 
   return (
@@ -160,13 +155,13 @@ export function CreateKeyDialog() {
                 {formError}
               </p>
             )}
-            {failure != null && <ErrorState title="Could not create the key" error={failure} />}
+            {createKey.isError && <ErrorState title="Could not create the key" error={createKey.error} />}
             <DialogFooter>
-              <Button type="button" variant="outline" onClick={() => openChange(false)} disabled={pending}>
+              <Button type="button" variant="outline" onClick={() => openChange(false)} disabled={createKey.isPending}>
                 Cancel
               </Button>
-              <Button type="submit" disabled={pending}>
-                {pending && <Loader2Icon className="animate-spin" />}
+              <Button type="submit" disabled={createKey.isPending}>
+                {createKey.isPending && <Loader2Icon className="animate-spin" />}
                 Create key
               </Button>
             </DialogFooter>

@@ -1,7 +1,7 @@
 "use client";
 
 import * as React from "react";
-import { useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Loader2Icon, RefreshCwIcon } from "lucide-react";
 import { apiFetch } from "@/components/data/fetch-api";
 import { queryKeys } from "@/components/data/query-keys";
@@ -33,24 +33,34 @@ export function RotateKeyDialog({ apiKey }: { apiKey: ApiKey }) {
   const [amount, setAmount] = React.useState("");
   const [unit, setUnit] = React.useState<Unit>("minutes");
   const [formError, setFormError] = React.useState<string | null>(null);
-  const [failure, setFailure] = React.useState<unknown>(null);
-  const [pending, setPending] = React.useState(false);
-  const [rotated, setRotated] = React.useState<{ key: ApiKeyWithSecret; oldSecretValidUntil: Date | null } | null>(null);
+  const rotate = useMutation({
+    mutationFn: async (gracePeriodSeconds: number | undefined) => {
+      const key = await apiFetch<ApiKeyWithSecret>(`/api/developers/keys/${encodeURIComponent(apiKey.keyId)}/rotate`, {
+        method: "POST",
+        body: gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds },
+      });
+      return { key, oldSecretValidUntil: gracePeriodSeconds ? new Date(Date.now() + gracePeriodSeconds * 1000) : null };
+    },
+    // The secret shows at once; the list refreshes behind the dialog.
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: queryKeys.keys }),
+  });
+  const rotated = rotate.data ?? null;
 
   function openChange(next: boolean) {
+    // Closing mid-request would drop the secret the answer carries.
+    if (rotate.isPending) return;
     setOpen(next);
     if (!next) {
-      setRotated(null);
+      rotate.reset();
       setAmount("");
       setUnit("minutes");
       setFormError(null);
-      setFailure(null);
     }
   }
 
-  async function submit(event: React.FormEvent) {
+  function submit(event: React.FormEvent) {
     event.preventDefault();
-    setFailure(null);
+    rotate.reset();
     let gracePeriodSeconds: number | undefined;
     if (amount.trim() !== "") {
       const n = Number(amount);
@@ -59,19 +69,7 @@ export function RotateKeyDialog({ apiKey }: { apiKey: ApiKey }) {
       if (gracePeriodSeconds > maxGraceSeconds) return setFormError("The grace period can be at most 7 days.");
     }
     setFormError(null);
-    setPending(true);
-    try {
-      const key = await apiFetch<ApiKeyWithSecret>(`/api/developers/keys/${encodeURIComponent(apiKey.keyId)}/rotate`, {
-        method: "POST",
-        body: gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds },
-      });
-      setRotated({ key, oldSecretValidUntil: gracePeriodSeconds ? new Date(Date.now() + gracePeriodSeconds * 1000) : null });
-      void queryClient.invalidateQueries({ queryKey: queryKeys.keys });
-    } catch (error) {
-      setFailure(error);
-    } finally {
-      setPending(false);
-    }
+    rotate.mutate(gracePeriodSeconds);
   }
 
   return (
@@ -141,13 +139,13 @@ export function RotateKeyDialog({ apiKey }: { apiKey: ApiKey }) {
                 {formError}
               </p>
             )}
-            {failure != null && <ErrorState title="Could not rotate the key" error={failure} />}
+            {rotate.isError && <ErrorState title="Could not rotate the key" error={rotate.error} />}
             <DialogFooter>
-              <Button type="button" variant="outline" onClick={() => openChange(false)} disabled={pending}>
+              <Button type="button" variant="outline" onClick={() => openChange(false)} disabled={rotate.isPending}>
                 Cancel
               </Button>
-              <Button type="submit" disabled={pending}>
-                {pending && <Loader2Icon className="animate-spin" />}
+              <Button type="submit" disabled={rotate.isPending}>
+                {rotate.isPending && <Loader2Icon className="animate-spin" />}
                 Rotate key
               </Button>
             </DialogFooter>

@@ -1,8 +1,10 @@
 "use client";
 
 import * as React from "react";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Loader2Icon } from "lucide-react";
 import { apiFetch, ApiError } from "@/components/data/fetch-api";
+import { queryKeys } from "@/components/data/query-keys";
 import type { Profile } from "@/components/data/types";
 import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
@@ -75,15 +77,27 @@ export function ProfileForm({
     organization: profile?.organization ?? "",
   });
   const [errors, setErrors] = React.useState<FieldErrors>({});
-  const [failure, setFailure] = React.useState<unknown>(null);
-  const [pending, setPending] = React.useState(false);
+  const queryClient = useQueryClient();
+  const save = useMutation({
+    mutationFn: (body: Record<string, string>) =>
+      profile
+        ? apiFetch<Profile>("/api/developers/me", { method: "PATCH", body })
+        : apiFetch<Profile>("/api/developers", { method: "POST", body }),
+    onSuccess: (saved) => {
+      queryClient.setQueryData(queryKeys.profile, saved);
+      // Keys depend on the profile existing; let them load fresh.
+      void queryClient.invalidateQueries({ queryKey: queryKeys.keys });
+      onSaved(saved);
+    },
+    onError: (error) => setErrors(serverFieldErrors(error)),
+  });
 
   const set = (field: keyof Fields) => (event: React.ChangeEvent<HTMLInputElement>) =>
     setFields((f) => ({ ...f, [field]: event.target.value }));
 
-  async function submit(event: React.FormEvent) {
+  function submit(event: React.FormEvent) {
     event.preventDefault();
-    setFailure(null);
+    save.reset();
     const found = validate(fields, profile);
     setErrors(found);
     if (Object.keys(found).length > 0) return;
@@ -92,18 +106,7 @@ export function ProfileForm({
       onSaved(profile);
       return;
     }
-    setPending(true);
-    try {
-      const saved = profile
-        ? await apiFetch<Profile>("/api/developers/me", { method: "PATCH", body })
-        : await apiFetch<Profile>("/api/developers", { method: "POST", body });
-      onSaved(saved);
-    } catch (error) {
-      setErrors(serverFieldErrors(error));
-      setFailure(error);
-    } finally {
-      setPending(false);
-    }
+    save.mutate(body);
   }
 
   const field = (name: keyof Fields, label: string, props: React.ComponentProps<typeof Input>, hint?: string) => (
@@ -136,16 +139,16 @@ export function ProfileForm({
       {field("name", "Name", { autoComplete: "name", maxLength: 80, required: true, placeholder: "Ada Lovelace" })}
       {field("email", "Email (optional)", { type: "email", autoComplete: "email", placeholder: "ada@example.com" }, "For notices about your account. Never shown publicly.")}
       {field("organization", "Organization (optional)", { autoComplete: "organization", maxLength: 80, placeholder: "Analytical Engines Ltd" })}
-      {failure != null && !(failure instanceof ApiError && failure.code === "INVALID_REQUEST" && Object.keys(errors).length > 0) && (
-        <ErrorState title={profile ? "Could not save the profile" : "Could not create the profile"} error={failure} />
+      {save.isError && !(save.error instanceof ApiError && save.error.code === "INVALID_REQUEST" && Object.keys(errors).length > 0) && (
+        <ErrorState title={profile ? "Could not save the profile" : "Could not create the profile"} error={save.error} />
       )}
       <div className="flex gap-2">
-        <Button type="submit" disabled={pending}>
-          {pending && <Loader2Icon className="animate-spin" />}
+        <Button type="submit" disabled={save.isPending}>
+          {save.isPending && <Loader2Icon className="animate-spin" />}
           {profile ? "Save changes" : "Create profile"}
         </Button>
         {onCancel && (
-          <Button type="button" variant="outline" onClick={onCancel} disabled={pending}>
+          <Button type="button" variant="outline" onClick={onCancel} disabled={save.isPending}>
             Cancel
           </Button>
         )}

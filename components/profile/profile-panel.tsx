@@ -2,11 +2,8 @@
 
 import * as React from "react";
 import Link from "next/link";
-import { useQueryClient } from "@tanstack/react-query";
 import { CheckCircle2Icon, PencilIcon } from "lucide-react";
 import { useProfile } from "@/components/data/queries";
-import { queryKeys } from "@/components/data/query-keys";
-import type { Profile } from "@/components/data/types";
 import { formatDateTime } from "@/components/dashboard/format";
 import { ErrorState } from "@/components/dashboard/states";
 import { Alert, AlertDescription, AlertTitle } from "@/components/ui/alert";
@@ -26,14 +23,10 @@ function Detail({ label, children, mono }: { label: string; children: React.Reac
 
 export function ProfilePanel() {
   const profile = useProfile();
-  const queryClient = useQueryClient();
   const [isEditing, setIsEditing] = React.useState(false);
   const [notice, setNotice] = React.useState<"created" | "saved" | null>(null);
 
-  function saved(next: Profile, kind: "created" | "saved") {
-    queryClient.setQueryData(queryKeys.profile, next);
-    // Keys depend on the profile existing; let them load fresh.
-    void queryClient.invalidateQueries({ queryKey: queryKeys.keys });
+  function saved(kind: "created" | "saved") {
     setIsEditing(false);
     setNotice(kind);
   }
@@ -63,7 +56,7 @@ export function ProfilePanel() {
           <CardDescription>You need a profile before you can create API keys and submit jobs.</CardDescription>
         </CardHeader>
         <CardContent>
-          <ProfileForm profile={null} onSaved={(p) => saved(p, "created")} />
+          <ProfileForm profile={null} onSaved={() => saved("created")} />
         </CardContent>
       </Card>
     );
@@ -110,7 +103,7 @@ export function ProfilePanel() {
         </CardHeader>
         <CardContent>
           {isEditing ? (
-            <ProfileForm profile={data} onSaved={(p) => saved(p, "saved")} onCancel={() => setIsEditing(false)} />
+            <ProfileForm profile={data} onSaved={() => saved("saved")} onCancel={() => setIsEditing(false)} />
           ) : (
             <dl className="grid gap-3">
               <Detail label="Name">{data.name}</Detail>

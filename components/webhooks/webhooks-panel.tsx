@@ -3,7 +3,7 @@
 // The /webhooks page: endpoints (add, enable/disable, rotate secret, send test, delete) and, for the
 // selected endpoint, its deliveries with Redeliver. A secret is shown once, in the dialog that received it.
 import * as React from "react";
-import { useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Loader2Icon, PlusIcon, WebhookIcon } from "lucide-react";
 import { isApiError } from "@/components/data/fetch-api";
 import { formatDate } from "@/components/dashboard/format";
@@ -20,6 +20,7 @@ import { SecretReveal } from "@/components/ui/secret-reveal";
 import { Skeleton } from "@/components/ui/skeleton";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { webhookEventTypes } from "@/lib/contract/vocabulary";
+import { DeleteEndpointDialog } from "./delete-endpoint-dialog";
 import { DeliveriesTable } from "./deliveries-table";
 import {
   useWebhookDeliveries,
@@ -37,6 +38,8 @@ const eventDescriptions: Record<WebhookEventType, string> = {
   "job.failed": "A job failed",
   "webhook.test": "Test events (always sent by Send test)",
 };
+
+type EndpointAction = "test" | "toggle" | "rotate";
 
 function SecretDialog({ endpoint, onClose }: { endpoint: WebhookEndpointWithSecret | null; onClose: () => void }) {
   return (
@@ -60,28 +63,25 @@ function SecretDialog({ endpoint, onClose }: { endpoint: WebhookEndpointWithSecr
 }
 
 function AddEndpointDialog({ onCreated }: { onCreated: (endpoint: WebhookEndpointWithSecret) => void }) {
+  const queryClient = useQueryClient();
   const [open, setOpen] = React.useState(false);
   const [url, setUrl] = React.useState("");
   const [events, setEvents] = React.useState<WebhookEventType[]>(["job.completed", "job.failed"]);
   const [description, setDescription] = React.useState("");
-  const [failure, setFailure] = React.useState<unknown>(null);
-  const [pending, setPending] = React.useState(false);
-
-  async function submit(event: React.FormEvent) {
-    event.preventDefault();
-    setPending(true);
-    setFailure(null);
-    try {
-      const created = await webhookActions.create({ url: url.trim(), events, ...(description.trim() ? { description: description.trim() } : {}) });
+  const create = useMutation({
+    mutationFn: webhookActions.create,
+    onSuccess: (created) => {
       setOpen(false);
       setUrl("");
       setDescription("");
       onCreated(created);
-    } catch (error) {
-      setFailure(error);
-    } finally {
-      setPending(false);
-    }
+      void queryClient.invalidateQueries({ queryKey: webhookKeys.all });
+    },
+  });
+
+  function submit(event: React.FormEvent) {
+    event.preventDefault();
+    create.mutate({ url: url.trim(), events, ...(description.trim() ? { description: description.trim() } : {}) });
   }
 
   return (
@@ -89,7 +89,13 @@ function AddEndpointDialog({ onCreated }: { onCreated: (endpoint: WebhookEndpoin
       <Button onClick={() => setOpen(true)}>
         <PlusIcon /> Add endpoint
       </Button>
-      <Dialog open={open} onOpenChange={setOpen}>
+      <Dialog
+        open={open}
+        onOpenChange={(next) => {
+          setOpen(next);
+          if (!next && !create.isPending) create.reset();
+        }}
+      >
         <DialogContent>
           <form onSubmit={submit} className="grid gap-5">
             <DialogHeader>
@@ -125,13 +131,13 @@ function AddEndpointDialog({ onCreated }: { onCreated: (endpoint: WebhookEndpoin
               <Label htmlFor="webhook-description">Description (optional)</Label>
               <Input id="webhook-description" value={description} maxLength={200} onChange={(e) => setDescription(e.target.value)} />
             </div>
-            {failure != null && <ErrorState title="Could not add the endpoint" error={failure} />}
+            {create.isError && <ErrorState title="Could not add the endpoint" error={create.error} />}
             <DialogFooter>
-              <Button type="button" variant="outline" onClick={() => setOpen(false)} disabled={pending}>
+              <Button type="button" variant="outline" onClick={() => setOpen(false)} disabled={create.isPending}>
                 Cancel
               </Button>
-              <Button type="submit" disabled={pending || events.length === 0}>
-                {pending && <Loader2Icon className="animate-spin" />}
+              <Button type="submit" disabled={create.isPending || events.length === 0}>
+                {create.isPending && <Loader2Icon className="animate-spin" />}
                 Add endpoint
               </Button>
             </DialogFooter>
@@ -146,28 +152,17 @@ function EndpointDeliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
   const queryClient = useQueryClient();
   const [page, setPage] = React.useState(1);
   const deliveries = useWebhookDeliveries(endpoint.endpointId, page);
-  const [busyId, setBusyId] = React.useState<string | null>(null);
-  const [failure, setFailure] = React.useState<unknown>(null);
-
-  async function redeliver(deliveryId: string) {
-    setBusyId(deliveryId);
-    setFailure(null);
-    try {
-      await webhookActions.redeliver(endpoint.endpointId, deliveryId);
-      await queryClient.invalidateQueries({ queryKey: webhookKeys.all });
-    } catch (error) {
-      setFailure(error);
-    } finally {
-      setBusyId(null);
-    }
-  }
+  const redeliver = useMutation({
+    mutationFn: (deliveryId: string) => webhookActions.redeliver(endpoint.endpointId, deliveryId),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: webhookKeys.all }),
+  });
 
   return (
     <section aria-label={`Deliveries to ${endpoint.url}`} className="grid gap-3">
       <h2 className="text-base font-medium">
         Deliveries to <span className="font-mono text-sm">{endpoint.url}</span>
       </h2>
-      {failure != null && <ErrorState title="Could not redeliver" error={failure} />}
+      {redeliver.isError && <ErrorState title="Could not redeliver" error={redeliver.error} />}
       {deliveries.isPending ? (
         <Skeleton className="h-24" />
       ) : deliveries.isError ? (
@@ -176,7 +171,12 @@ function EndpointDeliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
         <p className="text-sm text-muted-foreground">No deliveries yet. Send a test event to try the endpoint.</p>
       ) : (
         <Card className="py-0">
-          <DeliveriesTable label="Deliveries" deliveries={deliveries.data.data} busyId={busyId} onRedeliver={(d) => void redeliver(d.deliveryId)} />
+          <DeliveriesTable
+            label="Deliveries"
+            deliveries={deliveries.data.data}
+            busyId={redeliver.isPending ? redeliver.variables : null}
+            onRedeliver={(d) => redeliver.mutate(d.deliveryId)}
+          />
           <div className="p-3">
             <Pager pagination={deliveries.data.pagination} onPageChange={setPage} noun="deliveries" isFetching={deliveries.isFetching} />
           </div>
@@ -191,25 +191,27 @@ export function WebhooksPanel() {
   const endpoints = useWebhookEndpoints();
   const [secret, setSecret] = React.useState<WebhookEndpointWithSecret | null>(null);
   const [selected, setSelected] = React.useState<string | null>(null);
-  const [busy, setBusy] = React.useState<string | null>(null);
-  const [failure, setFailure] = React.useState<unknown>(null);
-  const [notice, setNotice] = React.useState<string | null>(null);
-
-  async function act(endpointId: string, action: () => Promise<unknown>, done?: string) {
-    setBusy(endpointId);
-    setFailure(null);
-    setNotice(null);
-    try {
-      const result = await action();
-      if (result && typeof result === "object" && "secret" in result) setSecret(result as WebhookEndpointWithSecret);
-      if (done) setNotice(done);
-      await queryClient.invalidateQueries({ queryKey: webhookKeys.all });
-    } catch (error) {
-      setFailure(error);
-    } finally {
-      setBusy(null);
-    }
-  }
+  // One mutation for the row actions, so their outcome (and failure) shows in one place above the table.
+  const endpointAction = useMutation({
+    mutationFn: async ({ endpoint, action }: { endpoint: WebhookEndpoint; action: EndpointAction }) => {
+      switch (action) {
+        case "test":
+          await webhookActions.test(endpoint.endpointId);
+          return null;
+        case "toggle":
+          await webhookActions.update(endpoint.endpointId, { status: endpoint.status === "enabled" ? "disabled" : "enabled" });
+          return null;
+        case "rotate":
+          return webhookActions.rotate(endpoint.endpointId);
+      }
+    },
+    onSuccess: (rotated) => {
+      if (rotated) setSecret(rotated);
+      return queryClient.invalidateQueries({ queryKey: webhookKeys.all });
+    },
+  });
+  const busy = endpointAction.isPending ? endpointAction.variables.endpoint.endpointId : null;
+  const notice = endpointAction.isSuccess && endpointAction.variables.action === "test" ? "Test event queued." : null;
 
   if (endpoints.isPending) return <Skeleton className="h-24" aria-busy="true" />;
   if (isApiError(endpoints.error, "PROFILE_NOT_FOUND")) return <ProfileRequired what="webhooks" />;
@@ -224,11 +226,10 @@ export function WebhooksPanel() {
           onCreated={(created) => {
             setSecret(created);
             setSelected(created.endpointId);
-            void queryClient.invalidateQueries({ queryKey: webhookKeys.all });
           }}
         />
       </div>
-      {failure != null && <ErrorState title="That did not work" error={failure} />}
+      {endpointAction.isError && <ErrorState title="That did not work" error={endpointAction.error} />}
       {notice && (
         <p role="status" className="text-sm text-muted-foreground">
           {notice}
@@ -269,30 +270,21 @@ export function WebhooksPanel() {
                   <TableCell className="whitespace-nowrap">{formatDate(endpoint.createdAt)}</TableCell>
                   <TableCell>
                     <div className="flex justify-end gap-1">
-                      <Button size="sm" variant="outline" disabled={busy === endpoint.endpointId} onClick={() => void act(endpoint.endpointId, () => webhookActions.test(endpoint.endpointId), "Test event queued.")}>
+                      <Button size="sm" variant="outline" disabled={busy === endpoint.endpointId} onClick={() => endpointAction.mutate({ endpoint, action: "test" })}>
                         Send test
                       </Button>
                       <Button
                         size="sm"
                         variant="outline"
                         disabled={busy === endpoint.endpointId}
-                        onClick={() => void act(endpoint.endpointId, () => webhookActions.update(endpoint.endpointId, { status: endpoint.status === "enabled" ? "disabled" : "enabled" }))}
+                        onClick={() => endpointAction.mutate({ endpoint, action: "toggle" })}
                       >
                         {endpoint.status === "enabled" ? "Disable" : "Enable"}
                       </Button>
-                      <Button size="sm" variant="outline" disabled={busy === endpoint.endpointId} onClick={() => void act(endpoint.endpointId, () => webhookActions.rotate(endpoint.endpointId))}>
+                      <Button size="sm" variant="outline" disabled={busy === endpoint.endpointId} onClick={() => endpointAction.mutate({ endpoint, action: "rotate" })}>
                         Rotate secret
                       </Button>
-                      <Button
-                        size="sm"
-                        variant="outline"
-                        disabled={busy === endpoint.endpointId}
-                        onClick={() => {
-                          if (window.confirm(`Delete ${endpoint.url}? Its pending deliveries are dropped.`)) void act(endpoint.endpointId, () => webhookActions.remove(endpoint.endpointId));
-                        }}
-                      >
-                        Delete
-                      </Button>
+                      <DeleteEndpointDialog endpoint={endpoint} disabled={busy === endpoint.endpointId} />
                     </div>
                   </TableCell>
                 </TableRow>
