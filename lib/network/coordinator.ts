@@ -137,6 +137,10 @@ export async function liveNodeCount(): Promise<number> {
 
 // ── Routing ────────────────────────────────────────────────────────────────────────────────────────
 
+// Literal, not parameters: the claim is a prepared statement, and only a literal list lets its generic plan
+// count the node's jobs through the partial index on active statuses (jobs_active_idx).
+const heldStatusList = sql.raw(heldStatuses.map((status) => `'${status}'`).join(", "));
+
 /**
  * One claim: the oldest routing jobs this node can run, up to its free slots (counted in the same statement),
  * taken under FOR UPDATE SKIP LOCKED and assigned, with their events and log lines, in one statement.
@@ -144,7 +148,7 @@ export async function liveNodeCount(): Promise<number> {
 async function claimOnce(node: NodeRow, max: number, start: boolean): Promise<ClaimedJob[]> {
   const d = await db();
   const self = sql`${nodes.id} = ${node.id} and ${nodes.drainingAt} is null and ${nodes.revokedAt} is null`;
-  const busy = sql`(select count(*) from ${jobs} held where held.assigned_node_id = ${node.id} and held.status in (${sql.join(heldStatuses.map((status) => sql`${status}`), sql`, `)}))`;
+  const busy = sql`(select count(*) from ${jobs} held where held.assigned_node_id = ${node.id} and held.status in (${heldStatusList}))`;
   const free = sql`greatest(0, least(${max}, coalesce((select ${nodes.concurrency} from ${nodes} where ${self}), 0) - ${busy}))`;
   const candidates = sql`array(
     select eligible.id from ${jobs} eligible
