@@ -27,6 +27,11 @@ async function prepareCredentials(baseUrl: string, databaseUrl: string): Promise
     const res = await dev.withKey(apiKey, "/api/marketplace/services/token-count/execute", { method: "POST", body: JSON.stringify({ input: { text } }) });
     jobIds.push(((await res.json()) as { jobId: string }).jobId);
   }
+  // A developer who has used the playground: the dashboard key, made by the first Run that passes the route's
+  // guards (whatever the Run's outcome), exists before the audit's snapshot, so fuzzed Runs reuse it.
+  const run = await dev.session("/api/dashboard/services/token-count/run", { method: "POST", headers: { "idempotency-key": "fuzz-setup-run" }, body: JSON.stringify({ input: { text: "fuzz three" } }) });
+  if (run.status !== 202) throw new Error(`the setup's dashboard Run answered ${run.status}: ${await run.text()}`);
+  jobIds.push(((await run.json()) as { jobId: string }).jobId);
   // A node token, so node routes are fuzzed past their guard too (issued the operator's way, in the database).
   process.env.DATABASE_URL = databaseUrl;
   const { issueNodeToken } = await import("@/lib/network/coordinator");
