@@ -33,6 +33,19 @@ describe("logs of database failures", () => {
     expect(output()).not.toContain("0b0e6c1a-account");
   });
 
+  it("keep the parameter values out for a failed query from another copy of drizzle's error class", () => {
+    const output = captureStderr();
+    // A production build may bundle the class twice: the error is recognised by its shape.
+    const failure = Object.assign(new Error('Failed query: update "jobs" set "error" = $1\nparams: secret-input-value'), {
+      query: 'update "jobs" set "error" = $1',
+      params: ["secret-input-value"],
+      cause: Object.assign(new Error("Prepared statements must be unique"), { code: "XX000" }),
+    });
+    createLogger({ component: "test" }).error("unhandled error", { err: failure });
+    expect(JSON.parse(output()).err).toMatchObject({ query: "update jobs", code: "XX000" });
+    expect(output()).not.toContain("secret-input-value");
+  });
+
   it("names statements by verb and table", () => {
     expect(queryName('select "id" from "jobs" where "jobs"."id" = $1')).toBe("select jobs");
     expect(queryName('update "accounts" set "name" = $1')).toBe("update accounts");

@@ -36,8 +36,18 @@ function databaseErrorFields(error: DrizzleQueryError) {
   };
 }
 
+/**
+ * By shape, not only `instanceof`: a production build can bundle drizzle's error class more than once, and
+ * a failed query from another copy must not have its message (the parameter values) logged either.
+ */
+function isQueryError(value: unknown): value is DrizzleQueryError {
+  if (value instanceof DrizzleQueryError) return true;
+  const candidate = value as { query?: unknown; params?: unknown } | null;
+  return value instanceof Error && typeof candidate?.query === "string" && Array.isArray(candidate.params);
+}
+
 function errorFields(value: unknown): unknown {
-  if (value instanceof DrizzleQueryError) return databaseErrorFields(value);
+  if (isQueryError(value)) return databaseErrorFields(value);
   return value instanceof Error ? { name: value.name, message: value.message, stack: value.stack } : value;
 }
 

@@ -1,5 +1,6 @@
 // The database handle: embedded PGlite under DATA_DIR by default, PostgreSQL when DATABASE_URL is set.
 // One instance per process (lib/singleton.ts).
+import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { sql, type SQL } from "drizzle-orm";
@@ -26,7 +27,12 @@ export interface Database {
 }
 
 const dialect = new PgDialect();
-/** The texts run under each statement name, in the order first seen: the index is part of the prepared name. */
+/**
+ * The texts run under each statement name, and the prepared name of each: the name plus a digest of the text.
+ * Derived from the text, not numbered in order of first use: a production build bundles this module into
+ * several chunks that share one connection pool, and each copy would number its shapes from 1 — two texts
+ * under one prepared name on one connection ("Prepared statements must be unique").
+ */
 const namedShapes = new Map<string, Map<string, string>>();
 /** More shapes than this under one name means a value is interpolated into its text: a bug, refused. */
 const maxShapesPerName = 32;
@@ -44,7 +50,7 @@ export async function executeNamed<Row>(tx: Tx, name: string, statement: SQL): P
   let prepared = shapes.get(query.sql);
   if (prepared === undefined) {
     if (shapes.size >= maxShapesPerName) throw new Error(`The statement '${name}' has more than ${maxShapesPerName} texts: a value is interpolated into it.`);
-    prepared = `${name}_${shapes.size + 1}`;
+    prepared = `${name}_${createHash("sha256").update(query.sql).digest("hex").slice(0, 16)}`;
     shapes.set(query.sql, prepared);
   }
   const result = await tx._.session.prepareQuery(query, undefined, prepared, false).execute();

@@ -1,7 +1,7 @@
 // Hot statements run as named prepared statements on PostgreSQL (lib/db/client.ts executeNamed): a name
 // may cover a few shapes of one statement, never a text that changes with its values.
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { executeNamed } from "@/lib/db/client";
 import { db } from "@/lib/domain/database";
 import { startTestServer, type TestServer } from "../support/test-server";
@@ -19,6 +19,19 @@ describe("a named statement", () => {
     for (let i = 0; i < 3; i++) {
       expect(await executeNamed(d, "test_shapes", shape(false))).toEqual([{ one: 1 }]);
       expect(await executeNamed(d, "test_shapes", shape(true))).toEqual([{ one: 1, two: 2 }]);
+    }
+  });
+
+  it("keeps one text per prepared name when the module is loaded twice over one pool, as a production build bundles it", async () => {
+    const d = await db();
+    vi.resetModules();
+    const { executeNamed: fromAnotherCopy } = await import("@/lib/db/client");
+    // Each copy meets a different shape first; the pool (a process singleton) and its connections are shared.
+    expect(await executeNamed(d, "test_copies", sql`select ${1}::int as one`)).toEqual([{ one: 1 }]);
+    expect(await fromAnotherCopy(d, "test_copies", sql`select ${2}::int as two`)).toEqual([{ two: 2 }]);
+    for (let i = 0; i < 3; i++) {
+      expect(await fromAnotherCopy(d, "test_copies", sql`select ${1}::int as one`)).toEqual([{ one: 1 }]);
+      expect(await executeNamed(d, "test_copies", sql`select ${2}::int as two`)).toEqual([{ two: 2 }]);
     }
   });
 
