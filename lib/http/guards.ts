@@ -81,11 +81,15 @@ export function streamCredential(req: Request, principal: DeveloperPrincipal, sc
   return { code: "UNAUTHENTICATED" as const, stillValid: async () => signedInOf(await readSession(req))?.accountId === principal.accountId };
 }
 
+// Loaded on the first node request only, and once: every dynamic import() goes through the module loader.
+let coordinator: Promise<typeof import("@/lib/network/coordinator")> | undefined;
+const coordinatorModule = () => (coordinator ??= import("@/lib/network/coordinator"));
+
 /** Execution-node routes: `Authorization: Bearer <node token>` (the third credential context). */
 export async function requireNode(req: Request) {
   const header = req.headers.get("authorization");
   const token = header?.startsWith("Bearer ") ? header.slice(7).trim() : null;
-  const { authenticateNode } = await import("@/lib/network/coordinator");
+  const { authenticateNode } = await coordinatorModule();
   return authenticateNode(token);
 }
 

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { limits } from "@/lib/limits";
-import { closeCpuPool } from "./cpu-pool";
-import { providers } from "./index";
+import { closeCpuPool, tasksRunInPool } from "./cpu-pool";
+import { providers, tokenCountHereUpTo } from "./index";
 import { ProviderError, type ProviderContext } from "./types";
 
 afterAll(() => closeCpuPool());
@@ -57,5 +57,18 @@ describe("CPU-bound providers run in the worker-thread pool", () => {
     const running = providers["text-summarize"].run({ text: tinySentences }, context(aborter.signal).ctx);
     aborter.abort(new Error("cancelled"));
     await expect(running).rejects.toThrow();
+  });
+
+  it("a short token count runs on the calling thread, where it costs less than the hand-off; a long one in the pool", async () => {
+    const count = providers["token-count"];
+    await count.warmUp?.();
+    const before = tasksRunInPool();
+    const short = await count.run({ text: "x".repeat(tokenCountHereUpTo) }, context().ctx);
+    expect(tasksRunInPool()).toBe(before);
+    const long = await count.run({ text: "x".repeat(tokenCountHereUpTo + 1) }, context().ctx);
+    expect(tasksRunInPool()).toBe(before + 1);
+    // The same provider either way.
+    expect(short.output).toMatchObject({ model: "gpt-4o", characters: tokenCountHereUpTo });
+    expect(long.output).toMatchObject({ model: "gpt-4o", characters: tokenCountHereUpTo + 1 });
   });
 });

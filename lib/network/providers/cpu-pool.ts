@@ -4,6 +4,7 @@
 import path from "node:path";
 import { Piscina } from "piscina";
 import { limits } from "@/lib/limits";
+import type { ServiceInput } from "@/lib/domain/catalog";
 import type { CpuOutcome, CpuServiceId, CpuTask } from "./cpu-worker";
 import { ProviderError, type Provider, type ProviderContext } from "./types";
 
@@ -29,6 +30,11 @@ export async function closeCpuPool(): Promise<void> {
   await pool?.destroy();
 }
 
+/** Tasks the pool has run since it started (0 before it has): which work went to a worker. */
+export function tasksRunInPool(): number {
+  return (globalThis as GlobalWithPool)[poolKey]?.completed ?? 0;
+}
+
 function replay(outcome: CpuOutcome, ctx: ProviderContext): void {
   for (const call of outcome.calls) {
     if (call.kind === "progress") ctx.progress(call.percent);
@@ -37,16 +43,29 @@ function replay(outcome: CpuOutcome, ctx: ProviderContext): void {
   }
 }
 
-/** The same provider, its run() executed in the CPU pool; cancellation aborts the task. */
-export function inCpuPool<S extends CpuServiceId>(provider: Provider<S>): Provider<S> {
+export interface CpuPoolOptions<S extends CpuServiceId> {
+  /**
+   * Input whose work is bounded so small that handing it to a worker (a message each way, a structured clone,
+   * the pool's bookkeeping: a few hundred microseconds of this thread) costs more than running it here.
+   */
+  runsHere?: (input: ServiceInput<S>) => boolean;
+}
+
+/**
+ * The same provider, its run() executed in the CPU pool (cancellation aborts the task), except for input
+ * `runsHere` says is cheaper to run on this thread.
+ */
+export function inCpuPool<S extends CpuServiceId>(provider: Provider<S>, options: CpuPoolOptions<S> = {}): Provider<S> {
   return {
     serviceId: provider.serviceId,
     async warmUp() {
       const outcome = await cpuPool().run({ serviceId: provider.serviceId, warmUp: true });
       if (!outcome.ok) throw new Error(outcome.error.message);
+      if (options.runsHere) await provider.warmUp?.();
     },
     async run(input, ctx) {
       ctx.signal.throwIfAborted();
+      if (options.runsHere?.(input)) return provider.run(input, ctx);
       const task: CpuTask<S> = { serviceId: provider.serviceId, input };
       const outcome = await cpuPool().run(task, { signal: ctx.signal });
       replay(outcome, ctx);

@@ -12,10 +12,17 @@ export function encodingOf(model: TokenCountModel): string {
   return (modelToEncodingMap as Partial<Record<ModelName, string>>)[model] ?? DEFAULT_ENCODING;
 }
 
-// Each encoding's rank table is megabytes of data; load only the ones asked for.
-const encoders: Record<string, () => Promise<{ countTokens: (text: string, options: object) => number }>> = {
-  o200k_base: () => import("gpt-tokenizer/encoding/o200k_base"),
-  cl100k_base: () => import("gpt-tokenizer/encoding/cl100k_base"),
+// Each encoding's rank table is megabytes of data; load only the ones asked for, once: a dynamic import()
+// of a module already loaded still goes through the module loader (and its hooks thread under tsx), which
+// cost a hundred times the counting itself.
+type Encoder = { countTokens: (text: string, options: object) => number };
+const once = (load: () => Promise<Encoder>) => {
+  let loaded: Promise<Encoder> | undefined;
+  return () => (loaded ??= load().catch((error: unknown) => ((loaded = undefined), Promise.reject(error))));
+};
+const encoders: Record<string, () => Promise<Encoder>> = {
+  o200k_base: once(() => import("gpt-tokenizer/encoding/o200k_base")),
+  cl100k_base: once(() => import("gpt-tokenizer/encoding/cl100k_base")),
 };
 
 export const tokenCount: Provider<"token-count"> = {
