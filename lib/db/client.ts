@@ -3,7 +3,7 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { sql, type SQL } from "drizzle-orm";
+import { is, Param, Placeholder, sql, type Query, type SQL } from "drizzle-orm";
 import { PgDialect, type PgDatabase, type PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
@@ -35,7 +35,19 @@ const dialect = new PgDialect();
  */
 const namedShapes = new Map<string, Map<string, string>>();
 /** More shapes than this under one name means a value is interpolated into its text: a bug, refused. */
-const maxShapesPerName = 32;
+export const maxShapesPerName = 64;
+
+function preparedNameOf(name: string, text: string): string {
+  let shapes = namedShapes.get(name);
+  if (!shapes) namedShapes.set(name, (shapes = new Map()));
+  let prepared = shapes.get(text);
+  if (prepared === undefined) {
+    if (shapes.size >= maxShapesPerName) throw new Error(`The statement '${name}' has more than ${maxShapesPerName} texts: a value is interpolated into it.`);
+    prepared = `${name}_${createHash("sha256").update(text).digest("hex").slice(0, 16)}`;
+    shapes.set(text, prepared);
+  }
+  return prepared;
+}
 
 /**
  * Runs raw SQL as a named prepared statement on PostgreSQL: each connection parses it once, then only binds
@@ -45,15 +57,30 @@ const maxShapesPerName = 32;
  */
 export async function executeNamed<Row>(tx: Tx, name: string, statement: SQL): Promise<Row[]> {
   const query = dialect.sqlToQuery(statement);
-  let shapes = namedShapes.get(name);
-  if (!shapes) namedShapes.set(name, (shapes = new Map()));
-  let prepared = shapes.get(query.sql);
-  if (prepared === undefined) {
-    if (shapes.size >= maxShapesPerName) throw new Error(`The statement '${name}' has more than ${maxShapesPerName} texts: a value is interpolated into it.`);
-    prepared = `${name}_${createHash("sha256").update(query.sql).digest("hex").slice(0, 16)}`;
-    shapes.set(query.sql, prepared);
+  const result = await tx._.session.prepareQuery(query, undefined, preparedNameOf(name, query.sql), false).execute();
+  return (result as { rows: Row[] }).rows;
+}
+
+const boundLater = (param: unknown) => is(param, Placeholder) || (is(param, Param) && is(param.value, Placeholder));
+const compiledShapes = new Map<string, { query: Query; prepared: string }>();
+
+/**
+ * executeNamed for the hottest statements: built and compiled once per `shape` (a key the caller derives
+ * from everything that changes the text), then only bound and run. Building a large statement with the query
+ * builder costs more of the server's CPU than the database spends running it. `build` must take every value
+ * from a placeholder (`sql.placeholder(name)`), filled from `values` on each call: a value built into the
+ * text would be the first call's forever, so it is refused.
+ */
+export async function executeShaped<Row>(tx: Tx, name: string, shape: string, build: () => SQL, values: Record<string, unknown>): Promise<Row[]> {
+  const key = `${name}\u0000${shape}`;
+  let compiled = compiledShapes.get(key);
+  if (!compiled) {
+    const query = dialect.sqlToQuery(build());
+    if (!query.params.every(boundLater)) throw new Error(`The statement '${name}' has a value built into its text: bind it with a placeholder.`);
+    compiled = { query, prepared: preparedNameOf(name, query.sql) };
+    compiledShapes.set(key, compiled);
   }
-  const result = await tx._.session.prepareQuery(query, undefined, prepared, false).execute();
+  const result = await tx._.session.prepareQuery(compiled.query, undefined, compiled.prepared, false).execute(values);
   return (result as { rows: Row[] }).rows;
 }
 

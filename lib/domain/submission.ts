@@ -3,15 +3,15 @@
 // its own transaction, so there is no BEGIN/COMMIT either); a developer with webhook endpoints takes the
 // general path, which also writes the outbox (lib/domain/webhook-outbox.ts).
 import { randomUUID } from "node:crypto";
-import { sql } from "drizzle-orm";
-import { executeNamed, type Db, type Tx } from "@/lib/db/client";
+import { sql, type SQL } from "drizzle-orm";
+import { executeShaped, type Db, type Tx } from "@/lib/db/client";
 import { accounts, creditLedger, idempotencyKeys, jobEvents, jobLogs, jobs, webhookEndpoints } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { isServiceId, serviceInputs } from "./catalog";
 import { applyLedgerEntry } from "./credits";
 import { DomainError, issuesOf } from "./errors";
 import { findReplay, isUniqueViolation, requestFingerprint, storeResponse, type StoredResponse } from "./idempotency";
-import { recordJobChange, recordJobCreation, type EventInput, type JobRow, type LogInput } from "./job-log";
+import { Computed, recordJobChange, recordJobCreation, type EventInput, type JobRow, type LogInput } from "./job-log";
 import { assertTransition } from "./job-machine";
 import { toExecutionJob } from "./jobs";
 import { db } from "./database";
@@ -132,66 +132,98 @@ const isoOf = (column: ReturnType<typeof sql>) => sql`to_char(${column} at time 
  */
 async function createInOneStatement(d: Db, job: NewJob): Promise<{ subscribed: boolean; createdAt: string | null; signalled: boolean }> {
   const { row } = job;
-  const routedEvents = job.routed.events;
-  const events = [...job.created.events, ...routedEvents].map((e, i) => ({ sequence: i + 1, type: e.type, data: e.data ?? null }));
+  const events = [...job.created.events, ...job.routed.events].map((e, i) => ({ sequence: i + 1, type: e.type, data: e.data ?? null }));
   const logs = job.created.logs.map((l, i) => ({ sequence: i + 1, level: l.level, source: l.source, message: l.message }));
-  const webhookTypes = [...new Set([...eventTypesOf("queued"), ...eventTypesOf("routing")])];
-  // The stored response gets its times from the same clock as the job row.
-  const template = JSON.stringify(asCreated(job, new Date(0)));
   const key = job.idempotency;
   const inline = await signalsInline();
+  const [outcome] = await executeShaped<{ subscribed: boolean; created_at: string | null }>(
+    d,
+    "submission",
+    `${inline};${key !== undefined}`,
+    () => submissionStatement(inline, key !== undefined),
+    {
+      id: row.id,
+      workflowRunId: row.workflowRunId,
+      accountId: row.accountId,
+      apiKeyId: row.apiKeyId,
+      serviceId: row.serviceId,
+      input: JSON.stringify(row.input),
+      creditCost: row.creditCost,
+      maxAttempts: row.maxAttempts,
+      timeoutMs: row.timeoutMs,
+      eventCount: events.length,
+      logCount: logs.length,
+      events: JSON.stringify(events),
+      logs: JSON.stringify(logs),
+      ledgerDescription: `${row.serviceId} job`,
+      // The stored response gets its times from the same clock as the job row.
+      responseTemplate: JSON.stringify(asCreated(job, new Date(0))),
+      idempotencyKey: key?.key ?? null,
+      fingerprint: key?.fingerprint ?? null,
+    },
+  );
+  return { subscribed: outcome.subscribed, createdAt: outcome.created_at, signalled: inline };
+}
+
+const webhookTypesAtCreation = `{${[...new Set([...eventTypesOf("queued"), ...eventTypesOf("routing")])].join(",")}}`;
+
+/** createInOneStatement's text for one shape: every value is a placeholder, bound on each submission. */
+function submissionStatement(inline: boolean, remembered: boolean): SQL {
+  const p = (name: string) => sql.placeholder(name);
   // pg_notify returns void: selected only for its effect, once when the job was created.
-  const signals = inline ? sql`, (select pg_notify(${workChannel}, ${row.serviceId}) from job) as signalled` : sql``;
-  const [outcome] = await executeNamed<{ subscribed: boolean; created_at: string | null }>(d, "submission", sql`
+  const signals = inline ? sql`, (select pg_notify(${sql.raw(`'${workChannel}'`)}, ${p("serviceId")}::text) from job) as signalled` : sql``;
+  return sql`
     with subscribed as (
       select exists (
         select 1 from ${webhookEndpoints}
-        where account_id = ${row.accountId} and status = 'enabled' and events && ${`{${webhookTypes.join(",")}}`}::text[]
+        where account_id = ${p("accountId")}::uuid and status = 'enabled' and events && ${sql.raw(`'${webhookTypesAtCreation}'`)}::text[]
       ) as yes
     ),
     charge as (
-      update ${accounts} set credit_balance = credit_balance - ${row.creditCost}, credit_updated_at = now()
-      where id = ${row.accountId} and credit_balance >= ${row.creditCost} and ${row.creditCost} > 0 and not (select yes from subscribed)
+      update ${accounts} set credit_balance = credit_balance - ${p("creditCost")}::int, credit_updated_at = now()
+      where id = ${p("accountId")}::uuid and credit_balance >= ${p("creditCost")}::int and ${p("creditCost")}::int > 0 and not (select yes from subscribed)
       returning credit_balance
     ),
     allowed as (
       select 1 from charge
       union all
-      select 1 where ${row.creditCost} = 0 and not (select yes from subscribed)
+      select 1 where ${p("creditCost")}::int = 0 and not (select yes from subscribed)
     ),
     job as (
       insert into ${jobs} (id, workflow_run_id, account_id, api_key_id, service_id, status, input, credit_cost,
                            max_attempts, timeout_ms, routing_started_at, event_seq, log_seq)
-      select ${row.id}::uuid, ${row.workflowRunId}::uuid, ${row.accountId}::uuid, ${row.apiKeyId}::uuid, ${row.serviceId}, 'routing',
-             ${JSON.stringify(row.input)}::jsonb, ${row.creditCost}::int, ${row.maxAttempts}::int, ${row.timeoutMs}::int, now(),
-             ${events.length}::int, ${logs.length}::int
+      select ${p("id")}::uuid, ${p("workflowRunId")}::uuid, ${p("accountId")}::uuid, ${p("apiKeyId")}::uuid, ${p("serviceId")}::text, 'routing',
+             ${p("input")}::jsonb, ${p("creditCost")}::int, ${p("maxAttempts")}::int, ${p("timeoutMs")}::int, now(),
+             ${p("eventCount")}::int, ${p("logCount")}::int
       from allowed
       returning created_at
     ),
     appended_events as (
       insert into ${jobEvents} (job_id, sequence, type, attempt, data)
-      select ${row.id}::uuid, e.sequence, e.type, 0, e.data
-      from job, jsonb_to_recordset(${JSON.stringify(events)}::jsonb) as e(sequence int, type text, data jsonb)
+      select ${p("id")}::uuid, e.sequence, e.type, 0, e.data
+      from job, jsonb_to_recordset(${p("events")}::jsonb) as e(sequence int, type text, data jsonb)
     ),
     appended_logs as (
       insert into ${jobLogs} (job_id, sequence, level, source, message)
-      select ${row.id}::uuid, l.sequence, l.level, l.source, l.message
-      from job, jsonb_to_recordset(${JSON.stringify(logs)}::jsonb) as l(sequence int, level text, source text, message text)
+      select ${p("id")}::uuid, l.sequence, l.level, l.source, l.message
+      from job, jsonb_to_recordset(${p("logs")}::jsonb) as l(sequence int, level text, source text, message text)
     ),
     ledger as (
       insert into ${creditLedger} (account_id, type, amount, balance_after, job_id, description)
-      select ${row.accountId}::uuid, 'charge', ${-row.creditCost}::bigint, credit_balance, ${row.id}::uuid, ${`${row.serviceId} job`}
+      select ${p("accountId")}::uuid, 'charge', -${p("creditCost")}::bigint, credit_balance, ${p("id")}::uuid, ${p("ledgerDescription")}::text
       from charge
-    ),
+    )${
+      remembered
+        ? sql`,
     remembered as (
       insert into ${idempotencyKeys} (account_id, key, fingerprint, job_id, response_status, response_body)
-      select ${row.accountId}::uuid, ${key?.key ?? null}::text, ${key?.fingerprint ?? null}::text, ${row.id}::uuid, 202,
-             jsonb_set(jsonb_set(${template}::jsonb, '{createdAt}', to_jsonb(j.iso)), '{updatedAt}', to_jsonb(j.iso))
+      select ${p("accountId")}::uuid, ${p("idempotencyKey")}::text, ${p("fingerprint")}::text, ${p("id")}::uuid, 202,
+             jsonb_set(jsonb_set(${p("responseTemplate")}::jsonb, '{createdAt}', to_jsonb(j.iso)), '{updatedAt}', to_jsonb(j.iso))
       from (select ${isoOf(sql`created_at`)} as iso from job) j
-      where ${key !== undefined}
-    )
-    select (select yes from subscribed) as subscribed, (select ${isoOf(sql`created_at`)} from job) as created_at${signals}`);
-  return { subscribed: outcome.subscribed, createdAt: outcome.created_at, signalled: inline };
+    )`
+        : sql``
+    }
+    select (select yes from subscribed) as subscribed, (select ${isoOf(sql`created_at`)} from job) as created_at${signals}`;
 }
 
 /** The same creation as a transaction of the general writers, which also fill the webhook outbox. */
@@ -202,7 +234,7 @@ async function createInTransaction(tx: Tx, job: NewJob): Promise<ExecutionJob> {
   if (job.idempotency) {
     await storeResponse(tx, { accountId: row.accountId, ...job.idempotency, jobId: row.id, response: { status: 202, body } });
   }
-  await recordJobChange(tx, row.id, { to: "routing", from: ["queued"], set: { routingStartedAt: sql`now()` }, events: job.routed.events });
+  await recordJobChange(tx, row.id, { to: "routing", from: ["queued"], set: { routingStartedAt: Computed.now }, events: job.routed.events });
   // The debit comes last so the account row is locked for the shortest time; a 402 rolls everything back.
   if (row.creditCost > 0) {
     await applyLedgerEntry(tx, { accountId: row.accountId, type: "charge", amount: -row.creditCost, jobId: row.id, description: `${row.serviceId} job` });

@@ -8,9 +8,11 @@ import { jobs, nodes } from "@/lib/db/schema";
 import { DomainError } from "@/lib/domain/errors";
 import { heldStatuses, nextProgress, stopOutcome } from "@/lib/domain/job-machine";
 import {
+  Computed,
   recordJobChangeAtOnce,
   recordJobChanges,
   recordStopOutcome,
+  type Candidates,
   type EventInput,
   type JobChange,
   type JobRow,
@@ -27,6 +29,8 @@ export type NodeRow = typeof nodes.$inferSelect;
 const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
 export const leaseMs = () => env().NODE_LEASE_MS;
 const leaseEnd = () => sql`now() + make_interval(secs => ${leaseMs() / 1000})`;
+/** The end of a lease taken now, as a job change sets it. */
+const leaseFromNow = () => Computed.secondsFromNow(leaseMs() / 1000);
 const liveSince = () => sql`now() - make_interval(secs => ${leaseMs() / 1000})`;
 
 // ── Identity ───────────────────────────────────────────────────────────────────────────────────────
@@ -141,27 +145,29 @@ export async function liveNodeCount(): Promise<number> {
 // count the node's jobs through the partial index on active statuses (jobs_active_idx).
 const heldStatusList = sql.raw(heldStatuses.map((status) => `'${status}'`).join(", "));
 
-/**
- * One claim: the oldest routing jobs this node can run, up to its free slots (counted in the same statement),
- * taken under FOR UPDATE SKIP LOCKED and assigned, with their events and log lines, in one statement.
- */
-async function claimOnce(node: NodeRow, max: number, start: boolean): Promise<ClaimedJob[]> {
-  const d = await db();
-  const self = sql`${nodes.id} = ${node.id} and ${nodes.drainingAt} is null and ${nodes.revokedAt} is null`;
-  const busy = sql`(select count(*) from ${jobs} held where held.assigned_node_id = ${node.id} and held.status in (${heldStatusList}))`;
-  const free = sql`greatest(0, least(${max}, coalesce((select ${nodes.concurrency} from ${nodes} where ${self}), 0) - ${busy}))`;
-  const candidates = sql`array(
+// The jobs one claim takes: the oldest routing jobs the node can run, up to its free slots (counted in the
+// same statement), under FOR UPDATE SKIP LOCKED. One text for every claim; the node and its wish are bound.
+const claimNode = sql.placeholder("claimNodeId");
+const claimSelf = sql`${nodes.id} = ${claimNode} and ${nodes.drainingAt} is null and ${nodes.revokedAt} is null`;
+const claimBusy = sql`(select count(*) from ${jobs} held where held.assigned_node_id = ${claimNode} and held.status in (${heldStatusList}))`;
+const claimFree = sql`greatest(0, least(${sql.placeholder("claimMax")}::int, coalesce((select ${nodes.concurrency} from ${nodes} where ${claimSelf}), 0) - ${claimBusy}))`;
+const claimCandidates = sql`array(
     select eligible.id from ${jobs} eligible
     where eligible.status = 'routing'
-      and eligible.service_id = any(coalesce((select ${nodes.serviceIds} from ${nodes} where ${self}), '{}'::text[]))
+      and eligible.service_id = any(coalesce((select ${nodes.serviceIds} from ${nodes} where ${claimSelf}), '{}'::text[]))
     order by eligible.created_at
-    limit ${free}
+    limit ${claimFree}
     for update skip locked)`;
+
+/** One claim: the claimed jobs assigned (and started, with `start`), with their events and log lines, in one statement. */
+async function claimOnce(node: NodeRow, max: number, start: boolean): Promise<ClaimedJob[]> {
+  const d = await db();
+  const candidates: Candidates = { shape: "claim", sql: claimCandidates, values: { claimNodeId: node.id, claimMax: max } };
   const assigned = {
     events: [{ type: "NODE_ASSIGNED", nodeId: node.id, data: { nodeId: node.id, name: node.name, region: node.region } }],
     logs: [{ level: "info", source: "platform", message: `Assigned to node ${node.name} (${node.region}).`, nodeId: node.id }],
   } satisfies Pick<JobChange, "events" | "logs">;
-  const set = { attempt: sql`${jobs.attempt} + 1`, assignedNodeId: node.id, assignedAt: sql`now()`, leaseExpiresAt: leaseEnd(), progress: 0 };
+  const set = { attempt: Computed.increment, assignedNodeId: node.id, assignedAt: Computed.now, leaseExpiresAt: leaseFromNow(), progress: 0 };
   const assign: JobChange = start
     ? {
         to: "running",
@@ -282,7 +288,7 @@ async function changeOrRefuse(jobId: string, change: JobChange): Promise<void> {
 /** A node starting an attempt: reported by the node, or part of its claim when it starts what it claims at once. */
 const started = {
   // A function: the lease comes from the configuration, which is read on first use, not at import.
-  set: () => ({ startedAt: sql`coalesce(${jobs.startedAt}, now())`, leaseExpiresAt: leaseEnd() }),
+  set: () => ({ startedAt: Computed.nowIfUnset, leaseExpiresAt: leaseFromNow() }),
   /** Without `attempt`, the attempt the claim begins (known only to its statement). */
   events: (node: NodeRow, attempt?: number): EventInput[] => [
     attempt === undefined
@@ -316,7 +322,7 @@ export function reportProgress(node: NodeRow, jobId: string, attempt: number, re
       attempt,
       nodeId: node.id,
       // The same rule as nextProgress, applied to the stored value so concurrent reports cannot lower it.
-      set: report.progress === undefined ? {} : { progress: sql`greatest(${jobs.progress}, ${nextProgress(0, report.progress)})` },
+      set: report.progress === undefined ? {} : { progress: Computed.atLeast(nextProgress(0, report.progress)) },
       events: reportedEvents(node, report),
       logs: reportedLogs(node, report),
   });
@@ -334,7 +340,7 @@ export function completeExecution(
       to: "completed",
       attempt,
       nodeId: node.id,
-      set: { result, progress: 100, completedAt: sql`now()`, leaseExpiresAt: null },
+      set: { result, progress: 100, completedAt: Computed.now, leaseExpiresAt: null },
       events: [
         ...reportedEvents(node, report),
         { type: "RESULT_STORED", nodeId: node.id, data: { summary: result.summary } },
@@ -373,7 +379,7 @@ export function releaseJob(node: NodeRow, jobId: string, attempt: number, reason
       from: heldStatuses,
       attempt,
       nodeId: node.id,
-      set: { routingStartedAt: sql`now()`, leaseExpiresAt: null },
+      set: { routingStartedAt: Computed.now, leaseExpiresAt: null },
       events: [{ type: "ROUTING_STARTED", data: { attempt: attempt + 1, releasedBy: node.id, reason } }],
       logs: [{ level: "warn", source: "node", message: `Released by the node (${reason}).`, nodeId: node.id }],
   });

@@ -5,7 +5,7 @@ import { and, asc, eq, inArray, lt, sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/lib/db/client";
 import { jobs, rateLimits } from "@/lib/db/schema";
 import { purgeIdempotencyKeys } from "@/lib/domain/idempotency";
-import { recordJobChange, recordStopOutcome, type JobRow } from "@/lib/domain/job-log";
+import { Computed, recordJobChange, recordStopOutcome, type JobRow } from "@/lib/domain/job-log";
 import { heldStatuses, stopOutcome, unroutableMessage } from "@/lib/domain/job-machine";
 import { db } from "@/lib/domain/database";
 import { purgeDeadSessions } from "@/lib/domain/sessions";
@@ -38,7 +38,7 @@ export async function promoteDueRetries(): Promise<number> {
       await recordJobChange(tx, job.id, {
         to: "routing",
         from: ["retrying"],
-        set: { routingStartedAt: sql`now()`, nextAttemptAt: null },
+        set: { routingStartedAt: Computed.now, nextAttemptAt: null },
         events: [{ type: "ROUTING_STARTED", data: { attempt: job.attempt + 1 } }],
       });
     }

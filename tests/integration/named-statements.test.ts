@@ -2,7 +2,7 @@
 // may cover a few shapes of one statement, never a text that changes with its values.
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { executeNamed } from "@/lib/db/client";
+import { executeNamed, executeShaped, maxShapesPerName } from "@/lib/db/client";
 import { db } from "@/lib/domain/database";
 import { startTestServer, type TestServer } from "../support/test-server";
 
@@ -38,7 +38,28 @@ describe("a named statement", () => {
   it("is refused when its text keeps changing, as it does with a value interpolated into it", async () => {
     const d = await db();
     const interpolated = (n: number) => sql.raw(`select ${n} as n`);
-    for (let n = 0; n < 32; n++) await executeNamed(d, "test_interpolated", interpolated(n));
-    await expect(executeNamed(d, "test_interpolated", interpolated(32))).rejects.toThrow(/interpolated/);
+    for (let n = 0; n < maxShapesPerName; n++) await executeNamed(d, "test_interpolated", interpolated(n));
+    await expect(executeNamed(d, "test_interpolated", interpolated(maxShapesPerName))).rejects.toThrow(/interpolated/);
+  });
+});
+
+describe("a statement compiled once per shape", () => {
+  it("is built on the first use of its shape only, and binds each call's values", async () => {
+    const d = await db();
+    let builds = 0;
+    const build = (withTwo: boolean) => () => {
+      builds++;
+      return sql`select ${sql.placeholder("one")}::int as one${withTwo ? sql`, ${sql.placeholder("two")}::int as two` : sql``}`;
+    };
+    for (let i = 0; i < 3; i++) {
+      expect(await executeShaped(d, "test_compiled", "one", build(false), { one: i })).toEqual([{ one: i }]);
+      expect(await executeShaped(d, "test_compiled", "two", build(true), { one: i, two: i * 2 })).toEqual([{ one: i, two: i * 2 }]);
+    }
+    expect(builds).toBe(2);
+  });
+
+  it("refuses a value built into its text, which would be the first call's on every later call", async () => {
+    const d = await db();
+    await expect(executeShaped(d, "test_compiled_value", "n", () => sql`select ${7}::int as n`, {})).rejects.toThrow(/placeholder/);
   });
 });
