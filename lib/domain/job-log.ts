@@ -256,8 +256,6 @@ async function writeJobChanges(tx: Tx, candidates: Candidates, change: JobChange
   const events = change.events ?? [];
   const logs = change.logs ?? [];
   const from = change.from ?? (change.to ? statusesBefore(change.to) : activeStatuses);
-  // An explicit `from` narrows what the state machine allows; it can never widen it.
-  assertChange(from, change);
   const unlessWebhooks = options.unlessWebhooks ?? false;
   const inline = await signalsInline();
   const values: Record<string, unknown> = {
@@ -277,7 +275,12 @@ async function writeJobChanges(tx: Tx, candidates: Candidates, change: JobChange
     tx,
     "job_change",
     shapeOf(candidates, change, from, unlessWebhooks, inline),
-    () => changeStatement(tx, candidates, change, from, unlessWebhooks, inline),
+    () => {
+      // Checked once per shape (its statuses are part of it): an explicit `from` narrows what the state
+      // machine allows; it can never widen it.
+      assertChange(from, change);
+      return changeStatement(tx, candidates, change, from, unlessWebhooks, inline);
+    },
     values,
   );
   const written = rows

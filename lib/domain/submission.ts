@@ -61,7 +61,7 @@ function cachedService(d: Db, serviceId: string): Promise<ServiceRow | undefined
 }
 
 /** Service (404, 409 disabled), then input (422): the job a valid submission creates. */
-async function checkSubmission(d: Db, submission: Submission, fingerprint: string): Promise<NewJob> {
+async function checkSubmission(d: Db, submission: Submission, fingerprint: string | undefined): Promise<NewJob> {
   const { accountId, serviceId } = submission;
   const service = isServiceId(serviceId) ? await cachedService(d, serviceId) : undefined;
   if (!service || !isServiceId(serviceId)) throw new DomainError("SERVICE_NOT_FOUND", `There is no service '${serviceId}'.`);
@@ -112,7 +112,7 @@ async function checkSubmission(d: Db, submission: Submission, fingerprint: strin
     },
     created,
     routed: { events: [{ type: "ROUTING_STARTED", data: { attempt: 1 } }] },
-    idempotency: submission.idempotencyKey ? { key: submission.idempotencyKey, fingerprint } : undefined,
+    idempotency: submission.idempotencyKey && fingerprint ? { key: submission.idempotencyKey, fingerprint } : undefined,
   };
 }
 
@@ -261,9 +261,10 @@ async function createJob(d: Db, job: NewJob): Promise<ExecutionJob> {
 export async function submitJob(submission: Submission): Promise<SubmissionOutcome> {
   const d = await db();
   const { accountId, idempotencyKey } = submission;
-  const fingerprint = requestFingerprint(submission.serviceId, submission.input);
+  // Only a keyed request is compared with an earlier one (canonical JSON and a digest of the whole input).
+  const fingerprint = idempotencyKey ? requestFingerprint(submission.serviceId, submission.input) : undefined;
   const replay = async (): Promise<SubmissionOutcome | undefined> => {
-    if (!idempotencyKey) return undefined;
+    if (!idempotencyKey || !fingerprint) return undefined;
     const stored = await findReplay(d, accountId, idempotencyKey, fingerprint);
     return stored && { response: stored as SubmissionOutcome["response"], replayed: true };
   };

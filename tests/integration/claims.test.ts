@@ -5,6 +5,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { webhookDeliveries } from "@/lib/db/schema";
 import { db } from "@/lib/domain/database";
+import { recordJobChangeAtOnce } from "@/lib/domain/job-log";
 import { authenticateNode, claimJobs, issueNodeToken, registerNode } from "@/lib/network/coordinator";
 import { signUpDeveloper } from "../support/developer";
 import { getJob, submit, telemetry } from "../support/jobs";
@@ -80,5 +81,18 @@ describe("a node's claim", () => {
     expect(statuses.slice(-2)).toEqual(["assigned", "running"]);
     const [assigned, running] = announced.slice(-2);
     expect(running.data.sequence).toBe(assigned.data.sequence + 1);
+  });
+});
+
+describe("a job change", () => {
+  it("the state machine forbids is refused every time it is asked, and writes nothing", async () => {
+    const job = await submitTokenCount("never assigned by hand");
+    const before = await telemetry(ctx.dev, ctx.key, job.jobId);
+    // routing → running skips assigned; the statement of this shape is compiled once, the check must still hold.
+    for (let i = 0; i < 2; i++) {
+      await expect(recordJobChangeAtOnce(job.jobId, { to: "running", from: ["routing"], events: [{ type: "EXECUTION_STARTED" }] })).rejects.toThrow(/cannot become running/);
+    }
+    expect(await getJob(ctx.dev, ctx.key, job.jobId)).toMatchObject({ status: "routing" });
+    expect(await telemetry(ctx.dev, ctx.key, job.jobId)).toEqual(before);
   });
 });
