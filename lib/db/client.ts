@@ -3,7 +3,8 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { is, Param, Placeholder, sql, type Query, type SQL } from "drizzle-orm";
+import { fillPlaceholders, is, Param, Placeholder, sql, type Query, type SQL } from "drizzle-orm";
+import { DrizzleQueryError } from "drizzle-orm/errors";
 import { PgDialect, type PgDatabase, type PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
@@ -19,6 +20,12 @@ export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0] | Db;
 export interface Database {
   db: Db;
   driver: "pglite" | "postgres";
+  /**
+   * PGlite only: runs `text` as the named prepared statement `name` outside any transaction, parsed and planned
+   * once per database (its driver otherwise parses, describes and plans every statement, each step a trip into
+   * the engine). Rows as drizzle's raw queries return them.
+   */
+  runPrepared?(name: string, text: string, params: unknown[]): Promise<Record<string, unknown>[]>;
   /** Runs `listener` when `channel` is notified (PostgreSQL LISTEN, or in-process for PGlite). */
   listen(channel: string, listener: (payload: string) => void): Promise<() => Promise<void>>;
   /** Notifies `channel` as part of `tx`: PostgreSQL delivers on commit; PGlite runs one transaction at a time. */
@@ -80,6 +87,16 @@ export async function executeShaped<Row>(tx: Tx, name: string, shape: string, bu
     compiled = { query, prepared: preparedNameOf(name, query.sql) };
     compiledShapes.set(key, compiled);
   }
+  const database = await getDatabase();
+  if (database.runPrepared && tx === database.db) {
+    const params = fillPlaceholders(compiled.query.params, values);
+    try {
+      return (await database.runPrepared(compiled.prepared, compiled.query.sql, params)) as Row[];
+    } catch (error) {
+      // As drizzle reports a failed query: lib/log.ts logs it by name, without its parameter values.
+      throw new DrizzleQueryError(compiled.query.sql, params, error as Error);
+    }
+  }
   const result = await tx._.session.prepareQuery(compiled.query, undefined, compiled.prepared, false).execute(values);
   return (result as { rows: Row[] }).rows;
 }
@@ -135,6 +152,31 @@ async function openPglite(dataDir: string): Promise<Database> {
   await client.waitReady;
   const db = drizzle({ client, schema });
   await migrate(db, { migrationsFolder });
+  const { parse, protocol, types } = await import("@electric-sql/pglite");
+  const { serialize } = protocol;
+  // As drizzle reads raw rows: times stay text, its columns decode them.
+  const keepText = (value: string) => value;
+  const parsers = { ...client.parsers, [types.TIMESTAMP]: keepText, [types.TIMESTAMPTZ]: keepText, [types.INTERVAL]: keepText, [types.DATE]: keepText };
+  const parameterTypes = new Map<string, number[]>();
+  const concat = (parts: Uint8Array[]) => new Uint8Array(Buffer.concat(parts));
+  const runPrepared = (name: string, text: string, params: unknown[]) =>
+    // The locks PGlite's own query() takes: never inside another caller's open transaction.
+    client._runExclusiveTransaction(() =>
+      client._runExclusiveQuery(async () => {
+        let oids = parameterTypes.get(name);
+        if (!oids) {
+          const described = await client.execProtocol(concat([serialize.parse({ name, text }), serialize.describe({ type: "S", name }), serialize.sync()]));
+          oids = parse.parseDescribeStatementResults(described.messages);
+          parameterTypes.set(name, oids);
+        }
+        const types = oids;
+        const values = params.map((value, i) => (value === null || value === undefined ? null : (client.serializers[types[i]] ?? String)(value)));
+        const { messages } = await client.execProtocol(
+          concat([serialize.bind({ statement: name, values }), serialize.describe({ type: "P" }), serialize.execute({}), serialize.sync()]),
+        );
+        return parse.parseResults(messages, parsers, { rowMode: "object" })[0].rows as Record<string, unknown>[];
+      }),
+    );
   // A single process owns the embedded database, so notifications never leave it.
   const { EventEmitter } = await import("node:events");
   const bus = new EventEmitter();
@@ -142,6 +184,7 @@ async function openPglite(dataDir: string): Promise<Database> {
   return {
     db: db as unknown as Db,
     driver: "pglite",
+    runPrepared,
     async listen(channel, listener) {
       bus.on(channel, listener);
       return async () => void bus.off(channel, listener);

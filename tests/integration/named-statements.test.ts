@@ -3,6 +3,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { executeNamed, executeShaped, maxShapesPerName } from "@/lib/db/client";
+import { isUniqueViolation } from "@/lib/domain/idempotency";
 import { db } from "@/lib/domain/database";
 import { startTestServer, type TestServer } from "../support/test-server";
 
@@ -61,5 +62,36 @@ describe("a statement compiled once per shape", () => {
   it("refuses a value built into its text, which would be the first call's on every later call", async () => {
     const d = await db();
     await expect(executeShaped(d, "test_compiled_value", "n", () => sql`select ${7}::int as n`, {})).rejects.toThrow(/placeholder/);
+  });
+
+  it("fails as drizzle's queries fail (the database's code, named by its query), and the next call runs", async () => {
+    const d = await db();
+    await d.execute(sql`create table if not exists test_compiled_unique (id int primary key)`);
+    const insert = () => sql`insert into test_compiled_unique (id) values (${sql.placeholder("id")}::int) returning id`;
+    expect(await executeShaped(d, "test_compiled_insert", "one", insert, { id: 1 })).toEqual([{ id: 1 }]);
+    const failure = await executeShaped(d, "test_compiled_insert", "one", insert, { id: 1 }).catch((e: unknown) => e);
+    expect(isUniqueViolation(failure)).toBe(true);
+    expect(failure).toMatchObject({ query: expect.stringContaining("insert into test_compiled_unique"), params: [1] });
+    expect(await executeShaped(d, "test_compiled_insert", "one", insert, { id: 2 })).toEqual([{ id: 2 }]);
+  });
+
+  it("never runs inside another caller's open transaction", async () => {
+    const d = await db();
+    await d.execute(sql`create table if not exists test_compiled_isolated (id int primary key)`);
+    let inserted!: () => void;
+    const insertedYet = new Promise<void>((resolve) => (inserted = resolve));
+    const rolledBack = d
+      .transaction(async (tx) => {
+        await tx.execute(sql`insert into test_compiled_isolated (id) values (1)`);
+        inserted();
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        throw new Error("rolled back on purpose");
+      })
+      .catch(() => undefined);
+    await insertedYet;
+    const count = () => sql`select count(*)::int as n from test_compiled_isolated where id > ${sql.placeholder("above")}::int`;
+    // Outside the transaction it sees nothing of it: not its uncommitted row (PGlite would, if it ran inside).
+    expect(await executeShaped(d, "test_compiled_isolation", "count", count, { above: 0 })).toEqual([{ n: 0 }]);
+    await rolledBack;
   });
 });
