@@ -63,6 +63,8 @@ export default defineConfig({
       STARTER_CREDITS: "100",
       LOG_LEVEL: "warn",
       APP_ORIGIN: baseURL,
+      // The webhook journey's receiver listens on loopback, which webhooks may reach only when allowed.
+      WEBHOOK_ALLOWED_HOSTS: "127.0.0.1",
     },
   },
 });

@@ -30,6 +30,12 @@ export async function signInNewDeveloper(page: Page, baseURL: string, name = "Gr
   return { page, apiKey: ((await key.json()) as { key: string }).key };
 }
 
+/** Follows a link of the dashboard's navigation to its page. */
+export async function openFromNav(page: Page, name: string) {
+  await page.getByRole("navigation", { name: "Dashboard", exact: true }).getByRole("link", { name, exact: true }).click();
+  await expect(page.getByRole("heading", { level: 1, name, exact: true })).toBeVisible();
+}
+
 export async function runJob(request: APIRequestContext, apiKey: string, serviceId: string, input: Record<string, unknown>) {
   const response = await request.post(`/api/marketplace/services/${serviceId}/execute`, {
     headers: { "x-api-key": apiKey },

@@ -1,6 +1,7 @@
 // A developer's first visit: wallet sign-in, profile, an API key through its whole life, the starter
 // credits, and signing out.
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { openFromNav } from "./dashboard-session";
 import { installTestWallet, testWalletName } from "./test-wallet";
 
 const secretPattern = /^dev_[0-9A-Za-z]{32,}$/;
@@ -17,12 +18,6 @@ async function signInWithWallet(page: Page) {
   await page.getByRole("button", { name: testWalletName }).click();
   await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
   await expect(page).toHaveURL(/\/overview$/);
-}
-
-/** Follows a link of the dashboard's navigation. */
-async function openFromNav(page: Page, name: string) {
-  await page.getByRole("navigation", { name: "Dashboard", exact: true }).getByRole("link", { name, exact: true }).click();
-  await expect(page.getByRole("heading", { level: 1, name, exact: true })).toBeVisible();
 }
 
 async function readRevealedSecret(page: Page) {

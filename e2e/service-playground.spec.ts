@@ -3,6 +3,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { expect, test, type Page } from "@playwright/test";
+import { openFromNav } from "./dashboard-session";
 import { installTestWallet, testWalletName } from "./test-wallet";
 
 /** An API key secret as the API issues them. */
@@ -13,11 +14,6 @@ async function signIn(page: Page) {
   await page.goto("/sign-in");
   await page.getByRole("button", { name: testWalletName }).click();
   await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
-}
-
-async function openFromNav(page: Page, name: string) {
-  await page.getByRole("navigation", { name: "Dashboard", exact: true }).getByRole("link", { name, exact: true }).click();
-  await expect(page.getByRole("heading", { level: 1, name, exact: true })).toBeVisible();
 }
 
 /**

@@ -4,6 +4,7 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from "nod
 import type { AddressInfo, Socket } from "node:net";
 
 export interface ReceivedWebhook {
+  method: string;
   path: string;
   headers: IncomingHttpHeaders;
   body: string;
@@ -39,7 +40,7 @@ export async function startWebhookReceiver(responder: Responder = () => 200): Pr
       const nth = perPath.get(path) ?? 0;
       perPath.set(path, nth + 1);
       const status = answer(path, nth);
-      received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString("utf8"), receivedAt: Date.now(), answered: status });
+      received.push({ method: req.method ?? "", path, headers: req.headers, body: Buffer.concat(chunks).toString("utf8"), receivedAt: Date.now(), answered: status });
       if (status === "hang") {
         hanging.add(res);
         return;
