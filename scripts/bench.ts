@@ -3,7 +3,7 @@
 // DATABASE_URL is set: then also graphile-worker as the reference and the scale-out from 1 to 2 server
 // instances with standalone nodes. Prints the tables and writes its section of docs/benchmarks.md.
 // Options: --duration <s> (autocannon, per route), --connections <n>, --rate <jobs/s>, --steady-jobs <n>,
-// --burst-jobs <n>; --profile (CPU profiles of the servers into .bench/, top functions in the report);
+// --burst-jobs <n>, --warmup-jobs <n>; --profile (CPU profiles of the servers into .bench/, top functions in the report);
 // --private-postgres (a throwaway cluster with pg_stat_statements loaded, instead of DATABASE_URL's server).
 import { mkdirSync, readFileSync } from "node:fs";
 import os from "node:os";
@@ -39,6 +39,12 @@ const options = {
   rate: positiveNumber("rate", 10),
   steadyJobs: positiveNumber("steady-jobs", 150),
   burstJobs: positiveNumber("burst-jobs", 300),
+  /**
+   * Jobs run (and not measured) before anything is: V8 optimises a server's hot paths only after many calls
+   * (CPU per job falls for about 5,000 jobs), and a server in production has been running. The same for
+   * graphile-worker and the scale-out.
+   */
+  warmupJobs: positiveNumber("warmup-jobs", 5000),
   nodeCounts: [1, 4],
   /** Scale-out: server instances sharing one database, with the same standalone nodes each time. */
   instanceCounts: [1, 2],
@@ -200,7 +206,7 @@ async function benchNodes(nodes: number): Promise<NodesResults> {
       const idleLiveness = await probeIdle(server.baseUrl, options.idleProbeSeconds);
 
       progress(`${nodes} node(s): warming up`);
-      const warm = await submitMore(slots * 4, "burst");
+      const warm = await submitMore(options.warmupJobs, "burst");
 
       progress(`${nodes} node(s): ${options.steadyJobs} jobs at ${options.rate} jobs/s`);
       const steadyCpu = measureCpu(server.pid, postgres);
@@ -309,6 +315,7 @@ async function runBench(privatePostgres: boolean) {
             nodes: options.standaloneNodes,
             nodeConcurrency: options.standaloneConcurrency,
             burstJobs: options.burstJobs,
+            warmupJobs: options.warmupJobs,
             submitters: options.connections,
             timeoutMs: options.timeoutMs,
             profileDir: profileDir(`scale-out-${instances}`),
@@ -326,6 +333,7 @@ async function runBench(privatePostgres: boolean) {
           concurrency: n.slots,
           steady: { rate: options.rate, count: options.steadyJobs },
           burst: { count: options.burstJobs, submitters: options.connections },
+          warmupJobs: options.warmupJobs,
           timeoutMs: options.timeoutMs,
         }),
       );

@@ -25,6 +25,8 @@ export interface GraphileOptions {
   concurrency: number;
   steady: { rate: number; count: number };
   burst: { count: number; submitters: number };
+  /** Jobs run before measuring (warm JIT). */
+  warmupJobs: number;
   timeoutMs: number;
 }
 
@@ -78,7 +80,7 @@ export async function benchGraphileWorker(options: GraphileOptions): Promise<Gra
     };
 
     // Warm-up (connections, prepared statements, JIT), not measured.
-    await waitFor((await submitBurst(options.concurrency * 4, options.burst.submitters, add)).map((a) => a.id));
+    await waitFor((await submitBurst(options.warmupJobs, options.burst.submitters, add)).map((a) => a.id));
 
     const steady = await submitSteadily(options.steady.rate, options.steady.count, add);
     await waitFor(steady.map((a) => a.id));

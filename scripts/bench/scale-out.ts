@@ -20,6 +20,8 @@ export interface ScaleOutOptions {
   nodes: number;
   nodeConcurrency: number;
   burstJobs: number;
+  /** Jobs run before measuring (warm JIT). */
+  warmupJobs: number;
   submitters: number;
   timeoutMs: number;
   /** Where the servers' CPU profiles go (one directory for this phase), or undefined. */
@@ -105,7 +107,7 @@ export async function benchScaleOut(o: ScaleOutOptions, cleanups: Set<() => Prom
     };
 
     o.progress(`scale-out, ${o.instances} instance(s): warming up`);
-    const warm = await burst(o.nodes * o.nodeConcurrency * 4);
+    const warm = await burst(o.warmupJobs);
 
     o.progress(`scale-out, ${o.instances} instance(s): ${o.burstJobs} jobs from ${o.submitters} clients`);
     const pids = [...instances.map((s) => s.pid ?? 0), ...nodes.map((n) => n.process.pid ?? 0)];
