@@ -17,7 +17,14 @@ export const NodeSession = z.object({ nodeId: z.string(), leaseMs: z.number().in
 export const HeartbeatRequest = z.object({ activeJobIds: z.array(z.string()).max(1024) }).strict();
 export const HeartbeatResponse = z.object({ cancelJobIds: z.array(z.string()) }).meta({ id: "NodeHeartbeat" });
 
-export const ClaimRequest = z.object({ max: z.number().int().min(1).max(256), waitMs: z.number().int().min(0).max(25_000).default(0) }).strict();
+export const ClaimRequest = z
+  .object({
+    max: z.number().int().min(1).max(256),
+    waitMs: z.number().int().min(0).max(25_000).default(0),
+    /** The node runs what it claims at once: the claim also starts each job (EXECUTION_STARTED), one report less per job. */
+    start: z.boolean().default(false),
+  })
+  .strict();
 export const ClaimedJob = z
   .object({
     jobId: z.string(),

@@ -52,9 +52,11 @@ export function httpTransport(options: HttpTransportOptions): CoordinatorTranspo
   }
 
   return {
+    // The node runs a job as soon as it has it: its claim starts it, saving a request per job.
+    startsOnClaim: true,
     register: (registration) => call("register", registration),
     heartbeat: (activeJobIds) => call("heartbeat", { activeJobIds }),
-    claim: async (max, waitMs, signal) => (await call<{ jobs: Awaited<ReturnType<CoordinatorTransport["claim"]>> }>("claim", { max, waitMs }, { waitMs, signal })).jobs,
+    claim: async (max, waitMs, signal) => (await call<{ jobs: Awaited<ReturnType<CoordinatorTransport["claim"]>> }>("claim", { max, waitMs, start: true }, { waitMs, signal })).jobs,
     start: (jobId, attempt) => call(`jobs/${jobId}/start`, { attempt }),
     progress: (jobId, attempt, report) => call(`jobs/${jobId}/progress`, { attempt, ...report }),
     complete: (jobId, attempt, result, report) => call(`jobs/${jobId}/complete`, { attempt, result, ...report }),

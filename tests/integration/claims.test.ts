@@ -82,6 +82,28 @@ describe("a node's claim", () => {
     const [assigned, running] = announced.slice(-2);
     expect(running.data.sequence).toBe(assigned.data.sequence + 1);
   });
+
+  it("over HTTP starts the claimed jobs when the node asks (start: true), and only then", async () => {
+    const { token } = await issueNodeToken("claims-over-http", { region: "test" });
+    await registerNode(await authenticateNode(token), { name: "claims-over-http", region: "test", serviceIds: ["token-count"], concurrency: 2 });
+    const claim = async (body: unknown) => {
+      const res = await fetch(`${ctx.server.baseUrl}/api/nodes/claim`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { jobs: { jobId: string }[] }).jobs;
+    };
+    const started = await submitTokenCount("started over HTTP");
+    expect((await claim({ max: 1, start: true })).map((j) => j.jobId)).toEqual([started.jobId]);
+    expect(await getJob(ctx.dev, ctx.key, started.jobId)).toMatchObject({ status: "running", attempt: 1 });
+    expect((await telemetry(ctx.dev, ctx.key, started.jobId)).slice(-2).map((e) => e.type)).toEqual(["NODE_ASSIGNED", "EXECUTION_STARTED"]);
+
+    const assigned = await submitTokenCount("only assigned over HTTP");
+    expect((await claim({ max: 1 })).map((j) => j.jobId)).toEqual([assigned.jobId]);
+    expect(await getJob(ctx.dev, ctx.key, assigned.jobId)).toMatchObject({ status: "assigned", attempt: 1 });
+  });
 });
 
 describe("a job change", () => {

@@ -2,6 +2,6 @@ import { withApi } from "@/lib/http/api";
 import { routes } from "@/lib/http/routes";
 import { claimJobs } from "@/lib/network/coordinator";
 
-export const POST = withApi(routes.claimJobs, async (req, { principal, body: { max, waitMs }, json }) =>
-  json({ jobs: await claimJobs(principal, max, waitMs, req.signal) }),
+export const POST = withApi(routes.claimJobs, async (req, { principal, body: { max, waitMs, start }, json }) =>
+  json({ jobs: await claimJobs(principal, max, waitMs, req.signal, { start }) }),
 );
