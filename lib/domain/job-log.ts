@@ -174,7 +174,6 @@ export interface Candidates {
 const oneJobSql = sql`array[${sql.placeholder("jobId")}::uuid]`;
 const oneJob = (jobId: string): Candidates => ({ shape: "one", sql: oneJobSql, values: { jobId } });
 
-
 interface WrittenChange {
   row: JobRow;
   hasWebhooks: boolean;
