@@ -29,34 +29,39 @@ export async function jobEventStream(
   log: Logger,
   credential: StreamCredential,
 ): Promise<Response> {
-  // Read once up front so a missing or foreign job is a plain 404, not an empty stream.
-  const first = await readJobProgress(accountId, jobId, lastEventId);
-  // The cap counts the account's streams on every server instance (a place is a database row).
-  const place = await takeStreamPlace(accountId, limits.streamsPerAccount, limits.streamLeaseMs);
+  let wake: (() => void) | undefined;
+  let dirty = false;
+  // Listening before the first read: a change committed after that read is heard. One committed between the
+  // read and a later LISTEN would signal nobody and wait for the periodic re-check.
+  const unlisten = await onSignal(jobChannel, (changed) => {
+    if (changed === jobId) {
+      dirty = true;
+      wake?.();
+    }
+  });
+  let first: Awaited<ReturnType<typeof readJobProgress>>;
+  let place: Awaited<ReturnType<typeof takeStreamPlace>>;
+  try {
+    // Read once up front so a missing or foreign job is a plain 404, not an empty stream.
+    first = await readJobProgress(accountId, jobId, lastEventId);
+    // The cap counts the account's streams on every server instance (a place is a database row).
+    place = await takeStreamPlace(accountId, limits.streamsPerAccount, limits.streamLeaseMs);
+  } catch (err) {
+    await unlisten();
+    throw err;
+  }
   if (!place) {
+    await unlisten();
     throw new DomainError("RATE_LIMITED", `At most ${limits.streamsPerAccount} event streams may be open per account.`, { limit: limits.streamsPerAccount }, 5);
   }
+  const taken = place;
   let released = false;
   const release = () => {
     if (released) return;
     released = true;
-    releaseStreamPlace(place).catch((err: unknown) => log.warn("event stream place not released (its lease will lapse)", { jobId, err }));
+    releaseStreamPlace(taken).catch((err: unknown) => log.warn("event stream place not released (its lease will lapse)", { jobId, err }));
   };
   const encoder = new TextEncoder();
-  let wake: (() => void) | undefined;
-  let dirty = false;
-  let unlisten: () => Promise<void>;
-  try {
-    unlisten = await onSignal(jobChannel, (changed) => {
-      if (changed === jobId) {
-        dirty = true;
-        wake?.();
-      }
-    });
-  } catch (err) {
-    release();
-    throw err;
-  }
 
   const stream = new ReadableStream<Uint8Array>({
     async start(controller) {
@@ -69,8 +74,11 @@ export async function jobEventStream(
       try {
         send(`retry: 1000\n\n`);
         while (!signal.aborted) {
-          dirty = false;
-          snapshot ??= await readJobProgress(accountId, jobId, cursor);
+          if (!snapshot) {
+            // Signals from here on are about what this read may not see; the first snapshot's are kept.
+            dirty = false;
+            snapshot = await readJobProgress(accountId, jobId, cursor);
+          }
           for (const event of snapshot.events) {
             send(frame("telemetry", event, event.sequence));
             cursor = event.sequence;
@@ -85,7 +93,7 @@ export async function jobEventStream(
           if (isFinal(job.status)) break;
           if (Date.now() - checkedAt >= limits.streamCredentialRecheckMs) {
             checkedAt = Date.now();
-            await renewStreamPlace(place, limits.streamLeaseMs);
+            await renewStreamPlace(taken, limits.streamLeaseMs);
             if (!(await credential.stillValid())) {
               send(frame("error", { code: credential.code, message: "The credential of this stream was revoked or has expired." }));
               break;
