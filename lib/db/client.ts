@@ -56,23 +56,15 @@ function preparedNameOf(name: string, text: string): string {
   return prepared;
 }
 
-/**
- * Runs raw SQL as a named prepared statement on PostgreSQL: each connection parses it once, then only binds
- * and executes it (PGlite ignores the name). Values must be parameters, never interpolated, so the text is
- * the same on every call; a statement built from a few shapes (optional conditions) gets one prepared
- * statement per shape.
- */
-export async function executeNamed<Row>(tx: Tx, name: string, statement: SQL): Promise<Row[]> {
-  const query = dialect.sqlToQuery(statement);
-  const result = await tx._.session.prepareQuery(query, undefined, preparedNameOf(name, query.sql), false).execute();
-  return (result as { rows: Row[] }).rows;
-}
+/** Words of our own fixed vocabulary (statuses, event types, channels) as SQL literals: part of a statement's text. */
+export const sqlLiterals = (words: readonly string[]) => sql.raw(words.map((word) => `'${word.replace(/'/g, "''")}'`).join(", "));
 
 const boundLater = (param: unknown) => is(param, Placeholder) || (is(param, Param) && is(param.value, Placeholder));
 const compiledShapes = new Map<string, { query: Query; prepared: string }>();
 
 /**
- * executeNamed for the hottest statements: built and compiled once per `shape` (a key the caller derives
+ * Runs a statement as a named prepared statement (on PostgreSQL each connection parses it once, then only
+ * binds and executes it; PGlite through runPrepared), built and compiled once per `shape` (a key the caller derives
  * from everything that changes the text), then only bound and run. Building a large statement with the query
  * builder costs more of the server's CPU than the database spends running it. `build` must take every value
  * from a placeholder (`sql.placeholder(name)`), filled from `values` on each call: a value built into the

@@ -4,7 +4,7 @@
 // change (the outbox), so a webhook is never lost nor sent for a change that was rolled back.
 import { and, eq, getTableColumns, sql, type Placeholder, type SQL } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
-import { executeShaped, type Tx } from "@/lib/db/client";
+import { executeShaped, sqlLiterals as literals, type Tx } from "@/lib/db/client";
 import { jobEvents, jobLogs, jobs, webhookEndpoints } from "@/lib/db/schema";
 import { applyLedgerEntry } from "./credits";
 import type { EventType, JobStatus, LogLevel, LogSource } from "@/lib/contract/vocabulary";
@@ -139,9 +139,6 @@ function toJobRow(raw: Record<string, unknown>): JobRow {
   }
   return row as JobRow;
 }
-
-/** Words of our fixed vocabulary (statuses, event types, channels) as SQL literals: part of a statement's shape. */
-const literals = (words: readonly string[]) => sql.raw(words.map((word) => `'${word.replace(/'/g, "''")}'`).join(", "));
 
 /** Enabled endpoints of the job's developer subscribed to what `change`'s statuses send (webhook-outbox.ts). */
 function webhookSubscribers(accountId: SQL, change: JobChange & { to: JobStatus }): SQL {

@@ -4,7 +4,7 @@
 // general path, which also writes the outbox (lib/domain/webhook-outbox.ts).
 import { randomUUID } from "node:crypto";
 import { sql, type SQL } from "drizzle-orm";
-import { executeShaped, type Db, type Tx } from "@/lib/db/client";
+import { executeShaped, sqlLiterals, type Db, type Tx } from "@/lib/db/client";
 import { accounts, creditLedger, idempotencyKeys, jobEvents, jobLogs, jobs, webhookEndpoints } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { isServiceId, serviceInputs } from "./catalog";
@@ -171,12 +171,12 @@ const webhookTypesAtCreation = `{${[...new Set([...eventTypesOf("queued"), ...ev
 function submissionStatement(inline: boolean, remembered: boolean): SQL {
   const p = (name: string) => sql.placeholder(name);
   // pg_notify returns void: selected only for its effect, once when the job was created.
-  const signals = inline ? sql`, (select pg_notify(${sql.raw(`'${workChannel}'`)}, ${p("serviceId")}::text) from job) as signalled` : sql``;
+  const signals = inline ? sql`, (select pg_notify(${sqlLiterals([workChannel])}, ${p("serviceId")}::text) from job) as signalled` : sql``;
   return sql`
     with subscribed as (
       select exists (
         select 1 from ${webhookEndpoints}
-        where account_id = ${p("accountId")}::uuid and status = 'enabled' and events && ${sql.raw(`'${webhookTypesAtCreation}'`)}::text[]
+        where account_id = ${p("accountId")}::uuid and status = 'enabled' and events && ${sqlLiterals([webhookTypesAtCreation])}::text[]
       ) as yes
     ),
     charge as (

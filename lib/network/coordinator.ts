@@ -3,7 +3,7 @@
 // of server instances and nodes), and the reports nodes make about the jobs they run.
 import { createHash, randomBytes } from "node:crypto";
 import { and, count, eq, gt, inArray, isNull, sql } from "drizzle-orm";
-import { preparedPerDatabase, type Tx } from "@/lib/db/client";
+import { preparedPerDatabase, sqlLiterals, type Tx } from "@/lib/db/client";
 import { jobs, nodes } from "@/lib/db/schema";
 import { DomainError } from "@/lib/domain/errors";
 import { heldStatuses, nextProgress, stopOutcome } from "@/lib/domain/job-machine";
@@ -143,7 +143,7 @@ export async function liveNodeCount(): Promise<number> {
 
 // Literal, not parameters: the claim is a prepared statement, and only a literal list lets its generic plan
 // count the node's jobs through the partial index on active statuses (jobs_active_idx).
-const heldStatusList = sql.raw(heldStatuses.map((status) => `'${status}'`).join(", "));
+const heldStatusList = sqlLiterals(heldStatuses);
 
 // The jobs one claim takes: the oldest routing jobs the node can run, up to its free slots (counted in the
 // same statement), under FOR UPDATE SKIP LOCKED. One text for every claim; the node and its wish are bound.

@@ -1,8 +1,8 @@
-// Hot statements run as named prepared statements on PostgreSQL (lib/db/client.ts executeNamed): a name
-// may cover a few shapes of one statement, never a text that changes with its values.
+// Hot statements run as named prepared statements (lib/db/client.ts executeShaped): a name may cover a few
+// shapes of one statement, never a text that changes with its values.
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { executeNamed, executeShaped, maxShapesPerName } from "@/lib/db/client";
+import { executeShaped, maxShapesPerName } from "@/lib/db/client";
 import { isUniqueViolation } from "@/lib/domain/idempotency";
 import { db } from "@/lib/domain/database";
 import { startTestServer, type TestServer } from "../support/test-server";
@@ -14,33 +14,36 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 describe("a named statement", () => {
+  const one = () => sql`select ${sql.placeholder("one")}::int as one`;
+  const two = () => sql`select ${sql.placeholder("two")}::int as two`;
+
   it("runs each shape it is given, as often as it is asked", async () => {
     const d = await db();
-    const shape = (withTwo: boolean) => sql`select ${1}::int as one${withTwo ? sql`, ${2}::int as two` : sql``}`;
+    const shape = (withTwo: boolean) => () => sql`select ${sql.placeholder("one")}::int as one${withTwo ? sql`, ${sql.placeholder("two")}::int as two` : sql``}`;
     for (let i = 0; i < 3; i++) {
-      expect(await executeNamed(d, "test_shapes", shape(false))).toEqual([{ one: 1 }]);
-      expect(await executeNamed(d, "test_shapes", shape(true))).toEqual([{ one: 1, two: 2 }]);
+      expect(await executeShaped(d, "test_shapes", "one", shape(false), { one: 1 })).toEqual([{ one: 1 }]);
+      expect(await executeShaped(d, "test_shapes", "two", shape(true), { one: 1, two: 2 })).toEqual([{ one: 1, two: 2 }]);
     }
   });
 
   it("keeps one text per prepared name when the module is loaded twice over one pool, as a production build bundles it", async () => {
     const d = await db();
     vi.resetModules();
-    const { executeNamed: fromAnotherCopy } = await import("@/lib/db/client");
+    const { executeShaped: fromAnotherCopy } = await import("@/lib/db/client");
     // Each copy meets a different shape first; the pool (a process singleton) and its connections are shared.
-    expect(await executeNamed(d, "test_copies", sql`select ${1}::int as one`)).toEqual([{ one: 1 }]);
-    expect(await fromAnotherCopy(d, "test_copies", sql`select ${2}::int as two`)).toEqual([{ two: 2 }]);
+    expect(await executeShaped(d, "test_copies", "one", one, { one: 1 })).toEqual([{ one: 1 }]);
+    expect(await fromAnotherCopy(d, "test_copies", "two", two, { two: 2 })).toEqual([{ two: 2 }]);
     for (let i = 0; i < 3; i++) {
-      expect(await fromAnotherCopy(d, "test_copies", sql`select ${1}::int as one`)).toEqual([{ one: 1 }]);
-      expect(await executeNamed(d, "test_copies", sql`select ${2}::int as two`)).toEqual([{ two: 2 }]);
+      expect(await fromAnotherCopy(d, "test_copies", "one", one, { one: 1 })).toEqual([{ one: 1 }]);
+      expect(await executeShaped(d, "test_copies", "two", two, { two: 2 })).toEqual([{ two: 2 }]);
     }
   });
 
   it("is refused when its text keeps changing, as it does with a value interpolated into it", async () => {
     const d = await db();
-    const interpolated = (n: number) => sql.raw(`select ${n} as n`);
-    for (let n = 0; n < maxShapesPerName; n++) await executeNamed(d, "test_interpolated", interpolated(n));
-    await expect(executeNamed(d, "test_interpolated", interpolated(maxShapesPerName))).rejects.toThrow(/interpolated/);
+    const interpolated = (n: number) => () => sql.raw(`select ${n} as n`);
+    for (let n = 0; n < maxShapesPerName; n++) await executeShaped(d, "test_interpolated", `n${n}`, interpolated(n), {});
+    await expect(executeShaped(d, "test_interpolated", `n${maxShapesPerName}`, interpolated(maxShapesPerName), {})).rejects.toThrow(/interpolated/);
   });
 });
 
