@@ -93,6 +93,10 @@ export async function executeShaped<Row>(tx: Tx, name: string, shape: string, bu
   return (result as { rows: Row[] }).rows;
 }
 
+/** Every text compiled so far under `name`, one per shape (for tests that read the plans they get). */
+export const compiledTexts = (name: string): string[] =>
+  [...compiledShapes.entries()].filter(([key]) => key.startsWith(`${name}\u0000`)).map(([, compiled]) => compiled.query.sql);
+
 /** A drizzle query with placeholders, prepared (named, on PostgreSQL) once per database instead of built on every call. */
 export function preparedPerDatabase<Query>(prepare: (d: Db) => Query): (d: Db) => Query {
   const prepared = new WeakMap<Db, Query>();

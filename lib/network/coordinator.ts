@@ -142,7 +142,7 @@ export async function liveNodeCount(): Promise<number> {
 // ── Routing ────────────────────────────────────────────────────────────────────────────────────────
 
 // Literal, not parameters: the claim is a prepared statement, and only a literal list lets its generic plan
-// count the node's jobs through the partial index on active statuses (jobs_active_idx).
+// count the node's jobs through the partial index of held jobs (jobs_held_idx, whose predicate is this list).
 const heldStatusList = sqlLiterals(heldStatuses);
 
 // The jobs one claim takes: the oldest routing jobs the node can run, up to its free slots (counted in the

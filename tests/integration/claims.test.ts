@@ -1,8 +1,9 @@
 // A node's claim: several jobs in one call, the oldest first, never more than the node's free slots; started
 // in the same step when the node asks for it (embedded nodes), also for a developer whose webhooks must hear
 // of every status the job passes.
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { compiledTexts } from "@/lib/db/client";
 import { webhookDeliveries } from "@/lib/db/schema";
 import { db } from "@/lib/domain/database";
 import { recordJobChangeAtOnce } from "@/lib/domain/job-log";
@@ -103,6 +104,36 @@ describe("a node's claim", () => {
     const assigned = await submitTokenCount("only assigned over HTTP");
     expect((await claim({ max: 1 })).map((j) => j.jobId)).toEqual([assigned.jobId]);
     expect(await getJob(ctx.dev, ctx.key, assigned.jobId)).toMatchObject({ status: "assigned", attempt: 1 });
+  });
+});
+
+/**
+ * The plan a connection keeps for a prepared statement: after five runs PostgreSQL settles on a generic
+ * plan, made with the table sizes of that moment and kept while the table grows.
+ */
+async function genericPlan(text: string): Promise<string> {
+  const parameters = Math.max(0, ...[...text.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])));
+  return (await db()).transaction(async (tx) => {
+    await tx.execute(sql`set local plan_cache_mode = force_generic_plan`);
+    await tx.execute(sql.raw(`prepare plan_under_test as ${text}`));
+    try {
+      const args = parameters ? `(${Array(parameters).fill("null").join(", ")})` : "";
+      const { rows } = await tx.execute<{ "QUERY PLAN": string }>(sql.raw(`explain execute plan_under_test${args}`));
+      return rows.map((r) => r["QUERY PLAN"]).join("\n");
+    } finally {
+      await tx.execute(sql`deallocate plan_under_test`);
+    }
+  });
+}
+
+describe("a claim's plan", () => {
+  it("made while the jobs table is small reads jobs only through indexes, so it stays cheap as the table grows", async () => {
+    const claimer = await node("claims-for-its-plan", 1);
+    await submitTokenCount("claimed for its plan");
+    expect(await claimJobs(claimer, 1, 0, undefined, { start: true })).toHaveLength(1);
+    const claims = compiledTexts("job_change").filter((text) => text.includes("for update skip locked"));
+    expect(claims.length).toBeGreaterThan(0);
+    for (const text of claims) expect(await genericPlan(text)).not.toMatch(/Seq Scan on jobs/);
   });
 });
 

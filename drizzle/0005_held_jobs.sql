@@ -1,0 +1,1 @@
+CREATE INDEX "jobs_held_idx" ON "jobs" USING btree ("assigned_node_id") WHERE status in ('assigned','running');
