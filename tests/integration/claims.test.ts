@@ -118,8 +118,8 @@ async function genericPlan(text: string): Promise<string> {
     await tx.execute(sql.raw(`prepare plan_under_test as ${text}`));
     try {
       const args = parameters ? `(${Array(parameters).fill("null").join(", ")})` : "";
-      const { rows } = await tx.execute<{ "QUERY PLAN": string }>(sql.raw(`explain execute plan_under_test${args}`));
-      return rows.map((r) => r["QUERY PLAN"]).join("\n");
+      const plan = await tx.execute(sql.raw(`explain execute plan_under_test${args}`));
+      return (plan as unknown as { rows: { "QUERY PLAN": string }[] }).rows.map((r) => r["QUERY PLAN"]).join("\n");
     } finally {
       await tx.execute(sql`deallocate plan_under_test`);
     }
