@@ -108,9 +108,20 @@ test("a developer adds a webhook endpoint, verifies a signed test event, rotates
     await confirm.getByRole("button", { name: "Delete endpoint" }).click();
     await expect(confirm.getByRole("alert").filter({ hasText: "Could not delete the endpoint" })).toContainText("SERVICE_UNAVAILABLE");
 
+    // Once deleted, the page no longer asks for the endpoint's deliveries (they are gone with it: 404).
+    let deleted = false;
+    const askedAfterDeletion: string[] = [];
+    page.on("response", (r) => {
+      if (r.request().method() === "DELETE" && r.url().endsWith(`/webhooks/${endpoint.endpointId}`) && r.ok()) deleted = true;
+    });
+    page.on("request", (r) => {
+      if (deleted && r.url().includes(`/webhooks/${endpoint.endpointId}/`)) askedAfterDeletion.push(r.url());
+    });
     await confirm.getByRole("button", { name: "Delete endpoint" }).click();
     await expect(page.getByRole("alertdialog")).toHaveCount(0);
     await expect(endpointRow).toHaveCount(0);
+    expect(deleted).toBe(true);
+    expect(askedAfterDeletion).toEqual([]);
     await expect(page.getByText("No webhook endpoints yet")).toBeVisible();
     expect(await (await page.request.get("/api/developers/webhooks")).json()).toEqual([]);
   });

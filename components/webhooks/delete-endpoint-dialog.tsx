@@ -1,7 +1,7 @@
 "use client";
 
 // Deleting a webhook endpoint, asked for in a dialog: it drops the endpoint's pending deliveries for good.
-import { useQueryClient } from "@tanstack/react-query";
+import { partialMatchKey, useQueryClient } from "@tanstack/react-query";
 import { ErrorState } from "@/components/dashboard/states";
 import { Button } from "@/components/ui/button";
 import { ConfirmActionDialog } from "@/components/ui/confirm-action-dialog";
@@ -12,8 +12,13 @@ export function DeleteEndpointDialog({ endpoint, disabled }: { endpoint: Webhook
 
   async function remove() {
     await webhookActions.remove(endpoint.endpointId);
-    // The dialog stays busy until the list no longer shows the endpoint, so it cannot be deleted twice.
-    await queryClient.invalidateQueries({ queryKey: webhookKeys.all });
+    // Out of the list at once, so its deliveries (gone with it: 404) are no longer shown nor asked for; the
+    // rest is refreshed. The dialog stays busy until then, so it cannot be deleted twice.
+    const gone = webhookKeys.deliveriesOf(endpoint.endpointId);
+    queryClient.setQueryData<WebhookEndpoint[]>(webhookKeys.endpoints, (list) => list?.filter((e) => e.endpointId !== endpoint.endpointId));
+    await queryClient.cancelQueries({ queryKey: gone });
+    queryClient.removeQueries({ queryKey: gone });
+    await queryClient.invalidateQueries({ queryKey: webhookKeys.all, predicate: (query) => !partialMatchKey(query.queryKey, gone) });
   }
 
   return (

@@ -13,6 +13,8 @@ export type WebhookEventType = z.infer<typeof schemas.WebhookEventType>;
 export const webhookKeys = {
   all: ["webhooks"] as const,
   endpoints: ["webhooks", "endpoints"] as const,
+  /** Every page of one endpoint's deliveries. */
+  deliveriesOf: (endpointId: string) => ["webhooks", "deliveries", endpointId] as const,
   deliveries: (endpointId: string, page: number) => ["webhooks", "deliveries", endpointId, { page }] as const,
   job: (jobId: string) => ["webhooks", "job", jobId] as const,
 };
