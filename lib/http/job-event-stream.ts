@@ -39,27 +39,25 @@ export async function jobEventStream(
       wake?.();
     }
   });
-  let first: Awaited<ReturnType<typeof readJobProgress>>;
-  let place: Awaited<ReturnType<typeof takeStreamPlace>>;
-  try {
+  const opening = async () => ({
     // Read once up front so a missing or foreign job is a plain 404, not an empty stream.
-    first = await readJobProgress(accountId, jobId, lastEventId);
+    first: await readJobProgress(accountId, jobId, lastEventId),
     // The cap counts the account's streams on every server instance (a place is a database row).
-    place = await takeStreamPlace(accountId, limits.streamsPerAccount, limits.streamLeaseMs);
-  } catch (err) {
+    place: await takeStreamPlace(accountId, limits.streamsPerAccount, limits.streamLeaseMs),
+  });
+  const { first, place } = await opening().catch(async (err: unknown) => {
     await unlisten();
     throw err;
-  }
+  });
   if (!place) {
     await unlisten();
     throw new DomainError("RATE_LIMITED", `At most ${limits.streamsPerAccount} event streams may be open per account.`, { limit: limits.streamsPerAccount }, 5);
   }
-  const taken = place;
   let released = false;
   const release = () => {
     if (released) return;
     released = true;
-    releaseStreamPlace(taken).catch((err: unknown) => log.warn("event stream place not released (its lease will lapse)", { jobId, err }));
+    releaseStreamPlace(place).catch((err: unknown) => log.warn("event stream place not released (its lease will lapse)", { jobId, err }));
   };
   const encoder = new TextEncoder();
 
@@ -93,7 +91,7 @@ export async function jobEventStream(
           if (isFinal(job.status)) break;
           if (Date.now() - checkedAt >= limits.streamCredentialRecheckMs) {
             checkedAt = Date.now();
-            await renewStreamPlace(taken, limits.streamLeaseMs);
+            await renewStreamPlace(place, limits.streamLeaseMs);
             if (!(await credential.stillValid())) {
               send(frame("error", { code: credential.code, message: "The credential of this stream was revoked or has expired." }));
               break;
