@@ -1,8 +1,8 @@
-// Next.js calls register() once when a server process starts: open + migrate the database, seed the
-// catalog, start the sweeper and the embedded execution nodes.
+// Next.js calls register() once when a server process starts (never during `next build`). Start-up runs in
+// the background (lib/serving.ts): /api/health answers "starting" meanwhile, and a fatal error exits.
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  const { startNetworkServices, stopOnSignals } = await import("./lib/network/embedded");
-  await startNetworkServices();
+  const { startServing, stopOnSignals } = await import("./lib/serving");
   stopOnSignals();
+  startServing();
 }

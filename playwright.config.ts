@@ -45,9 +45,9 @@ export default defineConfig({
   },
   projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"] } }],
   webServer: {
-    // Builds only when .next is older than the sources (tests/support/next-build.mjs, which compiles the
+    // Builds only when .next is older than the sources (scripts/build-if-stale.mjs, which compiles the
     // workspace SDK first), so within `npm test` the journeys reuse the build the real-server suite made.
-    command: `node tests/support/next-build.mjs && ${next} start -p ${port} -H 127.0.0.1`,
+    command: `node scripts/build-if-stale.mjs && ${next} start -p ${port} -H 127.0.0.1`,
     url: `${baseURL}/api/health`,
     reuseExistingServer: false,
     timeout: 300_000,

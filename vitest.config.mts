@@ -68,7 +68,7 @@ export default defineConfig({
           ...shared,
           testTimeout: 120_000,
           hookTimeout: 240_000,
-          globalSetup: ["tests/support/next-build.mjs"],
+          globalSetup: ["scripts/build-if-stale.mjs"],
           env: postgresUrl ? { TEST_DATABASE_URL: postgresUrl } : {},
         },
       },

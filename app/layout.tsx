@@ -12,6 +12,9 @@ export const metadata: Metadata = {
   icons: { icon: "/icon.svg" },
 };
 
+// Rendered per request, never at build time: `next build` must not reach the database (pages read it).
+export const dynamic = "force-dynamic";
+
 export default async function RootLayout({ children }: { children: React.ReactNode }) {
   // Every page renders per request (reading headers makes it dynamic): its scripts carry that request's
   // CSP nonce, set by proxy.ts; next-themes' inline script needs it explicitly.

@@ -125,6 +125,9 @@ export function env(): Env {
   return cached;
 }
 
+/** Whether this process is `next build` (or one of its workers): it may not open databases or start services. */
+export const isBuildPhase = (): boolean => process.env.NEXT_PHASE === "phase-production-build";
+
 /** Whether an OpenAPI-compatible LLM endpoint is configured (the services that need one are enabled). */
 export const llmConfigured = (config: Env = env()): boolean => Boolean(config.LLM_BASE_URL);
 

@@ -6,26 +6,38 @@ export interface ProcessSingleton<T> {
   get(): Promise<T>;
   /** Forgets the value and returns what was held (to close it), if anything. */
   take(): Promise<T> | undefined;
+  /** Whether the value was never asked for (or was taken), is being created, or is ready. */
+  state(): "absent" | "pending" | "ready";
 }
 
 export function processSingleton<T>(name: string, create: () => Promise<T>): ProcessSingleton<T> {
   const key = Symbol.for(`execution-network.${name}`);
+  const readyKey = Symbol.for(`execution-network.${name}.ready`);
   const store = globalThis as typeof globalThis & { [key: symbol]: Promise<T> | undefined };
+  const ready = globalThis as typeof globalThis & { [readyKey: symbol]: Promise<T> | undefined };
   return {
     get() {
       const held = store[key];
       if (held) return held;
       const created = create();
       store[key] = created;
-      created.catch(() => {
-        if (store[key] === created) delete store[key];
-      });
+      created.then(
+        () => void (ready[readyKey] = created),
+        () => {
+          if (store[key] === created) delete store[key];
+        },
+      );
       return created;
     },
     take() {
       const held = store[key];
       delete store[key];
       return held;
+    },
+    state() {
+      const held = store[key];
+      if (!held) return "absent";
+      return ready[readyKey] === held ? "ready" : "pending";
     },
   };
 }

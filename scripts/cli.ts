@@ -1,4 +1,6 @@
 // Tiny helpers shared by the operator commands.
+import type { OperatorCommandName } from "@/lib/operator/commands";
+
 export function flag(name: string, fallback?: string): string | undefined {
   const args = process.argv.slice(2);
   const i = args.indexOf(`--${name}`);
@@ -23,4 +25,12 @@ export async function runCommand(main: () => Promise<void>): Promise<void> {
   } catch (error) {
     fail(error instanceof Error ? error.message : String(error));
   }
+}
+
+/** Runs an operator command (through the running server when it holds DATA_DIR) and prints its JSON result. */
+export function runOperator(name: OperatorCommandName, input: Record<string, unknown>): Promise<void> {
+  return runCommand(async () => {
+    const { operate } = await import("@/lib/operator/operate");
+    process.stdout.write(`${JSON.stringify(await operate(name, input))}\n`);
+  });
 }

@@ -1,10 +1,7 @@
-// Issues a node token: `npm run node-token -- <name> [--region eu-west]`. The token is printed once.
-import { issueNodeToken } from "@/lib/network/coordinator";
-import { fail, flag, positional, runCommand } from "./cli";
+// Issues a node token: `npm run node-token -- <name> [--region eu-west]`. The token is printed once. Works
+// whether the server runs or not (lib/operator/operate.ts).
+import { fail, flag, positional, runOperator } from "./cli";
 
-void runCommand(async () => {
-  const [name] = positional();
-  if (!name) fail("Usage: npm run node-token -- <node name> [--region <region>]");
-  const { nodeId, token } = await issueNodeToken(name, { region: flag("region", "local") });
-  process.stdout.write(`${JSON.stringify({ nodeId, name, token })}\n`);
-});
+const [name] = positional();
+if (!name) fail("Usage: npm run node-token -- <node name> [--region <region>]");
+void runOperator("node-token.issue", { name, region: flag("region") });

@@ -249,7 +249,7 @@ export const UsageSummary = z
 
 export const Liveness = z.object({ status: z.literal("ok") }).meta({ id: "Liveness" });
 export const Health = z
-  .object({ status: z.enum(["ok", "unavailable"]), database: z.enum(["ok", "unavailable"]), nodes: z.number().int() })
+  .object({ status: z.enum(["ok", "starting", "unavailable"]), database: z.enum(["ok", "starting", "unavailable"]), nodes: z.number().int() })
   .meta({ id: "Health" });
 
 // ── Wire types: what the domain's mappers return (a mapper that drifts from its schema does not compile) ──

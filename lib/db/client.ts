@@ -1,14 +1,15 @@
 // The database handle: embedded PGlite under DATA_DIR by default, PostgreSQL when DATABASE_URL is set.
 // One instance per process (lib/singleton.ts).
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fillPlaceholders, is, Param, Placeholder, sql, type Query, type SQL } from "drizzle-orm";
 import { DrizzleQueryError } from "drizzle-orm/errors";
 import { PgDialect, type PgDatabase, type PgQueryResultHKT } from "drizzle-orm/pg-core";
-import { env } from "@/lib/env";
+import { env, isBuildPhase } from "@/lib/env";
 import { log } from "@/lib/log";
 import { processSingleton } from "@/lib/singleton";
+import { lockDataDir } from "./data-dir-lock";
 import * as schema from "./schema";
 
 export type Schema = typeof schema;
@@ -109,45 +110,29 @@ export function preparedPerDatabase<Query>(prepare: (d: Db) => Query): (d: Db) =
 
 export const migrationsFolder = path.join(process.cwd(), "drizzle");
 
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-};
-
-/** Two processes on one PGlite directory silently lose writes: only one may own it. */
-function claimDataDir(dataDir: string): () => void {
-  const lockFile = path.join(dataDir, "owner.pid");
-  const owner = Number(readFileSync(lockFile, { encoding: "utf8", flag: "a+" }).trim() || "0");
-  if (owner && owner !== process.pid && isAlive(owner)) {
-    throw new Error(
-      `The embedded database in ${dataDir} is in use by process ${owner}. Stop that process first, or use DATABASE_URL for several processes.`,
-    );
-  }
-  writeFileSync(lockFile, String(process.pid));
-  const release = () => rmSync(lockFile, { force: true });
-  process.once("exit", release);
-  return release;
-}
-
 async function openPglite(dataDir: string): Promise<Database> {
   const { PGlite } = await import("@electric-sql/pglite");
   const { drizzle } = await import("drizzle-orm/pglite");
   const { migrate } = await import("drizzle-orm/pglite/migrator");
   const inMemory = dataDir.startsWith("memory://");
   if (!inMemory) mkdirSync(dataDir, { recursive: true });
-  const releaseDataDir = inMemory ? () => undefined : claimDataDir(dataDir);
+  const dataDirLock = inMemory ? undefined : lockDataDir(dataDir);
   const template = env().EMBEDDED_DB_TEMPLATE;
-  const client =
-    inMemory && template
-      ? new PGlite({ loadDataDir: new Blob([readFileSync(template)]) })
-      : new PGlite(inMemory ? undefined : path.join(dataDir, "pg"));
-  await client.waitReady;
+  let client: InstanceType<typeof PGlite> | undefined;
+  try {
+    client =
+      inMemory && template
+        ? new PGlite({ loadDataDir: new Blob([readFileSync(template)]) })
+        : new PGlite(inMemory ? undefined : path.join(dataDir, "pg"));
+    await client.waitReady;
+    await migrate(drizzle({ client, schema }), { migrationsFolder });
+  } catch (error) {
+    // A failed open must not keep the directory: the next attempt (or the next process) takes it again.
+    await client?.close().catch(() => undefined);
+    dataDirLock?.release();
+    throw error;
+  }
   const db = drizzle({ client, schema });
-  await migrate(db, { migrationsFolder });
   const { parse, protocol, types } = await import("@electric-sql/pglite");
   const { serialize } = protocol;
   // As drizzle reads raw rows: times stay text, its columns decode them.
@@ -190,7 +175,7 @@ async function openPglite(dataDir: string): Promise<Database> {
     },
     async close() {
       await client.close();
-      releaseDataDir();
+      dataDirLock?.release();
     },
   };
 }
@@ -290,7 +275,10 @@ async function openPostgres(url: string): Promise<Database> {
   };
 }
 
-const database = processSingleton("database", () => {
+const database = processSingleton("database", async () => {
+  // `next build` renders in worker processes that are then killed: a database opened there would be
+  // migrated by a build, and an embedded one left locked by nobody.
+  if (isBuildPhase()) throw new Error("The database may not be opened during `next build`: a page or route ran at build time.");
   const { DATABASE_URL, DATA_DIR } = env();
   return DATABASE_URL ? openPostgres(DATABASE_URL) : openPglite(DATA_DIR);
 });

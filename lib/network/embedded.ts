@@ -58,18 +58,3 @@ export async function stopNetworkServices(graceMs = 10_000): Promise<void> {
   await stopWebhooks();
   await closeProviders();
 }
-
-/** SIGTERM/SIGINT: stop claiming, finish or release running jobs, then exit. */
-export function stopOnSignals(): void {
-  let stopping = false;
-  const onSignal = (sig: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    log.info("shutting down", { signal: sig });
-    stopNetworkServices()
-      .catch((err: unknown) => log.error("shutdown failed", { err }))
-      .finally(() => process.exit(0));
-  };
-  process.on("SIGTERM", onSignal);
-  process.on("SIGINT", onSignal);
-}

@@ -17,7 +17,7 @@ const nextBin = path.join(root, "node_modules", "next", "dist", "bin", "next");
 
 /** Builds (SDK + `next build`) only when `.next` is missing or older than the sources: the one build rule of the test suites. */
 export async function ensureBuild(log: (line: string) => void = () => undefined): Promise<void> {
-  const { ensureNextBuild } = (await import(path.join(root, "tests", "support", "next-build.mjs"))) as { ensureNextBuild(): boolean };
+  const { ensureNextBuild } = (await import(path.join(root, "scripts", "build-if-stale.mjs"))) as { ensureNextBuild(): boolean };
   if (ensureNextBuild()) log("built the app (sources had changed)");
 }
 

@@ -1,4 +1,4 @@
-// The real server for tests: `next start` on the build in .next (see next-build.mjs), on a free port of
+// The real server for tests: `next start` on the build in .next (see scripts/build-if-stale.mjs), on a free port of
 // 127.0.0.1, with its own embedded database directory or PostgreSQL database. Spawned as its own process
 // group so nothing outlives the test.
 import { spawn, type ChildProcess } from "node:child_process";

@@ -3,12 +3,19 @@ import { db } from "@/lib/domain/database";
 import { withApi } from "@/lib/http/api";
 import { routes } from "@/lib/http/routes";
 import { liveNodeCount } from "@/lib/network/coordinator";
+import { servingState } from "@/lib/serving";
+
+const noStore = { "cache-control": "no-store" };
 
 export const GET = withApi(routes.health, async (_req, { json }) => {
+  // Readiness: a server still starting (opening and migrating the database) is not ready yet.
+  if (servingState() === "pending") {
+    return json({ status: "starting", database: "starting", nodes: 0 }, { status: 503, headers: { ...noStore, "retry-after": "1" } });
+  }
   try {
     await (await db()).execute(sql`select 1`);
-    return json({ status: "ok", database: "ok", nodes: await liveNodeCount() }, { headers: { "cache-control": "no-store" } });
+    return json({ status: "ok", database: "ok", nodes: await liveNodeCount() }, { headers: noStore });
   } catch {
-    return json({ status: "unavailable", database: "unavailable", nodes: 0 }, { status: 503, headers: { "retry-after": "5" } });
+    return json({ status: "unavailable", database: "unavailable", nodes: 0 }, { status: 503, headers: { ...noStore, "retry-after": "5" } });
   }
 });

@@ -1,15 +1,15 @@
-// One `next build` for the whole `npm test`: the real-server suite (vitest's globalSetup) and the Playwright
-// journeys (their webServer command) both call this, and it builds only when .next is missing or older than
-// a source file, so whichever runs first builds and the other reuses it.
-// Plain JavaScript so Playwright's webServer can run it with `node` before `next start`.
+// `npm run build` only when .next is missing or older than a source file. `npm start` runs it, so a restart
+// (after a crash, say) serves at once instead of building again; within `npm test` the real-server suites
+// (vitest's globalSetup) and the Playwright journeys (their webServer command) share one build this way.
+// Plain JavaScript: it runs with `node` before anything else is compiled.
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const buildId = path.join(root, ".next", "BUILD_ID");
-const sourceDirs = ["app", "components", "lib", "public", "drizzle"];
+const sourceDirs = ["app", "components", "lib", "public", "drizzle", "types"];
 const sourceFiles = ["next.config.ts", "instrumentation.ts", "package.json", "package-lock.json", "tsconfig.json", "postcss.config.mjs", "tailwind.config.ts"];
 const skipped = new Set(["node_modules", "dist", ".next"]);
 
@@ -29,23 +29,28 @@ export function isBuildStale() {
   return [...sourceDirs, ...sourceFiles].some((entry) => newestMtime(path.join(root, entry)) > built);
 }
 
-/** Compiles the SDK and runs `next build` unless .next is up to date. */
-export function ensureNextBuild() {
+/** Runs `npm run build` (the SDK, then `next build`) unless .next is up to date; `quiet` keeps its output. */
+export function ensureNextBuild({ quiet = true } = {}) {
   if (!isBuildStale()) return false;
   const started = Date.now();
   process.stderr.write("next build (sources changed since the last build)…\n");
-  // The app bundles the workspace SDK from its compiled dist/ (as `npm run build` does).
-  execFileSync("npm", ["run", "build", "-w", "@execution-network/client"], { cwd: root, stdio: ["ignore", "ignore", "inherit"] });
-  execFileSync(process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "build"], {
+  execFileSync("npm", ["run", "build"], {
     cwd: root,
-    stdio: ["ignore", "ignore", "inherit"],
+    stdio: ["ignore", quiet ? "ignore" : "inherit", "inherit"],
     env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
   });
   process.stderr.write(`next build done in ${Math.round((Date.now() - started) / 1000)} s\n`);
   return true;
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) ensureNextBuild();
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  try {
+    ensureNextBuild({ quiet: !process.argv.includes("--verbose") });
+  } catch {
+    // npm has printed why the build failed.
+    process.exit(1);
+  }
+}
 
 /** As a vitest globalSetup (the real-server project). */
 export default function setup() {
