@@ -54,7 +54,7 @@ export default defineConfig({
         test: {
           name: "pglite",
           include: ["lib/**/*.test.ts", "app/**/*.test.ts", "components/**/*.test.ts", "scripts/**/*.test.ts", "tests/**/*.test.ts"],
-          exclude: ["node_modules", "lib/client/dist/**", "e2e/**", "tests/next-start/**"],
+          exclude: ["node_modules", "lib/client/dist/**", "e2e/**", "tests/next-start/**", "tests/start-up/**"],
           env: { TEST_DRIVER: "pglite" },
           ...shared,
         },
