@@ -126,7 +126,7 @@ describe.sequential("the README's run command on a fresh copy", () => {
     expect(refused.output).toMatch(/The account of 0x0+1 was not found/);
   }, 120_000);
 
-  it("refuses a second live server on the same DATA_DIR with one line naming it and a non-zero exit, within seconds", async () => {
+  it("refuses a second live server on the same DATA_DIR, a taken port and a bad configuration, each in one line with a non-zero exit, within seconds", async () => {
     const startedAt = Date.now();
     const second = await copy.run(readmeRunCommand, { PORT: String(await freePort()) }, 60_000);
     expect(second.code).not.toBe(0);
@@ -141,6 +141,9 @@ describe.sequential("the README's run command on a fresh copy", () => {
     const portTaken = await copy.run("npm run serve", { PORT: String(port), DATA_DIR: "./.data-other" }, 60_000);
     expect(portTaken.code).not.toBe(0);
     expect(portTaken.output).toMatch(new RegExp(`^Execution Network cannot start: port ${port} is already in use`, "m"));
+    const misconfigured = await copy.run(readmeRunCommand, { PORT: String(await freePort()), EMBEDDED_NODES: "-1" }, 60_000);
+    expect(misconfigured.code).not.toBe(0);
+    expect(misconfigured.output).toMatch(/^Execution Network cannot start: Invalid configuration: EMBEDDED_NODES: [^\n]+$/m);
     expect(Date.now() - startedAt).toBeLessThan(60_000);
     expect((await fetch(`${baseUrl}/api/health`)).status).toBe(200);
   }, 200_000);
