@@ -26,6 +26,8 @@ const originList = z.string().transform((value, ctx) => {
   return origins;
 });
 
+const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "expected a 0x address of 40 hexadecimal digits");
+
 const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: intFromEnv(3000, 0),
@@ -100,6 +102,33 @@ const envSchema = z.object({
   SIGN_IN_RATE_PER_MINUTE: intFromEnv(60, 0),
   ACCOUNT_RATE_PER_MINUTE: intFromEnv(1200, 0),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  // Credit top-ups paid in an ERC-20 (CONTRACT §10): enabled when the first five are all set.
+  PAYMENTS_RPC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  PAYMENTS_CHAIN_ID: z.coerce.number().int().positive().optional(),
+  PAYMENTS_TOKEN_ADDRESS: evmAddress.optional(),
+  PAYMENTS_TREASURY_ADDRESS: evmAddress.optional(),
+  CREDITS_PER_TOKEN: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
+  /** Blocks on top of the including block before a payment is credited. */
+  PAYMENTS_CONFIRMATIONS: intFromEnv(2),
+  /** Where the watcher starts scanning on its first start (default: the chain head then). */
+  PAYMENTS_START_BLOCK: z.coerce.number().int().min(0).optional(),
+  PAYMENTS_EXPLORER_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** How often the watcher scans new blocks and re-checks pending top-ups. */
+  PAYMENTS_POLL_MS: intFromEnv(2_000, 10),
+  /** The widest block range one eth_getLogs asks for. */
+  PAYMENTS_SCAN_BLOCKS: intFromEnv(2_000, 1),
+  /** A submitted transaction not mined within this long is failed as DROPPED (default 1 h). */
+  PAYMENTS_DROP_AFTER_MS: intFromEnv(3_600_000, 1),
+});
+
+const paymentVariables = ["PAYMENTS_RPC_URL", "PAYMENTS_CHAIN_ID", "PAYMENTS_TOKEN_ADDRESS", "PAYMENTS_TREASURY_ADDRESS", "CREDITS_PER_TOKEN"] as const;
+
+/** Top-ups need every one of the payment variables: a partial set is a configuration error, not "disabled". */
+const completePayments = envSchema.superRefine((config, ctx) => {
+  const missing = paymentVariables.filter((name) => config[name] === undefined);
+  if (missing.length > 0 && missing.length < paymentVariables.length) {
+    for (const name of missing) ctx.addIssue({ code: "custom", path: [name], message: "required when any payment variable is set (credit top-ups need all five)" });
+  }
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -109,7 +138,7 @@ function emptyToUndefined(source: Record<string, string | undefined>): Record<st
 }
 
 export function parseEnv(source: Record<string, string | undefined> = process.env): Env {
-  const parsed = envSchema.safeParse(emptyToUndefined(source));
+  const parsed = completePayments.safeParse(emptyToUndefined(source));
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`).join("\n");
     throw new Error(`Invalid configuration:\n${lines}`);
@@ -134,6 +163,46 @@ export const llmConfigured = (config: Env = env()): boolean => Boolean(config.LL
 /** The origins this app answers as (APP_ORIGIN, or the local defaults on PORT): configuration only. */
 export function appOrigins(config: Env = env()): string[] {
   return config.APP_ORIGIN ?? [`http://localhost:${config.PORT}`, `http://127.0.0.1:${config.PORT}`];
+}
+
+export interface PaymentsConfig {
+  rpcUrl: string;
+  chainId: number;
+  tokenAddress: `0x${string}`;
+  treasuryAddress: `0x${string}`;
+  creditsPerToken: bigint;
+  confirmations: number;
+  startBlock: bigint | undefined;
+  explorerUrl: string | undefined;
+  pollMs: number;
+  scanBlocks: bigint;
+  dropAfterMs: number;
+}
+
+/** The top-up configuration, or undefined when top-ups are not enabled on this deployment. */
+export function paymentsConfig(config: Env = env()): PaymentsConfig | undefined {
+  const { PAYMENTS_RPC_URL: rpcUrl, PAYMENTS_CHAIN_ID: chainId, PAYMENTS_TOKEN_ADDRESS: token, PAYMENTS_TREASURY_ADDRESS: treasury } = config;
+  if (!rpcUrl || !chainId || !token || !treasury || !config.CREDITS_PER_TOKEN) return undefined;
+  return {
+    rpcUrl,
+    chainId,
+    tokenAddress: token as `0x${string}`,
+    treasuryAddress: treasury as `0x${string}`,
+    creditsPerToken: BigInt(config.CREDITS_PER_TOKEN),
+    confirmations: config.PAYMENTS_CONFIRMATIONS,
+    startBlock: config.PAYMENTS_START_BLOCK === undefined ? undefined : BigInt(config.PAYMENTS_START_BLOCK),
+    explorerUrl: config.PAYMENTS_EXPLORER_URL,
+    pollMs: config.PAYMENTS_POLL_MS,
+    scanBlocks: BigInt(config.PAYMENTS_SCAN_BLOCKS),
+    dropAfterMs: config.PAYMENTS_DROP_AFTER_MS,
+  };
+}
+
+/** Chains a sign-in message may name: SIWE_CHAIN_IDS, and the payments chain (a wallet switched to it to pay may sign in there). */
+export function signInChainIds(config: Env = env()): number[] {
+  return config.PAYMENTS_CHAIN_ID && !config.SIWE_CHAIN_IDS.includes(config.PAYMENTS_CHAIN_ID)
+    ? [...config.SIWE_CHAIN_IDS, config.PAYMENTS_CHAIN_ID]
+    : config.SIWE_CHAIN_IDS;
 }
 
 /** The execution API the dashboard's server calls: EXECUTION_API_URL, or this app itself. */

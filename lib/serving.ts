@@ -8,11 +8,13 @@ import { readyDatabase } from "@/lib/domain/database";
 import { log } from "@/lib/log";
 import { startNetworkServices, stopNetworkServices } from "@/lib/network/embedded";
 import { startOperatorSocket } from "@/lib/operator/socket";
+import { checkPaymentsAtStart } from "@/lib/payments/watcher";
 import { processSingleton } from "@/lib/singleton";
 
 const serving = processSingleton("serving", async () => {
   const config = env();
   const database = await readyDatabase();
+  await checkPaymentsAtStart();
   await startNetworkServices();
   const stopOperatorSocket = database.driver === "pglite" && !config.DATA_DIR.startsWith("memory://") ? await startOperatorSocket(config.DATA_DIR) : undefined;
   return { stopOperatorSocket };

@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { scopes } from "@/lib/contract/vocabulary";
 import { eventTypes, failureCategories, jobStatuses, ledgerEntryTypes, logLevels, logSources, serviceStatuses, webhookEventTypes } from "@/lib/contract/vocabulary";
+import { topUpFailureReasons, topUpStatuses } from "@/lib/contract/vocabulary";
 import { limits } from "@/lib/limits";
 
 const isoTime = z.string().meta({ format: "date-time", description: "ISO-8601 UTC" });
@@ -216,11 +217,52 @@ export const CreditEntry = z
     amount: z.number().int(),
     balanceAfter: z.number().int(),
     jobId: z.string().nullable(),
+    topUpId: z.string().nullable().meta({ description: "The top-up a `topup` entry credits" }),
     description: z.string(),
     createdAt: isoTime,
   })
   .meta({ id: "CreditEntry" });
 export const CreditHistory = z.object({ data: z.array(CreditEntry), pagination: Pagination }).meta({ id: "CreditHistory" });
+
+// ── Credit top-ups (CONTRACT §10) ─────────────────────────────────────────────────────────────────
+const txHash = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "Expected a transaction hash: 0x and 64 hexadecimal digits");
+export const TopUpConfig = z
+  .discriminatedUnion("enabled", [
+    z.object({ enabled: z.literal(false) }),
+    z.object({
+      enabled: z.literal(true),
+      chainId: z.number().int(),
+      tokenAddress: address,
+      tokenSymbol: z.string(),
+      tokenDecimals: z.number().int(),
+      treasuryAddress: address,
+      creditsPerToken: z.number().int(),
+      confirmations: z.number().int(),
+      explorerUrl: z.string().nullable().meta({ description: "Block explorer base URL (PAYMENTS_EXPLORER_URL), for links to transactions" }),
+    }),
+  ])
+  .meta({ id: "TopUpConfig" });
+export const SubmitTopUpRequest = z
+  .object({ chainId: z.number().int().positive(), txHash: txHash.transform((hash) => hash.toLowerCase()) })
+  .meta({ id: "SubmitTopUpRequest" });
+export const TopUp = z
+  .object({
+    topUpId: z.string(),
+    chainId: z.number().int(),
+    txHash: z.string(),
+    from: address,
+    tokenAmount: z.string().meta({ description: "The payment in the token's base units (a decimal integer string)" }),
+    credits: z.number().int().meta({ description: "floor(tokenAmount × CREDITS_PER_TOKEN / 10^decimals)" }),
+    status: z.enum(topUpStatuses),
+    confirmations: z.number().int(),
+    requiredConfirmations: z.number().int(),
+    blockNumber: z.number().int().nullable(),
+    failureReason: z.enum(topUpFailureReasons).nullable(),
+    createdAt: isoTime,
+    creditedAt: nullableIso,
+  })
+  .meta({ id: "TopUp" });
+export const TopUpPage = z.object({ data: z.array(TopUp), pagination: Pagination }).meta({ id: "TopUpPage" });
 
 export const MetricsQuery = z
   .object({ periodStart: timeParam.optional(), periodEnd: timeParam.optional() })
@@ -249,7 +291,12 @@ export const UsageSummary = z
 
 export const Liveness = z.object({ status: z.literal("ok") }).meta({ id: "Liveness" });
 export const Health = z
-  .object({ status: z.enum(["ok", "starting", "unavailable"]), database: z.enum(["ok", "starting", "unavailable"]), nodes: z.number().int() })
+  .object({
+    status: z.enum(["ok", "starting", "unavailable"]),
+    database: z.enum(["ok", "starting", "unavailable"]),
+    nodes: z.number().int(),
+    payments: z.enum(["ok", "degraded", "disabled"]).optional().meta({ description: "Credit top-ups: whether the payments RPC answers (CONTRACT §10)" }),
+  })
   .meta({ id: "Health" });
 
 // ── Wire types: what the domain's mappers return (a mapper that drifts from its schema does not compile) ──
@@ -268,6 +315,9 @@ export type TelemetryPage = z.output<typeof TelemetryPage>;
 export type CreditBalance = z.output<typeof CreditBalance>;
 export type CreditEntry = z.output<typeof CreditEntry>;
 export type CreditHistory = z.output<typeof CreditHistory>;
+export type TopUpConfig = z.output<typeof TopUpConfig>;
+export type TopUp = z.output<typeof TopUp>;
+export type TopUpPage = z.output<typeof TopUpPage>;
 export type UsageSummary = z.output<typeof UsageSummary>;
 
 // ── Webhooks (CONTRACT §8) ────────────────────────────────────────────────────────────────────────

@@ -34,6 +34,15 @@ export type ServiceStatus = (typeof serviceStatuses)[number];
 
 export const ledgerEntryTypes = ["grant", "charge", "refund", "topup", "adjustment"] as const;
 export type LedgerEntryType = (typeof ledgerEntryTypes)[number];
+
+/** Credit top-ups paid on-chain (CONTRACT §10): their states and why one failed or was refused. */
+export const topUpStatuses = ["submitted", "confirming", "credited", "failed"] as const;
+export type TopUpStatus = (typeof topUpStatuses)[number];
+export const paymentRefusalReasons = ["WRONG_CHAIN", "TX_FAILED", "NO_PAYMENT", "WRONG_SENDER"] as const;
+export type PaymentRefusalReason = (typeof paymentRefusalReasons)[number];
+/** A recorded top-up's failure: a refusal found once it was mined, or DROPPED (never mined within the hour). */
+export const topUpFailureReasons = [...paymentRefusalReasons, "DROPPED"] as const;
+export type TopUpFailureReason = (typeof topUpFailureReasons)[number];
 export const scopes = ["services:read", "services:execute", "jobs:read", "telemetry:read", "credits:read", "webhooks:manage"] as const;
 export type Scope = (typeof scopes)[number];
 

@@ -2,12 +2,14 @@
 import { sql } from "drizzle-orm";
 import type { JobError, JobResult } from "@/lib/contract/schemas";
 import { eventTypes, jobStatuses, ledgerEntryTypes, logLevels, logSources, scopes, serviceStatuses } from "@/lib/contract/vocabulary";
+import { topUpFailureReasons, topUpStatuses } from "@/lib/contract/vocabulary";
 import {
   bigint,
   boolean,
   index,
   integer,
   jsonb,
+  numeric,
   pgTable,
   primaryKey,
   text,
@@ -123,6 +125,8 @@ export const creditLedger = pgTable(
     amount: bigint("amount", { mode: "number" }).notNull(),
     balanceAfter: bigint("balance_after", { mode: "number" }).notNull(),
     jobId: uuid("job_id"),
+    /** The top-up a `topup` entry credits. */
+    topUpId: uuid("top_up_id").references(() => topUps.id),
     description: text("description").notNull(),
     createdAt: createdAt(),
     seq: bigint("seq", { mode: "number" }).generatedAlwaysAsIdentity(),
@@ -131,7 +135,64 @@ export const creditLedger = pgTable(
     index("credit_ledger_account_idx").on(t.accountId, t.seq),
     // One charge and at most one refund per job, whatever retries happen.
     uniqueIndex("credit_ledger_job_type_idx").on(t.jobId, t.type).where(sql`job_id is not null`),
+    // A top-up is credited once, whoever finds it and however often.
+    uniqueIndex("credit_ledger_top_up_idx").on(t.topUpId).where(sql`top_up_id is not null`),
   ],
+);
+
+/**
+ * Payments of the token to the treasury, one row per (chain, transaction): the unique key is what makes a
+ * payment count once, whether the dashboard, a second account or the watcher found it first. `account_id`
+ * is null while the paying address has no account (credited when that address first signs in).
+ */
+export const topUps = pgTable(
+  "top_ups",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    chainId: integer("chain_id").notNull(),
+    /** Lower-case 0x hash. */
+    txHash: text("tx_hash").notNull(),
+    accountId: uuid("account_id").references(() => accounts.id),
+    /** The paying address (checksummed): the Transfer logs' `from`, or the submitter while not yet mined. */
+    fromAddress: text("from_address").notNull(),
+    tokenAmount: numeric("token_amount", { precision: 78, scale: 0 }).notNull().default("0"),
+    credits: bigint("credits", { mode: "number" }).notNull().default(0),
+    status: text("status", { enum: topUpStatuses }).notNull(),
+    confirmations: integer("confirmations").notNull().default(0),
+    requiredConfirmations: integer("required_confirmations").notNull(),
+    blockNumber: bigint("block_number", { mode: "number" }),
+    blockHash: text("block_hash"),
+    failureReason: text("failure_reason", { enum: topUpFailureReasons }),
+    /** When the server last asked the chain about it (the watcher re-checks the stalest first). */
+    checkedAt: ts("checked_at").notNull().defaultNow(),
+    createdAt: createdAt(),
+    creditedAt: ts("credited_at"),
+  },
+  (t) => [
+    uniqueIndex("top_ups_tx_idx").on(t.chainId, t.txHash),
+    index("top_ups_account_idx").on(t.accountId, t.createdAt),
+    index("top_ups_pending_idx").on(t.checkedAt).where(sql`status in ('submitted', 'confirming')`),
+    index("top_ups_unattributed_idx").on(t.fromAddress).where(sql`account_id is null`),
+  ],
+);
+
+/**
+ * Where the payment watcher has scanned to, per (chain, token, treasury), and which server instance is the
+ * active watcher: the one whose lease is live (several instances on PostgreSQL, one scanning).
+ */
+export const paymentScans = pgTable(
+  "payment_scans",
+  {
+    chainId: integer("chain_id").notNull(),
+    tokenAddress: text("token_address").notNull(),
+    treasuryAddress: text("treasury_address").notNull(),
+    /** The first block not yet scanned past the confirmation depth. */
+    nextBlock: bigint("next_block", { mode: "number" }).notNull(),
+    leaseOwner: text("lease_owner"),
+    leaseExpiresAt: ts("lease_expires_at"),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.chainId, t.tokenAddress, t.treasuryAddress] })],
 );
 
 export const services = pgTable("services", {

@@ -15,6 +15,8 @@ export interface LedgerEntryInput {
   /** Signed: negative debits, positive credits. */
   amount: number;
   jobId?: string | null;
+  /** The top-up a `topup` entry credits (at most one entry per top-up, by a unique index). */
+  topUpId?: string | null;
   description: string;
 }
 
@@ -33,7 +35,7 @@ export async function applyLedgerEntry(tx: Tx, entry: LedgerEntryInput) {
   }
   const [created] = await tx
     .insert(creditLedger)
-    .values({ ...entry, jobId: entry.jobId ?? null, balanceAfter: row.balance })
+    .values({ ...entry, jobId: entry.jobId ?? null, topUpId: entry.topUpId ?? null, balanceAfter: row.balance })
     .returning();
   return created;
 }
@@ -45,6 +47,7 @@ export function toCreditEntry(row: typeof creditLedger.$inferSelect): wire.Credi
     amount: row.amount,
     balanceAfter: row.balanceAfter,
     jobId: row.jobId,
+    topUpId: row.topUpId,
     description: row.description,
     createdAt: row.createdAt.toISOString(),
   };

@@ -30,6 +30,9 @@ export const errorCodes = [
   "RATE_LIMITED",
   "INTERNAL_ERROR",
   "UNAVAILABLE",
+  "PAYMENTS_DISABLED",
+  "INVALID_PAYMENT",
+  "PAYMENT_CLAIMED",
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];

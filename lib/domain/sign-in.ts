@@ -5,8 +5,9 @@ import { createPublicClient, getAddress, http, verifyMessage, type Hex } from "v
 import { mainnet } from "viem/chains";
 import { parseSiweMessage, validateSiweMessage } from "viem/siwe";
 import { authNonces } from "@/lib/db/schema";
-import { appOrigins, env } from "@/lib/env";
+import { appOrigins, env, signInChainIds } from "@/lib/env";
 import { findOrCreateAccount } from "./accounts";
+import { attributeTopUps } from "./top-ups";
 import { DomainError } from "./errors";
 import { db } from "./database";
 
@@ -84,7 +85,7 @@ export async function verifySignIn(input: VerifySignInInput) {
   }
   if (!input.sessionNonce || parsed.nonce !== input.sessionNonce) throw unauthenticated("the nonce does not match this session");
   if (!isForThisApp(parsed)) throw unauthenticated("the message is for another domain");
-  if (parsed.chainId === undefined || !env().SIWE_CHAIN_IDS.includes(parsed.chainId)) {
+  if (parsed.chainId === undefined || !signInChainIds().includes(parsed.chainId)) {
     throw unauthenticated("the message names a chain this app does not accept");
   }
   const now = new Date();
@@ -110,5 +111,7 @@ export async function verifySignIn(input: VerifySignInInput) {
   if (!consumed) throw unauthenticated("the nonce was already used or has expired");
 
   const { accountId } = await findOrCreateAccount(address);
+  // Payments this address made before it had an account become its own (credited by the watcher).
+  await attributeTopUps(accountId, address);
   return { accountId, address, chainId: parsed.chainId };
 }

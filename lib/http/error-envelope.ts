@@ -31,6 +31,10 @@ export const statusOfCode: Record<ErrorCode, number> = {
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
   UNAVAILABLE: 503,
+  /** Credit top-ups (CONTRACT §10). */
+  PAYMENTS_DISABLED: 409,
+  INVALID_PAYMENT: 422,
+  PAYMENT_CLAIMED: 409,
 };
 
 export interface ErrorBody {

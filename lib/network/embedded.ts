@@ -1,4 +1,5 @@
-// What a server process runs beside its routes: the sweeper, the webhook dispatcher and EMBEDDED_NODES node
+// What a server process runs beside its routes: the sweeper, the webhook dispatcher, the payment watcher
+// (when credit top-ups are configured) and EMBEDDED_NODES node
 // agents (the same agent code as a standalone node, on the in-process transport), so `npm start` alone
 // completes jobs.
 import { hostname } from "node:os";
@@ -6,6 +7,7 @@ import { readyDatabase } from "@/lib/domain/database";
 import { stampSocketAddresses } from "@/lib/http/client-address";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
+import { startPaymentWatcher } from "@/lib/payments/watcher";
 import { processSingleton } from "@/lib/singleton";
 import { ensureEmbeddedNode } from "./coordinator";
 import { localTransport } from "./local-transport";
@@ -18,6 +20,7 @@ interface NetworkServices {
   agents: NodeAgent[];
   stopSweeper: () => Promise<void>;
   stopWebhooks: () => Promise<void>;
+  stopPayments: () => Promise<void>;
 }
 
 async function start(): Promise<NetworkServices> {
@@ -27,6 +30,7 @@ async function start(): Promise<NetworkServices> {
   const config = env();
   const stopSweeper = startSweeper();
   const stopWebhooks = startWebhookDispatcher();
+  const stopPayments = startPaymentWatcher();
   const agents: NodeAgent[] = [];
   for (let i = 0; i < config.EMBEDDED_NODES; i++) {
     const name = `embedded-${hostname()}-${config.PORT}-${i + 1}`;
@@ -41,7 +45,7 @@ async function start(): Promise<NetworkServices> {
     agents.push(agent);
   }
   log.info("execution network started", { embeddedNodes: agents.length });
-  return { agents, stopSweeper, stopWebhooks };
+  return { agents, stopSweeper, stopWebhooks, stopPayments };
 }
 
 const services = processSingleton("network-services", start);
@@ -52,9 +56,10 @@ export const startNetworkServices = (): Promise<NetworkServices> => services.get
 export async function stopNetworkServices(graceMs = 10_000): Promise<void> {
   const running = services.take();
   if (!running) return;
-  const { agents, stopSweeper, stopWebhooks } = await running;
+  const { agents, stopSweeper, stopWebhooks, stopPayments } = await running;
   await Promise.all(agents.map((a) => a.stop(graceMs)));
   await stopSweeper();
   await stopWebhooks();
+  await stopPayments();
   await closeProviders();
 }

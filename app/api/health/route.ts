@@ -3,6 +3,7 @@ import { db } from "@/lib/domain/database";
 import { withApi } from "@/lib/http/api";
 import { routes } from "@/lib/http/routes";
 import { liveNodeCount } from "@/lib/network/coordinator";
+import { paymentsHealth } from "@/lib/payments/watcher";
 import { servingState } from "@/lib/serving";
 
 const noStore = { "cache-control": "no-store" };
@@ -14,7 +15,7 @@ export const GET = withApi(routes.health, async (_req, { json }) => {
   }
   try {
     await (await db()).execute(sql`select 1`);
-    return json({ status: "ok", database: "ok", nodes: await liveNodeCount() }, { headers: noStore });
+    return json({ status: "ok", database: "ok", nodes: await liveNodeCount(), payments: paymentsHealth() }, { headers: noStore });
   } catch {
     return json({ status: "unavailable", database: "unavailable", nodes: 0 }, { status: 503, headers: { ...noStore, "retry-after": "5" } });
   }

@@ -20,6 +20,9 @@ import type {
   ServiceInput,
   TelemetryEvent,
   TelemetryPage,
+  TopUp,
+  TopUpConfig,
+  TopUpPage,
   UsageSummary,
   UsageSummaryParams,
 } from "./types.js";
@@ -256,6 +259,23 @@ export class ExecutionClient extends RequestCore {
   iterateCreditHistory(params: PageParams = {}, options?: RequestOptions): AsyncGenerator<CreditEntry, void, undefined> {
     return this.getCreditHistory(params, options)[Symbol.asyncIterator]();
   }
+
+  /**
+   * Credits bought with the wallet (CONTRACT §10): payments are made from the dashboard's Credits page;
+   * a key with `credits:read` follows them here. A credited top-up is a `topup` entry (with its `topUpId`)
+   * in `getCreditHistory`.
+   */
+  readonly topUps = {
+    /** Whether this deployment takes payments, and how (chain, token, treasury, price). Needs no key. */
+    config: (options?: RequestOptions): Promise<TopUpConfig> => this.request({ method: "GET", path: "/api/credits/top-ups/config" }, options),
+    /** Top-ups, newest first. Await it for one page, or `for await` over every top-up. */
+    list: (params: PageParams = {}, options?: RequestOptions): PagePromise<TopUp, TopUpPage> => {
+      const fetchPage = (p: number | undefined) => this.request<TopUpPage>({ method: "GET", path: "/api/credits/top-ups", query: { ...params, page: p } }, options);
+      return new PagePromise(params.page, fetchPage, (topUp) => topUp.topUpId);
+    },
+    get: (topUpId: string, options?: RequestOptions): Promise<TopUp> =>
+      this.request({ method: "GET", path: `/api/credits/top-ups/${pathSegment(topUpId, "topUpId")}` }, options),
+  };
 }
 
 function streamEventOf(event: string, data: string, id: string | null, response: FetchResponse): JobStreamEvent | null {

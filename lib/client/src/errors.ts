@@ -28,7 +28,10 @@ export type KnownErrorCode =
   | "INVALID_SERVICE_INPUT"
   | "RATE_LIMITED"
   | "INTERNAL_ERROR"
-  | "UNAVAILABLE";
+  | "UNAVAILABLE"
+  | "PAYMENTS_DISABLED"
+  | "INVALID_PAYMENT"
+  | "PAYMENT_CLAIMED";
 
 /**
  * `UNKNOWN_ERROR`: a non-2xx answer without the API's error envelope (e.g. from a proxy).

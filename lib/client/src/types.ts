@@ -143,11 +143,53 @@ export interface CreditEntry {
   amount: number;
   balanceAfter: number;
   jobId: string | null;
+  /** The top-up a `topup` entry credits. */
+  topUpId: string | null;
   description: string;
   createdAt: IsoTime;
 }
 
 export type CreditHistory = Page<CreditEntry>;
+
+/** How this deployment takes payments for credits (CONTRACT §10), or `{ enabled: false }`. */
+export type TopUpConfig =
+  | { enabled: false }
+  | {
+      enabled: true;
+      chainId: number;
+      tokenAddress: string;
+      tokenSymbol: string;
+      tokenDecimals: number;
+      treasuryAddress: string;
+      /** Credits per one whole token. */
+      creditsPerToken: number;
+      /** Blocks on top of the including block before a payment is credited. */
+      confirmations: number;
+      explorerUrl: string | null;
+    };
+
+export type TopUpStatus = "submitted" | "confirming" | "credited" | "failed";
+export type TopUpFailureReason = "WRONG_CHAIN" | "TX_FAILED" | "NO_PAYMENT" | "WRONG_SENDER" | "DROPPED";
+
+/** A payment of the token to the treasury, and the credits it buys. */
+export interface TopUp {
+  topUpId: string;
+  chainId: number;
+  txHash: string;
+  from: string;
+  /** The token's base units, as a decimal string (may exceed Number's range). */
+  tokenAmount: string;
+  credits: number;
+  status: TopUpStatus;
+  confirmations: number;
+  requiredConfirmations: number;
+  blockNumber: number | null;
+  failureReason: TopUpFailureReason | null;
+  createdAt: IsoTime;
+  creditedAt: IsoTime | null;
+}
+
+export type TopUpPage = Page<TopUp>;
 
 export interface UsageByService {
   serviceId: string;

@@ -1,0 +1,376 @@
+// Credit top-ups (CONTRACT §10): a developer pays the token to the treasury from the wallet they signed in
+// with, and the payment becomes credits exactly once. The server believes only its own RPC: the browser
+// names a transaction, never an amount, a sender or a confirmation. One row per (chain, transaction) is what
+// makes a payment count once, whoever finds it; the credit, its ledger entry and the status change are one
+// transaction.
+import { and, asc, count, desc, eq, inArray, isNotNull, isNull, or, sql } from "drizzle-orm";
+import type { Address, Hash } from "viem";
+import type { Tx } from "@/lib/db/client";
+import { accounts, topUps } from "@/lib/db/schema";
+import type * as wire from "@/lib/contract/schemas";
+import type { PaymentRefusalReason } from "@/lib/contract/vocabulary";
+import { paymentsConfig, type PaymentsConfig } from "@/lib/env";
+import { log } from "@/lib/log";
+import {
+  observeTransaction,
+  PaymentsRpcError,
+  readTokenMetadata,
+  sameAddress,
+  type TransactionObservation,
+  type TreasuryTransfer,
+} from "@/lib/payments/chain";
+import { applyLedgerEntry } from "./credits";
+import { db } from "./database";
+import { DomainError, notFound } from "./errors";
+import { offsetOf, pageOf, type PageRequest } from "./pagination";
+
+type TopUpRow = typeof topUps.$inferSelect;
+
+/** At most this many unmined top-ups per developer (CONTRACT §10): a hash that never mines costs a row for an hour. */
+export const maxSubmittedTopUps = 20;
+
+export function requirePayments(): PaymentsConfig {
+  const config = paymentsConfig();
+  if (!config) throw new DomainError("PAYMENTS_DISABLED", "Credit top-ups are not enabled on this deployment.");
+  return config;
+}
+
+const rpcUnavailable = () =>
+  new DomainError("UNAVAILABLE", "The payments network does not answer right now; nothing was recorded. Try again in a moment.", undefined, 5);
+
+/** Runs a chain read, turning an RPC failure into the contract's 503. */
+async function fromChain<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof PaymentsRpcError) throw rpcUnavailable();
+    throw error;
+  }
+}
+
+/** credits = floor(tokenAmount × CREDITS_PER_TOKEN / 10^decimals), on integers only. */
+export function creditsFor(tokenAmount: bigint, creditsPerToken: bigint, decimals: number): bigint {
+  return (tokenAmount * creditsPerToken) / 10n ** BigInt(decimals);
+}
+
+/** Blocks on top of the including block. */
+export const confirmationsOf = (head: bigint, blockNumber: bigint) => Number(head >= blockNumber ? head - blockNumber : 0n);
+
+export type PaymentAssessment =
+  | { kind: "refused"; reason: PaymentRefusalReason }
+  | { kind: "payment"; payer: Address; amount: bigint };
+
+/**
+ * Whose payment a mined transaction is. The payer is the Transfer logs' `from` (a smart-contract wallet's
+ * own address, not the transaction's sender): `claimant` when it sent any of the transfers, otherwise the
+ * sender of the first one. The amount is the sum of the payer's transfers to the treasury.
+ */
+export function assessPayment(observed: Extract<TransactionObservation, { state: "mined" }>, claimant?: string): PaymentAssessment {
+  if (observed.reverted) return { kind: "refused", reason: "TX_FAILED" };
+  const [first] = observed.transfers;
+  if (!first) return { kind: "refused", reason: "NO_PAYMENT" };
+  const payer = observed.transfers.find((t) => claimant && sameAddress(t.from, claimant))?.from ?? first.from;
+  const amount = observed.transfers.filter((t) => sameAddress(t.from, payer)).reduce((sum, t) => sum + t.value, 0n);
+  return { kind: "payment", payer, amount };
+}
+
+export function toTopUp(row: TopUpRow): wire.TopUp {
+  return {
+    topUpId: row.id,
+    chainId: row.chainId,
+    txHash: row.txHash,
+    from: row.fromAddress,
+    tokenAmount: row.tokenAmount,
+    credits: row.credits,
+    status: row.status,
+    confirmations: row.confirmations,
+    requiredConfirmations: row.requiredConfirmations,
+    blockNumber: row.blockNumber,
+    failureReason: row.failureReason,
+    createdAt: row.createdAt.toISOString(),
+    creditedAt: row.creditedAt?.toISOString() ?? null,
+  };
+}
+
+export async function topUpConfig(): Promise<wire.TopUpConfig> {
+  const config = paymentsConfig();
+  if (!config) return { enabled: false };
+  const token = await fromChain(() => readTokenMetadata(config));
+  return {
+    enabled: true,
+    chainId: config.chainId,
+    tokenAddress: config.tokenAddress,
+    tokenSymbol: token.symbol,
+    tokenDecimals: token.decimals,
+    treasuryAddress: config.treasuryAddress,
+    creditsPerToken: Number(config.creditsPerToken),
+    confirmations: config.confirmations,
+    explorerUrl: config.explorerUrl ?? null,
+  };
+}
+
+export async function listTopUps(accountId: string, page: PageRequest): Promise<wire.TopUpPage> {
+  const d = await db();
+  const where = eq(topUps.accountId, accountId);
+  const [rows, [{ total }]] = await Promise.all([
+    d.select().from(topUps).where(where).orderBy(desc(topUps.createdAt), desc(topUps.id)).limit(page.limit).offset(offsetOf(page)),
+    d.select({ total: count() }).from(topUps).where(where),
+  ]);
+  return pageOf(rows.map(toTopUp), total, page);
+}
+
+const isUuid = (id: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
+
+export async function getTopUp(accountId: string, topUpId: string): Promise<wire.TopUp> {
+  if (!isUuid(topUpId)) throw notFound("NOT_FOUND", "The top-up");
+  const [row] = await (await db()).select().from(topUps).where(and(eq(topUps.id, topUpId), eq(topUps.accountId, accountId)));
+  if (!row) throw notFound("NOT_FOUND", "The top-up");
+  return toTopUp(row);
+}
+
+const findByHash = async (config: PaymentsConfig, txHash: string) =>
+  (await (await db()).select().from(topUps).where(and(eq(topUps.chainId, config.chainId), eq(topUps.txHash, txHash))))[0];
+
+const refused = (reason: PaymentRefusalReason, message: string) => new DomainError("INVALID_PAYMENT", message, { reason });
+
+const refusalMessages: Record<PaymentRefusalReason, string> = {
+  WRONG_CHAIN: "Top-ups are paid on another chain.",
+  TX_FAILED: "The transaction failed on-chain (it was reverted): nothing was paid.",
+  NO_PAYMENT: "The transaction transfers none of the token to the treasury.",
+  WRONG_SENDER: "The payment in this transaction was not sent from your wallet's address.",
+};
+
+export interface SubmittedTopUp {
+  topUp: wire.TopUp;
+  /** Whether this submission recorded the payment (201) or found it recorded for this developer (200). */
+  created: boolean;
+}
+
+/**
+ * The dashboard names the transaction it just sent (POST /api/credits/top-ups). A mined payment is checked
+ * and recorded (and credited at once when deep enough); one not yet mined is recorded as `submitted` and
+ * the watcher follows it.
+ */
+export async function submitTopUp(accountId: string, walletAddress: string, request: { chainId: number; txHash: string }): Promise<SubmittedTopUp> {
+  const config = requirePayments();
+  if (request.chainId !== config.chainId) throw refused("WRONG_CHAIN", `${refusalMessages.WRONG_CHAIN} Pay on chain ${config.chainId}.`);
+  const known = await findByHash(config, request.txHash);
+  if (known) return { topUp: toTopUp(await claimRecorded(config, known, accountId, walletAddress)), created: false };
+
+  const observed = await fromChain(() => observeTransaction(config, request.txHash as Hash));
+  let values: typeof topUps.$inferInsert;
+  if (observed.state === "mined") {
+    const assessed = assessPayment(observed, walletAddress);
+    if (assessed.kind === "refused") throw refused(assessed.reason, refusalMessages[assessed.reason]);
+    if (!sameAddress(assessed.payer, walletAddress)) throw refused("WRONG_SENDER", refusalMessages.WRONG_SENDER);
+    values = { ...(await minedValues(config, observed, assessed)), accountId, chainId: config.chainId, txHash: request.txHash };
+  } else {
+    await refuseOverSubmittedLimit(accountId);
+    values = { accountId, chainId: config.chainId, txHash: request.txHash, fromAddress: walletAddress, status: "submitted", requiredConfirmations: config.confirmations };
+  }
+  const [inserted] = await (await db()).insert(topUps).values(values).onConflictDoNothing().returning();
+  if (!inserted) {
+    // Another submission or the watcher recorded it between our read and our insert.
+    const recorded = await findByHash(config, request.txHash);
+    if (!recorded) throw new Error("top-up vanished after a conflicting insert");
+    return { topUp: toTopUp(await claimRecorded(config, recorded, accountId, walletAddress)), created: false };
+  }
+  const settled = observed.state === "mined" ? await settleMined(config, inserted, observed) : inserted;
+  return { topUp: toTopUp(settled), created: true };
+}
+
+async function refuseOverSubmittedLimit(accountId: string): Promise<void> {
+  const [{ pending }] = await (await db())
+    .select({ pending: count() })
+    .from(topUps)
+    .where(and(eq(topUps.accountId, accountId), eq(topUps.status, "submitted")));
+  if (pending >= maxSubmittedTopUps) {
+    throw new DomainError("LIMIT_REACHED", `You have ${pending} top-ups waiting to be mined; submit more once they are.`, { limit: maxSubmittedTopUps });
+  }
+}
+
+/** An already recorded payment named again: this developer's (200), unattributed from their address (now theirs), or someone else's (409). */
+async function claimRecorded(config: PaymentsConfig, row: TopUpRow, accountId: string, walletAddress: string): Promise<TopUpRow> {
+  let mine = row;
+  if (row.accountId === null && sameAddress(row.fromAddress, walletAddress)) {
+    const [attributed] = await (await db())
+      .update(topUps)
+      .set({ accountId })
+      .where(and(eq(topUps.id, row.id), isNull(topUps.accountId)))
+      .returning();
+    mine = attributed ?? (await findByHash(config, row.txHash)) ?? row;
+  }
+  if (mine.accountId !== accountId) {
+    if (mine.accountId === null) throw refused("WRONG_SENDER", refusalMessages.WRONG_SENDER);
+    throw new DomainError("PAYMENT_CLAIMED", "This transaction's payment is already recorded for another account.");
+  }
+  if (mine.status !== "submitted" && mine.status !== "confirming") return mine;
+  // Naming it again is a good moment to look: the page sees the freshest state. A silent RPC changes nothing.
+  return reconcileTopUp(config, mine).catch((error: unknown) => {
+    if (error instanceof PaymentsRpcError) return mine;
+    throw error;
+  });
+}
+
+/** The columns a mined payment fixes: payer, amount, credits, block and depth. */
+async function minedValues(
+  config: PaymentsConfig,
+  observed: Extract<TransactionObservation, { state: "mined" }>,
+  assessed: Extract<PaymentAssessment, { kind: "payment" }>,
+) {
+  const { decimals } = await fromChain(() => readTokenMetadata(config));
+  return {
+    fromAddress: assessed.payer,
+    tokenAmount: assessed.amount.toString(),
+    credits: Number(creditsFor(assessed.amount, config.creditsPerToken, decimals)),
+    status: "confirming" as const,
+    confirmations: confirmationsOf(observed.head, observed.blockNumber),
+    requiredConfirmations: config.confirmations,
+    blockNumber: Number(observed.blockNumber),
+    blockHash: observed.blockHash,
+    failureReason: null,
+  };
+}
+
+/** A mined, recorded payment: credited when deep enough on the canonical chain and someone's to credit. */
+async function settleMined(config: PaymentsConfig, row: TopUpRow, observed: Extract<TransactionObservation, { state: "mined" }>): Promise<TopUpRow> {
+  const isDeepEnough = confirmationsOf(observed.head, observed.blockNumber) >= row.requiredConfirmations;
+  if (!isDeepEnough || !observed.canonical || row.accountId === null) return row;
+  return (await creditTopUp(config, row.id)) ?? row;
+}
+
+/** The credit: status, ledger entry and balance in one transaction, at most once per top-up. */
+async function creditTopUp(config: PaymentsConfig, topUpId: string): Promise<TopUpRow | undefined> {
+  const { symbol, decimals } = await readTokenMetadata(config);
+  return (await db()).transaction(async (tx: Tx) => {
+    const [credited] = await tx
+      .update(topUps)
+      .set({ status: "credited", creditedAt: sql`now()`, checkedAt: sql`now()` })
+      .where(and(eq(topUps.id, topUpId), inArray(topUps.status, ["submitted", "confirming"]), isNotNull(topUps.accountId)))
+      .returning();
+    if (!credited?.accountId) return undefined;
+    if (credited.credits > 0) {
+      await applyLedgerEntry(tx, {
+        accountId: credited.accountId,
+        type: "topup",
+        amount: credited.credits,
+        topUpId: credited.id,
+        description: `Top-up: ${formatTokenAmount(BigInt(credited.tokenAmount), decimals)} ${symbol} in ${credited.txHash}`,
+      });
+    }
+    log.info("top-up credited", { topUpId: credited.id, credits: credited.credits, txHash: credited.txHash });
+    return credited;
+  });
+}
+
+/** 1234500 with 6 decimals → "1.2345". */
+export function formatTokenAmount(amount: bigint, decimals: number): string {
+  const unit = 10n ** BigInt(decimals);
+  const fraction = (amount % unit).toString().padStart(decimals, "0").replace(/0+$/, "");
+  return fraction ? `${amount / unit}.${fraction}` : `${amount / unit}`;
+}
+
+/**
+ * Asks the chain about a recorded, uncredited top-up and moves it on: mined → confirming (attributed to the
+ * account of the address that paid) → credited once deep enough on the canonical chain; reverted or without
+ * a payment → failed; mined and then reorganised away → submitted again, or failed DROPPED when the
+ * transaction is gone; never mined within PAYMENTS_DROP_AFTER_MS → failed DROPPED.
+ */
+export async function reconcileTopUp(config: PaymentsConfig, row: TopUpRow): Promise<TopUpRow> {
+  const observed = await observeTransaction(config, row.txHash as Hash);
+  const d = await db();
+  const update = async (set: Partial<typeof topUps.$inferInsert>) =>
+    (await d
+      .update(topUps)
+      .set({ ...set, checkedAt: sql`now()` })
+      .where(and(eq(topUps.id, row.id), inArray(topUps.status, ["submitted", "confirming", "failed"]), isNull(topUps.creditedAt)))
+      .returning())[0] ?? row;
+
+  if (observed.state !== "mined") {
+    const wasMined = row.blockNumber !== null;
+    const isGone = observed.state === "unknown";
+    const isOverdue = Date.now() - row.createdAt.getTime() > config.dropAfterMs;
+    if ((wasMined && isGone) || isOverdue) return update({ status: "failed", failureReason: "DROPPED", blockNumber: null, blockHash: null, confirmations: 0 });
+    if (wasMined) log.warn("top-up reorganised away before its confirmations", { topUpId: row.id, txHash: row.txHash });
+    return update({ status: "submitted", blockNumber: null, blockHash: null, confirmations: 0 });
+  }
+  const assessed = assessPayment(observed, row.fromAddress);
+  if (assessed.kind === "refused") return update({ status: "failed", failureReason: assessed.reason });
+  // The chain decides whose payment it is: a submitter who named someone else's transaction loses it to the payer.
+  const accountId = sameAddress(assessed.payer, row.fromAddress) && row.accountId ? row.accountId : await accountOfAddress(assessed.payer);
+  const updated = await update({ ...(await minedValues(config, observed, assessed)), accountId });
+  return settleMined(config, updated, observed);
+}
+
+async function accountOfAddress(address: string): Promise<string | null> {
+  const [account] = await (await db()).select({ id: accounts.id }).from(accounts).where(eq(accounts.walletAddress, address));
+  return account?.id ?? null;
+}
+
+/**
+ * The watcher found these transfers on-chain: record each transaction's payment (a no-op for one already
+ * recorded, except that a DROPPED one that was mined after all is looked at again).
+ */
+export async function recordFoundTransfers(tx: Tx, config: PaymentsConfig, transfers: TreasuryTransfer[], head: bigint, decimals: number): Promise<number> {
+  const byTransaction = new Map<string, TreasuryTransfer[]>();
+  for (const transfer of transfers) byTransaction.set(transfer.txHash, [...(byTransaction.get(transfer.txHash) ?? []), transfer]);
+  let recorded = 0;
+  for (const [txHash, group] of byTransaction) {
+    const payer = group[0].from;
+    const amount = group.filter((t) => sameAddress(t.from, payer)).reduce((sum, t) => sum + t.value, 0n);
+    const [account] = await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.walletAddress, payer));
+    const inserted = await tx
+      .insert(topUps)
+      .values({
+        chainId: config.chainId,
+        txHash: txHash.toLowerCase(),
+        accountId: account?.id ?? null,
+        fromAddress: payer,
+        tokenAmount: amount.toString(),
+        credits: Number(creditsFor(amount, config.creditsPerToken, decimals)),
+        status: "confirming",
+        confirmations: confirmationsOf(head, group[0].blockNumber),
+        requiredConfirmations: config.confirmations,
+        blockNumber: Number(group[0].blockNumber),
+        blockHash: group[0].blockHash,
+        // The stalest are re-checked first: a found payment is looked at in this same tick.
+        checkedAt: new Date(0),
+      })
+      .onConflictDoNothing()
+      .returning({ id: topUps.id });
+    if (inserted.length > 0) recorded++;
+    else {
+      await tx
+        .update(topUps)
+        .set({ status: "confirming", failureReason: null, checkedAt: new Date(0) })
+        .where(and(eq(topUps.chainId, config.chainId), eq(topUps.txHash, txHash.toLowerCase()), eq(topUps.failureReason, "DROPPED")));
+    }
+  }
+  return recorded;
+}
+
+/** The uncredited top-ups that someone can be credited for, stalest check first. */
+export async function topUpsToReconcile(config: PaymentsConfig, limit: number): Promise<TopUpRow[]> {
+  return (await db())
+    .select()
+    .from(topUps)
+    .where(and(eq(topUps.chainId, config.chainId), inArray(topUps.status, ["submitted", "confirming"]), isNotNull(topUps.accountId)))
+    .orderBy(asc(topUps.checkedAt))
+    .limit(limit);
+}
+
+/**
+ * An address signs in: the payments it made before it had an account (found by the watcher) become its
+ * own, and are credited at the watcher's next look.
+ */
+export async function attributeTopUps(accountId: string, walletAddress: string): Promise<number> {
+  const config = paymentsConfig();
+  if (!config) return 0;
+  const attributed = await (await db())
+    .update(topUps)
+    .set({ accountId, checkedAt: new Date(0) })
+    .where(and(isNull(topUps.accountId), eq(topUps.fromAddress, walletAddress), or(eq(topUps.status, "confirming"), eq(topUps.status, "submitted"))))
+    .returning({ id: topUps.id });
+  if (attributed.length > 0) log.info("top-ups attributed at sign-in", { accountId, count: attributed.length });
+  return attributed.length;
+}

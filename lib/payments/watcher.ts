@@ -1,0 +1,161 @@
+// The payment watcher: a background service of every server instance, of which one at a time is active (the
+// holder of the scan's lease row, so several instances on PostgreSQL do not all ask the RPC). Each tick it
+// scans the token's Transfer logs to the treasury from a stored cursor in bounded block ranges (recording
+// payments nobody submitted), then re-checks uncredited top-ups, stalest first. The cursor moves in the same
+// transaction as the payments it recorded, and only past blocks deep enough to be final: a restart neither
+// misses nor repeats one, and a reorganisation of the last few blocks is scanned again. When the RPC fails
+// it backs off (health says "degraded") and never blocks the API.
+import { randomUUID } from "node:crypto";
+import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
+import { paymentScans } from "@/lib/db/schema";
+import { db } from "@/lib/domain/database";
+import { recordFoundTransfers, reconcileTopUp, topUpsToReconcile } from "@/lib/domain/top-ups";
+import { paymentsConfig, type PaymentsConfig } from "@/lib/env";
+import { log } from "@/lib/log";
+import { PaymentsRpcError, paymentsRpcHealth, readChainId, readHead, readTokenMetadata, readTreasuryTransfers } from "./chain";
+
+const instanceId = randomUUID();
+/** Block ranges scanned per tick at most, so a long catch-up still lets re-checks run. */
+const rangesPerTick = 10;
+const reconcilesPerTick = 50;
+const maxBackoffMs = 60_000;
+
+let watcherFailing = false;
+
+/** For /api/health: "disabled" without configuration, "degraded" while the RPC or the watcher fails. */
+export function paymentsHealth(): "ok" | "degraded" | "disabled" {
+  if (!paymentsConfig()) return "disabled";
+  return watcherFailing || paymentsRpcHealth() === "degraded" ? "degraded" : "ok";
+}
+
+const scanKey = (config: PaymentsConfig) =>
+  and(
+    eq(paymentScans.chainId, config.chainId),
+    eq(paymentScans.tokenAddress, config.tokenAddress.toLowerCase()),
+    eq(paymentScans.treasuryAddress, config.treasuryAddress.toLowerCase()),
+  );
+
+/** Takes (or renews) the watcher's lease; returns the scan cursor when this instance is the active watcher. */
+async function leaseScan(config: PaymentsConfig, head: bigint): Promise<bigint | undefined> {
+  const d = await db();
+  const leaseMs = Math.max(config.pollMs * 5, 10_000);
+  await d
+    .insert(paymentScans)
+    .values({
+      chainId: config.chainId,
+      tokenAddress: config.tokenAddress.toLowerCase(),
+      treasuryAddress: config.treasuryAddress.toLowerCase(),
+      nextBlock: Number(config.startBlock ?? head),
+    })
+    .onConflictDoNothing();
+  const [leased] = await d
+    .update(paymentScans)
+    .set({ leaseOwner: instanceId, leaseExpiresAt: sql`now() + make_interval(secs => ${leaseMs / 1000})` })
+    .where(and(scanKey(config), or(eq(paymentScans.leaseOwner, instanceId), isNull(paymentScans.leaseExpiresAt), lt(paymentScans.leaseExpiresAt, sql`now()`))))
+    .returning({ nextBlock: paymentScans.nextBlock });
+  return leased ? BigInt(leased.nextBlock) : undefined;
+}
+
+/** Scans up to `rangesPerTick` block ranges from the cursor; returns the payments recorded. */
+async function scanNewBlocks(config: PaymentsConfig, head: bigint, cursor: bigint): Promise<number> {
+  const { decimals } = await readTokenMetadata(config);
+  // Blocks at or below this height have the required confirmations on top: the cursor may pass them.
+  const finalHeight = head - BigInt(config.confirmations);
+  let recorded = 0;
+  let from = cursor;
+  for (let range = 0; range < rangesPerTick && from <= head; range++) {
+    const to = from + config.scanBlocks - 1n < head ? from + config.scanBlocks - 1n : head;
+    const transfers = await readTreasuryTransfers(config, from, to);
+    const next = (to < finalHeight ? to : finalHeight) + 1n;
+    recorded += await (await db()).transaction(async (tx) => {
+      const found = await recordFoundTransfers(tx, config, transfers, head, decimals);
+      if (next > from) {
+        await tx
+          .update(paymentScans)
+          .set({ nextBlock: Number(next), updatedAt: sql`now()` })
+          .where(and(scanKey(config), eq(paymentScans.leaseOwner, instanceId), eq(paymentScans.nextBlock, Number(from))));
+      }
+      return found;
+    });
+    // Unconfirmed blocks are scanned again next tick (their payments are recorded already; the insert is a no-op).
+    if (next <= to) break;
+    from = next;
+  }
+  return recorded;
+}
+
+/** One look at the chain: scan, then re-check uncredited top-ups. */
+export async function watchPaymentsOnce(config: PaymentsConfig): Promise<{ recorded: number; reconciled: number; active: boolean }> {
+  const head = await readHead(config);
+  const cursor = await leaseScan(config, head);
+  if (cursor === undefined) return { recorded: 0, reconciled: 0, active: false };
+  const recorded = await scanNewBlocks(config, head, cursor);
+  let reconciled = 0;
+  for (const row of await topUpsToReconcile(config, reconcilesPerTick)) {
+    await reconcileTopUp(config, row);
+    reconciled++;
+  }
+  return { recorded, reconciled, active: true };
+}
+
+/** PAYMENTS_CHAIN_ID must be the RPC's chain: a mismatch would credit payments from another network. */
+export async function checkPaymentsChain(config: PaymentsConfig): Promise<void> {
+  const actual = await readChainId(config);
+  if (actual !== config.chainId) {
+    throw new Error(`PAYMENTS_CHAIN_ID is ${config.chainId} but the RPC at PAYMENTS_RPC_URL serves chain ${actual}`);
+  }
+  await readTokenMetadata(config);
+}
+
+/**
+ * Start-up's check: a chain mismatch is fatal; an RPC that does not answer yet is not (the watcher keeps
+ * trying, health says "degraded", and the rest of the product serves).
+ */
+export async function checkPaymentsAtStart(): Promise<void> {
+  const config = paymentsConfig();
+  if (!config) return;
+  try {
+    await checkPaymentsChain(config);
+  } catch (error) {
+    if (!(error instanceof PaymentsRpcError)) throw error;
+    log.warn("payments RPC does not answer at start; top-ups wait for it", { err: error.message });
+  }
+}
+
+/** Runs the watcher until the returned stop() is called (a no-op when top-ups are not configured). */
+export function startPaymentWatcher(config = paymentsConfig()): () => Promise<void> {
+  if (!config) return async () => {};
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  let chainChecked = false;
+  let failures = 0;
+  const tick = () => {
+    running = (async () => {
+      if (!chainChecked) {
+        await checkPaymentsChain(config);
+        chainChecked = true;
+      }
+      await watchPaymentsOnce(config);
+      if (failures > 0) log.info("payments RPC answers again", { afterFailures: failures });
+      failures = 0;
+      watcherFailing = false;
+    })()
+      .catch((err: unknown) => {
+        failures++;
+        watcherFailing = true;
+        if (err instanceof PaymentsRpcError) log.warn("payments RPC unavailable; backing off", { err: err.message, failures });
+        else log.error("payment watcher failed", { err });
+      })
+      .finally(() => {
+        const delay = failures === 0 ? config.pollMs : Math.min(config.pollMs * 2 ** failures, maxBackoffMs);
+        if (!stopped) timer = setTimeout(tick, delay);
+      });
+  };
+  timer = setTimeout(tick, 0);
+  return async () => {
+    stopped = true;
+    clearTimeout(timer);
+    await running;
+  };
+}
