@@ -68,8 +68,8 @@ export async function signIn(baseUrl: string, account: PrivateKeyAccount = priva
   return { account, cookie: cookieFrom(res) ?? "" };
 }
 
-export async function signUpDeveloper(baseUrl: string, opts: { profile?: boolean; name?: string } = {}): Promise<Developer> {
-  const { account, cookie } = await signIn(baseUrl);
+export async function signUpDeveloper(baseUrl: string, opts: { profile?: boolean; name?: string; account?: PrivateKeyAccount } = {}): Promise<Developer> {
+  const { account, cookie } = await signIn(baseUrl, opts.account);
   const session = (path: string, init: RequestInit = {}) =>
     fetch(`${baseUrl}${path}`, {
       ...init,

@@ -1,0 +1,410 @@
+// Credit top-ups against a real chain (CONTRACT §10): a local EVM (ganache) with a real ERC-20, the server
+// reading it through a relay the tests can take down. Every payment is verified by the server itself and
+// credited exactly once, whoever names it and however often.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import type { Hash } from "viem";
+import { startLocalChain, type LocalChain } from "../support/chain";
+import { signUpDeveloper, type Developer } from "../support/developer";
+import { expectError, isoTime } from "../support/expect-error";
+import { eventually } from "../support/jobs";
+import { startRpcProxy, type RpcProxy } from "../support/rpc-proxy";
+import { startTestServer, type TestServer } from "../support/test-server";
+
+interface TopUp {
+  topUpId: string;
+  chainId: number;
+  txHash: string;
+  from: string;
+  tokenAmount: string;
+  credits: number;
+  status: "submitted" | "confirming" | "credited" | "failed";
+  confirmations: number;
+  requiredConfirmations: number;
+  blockNumber: number | null;
+  failureReason: string | null;
+  createdAt: string;
+  creditedAt: string | null;
+}
+interface CreditEntry {
+  type: string;
+  amount: number;
+  topUpId: string | null;
+  description: string;
+}
+
+const creditsPerToken = 100;
+const requiredConfirmations = 2;
+/** One whole token of the 6-decimal test token. */
+const token = 1_000_000n;
+
+let chain: LocalChain;
+let rpc: RpcProxy;
+let server: TestServer;
+
+beforeAll(async () => {
+  chain = await startLocalChain();
+  rpc = await startRpcProxy(chain.rpcUrl);
+  server = await startTestServer({
+    embeddedNodes: 0,
+    env: {
+      PAYMENTS_RPC_URL: rpc.url,
+      PAYMENTS_CHAIN_ID: String(chain.chainId),
+      PAYMENTS_TOKEN_ADDRESS: chain.token,
+      PAYMENTS_TREASURY_ADDRESS: chain.treasury,
+      CREDITS_PER_TOKEN: String(creditsPerToken),
+      PAYMENTS_CONFIRMATIONS: String(requiredConfirmations),
+      PAYMENTS_POLL_MS: "100",
+      PAYMENTS_SCAN_BLOCKS: "3",
+      PAYMENTS_DROP_AFTER_MS: "600000",
+      SIWE_CHAIN_IDS: "1",
+    },
+  });
+}, 90_000);
+
+afterAll(async () => {
+  await server?.close();
+  await rpc?.close();
+  await chain?.stop();
+});
+
+/** A developer whose wallet holds ETH for gas and 1,000 test tokens. */
+async function payingDeveloper(): Promise<{ dev: Developer; wallet: PrivateKeyAccount }> {
+  const wallet = await chain.newAccount();
+  return { dev: await signUpDeveloper(server.baseUrl, { account: wallet }), wallet };
+}
+
+const submitTopUp = (dev: Developer, txHash: string, chainId = chain.chainId) =>
+  dev.session("/api/credits/top-ups", { method: "POST", body: JSON.stringify({ chainId, txHash }) });
+
+async function readTopUp(dev: Developer, topUpId: string): Promise<TopUp> {
+  const res = await dev.session(`/api/credits/top-ups/${topUpId}`);
+  expect(res.status).toBe(200);
+  return (await res.json()) as TopUp;
+}
+
+const waitForTopUp = (dev: Developer, topUpId: string, done: (t: TopUp) => boolean) => eventually(() => readTopUp(dev, topUpId), done, 20_000);
+
+async function balanceOf(dev: Developer): Promise<number> {
+  return ((await (await dev.session("/api/credits/balance")).json()) as { balance: number }).balance;
+}
+
+async function topUpEntries(dev: Developer): Promise<CreditEntry[]> {
+  const res = await dev.session("/api/credits/history?limit=100");
+  return ((await res.json()) as { data: CreditEntry[] }).data.filter((e) => e.type === "topup");
+}
+
+/** Lets the watcher run a few ticks (it polls every 100 ms). */
+const watcherTicks = (ticks = 5) => new Promise((resolve) => setTimeout(resolve, ticks * 100));
+
+describe("configuration", () => {
+  it("tells the page how to pay: chain, token (decimals and symbol read from the contract), treasury, price, confirmations", async () => {
+    const res = await fetch(`${server.baseUrl}/api/credits/top-ups/config`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      enabled: true,
+      chainId: chain.chainId,
+      tokenAddress: chain.token,
+      tokenSymbol: "tUSD",
+      tokenDecimals: 6,
+      treasuryAddress: chain.treasury,
+      creditsPerToken,
+      confirmations: requiredConfirmations,
+      explorerUrl: null,
+    });
+  });
+
+  it("reports the payments RPC in /api/health", async () => {
+    expect(await (await fetch(`${server.baseUrl}/api/health`)).json()).toMatchObject({ status: "ok", payments: "ok" });
+  });
+});
+
+describe("a payment from the signed-in wallet", () => {
+  it("is recorded at once, confirms block by block, and is credited once deep enough: balance, history and the top-up agree", async () => {
+    const { dev, wallet } = await payingDeveloper();
+    const before = await balanceOf(dev);
+    const txHash = await chain.transfer(wallet, chain.treasury, 5n * token + 500_000n);
+
+    const res = await submitTopUp(dev, txHash);
+    expect(res.status).toBe(201);
+    const recorded = (await res.json()) as TopUp;
+    expect(recorded).toEqual({
+      topUpId: expect.any(String),
+      chainId: chain.chainId,
+      txHash: txHash.toLowerCase(),
+      from: wallet.address,
+      tokenAmount: "5500000",
+      credits: 550,
+      status: "confirming",
+      confirmations: 0,
+      requiredConfirmations,
+      blockNumber: expect.any(Number),
+      failureReason: null,
+      createdAt: isoTime,
+      creditedAt: null,
+    });
+
+    await chain.mine(1);
+    const halfway = await waitForTopUp(dev, recorded.topUpId, (t) => t.confirmations === 1);
+    expect(halfway.status).toBe("confirming");
+    expect(await balanceOf(dev)).toBe(before);
+
+    await chain.mine(1);
+    const credited = await waitForTopUp(dev, recorded.topUpId, (t) => t.status === "credited");
+    expect(credited).toMatchObject({ status: "credited", credits: 550, creditedAt: isoTime });
+    expect(await balanceOf(dev)).toBe(before + 550);
+    const [entry] = await topUpEntries(dev);
+    expect(entry).toMatchObject({ type: "topup", amount: 550, topUpId: recorded.topUpId });
+    expect(entry.description).toContain(txHash.toLowerCase());
+    expect(entry.description).toContain("5.5 tUSD");
+  });
+
+  it("named again (or by the watcher too) is the same top-up, 200, and is never credited twice", async () => {
+    const { dev, wallet } = await payingDeveloper();
+    const txHash = await chain.transfer(wallet, chain.treasury, token);
+    await chain.mine(requiredConfirmations);
+    const first = await submitTopUp(dev, txHash);
+    expect(first.status).toBe(201);
+    const created = (await first.json()) as TopUp;
+    expect(created.status).toBe("credited");
+
+    const again = await submitTopUp(dev, txHash.toUpperCase().replace("0X", "0x"));
+    expect(again.status).toBe(200);
+    expect(((await again.json()) as TopUp).topUpId).toBe(created.topUpId);
+    await watcherTicks();
+    expect(await topUpEntries(dev)).toHaveLength(1);
+  });
+
+  it("sent concurrently by the payer and by another account, while the watcher scans: one top-up, one credit", async () => {
+    const { dev, wallet } = await payingDeveloper();
+    const other = await payingDeveloper();
+    const before = await balanceOf(dev);
+    const txHash = await chain.transfer(wallet, chain.treasury, 2n * token);
+    await chain.mine(requiredConfirmations);
+
+    const answers = await Promise.all([
+      ...Array.from({ length: 6 }, () => submitTopUp(dev, txHash)),
+      ...Array.from({ length: 3 }, () => submitTopUp(other.dev, txHash)),
+    ]);
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.slice(0, 6).filter((s) => s === 201).length).toBeLessThanOrEqual(1);
+    expect(statuses.slice(0, 6).every((s) => s === 200 || s === 201)).toBe(true);
+    // The other account never gets it: refused as not its payment, or as someone else's.
+    for (const answer of answers.slice(6)) {
+      expect([409, 422]).toContain(answer.status);
+      const body = (await answer.json()) as { error: { code: string; details?: { reason?: string } } };
+      expect(body.error.code === "PAYMENT_CLAIMED" || body.error.details?.reason === "WRONG_SENDER").toBe(true);
+    }
+    await watcherTicks();
+    expect(await topUpEntries(dev)).toHaveLength(1);
+    expect(await balanceOf(dev)).toBe(before + 200);
+    expect(await topUpEntries(other.dev)).toHaveLength(0);
+  });
+
+  it("not yet mined is recorded as submitted, then followed by the watcher to credited", async () => {
+    const { dev, wallet } = await payingDeveloper();
+    await chain.stopMining();
+    let txHash: Hash;
+    try {
+      txHash = await chain.transfer(wallet, chain.treasury, 3n * token);
+      const res = await submitTopUp(dev, txHash);
+      expect(res.status).toBe(201);
+      const pending = (await res.json()) as TopUp;
+      expect(pending).toMatchObject({ status: "submitted", from: wallet.address, tokenAmount: "0", credits: 0, blockNumber: null });
+      await watcherTicks();
+      expect((await readTopUp(dev, pending.topUpId)).status).toBe("submitted");
+    } finally {
+      await chain.startMining();
+    }
+    await chain.mine(requiredConfirmations + 1);
+    const [topUp] = ((await (await dev.session("/api/credits/top-ups")).json()) as { data: TopUp[] }).data;
+    const credited = await waitForTopUp(dev, topUp.topUpId, (t) => t.status === "credited");
+    expect(credited).toMatchObject({ txHash: txHash.toLowerCase(), tokenAmount: "3000000", credits: 300 });
+  });
+
+  it("with fewer confirmations than required stays confirming and uncredited", async () => {
+    const { dev, wallet } = await payingDeveloper();
+    const before = await balanceOf(dev);
+    const txHash = await chain.transfer(wallet, chain.treasury, token);
+    await chain.mine(requiredConfirmations - 1);
+    const topUp = (await (await submitTopUp(dev, txHash)).json()) as TopUp;
+    await watcherTicks();
+    expect(await readTopUp(dev, topUp.topUpId)).toMatchObject({ status: "confirming", confirmations: requiredConfirmations - 1 });
+    expect(await balanceOf(dev)).toBe(before);
+  });
+
+  it("through a smart-contract wallet counts for the contract's address (the Transfer log's from), not the transaction's sender", async () => {
+    const { dev: owner, wallet } = await payingDeveloper();
+    const forwarder = await chain.deployForwarder(wallet);
+    await chain.fund(forwarder, { tokens: 10n * token });
+    // The contract's account (a smart-contract wallet signs in with ERC-1271), made here directly.
+    const { findOrCreateAccount } = await import("@/lib/domain/accounts");
+    const { accountId } = await findOrCreateAccount(forwarder);
+    const txHash = await chain.payThroughForwarder(wallet, forwarder, chain.treasury, 4n * token);
+    await chain.mine(requiredConfirmations);
+    // The EOA that sent the transaction did not pay: the contract did.
+    const refused = await expectError(await submitTopUp(owner, txHash), 422, "INVALID_PAYMENT");
+    expect(refused.details).toEqual({ reason: "WRONG_SENDER" });
+    // The contract's account is credited by the watcher.
+    const { listCreditHistory } = await import("@/lib/domain/credits");
+    const history = await eventually(
+      () => listCreditHistory(accountId, { page: 1, limit: 10 }),
+      (page) => page.data.some((e) => e.type === "topup"),
+      20_000,
+    );
+    expect(history.data.find((e) => e.type === "topup")).toMatchObject({ amount: 400 });
+  });
+});
+
+describe("a transaction that is not a payment of this developer", () => {
+  let dev: Developer;
+  let wallet: PrivateKeyAccount;
+  beforeAll(async () => ({ dev, wallet } = await payingDeveloper()));
+
+  const refusal = async (txHash: Hash, reason: string, chainId?: number) => {
+    await chain.mine(requiredConfirmations);
+    const error = await expectError(await submitTopUp(dev, txHash, chainId), 422, "INVALID_PAYMENT");
+    expect(error.details).toEqual({ reason });
+    const list = (await (await dev.session("/api/credits/top-ups")).json()) as { data: TopUp[] };
+    expect(list.data.map((t) => t.txHash)).not.toContain(txHash.toLowerCase());
+  };
+
+  it("pays another token: NO_PAYMENT", async () => {
+    const otherToken = await chain.deployToken({ symbol: "FAKE", decimals: 6 });
+    await chain.fund(wallet.address, { tokens: 10n * token, token: otherToken });
+    await refusal(await chain.transfer(wallet, chain.treasury, token, { token: otherToken }), "NO_PAYMENT");
+  });
+
+  it("pays another recipient: NO_PAYMENT", async () => {
+    await refusal(await chain.transfer(wallet, privateKeyToAccount(generatePrivateKey()).address, token), "NO_PAYMENT");
+  });
+
+  it("was paid by another wallet: WRONG_SENDER", async () => {
+    const stranger = await chain.newAccount();
+    await refusal(await chain.transfer(stranger, chain.treasury, token), "WRONG_SENDER");
+  });
+
+  it("is on another chain: WRONG_CHAIN", async () => {
+    await refusal(await chain.transfer(wallet, chain.treasury, token), "WRONG_CHAIN", 1);
+  });
+
+  it("reverted: TX_FAILED", async () => {
+    await refusal(await chain.transferThatReverts(wallet, chain.treasury, 10_000n * token), "TX_FAILED");
+  });
+
+  it("is refused as a request when malformed, without the app's Origin, or when the payment is another account's", async () => {
+    await expectError(await dev.session("/api/credits/top-ups", { method: "POST", body: JSON.stringify({ chainId: chain.chainId, txHash: "0x1234" }) }), 400, "INVALID_REQUEST");
+    const txHash = await chain.transfer(wallet, chain.treasury, token);
+    await expectError(await dev.session("/api/credits/top-ups", { method: "POST", headers: { origin: "https://evil.example" }, body: JSON.stringify({ chainId: chain.chainId, txHash }) }), 403, "FORBIDDEN_ORIGIN");
+    expect((await submitTopUp(dev, txHash)).status).toBe(201);
+    const thief = await payingDeveloper();
+    // Its payment is already recorded for `dev`: another account is told so (or that it is not its payment).
+    const answer = await thief.dev.session("/api/credits/top-ups", { method: "POST", body: JSON.stringify({ chainId: chain.chainId, txHash }) });
+    expect(answer.status).toBe(409);
+    expect(((await answer.json()) as { error: { code: string } }).error.code).toBe("PAYMENT_CLAIMED");
+  });
+});
+
+describe("reading top-ups", () => {
+  it("lists a developer's own top-ups newest first (session, or a key with credits:read); another developer's is 404", async () => {
+    const { dev, wallet } = await payingDeveloper();
+    const hashes = [await chain.transfer(wallet, chain.treasury, token), await chain.transfer(wallet, chain.treasury, 2n * token)];
+    for (const hash of hashes) expect((await submitTopUp(dev, hash)).status).toBe(201);
+    const key = await dev.createApiKey(["credits:read"]);
+    const page = (await (await dev.withKey(key, "/api/credits/top-ups?limit=1")).json()) as { data: TopUp[]; pagination: { total: number } };
+    expect(page.pagination.total).toBe(2);
+    expect(page.data[0].txHash).toBe(hashes[1].toLowerCase());
+    expect((await dev.withKey(key, `/api/credits/top-ups/${page.data[0].topUpId}`)).status).toBe(200);
+
+    const noScope = await dev.createApiKey(["jobs:read"]);
+    await expectError(await dev.withKey(noScope, "/api/credits/top-ups"), 403, "INSUFFICIENT_SCOPE");
+    const other = await payingDeveloper();
+    await expectError(await other.dev.session(`/api/credits/top-ups/${page.data[0].topUpId}`), 404, "NOT_FOUND");
+    await expectError(await other.dev.session("/api/credits/top-ups/not-a-uuid"), 404, "NOT_FOUND");
+  });
+
+  it("refuses more than 20 unmined top-ups per developer (a hash that never mines is DROPPED after the hour)", async () => {
+    const { dev } = await payingDeveloper();
+    const randomHash = () => `0x${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex")}`;
+    for (let i = 0; i < 20; i++) expect((await submitTopUp(dev, randomHash())).status).toBe(201);
+    await expectError(await submitTopUp(dev, randomHash()), 409, "LIMIT_REACHED");
+  });
+});
+
+describe("the watcher", () => {
+  it("credits a payment nobody submitted, and a payment from an address without an account once it first signs in", async () => {
+    const { dev, wallet } = await payingDeveloper();
+    const before = await balanceOf(dev);
+    await chain.transfer(wallet, chain.treasury, 7n * token);
+    const newcomer = await chain.newAccount();
+    await chain.transfer(newcomer, chain.treasury, 9n * token);
+    await chain.mine(requiredConfirmations);
+
+    await eventually(() => balanceOf(dev), (balance) => balance === before + 700, 20_000);
+    const [found] = ((await (await dev.session("/api/credits/top-ups")).json()) as { data: TopUp[] }).data;
+    expect(found).toMatchObject({ status: "credited", credits: 700, from: wallet.address });
+
+    await watcherTicks();
+    const late = await signUpDeveloper(server.baseUrl, { account: newcomer });
+    await eventually(() => balanceOf(late), (balance) => balance === 100 + 900, 20_000);
+    expect(await topUpEntries(late)).toEqual([expect.objectContaining({ amount: 900 })]);
+  });
+
+  it("resumes after the RPC fails in the middle of a scan: nothing missed, nothing repeated", async () => {
+    const payers = await Promise.all(Array.from({ length: 4 }, () => payingDeveloper()));
+    const befores = await Promise.all(payers.map(({ dev }) => balanceOf(dev)));
+    rpc.failMethodAfter("eth_getLogs", 1);
+    for (const { wallet } of payers) {
+      await chain.transfer(wallet, chain.treasury, token);
+      await chain.mine(2);
+    }
+    await watcherTicks(10);
+    rpc.failMethodAfter("eth_getLogs");
+    for (const [i, { dev }] of payers.entries()) {
+      await eventually(() => balanceOf(dev), (balance) => balance === befores[i] + 100, 20_000);
+    }
+    await watcherTicks();
+    for (const { dev } of payers) expect(await topUpEntries(dev)).toHaveLength(1);
+  });
+});
+
+describe("when the chain misbehaves", () => {
+  it("a reorganisation before the required depth leaves the payment uncredited, and dropped when its transaction is gone", async () => {
+    const { dev, wallet } = await payingDeveloper();
+    const before = await balanceOf(dev);
+    const snapshot = await chain.snapshot();
+    const txHash = await chain.transfer(wallet, chain.treasury, 6n * token);
+    const topUp = (await (await submitTopUp(dev, txHash)).json()) as TopUp;
+    expect(topUp.status).toBe("confirming");
+
+    await chain.revert(snapshot);
+    await chain.mine(requiredConfirmations + 1);
+    const dropped = await waitForTopUp(dev, topUp.topUpId, (t) => t.status === "failed");
+    expect(dropped).toMatchObject({ failureReason: "DROPPED", creditedAt: null });
+    await watcherTicks();
+    expect(await balanceOf(dev)).toBe(before);
+    expect(await topUpEntries(dev)).toHaveLength(0);
+  });
+
+  it("an RPC that does not answer: 503 with Retry-After and nothing recorded, health degraded, and the payment credited once it is back", async () => {
+    const { dev, wallet } = await payingDeveloper();
+    const before = await balanceOf(dev);
+    rpc.setDown(true);
+    try {
+      // Paid while the server cannot see the chain: nothing about it is known yet.
+      const txHash = await chain.transfer(wallet, chain.treasury, 8n * token);
+      await chain.mine(requiredConfirmations);
+      const res = await submitTopUp(dev, txHash);
+      await expectError(res, 503, "UNAVAILABLE");
+      expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(((await (await dev.session("/api/credits/top-ups")).json()) as { data: TopUp[] }).data).toEqual([]);
+      await eventually(async () => (await (await fetch(`${server.baseUrl}/api/health`)).json()) as { payments: string }, (h) => h.payments === "degraded", 10_000);
+      // The rest of the product serves meanwhile.
+      expect((await dev.session("/api/credits/balance")).status).toBe(200);
+    } finally {
+      rpc.setDown(false);
+    }
+    await eventually(() => balanceOf(dev), (balance) => balance === before + 800, 70_000);
+    expect(await topUpEntries(dev)).toHaveLength(1);
+  }, 90_000);
+});
