@@ -126,7 +126,8 @@ describe("a payment from the signed-in wallet", () => {
     const txHash = await chain.transfer(wallet, chain.treasury, 5n * token + 500_000n);
 
     const res = await submitTopUp(dev, txHash);
-    expect(res.status).toBe(201);
+    // 201, or 200 when the watcher (polling every 100 ms) recorded it first.
+    expect([200, 201]).toContain(res.status);
     const recorded = (await res.json()) as TopUp;
     expect(recorded).toEqual({
       topUpId: expect.any(String),
@@ -164,7 +165,7 @@ describe("a payment from the signed-in wallet", () => {
     const txHash = await chain.transfer(wallet, chain.treasury, token);
     await chain.mine(requiredConfirmations);
     const first = await submitTopUp(dev, txHash);
-    expect(first.status).toBe(201);
+    expect([200, 201]).toContain(first.status);
     const created = (await first.json()) as TopUp;
     expect(created.status).toBe("credited");
 
@@ -296,7 +297,7 @@ describe("a transaction that is not a payment of this developer", () => {
     await expectError(await dev.session("/api/credits/top-ups", { method: "POST", body: JSON.stringify({ chainId: chain.chainId, txHash: "0x1234" }) }), 400, "INVALID_REQUEST");
     const txHash = await chain.transfer(wallet, chain.treasury, token);
     await expectError(await dev.session("/api/credits/top-ups", { method: "POST", headers: { origin: "https://evil.example" }, body: JSON.stringify({ chainId: chain.chainId, txHash }) }), 403, "FORBIDDEN_ORIGIN");
-    expect((await submitTopUp(dev, txHash)).status).toBe(201);
+    expect([200, 201]).toContain((await submitTopUp(dev, txHash)).status);
     const thief = await payingDeveloper();
     // Its payment is already recorded for `dev`: another account is told so (or that it is not its payment).
     const answer = await thief.dev.session("/api/credits/top-ups", { method: "POST", body: JSON.stringify({ chainId: chain.chainId, txHash }) });
@@ -309,7 +310,7 @@ describe("reading top-ups", () => {
   it("lists a developer's own top-ups newest first (session, or a key with credits:read); another developer's is 404", async () => {
     const { dev, wallet } = await payingDeveloper();
     const hashes = [await chain.transfer(wallet, chain.treasury, token), await chain.transfer(wallet, chain.treasury, 2n * token)];
-    for (const hash of hashes) expect((await submitTopUp(dev, hash)).status).toBe(201);
+    for (const hash of hashes) expect([200, 201]).toContain((await submitTopUp(dev, hash)).status);
     const key = await dev.createApiKey(["credits:read"]);
     const page = (await (await dev.withKey(key, "/api/credits/top-ups?limit=1")).json()) as { data: TopUp[]; pagination: { total: number } };
     expect(page.pagination.total).toBe(2);
@@ -350,7 +351,7 @@ describe("the watcher", () => {
     expect(await topUpEntries(late)).toEqual([expect.objectContaining({ amount: 900 })]);
   });
 
-  it("resumes after the RPC fails in the middle of a scan: nothing missed, nothing repeated", async () => {
+  it("resumes after the RPC fails in the middle of a scan and after a restart of the watcher: nothing missed, nothing repeated", async () => {
     const payers = await Promise.all(Array.from({ length: 4 }, () => payingDeveloper()));
     const befores = await Promise.all(payers.map(({ dev }) => balanceOf(dev)));
     rpc.failMethodAfter("eth_getLogs", 1);
@@ -359,7 +360,11 @@ describe("the watcher", () => {
       await chain.mine(2);
     }
     await watcherTicks(10);
+    // Restart the server's background services: the new watcher starts from the stored cursor.
+    const { startNetworkServices, stopNetworkServices } = await import("@/lib/network/embedded");
+    await stopNetworkServices();
     rpc.failMethodAfter("eth_getLogs");
+    await startNetworkServices();
     for (const [i, { dev }] of payers.entries()) {
       await eventually(() => balanceOf(dev), (balance) => balance === befores[i] + 100, 20_000);
     }
