@@ -1,5 +1,6 @@
 // The balance and one page of the credit history, rendered on the server with the page: the page number
 // lives in the URL (?page=), so paging is a link and the panel needs no JavaScript of its own.
+import type * as React from "react";
 import Link from "next/link";
 import { CoinsIcon, ReceiptTextIcon } from "lucide-react";
 import type { CreditBalance, CreditEntry, CreditHistory } from "@/components/data/types";
@@ -85,7 +86,7 @@ function HistoryCard({ history }: { history: CreditHistory }) {
     <Card>
       <CardHeader>
         <CardTitle>History</CardTitle>
-        <CardDescription>Grants, charges for jobs and refunds for failed jobs, newest first.</CardDescription>
+        <CardDescription>Grants, top-ups, charges for jobs and refunds for failed jobs, newest first.</CardDescription>
       </CardHeader>
       <CardContent className="flex flex-col gap-4">
         {history.data.length === 0 ? (
@@ -113,10 +114,11 @@ function HistoryCard({ history }: { history: CreditHistory }) {
   );
 }
 
-export function CreditsPanel({ balance, history }: { balance: CreditBalance; history: CreditHistory }) {
+export function CreditsPanel({ balance, history, topUps }: { balance: CreditBalance; history: CreditHistory; topUps?: React.ReactNode }) {
   return (
     <div className="flex flex-col gap-6">
       <BalanceCard balance={balance} />
+      {topUps}
       <HistoryCard history={history} />
     </div>
   );

@@ -19,3 +19,6 @@ export type TelemetryEvent = z.infer<typeof schemas.TelemetryEvent>;
 export type TelemetryPage = z.infer<typeof schemas.TelemetryPage>;
 export type ExecutionLog = z.infer<typeof schemas.ExecutionLog>;
 export type UsageSummary = z.infer<typeof schemas.UsageSummary>;
+export type TopUp = z.infer<typeof schemas.TopUp>;
+export type TopUpPage = z.infer<typeof schemas.TopUpPage>;
+export type TopUpConfig = z.infer<typeof schemas.TopUpConfig>;

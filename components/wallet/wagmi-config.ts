@@ -1,18 +1,38 @@
-// wagmi for sign-in only: the injected / EIP-6963 wallets on Ethereum mainnet. Nothing here needs an RPC:
-// connecting and personal_sign are answered by the wallet itself.
-import { cookieStorage, createConfig, createStorage, http, injected } from "wagmi";
+// wagmi for the dashboard: the injected / EIP-6963 wallets. Sign-in needs no RPC (connecting and
+// personal_sign are answered by the wallet); paying for credits adds the payments chain, whose transaction
+// the wallet itself sends (nothing here reads the chain: the server does).
+import { cookieStorage, createConfig, createStorage, http, injected, type Transport } from "wagmi";
+import { defineChain, type Chain } from "viem";
 import { mainnet } from "wagmi/chains";
 
-export const wagmiConfig = createConfig({
-  chains: [mainnet],
-  connectors: [injected()],
-  ssr: true,
-  storage: createStorage({ storage: cookieStorage }),
-  transports: { [mainnet.id]: http() },
-});
-
-declare module "wagmi" {
-  interface Register {
-    config: typeof wagmiConfig;
-  }
+/** The payments chain as the server describes it (lib/payments/chain-info.ts). */
+export interface PaymentChain {
+  id: number;
+  name: string;
+  nativeCurrency: { name: string; symbol: string; decimals: number };
+  rpcUrls: string[];
+  explorerUrl: string | null;
 }
+
+const toChain = (chain: PaymentChain): Chain =>
+  defineChain({
+    id: chain.id,
+    name: chain.name,
+    nativeCurrency: chain.nativeCurrency,
+    rpcUrls: { default: { http: chain.rpcUrls } },
+    ...(chain.explorerUrl ? { blockExplorers: { default: { name: "Explorer", url: chain.explorerUrl } } } : {}),
+  });
+
+export function createWagmiConfig(paymentChain?: PaymentChain) {
+  const extra = paymentChain && paymentChain.id !== mainnet.id ? [toChain(paymentChain)] : [];
+  const chains = [mainnet, ...extra] as [Chain, ...Chain[]];
+  return createConfig({
+    chains,
+    connectors: [injected()],
+    ssr: true,
+    storage: createStorage({ storage: cookieStorage }),
+    transports: Object.fromEntries(chains.map((chain) => [chain.id, http()])) as Record<number, Transport>,
+  });
+}
+
+export const wagmiConfig = createWagmiConfig();

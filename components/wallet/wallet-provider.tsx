@@ -2,8 +2,10 @@
 
 import * as React from "react";
 import { WagmiProvider } from "wagmi";
-import { wagmiConfig } from "./wagmi-config";
+import { createWagmiConfig, wagmiConfig, type PaymentChain } from "./wagmi-config";
 
-export function WalletProvider({ children }: { children: React.ReactNode }) {
-  return <WagmiProvider config={wagmiConfig}>{children}</WagmiProvider>;
+/** wagmi for its children; with `paymentChain`, the wallet may also be switched to that chain to pay. */
+export function WalletProvider({ children, paymentChain }: { children: React.ReactNode; paymentChain?: PaymentChain }) {
+  const [config] = React.useState(() => (paymentChain ? createWagmiConfig(paymentChain) : wagmiConfig));
+  return <WagmiProvider config={config}>{children}</WagmiProvider>;
 }

@@ -8,6 +8,7 @@ import type { Address, Hash } from "viem";
 import type { Tx } from "@/lib/db/client";
 import { accounts, topUps } from "@/lib/db/schema";
 import type * as wire from "@/lib/contract/schemas";
+import { creditsForTokenAmount, formatTokenAmount } from "@/lib/contract/top-up-arithmetic";
 import type { PaymentRefusalReason } from "@/lib/contract/vocabulary";
 import { paymentsConfig, type PaymentsConfig } from "@/lib/env";
 import { log } from "@/lib/log";
@@ -48,10 +49,7 @@ async function fromChain<T>(read: () => Promise<T>): Promise<T> {
   }
 }
 
-/** credits = floor(tokenAmount × CREDITS_PER_TOKEN / 10^decimals), on integers only. */
-export function creditsFor(tokenAmount: bigint, creditsPerToken: bigint, decimals: number): bigint {
-  return (tokenAmount * creditsPerToken) / 10n ** BigInt(decimals);
-}
+const creditsFor = creditsForTokenAmount;
 
 /** Blocks on top of the including block. */
 export const confirmationsOf = (head: bigint, blockNumber: bigint) => Number(head >= blockNumber ? head - blockNumber : 0n);
@@ -261,13 +259,6 @@ async function creditTopUp(config: PaymentsConfig, topUpId: string): Promise<Top
     log.info("top-up credited", { topUpId: credited.id, credits: credited.credits, txHash: credited.txHash });
     return credited;
   });
-}
-
-/** 1234500 with 6 decimals → "1.2345". */
-export function formatTokenAmount(amount: bigint, decimals: number): string {
-  const unit = 10n ** BigInt(decimals);
-  const fraction = (amount % unit).toString().padStart(decimals, "0").replace(/0+$/, "");
-  return fraction ? `${amount / unit}.${fraction}` : `${amount / unit}`;
 }
 
 /**

@@ -4,6 +4,7 @@
 // holds the embedded database.
 import { z } from "zod";
 import { grantCreditsToAddress } from "@/lib/domain/credits";
+import { reconcileTreasury } from "@/lib/domain/payment-reconciliation";
 import { issueNodeToken } from "@/lib/network/coordinator";
 
 /** A command's input was refused (the command-line says so and exits non-zero). */
@@ -39,6 +40,10 @@ export const operatorCommands = {
     const { nodeId, token } = await issueNodeToken(name, { region });
     return { nodeId, name, token };
   }),
+  "payments.reconcile": command(
+    z.object({ fromBlock: z.number().int().min(0), toBlock: z.number().int().min(0).optional() }),
+    async (range) => reconcileTreasury(range),
+  ),
 } satisfies Record<string, OperatorCommand>;
 
 export type OperatorCommandName = keyof typeof operatorCommands;

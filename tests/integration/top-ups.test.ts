@@ -413,3 +413,25 @@ describe("when the chain misbehaves", () => {
     expect(await topUpEntries(dev)).toHaveLength(1);
   }, 90_000);
 });
+
+describe("the operator's reconciliation (npm run payments -- reconcile)", () => {
+  it("lists every transfer to the treasury in a block range beside its top-up and account, and what awaits an account", async () => {
+    const { dev, wallet } = await payingDeveloper();
+    const credited = await chain.transfer(wallet, chain.treasury, 2n * token);
+    const stranger = await chain.newAccount();
+    const unattributed = await chain.transfer(stranger, chain.treasury, 3n * token);
+    await chain.mine(requiredConfirmations);
+    await eventually(() => topUpEntries(dev), (entries) => entries.length === 1, 20_000);
+    await watcherTicks();
+
+    const { runOperatorCommand } = await import("@/lib/operator/commands");
+    const report = (await runOperatorCommand("payments.reconcile", { fromBlock: 0 })) as {
+      transfers: { txHash: string; from: string; amount: string; topUp: string; credits: number | null; account: string | null }[];
+      totals: { received: string; credited: string; awaitingAccount: string };
+    };
+    expect(report.transfers).toContainEqual({ blockNumber: expect.any(Number), txHash: credited.toLowerCase(), from: wallet.address, amount: "2", topUp: "credited", credits: 200, account: wallet.address });
+    expect(report.transfers).toContainEqual({ blockNumber: expect.any(Number), txHash: unattributed.toLowerCase(), from: stranger.address, amount: "3", topUp: "confirming", credits: 300, account: null });
+    expect(Number(report.totals.received)).toBeGreaterThanOrEqual(5);
+    expect(Number(report.totals.awaitingAccount)).toBeGreaterThanOrEqual(3);
+  });
+});

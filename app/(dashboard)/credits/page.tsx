@@ -2,32 +2,55 @@ import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { currentSession } from "@/lib/http/page-session";
 import { CreditsPanel } from "@/components/credits/credits-panel";
+import { TopUpsSection, type TopUpsAvailability } from "@/components/credits/top-ups-section";
 import { PageHeader } from "@/components/dashboard/page-header";
 import { pageQuery } from "@/lib/contract/schemas";
 import { getCreditBalance, listCreditHistory } from "@/lib/domain/credits";
+import { DomainError } from "@/lib/domain/errors";
+import { listTopUps, topUpConfig } from "@/lib/domain/top-ups";
+import { paymentsConfig } from "@/lib/env";
+import { walletChainOf } from "@/lib/payments/chain-info";
 
 export const metadata: Metadata = { title: "Credits" };
 
 const historyPageSize = 20;
 
-export default async function CreditsPage({ searchParams }: { searchParams: Promise<{ page?: string | string[] }> }) {
+async function topUpsAvailability(accountId: string): Promise<TopUpsAvailability> {
+  try {
+    const config = await topUpConfig();
+    if (!config.enabled) return { state: "disabled" };
+    const chain = walletChainOf(config.chainId, paymentsConfig()?.explorerUrl);
+    return { state: "enabled", config, chain, initial: await listTopUps(accountId, { page: 1, limit: 10 }) };
+  } catch (error) {
+    // The token's metadata comes from the RPC: while it does not answer, the rest of the page still serves.
+    if (error instanceof DomainError && error.code === "UNAVAILABLE") return { state: "unavailable" };
+    throw error;
+  }
+}
+
+export default async function CreditsPage({ searchParams }: { searchParams: Promise<{ page?: string | string[]; add?: string | string[] }> }) {
   const session = await currentSession();
   if (!session) redirect("/sign-in");
-  const { page: pageParam } = await searchParams;
+  const { page: pageParam, add } = await searchParams;
   // The API's own page rule; a page the API would refuse shows the first one.
   const parsedPage = pageQuery.shape.page.safeParse(Array.isArray(pageParam) ? pageParam[0] : pageParam);
   const page = parsedPage.success ? parsedPage.data : 1;
-  const [balance, history] = await Promise.all([
+  const [balance, history, topUps] = await Promise.all([
     getCreditBalance(session.accountId),
     listCreditHistory(session.accountId, { page, limit: historyPageSize }),
+    topUpsAvailability(session.accountId),
   ]);
   return (
     <>
       <PageHeader
         title="Credits"
-        description="Each job costs its service's credits when it is created; a job that fails is refunded."
+        description="Each job costs its service's credits when it is created; a job that fails is refunded. Buy more with your wallet."
       />
-      <CreditsPanel balance={balance} history={history} />
+      <CreditsPanel
+        balance={balance}
+        history={history}
+        topUps={<TopUpsSection availability={topUps} sessionAddress={session.address} openAdd={add === "1"} />}
+      />
     </>
   );
 }

@@ -1,0 +1,277 @@
+"use client";
+
+// "Add credits": an amount in credits, its price in the token, and Pay — the wallet (switched to the
+// payments chain if needed) sends the token to the treasury; the server records the transaction and the
+// dialog follows it: waiting for the wallet → submitted → confirming (n of N) → credited.
+import * as React from "react";
+import { useRouter } from "next/navigation";
+import { encodeFunctionData, erc20Abi, type Hex } from "viem";
+import { useConnect, useConnection, useConnectors, useSendTransaction, useSwitchChain } from "wagmi";
+import { AlertCircleIcon, CheckCircle2Icon, CircleIcon, ExternalLinkIcon, Loader2Icon, PlusIcon } from "lucide-react";
+import { creditsForTokenAmount, formatTokenAmount, tokenAmountForCredits } from "@/lib/contract/top-up-arithmetic";
+import { useSubmitTopUp, useTopUp } from "@/components/data/top-ups";
+import type { TopUpConfig } from "@/components/data/types";
+import { formatNumber, shortAddress } from "@/components/dashboard/format";
+import { preferredConnector } from "@/components/wallet/connectors";
+import type { PaymentChain } from "@/components/wallet/wagmi-config";
+import { Alert, AlertDescription, AlertTitle } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
+import { cn } from "@/components/ui/cn";
+import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle, DialogTrigger } from "@/components/ui/dialog";
+import { Input } from "@/components/ui/input";
+import { Label } from "@/components/ui/label";
+import { describePaymentError, failureSentences, WrongAccountError, type PaymentProblem } from "./payment-errors";
+
+export type EnabledTopUps = Extract<TopUpConfig, { enabled: true }>;
+
+const presets = [100, 500, 1_000, 5_000];
+const maxCredits = 10_000_000;
+
+type Phase = { step: "choose" } | { step: "wallet" } | { step: "recording"; txHash: Hex } | { step: "following"; txHash: Hex; topUpId: string };
+
+export function transactionUrl(explorerUrl: string | null, txHash: string): string | null {
+  return explorerUrl ? `${explorerUrl.replace(/\/+$/, "")}/tx/${txHash}` : null;
+}
+
+export function AddCreditsDialog({
+  config,
+  chain,
+  sessionAddress,
+  defaultOpen = false,
+}: {
+  config: EnabledTopUps;
+  chain: PaymentChain;
+  sessionAddress: string;
+  defaultOpen?: boolean;
+}) {
+  const [open, setOpen] = React.useState(defaultOpen);
+  const [amountText, setAmountText] = React.useState("500");
+  const [phase, setPhase] = React.useState<Phase>({ step: "choose" });
+  const [problem, setProblem] = React.useState<PaymentProblem | null>(null);
+  const connection = useConnection();
+  const connectors = useConnectors();
+  const connect = useConnect();
+  const switchChain = useSwitchChain();
+  const sendTransaction = useSendTransaction();
+  const submitTopUp = useSubmitTopUp();
+  const followed = useTopUp(phase.step === "following" ? phase.topUpId : undefined);
+  const router = useRouter();
+
+  const credits = /^\d{1,8}$/.test(amountText.trim()) ? Number(amountText.trim()) : NaN;
+  const isAmountValid = Number.isSafeInteger(credits) && credits >= 1 && credits <= maxCredits;
+  const perToken = BigInt(config.creditsPerToken);
+  const tokenAmount = isAmountValid ? tokenAmountForCredits(BigInt(credits), perToken, config.tokenDecimals) : 0n;
+  const creditsBought = isAmountValid ? creditsForTokenAmount(tokenAmount, perToken, config.tokenDecimals) : 0n;
+  const context = { tokenSymbol: config.tokenSymbol, chainName: chain.name, chainId: config.chainId };
+  const topUp = followed.data;
+  const isCredited = topUp?.status === "credited";
+  const busy = phase.step === "wallet" || phase.step === "recording" || (phase.step === "following" && !isCredited && topUp?.status !== "failed");
+
+  // The balance and the history are rendered on the server: refresh them when the credit lands.
+  React.useEffect(() => {
+    if (isCredited) router.refresh();
+  }, [isCredited, router]);
+
+  async function pay() {
+    setProblem(null);
+    setPhase({ step: "wallet" });
+    let txHash: Hex | undefined;
+    try {
+      let account = connection.address;
+      let connector = connection.connector;
+      if (connection.status !== "connected" || !account || !connector) {
+        const chosen = preferredConnector(connectors);
+        const result = await connect.mutateAsync({ connector: chosen });
+        account = result.accounts[0];
+        connector = chosen;
+      }
+      if (account.toLowerCase() !== sessionAddress.toLowerCase()) throw new WrongAccountError(account, sessionAddress);
+      if ((await connector.getChainId()) !== config.chainId) await switchChain.mutateAsync({ chainId: config.chainId, connector });
+      txHash = await sendTransaction.mutateAsync({
+        account,
+        connector,
+        chainId: config.chainId,
+        to: config.tokenAddress as Hex,
+        data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [config.treasuryAddress as Hex, tokenAmount] }),
+      });
+      setPhase({ step: "recording", txHash });
+      const recorded = await submitTopUp.mutateAsync({ chainId: config.chainId, txHash });
+      setPhase({ step: "following", txHash, topUpId: recorded.topUpId });
+    } catch (error) {
+      setProblem(describePaymentError(error, context));
+      setPhase(txHash ? { step: "recording", txHash } : { step: "choose" });
+    }
+  }
+
+  function openChange(next: boolean) {
+    setOpen(next);
+    if (!next && !busy) {
+      // A payment in flight keeps being followed in the Top-ups table; the dialog starts over next time.
+      setPhase({ step: "choose" });
+      setProblem(null);
+    }
+  }
+
+  const txHash = phase.step === "recording" || phase.step === "following" ? phase.txHash : undefined;
+  const explorerLink = txHash ? transactionUrl(config.explorerUrl, txHash) : null;
+
+  return (
+    <Dialog open={open} onOpenChange={openChange}>
+      <DialogTrigger asChild>
+        <Button>
+          <PlusIcon /> Add credits
+        </Button>
+      </DialogTrigger>
+      <DialogContent className="sm:max-w-md">
+        <DialogHeader>
+          <DialogTitle>Add credits</DialogTitle>
+          <DialogDescription>
+            Pay {config.tokenSymbol} on {chain.name} from {shortAddress(sessionAddress)}. 1 {config.tokenSymbol} buys{" "}
+            {formatNumber(config.creditsPerToken)} credits; they are added after {config.confirmations}{" "}
+            {config.confirmations === 1 ? "confirmation" : "confirmations"}.
+          </DialogDescription>
+        </DialogHeader>
+
+        {phase.step === "choose" || phase.step === "wallet" ? (
+          <div className="grid gap-4">
+            <div className="flex flex-wrap gap-2" role="group" aria-label="Presets">
+              {presets.map((preset) => (
+                <Button
+                  key={preset}
+                  type="button"
+                  size="sm"
+                  variant={credits === preset ? "default" : "outline"}
+                  aria-pressed={credits === preset}
+                  disabled={busy}
+                  onClick={() => setAmountText(String(preset))}
+                >
+                  {formatNumber(preset)}
+                </Button>
+              ))}
+            </div>
+            <div className="grid gap-2">
+              <Label htmlFor="top-up-amount">Amount</Label>
+              <div className="flex items-center gap-2">
+                <Input
+                  id="top-up-amount"
+                  inputMode="numeric"
+                  autoComplete="off"
+                  value={amountText}
+                  disabled={busy}
+                  aria-invalid={!isAmountValid}
+                  aria-describedby="top-up-quote"
+                  onChange={(event) => setAmountText(event.target.value)}
+                />
+                <span className="text-sm text-muted-foreground">credits</span>
+              </div>
+              <p id="top-up-quote" className="text-sm text-muted-foreground" aria-live="polite">
+                {isAmountValid ? (
+                  <>
+                    You pay <strong className="text-foreground tabular-nums">{formatTokenAmount(tokenAmount, config.tokenDecimals)} {config.tokenSymbol}</strong>{" "}
+                    for <strong className="text-foreground tabular-nums">{formatNumber(Number(creditsBought))} credits</strong>.
+                  </>
+                ) : (
+                  `Enter a whole number of credits from 1 to ${formatNumber(maxCredits)}.`
+                )}
+              </p>
+            </div>
+          </div>
+        ) : (
+          <PaymentProgress phase={phase} topUp={topUp} explorerLink={explorerLink} tokenSymbol={config.tokenSymbol} />
+        )}
+
+        {problem && (
+          <Alert variant={problem.isSent ? "warning" : "destructive"}>
+            <AlertCircleIcon />
+            <AlertTitle>{problem.title}</AlertTitle>
+            <AlertDescription>
+              <p>{problem.message}</p>
+              {(problem.code || problem.requestId) && (
+                <p className="font-mono text-xs opacity-80">
+                  {problem.code}
+                  {problem.requestId && ` · ${problem.requestId}`}
+                </p>
+              )}
+            </AlertDescription>
+          </Alert>
+        )}
+        {topUp?.status === "failed" && (
+          <Alert variant="destructive">
+            <AlertCircleIcon />
+            <AlertTitle>The top-up failed</AlertTitle>
+            <AlertDescription>{failureSentences[topUp.failureReason ?? ""] ?? "The payment could not be credited."}</AlertDescription>
+          </Alert>
+        )}
+
+        <DialogFooter>
+          {phase.step === "choose" || phase.step === "wallet" ? (
+            <Button onClick={pay} disabled={!isAmountValid || busy}>
+              {phase.step === "wallet" && <Loader2Icon className="animate-spin" />}
+              Pay
+            </Button>
+          ) : (
+            <Button variant={isCredited ? "default" : "outline"} onClick={() => openChange(false)}>
+              {isCredited ? "Done" : "Close (keeps following it below)"}
+            </Button>
+          )}
+        </DialogFooter>
+      </DialogContent>
+    </Dialog>
+  );
+}
+
+function PaymentProgress({
+  phase,
+  topUp,
+  explorerLink,
+  tokenSymbol,
+}: {
+  phase: Extract<Phase, { txHash: Hex }>;
+  topUp: ReturnType<typeof useTopUp>["data"];
+  explorerLink: string | null;
+  tokenSymbol: string;
+}) {
+  const isMined = topUp?.status === "confirming" || topUp?.status === "credited";
+  const steps = [
+    { label: "Sent from your wallet", done: true },
+    { label: "Recorded by the server", done: phase.step === "following" },
+    {
+      label: topUp && isMined ? `Confirming: ${Math.min(topUp.confirmations, topUp.requiredConfirmations)} of ${topUp.requiredConfirmations}` : "Waiting to be mined",
+      done: topUp?.status === "credited",
+    },
+    { label: topUp?.status === "credited" ? `Credited: +${formatNumber(topUp.credits)} credits` : "Credited", done: topUp?.status === "credited" },
+  ];
+  return (
+    <div className="grid gap-3">
+      <ol className="grid gap-2" aria-label="Payment progress">
+        {steps.map((step, index) => {
+          const isCurrent = !step.done && steps.slice(0, index).every((s) => s.done);
+          return (
+            <li key={step.label} className={cn("flex items-center gap-2 text-sm", !step.done && !isCurrent && "text-muted-foreground")}>
+              {step.done ? (
+                <CheckCircle2Icon className="size-4 text-success" />
+              ) : isCurrent && topUp?.status !== "failed" ? (
+                <Loader2Icon className="size-4 animate-spin" />
+              ) : (
+                <CircleIcon className="size-4" />
+              )}
+              {step.label}
+            </li>
+          );
+        })}
+      </ol>
+      <p className="grid gap-1 text-xs text-muted-foreground">
+        <span>Transaction</span>
+        <span className="flex items-center gap-1 font-mono break-all text-foreground">
+          {phase.txHash}
+          {explorerLink && (
+            <a href={explorerLink} target="_blank" rel="noreferrer" aria-label="View the transaction in the block explorer">
+              <ExternalLinkIcon className="size-3.5" />
+            </a>
+          )}
+        </span>
+        {topUp && topUp.tokenAmount !== "0" && <span>{`Paid in ${tokenSymbol}; the server read the amount from the chain.`}</span>}
+      </p>
+    </div>
+  );
+}

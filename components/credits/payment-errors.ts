@@ -1,0 +1,97 @@
+// Turns what the wallet, wagmi and the API throw while paying for credits into a sentence a person can act
+// on: rejected in the wallet, wrong network or account, not enough tokens or gas, the chain or the server
+// unreachable, the transaction reverted or dropped.
+import { ApiError } from "@/components/data/fetch-api";
+
+export interface PaymentProblem {
+  title: string;
+  message: string;
+  /** Whether the money may have left the wallet (then the watcher still finds it: say so, do not ask to pay again). */
+  isSent?: boolean;
+  code?: string;
+  requestId?: string;
+}
+
+/** The wallet is connected to another address than the one that signed in. */
+export class WrongAccountError extends Error {
+  override readonly name = "WrongAccountError";
+  constructor(
+    readonly connected: string,
+    readonly signedIn: string,
+  ) {
+    super(`The wallet is on ${connected}, the session is ${signedIn}.`);
+  }
+}
+
+function causes(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  for (let current = error; current && chain.length < 10; current = (current as { cause?: unknown }).cause) chain.push(current);
+  return chain;
+}
+
+const anyCause = (error: unknown, test: (e: { name?: unknown; code?: unknown; message?: unknown; details?: unknown }) => boolean) =>
+  causes(error).some((e) => typeof e === "object" && e !== null && test(e as Record<string, unknown>));
+const mentions = (error: unknown, pattern: RegExp) =>
+  anyCause(error, (e) => pattern.test(`${String(e.message ?? "")} ${String(e.details ?? "")}`));
+
+export interface PaymentContext {
+  tokenSymbol: string;
+  chainName: string;
+  chainId: number;
+}
+
+export function describePaymentError(error: unknown, context: PaymentContext): PaymentProblem {
+  if (error instanceof WrongAccountError) {
+    return {
+      title: "Another account is selected in your wallet",
+      message: `Your wallet is on ${error.connected}, but you signed in as ${error.signedIn}. Switch to that account in your wallet, then press Pay again: a payment counts for the address that sends it.`,
+    };
+  }
+  if (error instanceof ApiError) {
+    if (error.code === "UNAVAILABLE" || error.code === "NETWORK_ERROR") {
+      return {
+        title: "Sent, but not yet recorded",
+        message: `Your wallet sent the payment, but the server cannot check the chain right now. Do not pay again: the payment is found on-chain and credited automatically once it is confirmed.`,
+        isSent: true,
+        code: error.code,
+        requestId: error.requestId,
+      };
+    }
+    if (error.code === "INVALID_PAYMENT" && error.details?.reason === "TX_FAILED") {
+      return { title: "The transaction failed", message: "The transaction was reverted on-chain, so nothing was paid. Check your balance and try again.", code: error.code, requestId: error.requestId };
+    }
+    return { title: "The payment was not accepted", message: error.message, code: error.code, requestId: error.requestId, isSent: true };
+  }
+  if (anyCause(error, (e) => e.name === "UserRejectedRequestError" || e.code === 4001)) {
+    return { title: "Payment rejected", message: "You rejected the request in your wallet. Nothing was sent; press Pay when you are ready." };
+  }
+  if (anyCause(error, (e) => e.name === "SwitchChainError" || e.name === "ChainMismatchError" || e.name === "ChainNotConfiguredError" || e.code === 4902)) {
+    return {
+      title: "Wrong network",
+      message: `Your wallet could not switch to ${context.chainName} (chain ${context.chainId}). Add or select that network in your wallet, then press Pay again.`,
+    };
+  }
+  if (anyCause(error, (e) => e.name === "ProviderNotFoundError" || e.name === "ConnectorNotConnectedError")) {
+    return { title: "No wallet connected", message: "No browser wallet is connected. Unlock your wallet extension, then press Pay again." };
+  }
+  if (mentions(error, /insufficient funds/i)) {
+    return { title: "Not enough for the network fee", message: `Your wallet does not hold enough ${context.chainName} currency to pay the transaction fee.` };
+  }
+  if (mentions(error, /exceeds balance|insufficient balance|execution reverted|reverted/i)) {
+    return { title: `Not enough ${context.tokenSymbol}`, message: `Your wallet does not hold enough ${context.tokenSymbol} for this amount. Choose a smaller amount or add ${context.tokenSymbol} to your wallet.` };
+  }
+  if (mentions(error, /fetch failed|failed to fetch|network|timed? ?out|HTTP request failed/i)) {
+    return { title: "The network does not answer", message: `Your wallet could not reach ${context.chainName}. Check its connection and try again.` };
+  }
+  const message = (error as { shortMessage?: unknown }).shortMessage ?? (error instanceof Error ? error.message : "Something went wrong.");
+  return { title: "The payment did not go through", message: String(message) };
+}
+
+/** A recorded top-up that failed: why, in words. */
+export const failureSentences: Record<string, string> = {
+  DROPPED: "The transaction was never mined (dropped or replaced). Nothing was paid.",
+  TX_FAILED: "The transaction was reverted on-chain. Nothing was paid.",
+  NO_PAYMENT: "The transaction transfers none of the token to the treasury.",
+  WRONG_SENDER: "The payment was sent from another address.",
+  WRONG_CHAIN: "The transaction is on another chain.",
+};

@@ -1,0 +1,88 @@
+"use client";
+
+// The developer's top-ups, followed live while any is on its way (a reload mid-payment picks them up from
+// the server); when one is credited, the server-rendered balance and history refresh.
+import * as React from "react";
+import { useRouter } from "next/navigation";
+import { ExternalLinkIcon } from "lucide-react";
+import { formatTokenAmount } from "@/lib/contract/top-up-arithmetic";
+import { isTopUpPending, useTopUps } from "@/components/data/top-ups";
+import type { TopUp, TopUpPage } from "@/components/data/types";
+import { formatDateTime, formatNumber } from "@/components/dashboard/format";
+import { Badge, type BadgeVariant } from "@/components/ui/badge";
+import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+import { failureSentences } from "./payment-errors";
+import { transactionUrl, type EnabledTopUps } from "./add-credits-dialog";
+
+const statusBadge: Record<TopUp["status"], BadgeVariant> = {
+  submitted: "info",
+  confirming: "warning",
+  credited: "success",
+  failed: "destructive",
+};
+
+function statusText(topUp: TopUp): string {
+  if (topUp.status === "confirming") return `Confirming ${Math.min(topUp.confirmations, topUp.requiredConfirmations)} of ${topUp.requiredConfirmations}`;
+  if (topUp.status === "submitted") return "Waiting to be mined";
+  return topUp.status === "credited" ? "Credited" : "Failed";
+}
+
+export function TopUpsTable({ config, initial }: { config: EnabledTopUps; initial: TopUpPage }) {
+  const { data } = useTopUps(1, initial);
+  const router = useRouter();
+  const pendingIds = React.useRef(new Set(initial.data.filter(isTopUpPending).map((t) => t.topUpId)));
+  const topUps = data?.data ?? [];
+
+  React.useEffect(() => {
+    const landed = topUps.some((t) => t.status === "credited" && pendingIds.current.has(t.topUpId));
+    pendingIds.current = new Set(topUps.filter(isTopUpPending).map((t) => t.topUpId));
+    if (landed) router.refresh();
+  }, [topUps, router]);
+
+  if (topUps.length === 0) {
+    return <p className="text-sm text-muted-foreground">No top-ups yet. Payments you make with Add credits appear here as they confirm.</p>;
+  }
+  return (
+    <Table aria-label="Top-ups">
+      <TableHeader>
+        <TableRow className="hover:bg-transparent">
+          <TableHead>Date</TableHead>
+          <TableHead>Status</TableHead>
+          <TableHead className="text-right">Credits</TableHead>
+          <TableHead className="text-right">Paid</TableHead>
+          <TableHead>Transaction</TableHead>
+        </TableRow>
+      </TableHeader>
+      <TableBody>
+        {topUps.map((topUp) => {
+          const link = transactionUrl(config.explorerUrl, topUp.txHash);
+          return (
+            <TableRow key={topUp.topUpId}>
+              <TableCell className="whitespace-nowrap text-muted-foreground">{formatDateTime(topUp.createdAt)}</TableCell>
+              <TableCell>
+                <Badge variant={statusBadge[topUp.status]} title={topUp.failureReason ? failureSentences[topUp.failureReason] : undefined}>
+                  {statusText(topUp)}
+                </Badge>
+              </TableCell>
+              <TableCell className="text-right tabular-nums">{topUp.status === "submitted" ? "—" : formatNumber(topUp.credits)}</TableCell>
+              <TableCell className="text-right whitespace-nowrap tabular-nums">
+                {topUp.status === "submitted" ? "—" : `${formatTokenAmount(BigInt(topUp.tokenAmount), config.tokenDecimals)} ${config.tokenSymbol}`}
+              </TableCell>
+              <TableCell className="font-mono text-xs">
+                {link ? (
+                  <a href={link} target="_blank" rel="noreferrer" className="inline-flex items-center gap-1 underline-offset-4 hover:underline">
+                    {topUp.txHash.slice(0, 10)}…{topUp.txHash.slice(-6)} <ExternalLinkIcon className="size-3" />
+                  </a>
+                ) : (
+                  <span title={topUp.txHash}>
+                    {topUp.txHash.slice(0, 10)}…{topUp.txHash.slice(-6)}
+                  </span>
+                )}
+              </TableCell>
+            </TableRow>
+          );
+        })}
+      </TableBody>
+    </Table>
+  );
+}

@@ -1,0 +1,84 @@
+// The operator's check of the treasury against the ledger over a block range (`npm run payments --
+// reconcile`): every transfer of the token to the treasury the chain holds there, beside the top-up it
+// became (credited, confirming, failed) and whose account it is; transfers nobody has an account for yet;
+// and recorded top-ups in the range that the chain no longer holds.
+import { and, between, eq } from "drizzle-orm";
+import { accounts, topUps } from "@/lib/db/schema";
+import { formatTokenAmount } from "@/lib/contract/top-up-arithmetic";
+import { readHead, readTokenMetadata, readTreasuryTransfers, type TreasuryTransfer } from "@/lib/payments/chain";
+import { db } from "./database";
+import { DomainError } from "./errors";
+import { requirePayments } from "./top-ups";
+
+export interface ReconciliationRow {
+  blockNumber: number;
+  txHash: string;
+  from: string;
+  /** Token amount of this transaction's transfers to the treasury, in whole tokens. */
+  amount: string;
+  /** credited · confirming · submitted · failed (with its reason) · unrecorded */
+  topUp: string;
+  credits: number | null;
+  /** The wallet address of the account it is credited to, or null (no account yet). */
+  account: string | null;
+}
+
+export async function reconcileTreasury(range: { fromBlock: number; toBlock?: number }) {
+  const config = requirePayments();
+  const head = await readHead(config);
+  const toBlock = BigInt(range.toBlock ?? Number(head));
+  const fromBlock = BigInt(range.fromBlock);
+  if (fromBlock > toBlock) throw new DomainError("INVALID_REQUEST", `The range is empty: block ${fromBlock} is after block ${toBlock}.`);
+  const { decimals, symbol } = await readTokenMetadata(config);
+
+  const transfers: TreasuryTransfer[] = [];
+  for (let from = fromBlock; from <= toBlock; from += config.scanBlocks) {
+    const to = from + config.scanBlocks - 1n < toBlock ? from + config.scanBlocks - 1n : toBlock;
+    transfers.push(...(await readTreasuryTransfers(config, from, to)));
+  }
+  const recorded = await (await db())
+    .select({ topUp: topUps, account: accounts.walletAddress })
+    .from(topUps)
+    .leftJoin(accounts, eq(accounts.id, topUps.accountId))
+    .where(and(eq(topUps.chainId, config.chainId), between(topUps.blockNumber, Number(fromBlock), Number(toBlock))));
+  const byHash = new Map(recorded.map((r) => [r.topUp.txHash, r]));
+
+  const amounts = new Map<string, { transfer: TreasuryTransfer; value: bigint }>();
+  for (const transfer of transfers) {
+    const key = transfer.txHash.toLowerCase();
+    const known = amounts.get(key);
+    amounts.set(key, { transfer: known?.transfer ?? transfer, value: (known?.value ?? 0n) + transfer.value });
+  }
+  const lines = [...amounts.entries()].map(([txHash, { transfer, value }]) => {
+    const match = byHash.get(txHash);
+    const row: ReconciliationRow = {
+      blockNumber: Number(transfer.blockNumber),
+      txHash,
+      from: transfer.from,
+      amount: formatTokenAmount(value, decimals),
+      topUp: !match ? "unrecorded" : match.topUp.failureReason ? `failed (${match.topUp.failureReason})` : match.topUp.status,
+      credits: match?.topUp.credits ?? null,
+      account: match?.account ?? null,
+    };
+    return { row, value };
+  });
+  const sum = (filter: (row: ReconciliationRow) => boolean) =>
+    formatTokenAmount(lines.filter(({ row }) => filter(row)).reduce((total, { value }) => total + value, 0n), decimals);
+  return {
+    chainId: config.chainId,
+    token: `${symbol} ${config.tokenAddress}`,
+    treasury: config.treasuryAddress,
+    fromBlock: Number(fromBlock),
+    toBlock: Number(toBlock),
+    transfers: lines.map(({ row }) => row),
+    notOnChain: recorded
+      .filter((r) => !amounts.has(r.topUp.txHash))
+      .map((r) => ({ blockNumber: r.topUp.blockNumber, txHash: r.topUp.txHash, topUp: r.topUp.status, credits: r.topUp.credits })),
+    totals: {
+      received: sum(() => true),
+      credited: sum((row) => row.topUp === "credited"),
+      awaitingAccount: sum((row) => row.account === null && row.topUp !== "unrecorded"),
+      unrecorded: sum((row) => row.topUp === "unrecorded"),
+    },
+  };
+}
