@@ -87,6 +87,27 @@ describe("operations", () => {
     expect(history.url).toBe("/api/credits/history?limit=10");
   });
 
+  it("topUps.config, topUps.list (every top-up when iterated) and topUps.get with the id as one path segment", async () => {
+    const { result: config, request: configRequest } = await call({ status: 200, body: { enabled: false } }, (c) => c.topUps.config());
+    expect(configRequest).toMatchObject({ method: "GET", url: "/api/credits/top-ups/config" });
+    expect(config).toEqual({ enabled: false });
+    const topUps = ["t1", "t2", "t3"].map((topUpId) => ({ topUpId }));
+    const { result: all } = await call(
+      (r) => {
+        const p = Number(new URL(r.url, "http://x").searchParams.get("page") ?? 1);
+        return page(topUps.slice((p - 1) * 2, p * 2), p, 2);
+      },
+      async (c) => {
+        const seen: string[] = [];
+        for await (const topUp of c.topUps.list({ limit: 2 })) seen.push(topUp.topUpId);
+        return seen;
+      },
+    );
+    expect(all).toEqual(["t1", "t2", "t3"]);
+    const { request: one } = await call({ status: 200, body: { topUpId: "a/b" } }, (c) => c.topUps.get("a/b"));
+    expect(one.url).toBe("/api/credits/top-ups/a%2Fb");
+  });
+
   it("a list is one page when awaited and every item when iterated, and an awaited first page is not fetched again", async () => {
     const entries = ["a", "b", "c"].map((entryId) => ({ entryId }));
     const { result } = await call(
