@@ -204,6 +204,15 @@ const matrix: Record<string, Row> = {
     [K, K, K, K, K, K, /**/ S, S, S, S, "200", S, /**/ "200", K, /**/ "200", "200", "200", K, K, "200"]),
   "GET /api/credits/history": row(get("/api/credits/history"),
     [K, K, K, K, K, K, /**/ S, S, S, S, "200", S, /**/ "200", K, /**/ "200", "200", "200", K, K, "200"]),
+  // Top-ups (CONTRACT §10; this server has payments disabled): the config is public; paying is the session's
+  // own act (its Origin checked); reading is credits:read or the session, each developer's own.
+  "GET /api/credits/top-ups/config": row(get("/api/credits/top-ups/config"), every("200")),
+  "POST /api/credits/top-ups": row(send("POST", "/api/credits/top-ups", { chainId: 1, txHash: `0x${"ab".repeat(32)}` }),
+    [O, O, O, O, O, O, /**/ O, O, O, O, O, O, /**/ O, O, /**/ "409 PAYMENTS_DISABLED", O, O, U, U, "409 PAYMENTS_DISABLED"]),
+  "GET /api/credits/top-ups": row(get("/api/credits/top-ups"),
+    [K, K, K, K, K, K, /**/ S, S, S, S, "200", S, /**/ "200", K, /**/ "200", "200", "200", K, K, "200"]),
+  "GET /api/credits/top-ups/{topUpId}": row(get("/api/credits/top-ups/00000000-0000-4000-8000-000000000000"),
+    [K, K, K, K, K, K, /**/ S, S, S, S, NF, S, /**/ NF, K, /**/ NF, NF, NF, K, K, NF]),
   "GET /api/developers/metrics": row(get("/api/developers/metrics"),
     [K, K, K, K, K, K, /**/ S, S, S, S, "200", S, /**/ "200", K, /**/ "200", "200", "200", K, K, "200"]),
 

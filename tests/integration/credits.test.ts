@@ -56,6 +56,7 @@ describe("starter credits", () => {
           amount: 100,
           balanceAfter: 100,
           jobId: null,
+          topUpId: null,
           description: expect.stringMatching(/\S/),
           createdAt: isoTime,
         },
