@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
+import { e2eChainPort, e2ePaymentsEnv, e2eTreasury } from "./e2e/local-chain";
 
 // E2E_PORT lets several checkouts run their journeys side by side.
 const port = Number(process.env.E2E_PORT ?? 3123);
@@ -44,27 +45,39 @@ export default defineConfig({
     },
   },
   projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"] } }],
-  webServer: {
-    // Builds only when .next is older than the sources (scripts/build-if-stale.mjs, which compiles the
-    // workspace SDK first), so within `npm test` the journeys reuse the build the real-server suite made.
-    command: `node scripts/build-if-stale.mjs && ${next} start -p ${port} -H 127.0.0.1`,
-    url: `${baseURL}/api/health`,
-    reuseExistingServer: false,
-    timeout: 300_000,
-    stdout: "ignore",
-    stderr: "pipe",
-    env: {
-      NODE_ENV: "production",
-      NEXT_TELEMETRY_DISABLED: "1",
-      NEXT_MANUAL_SIG_HANDLE: "true",
-      // The journeys share one server and one embedded node on a 2-core machine: a job may queue a while.
-      ROUTING_TIMEOUT_MS: "120000",
-      DATA_DIR: dataDir,
-      STARTER_CREDITS: "100",
-      LOG_LEVEL: "warn",
-      APP_ORIGIN: baseURL,
-      // The webhook journey's receiver listens on loopback, which webhooks may reach only when allowed.
-      WEBHOOK_ALLOWED_HOSTS: "127.0.0.1",
+  webServer: [
+    {
+      // The payments chain (credit top-ups are bought on it), as a developer starts it: `npm run chain`.
+      command: `npx tsx scripts/chain.ts ${e2eTreasury} --port ${e2eChainPort} --confirmations 1 --block-time 1`,
+      port: e2eChainPort,
+      reuseExistingServer: false,
+      timeout: 60_000,
+      stdout: "ignore",
+      stderr: "pipe",
     },
-  },
+    {
+      // Builds only when .next is older than the sources (scripts/build-if-stale.mjs, which compiles the
+      // workspace SDK first), so within `npm test` the journeys reuse the build the real-server suite made.
+      command: `node scripts/build-if-stale.mjs && ${next} start -p ${port} -H 127.0.0.1`,
+      url: `${baseURL}/api/health`,
+      reuseExistingServer: false,
+      timeout: 300_000,
+      stdout: "ignore",
+      stderr: "pipe",
+      env: {
+        NODE_ENV: "production",
+        NEXT_TELEMETRY_DISABLED: "1",
+        NEXT_MANUAL_SIG_HANDLE: "true",
+        // The journeys share one server and one embedded node on a 2-core machine: a job may queue a while.
+        ROUTING_TIMEOUT_MS: "120000",
+        DATA_DIR: dataDir,
+        STARTER_CREDITS: "100",
+        LOG_LEVEL: "warn",
+        APP_ORIGIN: baseURL,
+        // The webhook journey's receiver listens on loopback, which webhooks may reach only when allowed.
+        WEBHOOK_ALLOWED_HOSTS: "127.0.0.1",
+        ...e2ePaymentsEnv,
+      },
+    },
+  ],
 });

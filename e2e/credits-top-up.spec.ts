@@ -1,0 +1,61 @@
+// A developer buys credits with the wallet they signed in with: Add credits on the Credits page, the test
+// wallet (a viem account sending real transactions to the local chain) switches network and pays, and the
+// page follows the payment to credited while the balance grows. A reload mid-way keeps following it.
+import { expect, test } from "@playwright/test";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { openFromNav } from "./dashboard-session";
+import { e2eChainId, e2eChainRpcUrl, fundWallet } from "./local-chain";
+import { installTestWallet, testWalletName } from "./test-wallet";
+
+test("a developer adds credits from the wallet, follows the payment to credited through a reload, and sees the balance grow", async ({ page }) => {
+  const privateKey = generatePrivateKey();
+  await fundWallet(privateKeyToAccount(privateKey).address, "10");
+  const wallet = await installTestWallet(page, privateKey, { chain: { rpcUrl: e2eChainRpcUrl, chainId: e2eChainId } });
+  const balance = page.getByTestId("credit-balance");
+
+  await test.step("sign in and open Credits", async () => {
+    await page.goto("/sign-in");
+    await page.getByRole("button", { name: testWalletName }).click();
+    await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
+    await openFromNav(page, "Credits");
+    await expect(balance).toContainText("100");
+  });
+
+  await test.step("a payment rejected in the wallet says so and sends nothing", async () => {
+    wallet.rejectTransactions(true);
+    await page.getByRole("button", { name: "Add credits" }).click();
+    const dialog = page.getByRole("dialog", { name: "Add credits" });
+    await dialog.getByRole("button", { name: "Pay" }).click();
+    await expect(dialog.getByText("Payment rejected")).toBeVisible();
+    await expect(dialog.getByText("Nothing was sent")).toBeVisible();
+    wallet.rejectTransactions(false);
+  });
+
+  await test.step("pay 250 credits: the price is shown in the token, the wallet pays, the server records it", async () => {
+    const dialog = page.getByRole("dialog", { name: "Add credits" });
+    await dialog.getByLabel("Amount").fill("250");
+    await expect(dialog.getByText("You pay 2.5 tUSD for 250 credits")).toBeVisible();
+    await dialog.getByRole("button", { name: "Pay" }).click();
+    await expect(dialog.getByText("Recorded by the server")).toBeVisible();
+    await expect(page.getByRole("table", { name: "Top-ups" })).toBeVisible();
+  });
+
+  await test.step("a reload mid-way follows the pending top-up from the server until it is credited", async () => {
+    await page.reload();
+    const topUps = page.getByRole("table", { name: "Top-ups" });
+    await expect(topUps.getByRole("row").nth(1)).toContainText(/Waiting to be mined|Confirming|Credited/);
+    await expect(topUps.getByRole("row").nth(1)).toContainText("Credited", { timeout: 30_000 });
+    await expect(topUps.getByRole("row").nth(1)).toContainText("2.5 tUSD");
+    await expect(balance).toContainText("350");
+    await expect(page.getByRole("cell", { name: /Top-up: 2.5 tUSD/ })).toBeVisible();
+  });
+
+  await test.step("?add=1 opens Add credits directly, and a second payment is followed to credited in the dialog", async () => {
+    await page.goto("/credits?add=1");
+    const dialog = page.getByRole("dialog", { name: "Add credits" });
+    await dialog.getByRole("button", { name: "100", exact: true }).click();
+    await dialog.getByRole("button", { name: "Pay" }).click();
+    await expect(dialog.getByText("Credited: +100 credits")).toBeVisible({ timeout: 30_000 });
+    await expect(balance).toContainText("450");
+  });
+});
