@@ -180,6 +180,13 @@ describe("local chain", () => {
     await expect(chain.revert(id)).rejects.toThrow(/evm_revert/);
   });
 
+  it("refuses a port that is already taken instead of using whatever listens there", async () => {
+    await expect(startLocalChain({ port: Number(new URL(chain.rpcUrl).port) })).rejects.toThrow(/EADDRINUSE/);
+    // The chain that holds the port is untouched: its token is still the first contract the deployer made.
+    expect(await chain.publicClient.getTransactionCount({ address: chain.deployer.address })).toBeGreaterThan(0);
+    expect(await chain.publicClient.getBytecode({ address: chain.token })).toMatch(/^0x[0-9a-f]+$/);
+  });
+
   it("ganache dies with the process that started it, even one killed with SIGKILL", async () => {
     const parent = spawn(
       process.execPath,
