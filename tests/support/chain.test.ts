@@ -1,7 +1,17 @@
 // The local chain the payment tests stand on: what each helper promises is checked here against the real
 // ganache process, so a payment test that fails points at the server, not at its chain.
 import { spawn } from "node:child_process";
-import { parseEventLogs, toFunctionSelector, toEventSelector, type AbiFunction, type AbiEvent, type Abi } from "viem";
+import {
+  keccak256,
+  parseEventLogs,
+  serializeTransaction,
+  toEventSelector,
+  toFunctionSelector,
+  type Abi,
+  type AbiEvent,
+  type AbiFunction,
+  type Transaction,
+} from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compileContracts, paymentForwarderAbi, startLocalChain, testTokenAbi, type LocalChain } from "./chain";
 
@@ -25,6 +35,14 @@ const signatures = (abi: Abi) =>
     .filter((item): item is AbiFunction | AbiEvent => item.type === "function" || item.type === "event")
     .map((item) => (item.type === "function" ? toFunctionSelector(item) : toEventSelector(item)))
     .sort();
+
+/** The hash of the transaction as its fields and signature say it was signed (viem's transfers are EIP-1559). */
+const hashAsSigned = (tx: Transaction) => {
+  if (tx.type !== "eip1559") throw new Error(`unexpected transaction type ${tx.type}`);
+  const { chainId, nonce, to, value, gas, maxFeePerGas, maxPriorityFeePerGas, input, accessList, r, s, yParity } = tx;
+  const fields = { type: "eip1559", chainId, nonce, to, value, gas, maxFeePerGas, maxPriorityFeePerGas, data: input, accessList } as const;
+  return keccak256(serializeTransaction(fields, { r, s, yParity }));
+};
 
 describe("local chain", () => {
   it("answers on its RPC URL with the chain id, and the token is Test USD (tUSD, 6 decimals) owned by the deployer", async () => {
@@ -121,13 +139,17 @@ describe("local chain", () => {
     const payer = await chain.newAccount();
     await chain.stopMining();
     try {
-      const first = await chain.transfer(payer, chain.treasury, 1n);
-      // A second one from the same account needs the next nonce although the first is not mined yet.
-      const second = await chain.transfer(payer, chain.treasury, 2n);
+      // Sent together from one account: each needs its own nonce although neither is mined yet.
+      const [first, second] = await Promise.all([chain.transfer(payer, chain.treasury, 1n), chain.transfer(payer, chain.treasury, 2n)]);
       for (const hash of [first, second]) {
         await expect(chain.publicClient.getTransactionReceipt({ hash })).rejects.toThrow(/could not be found/);
         expect((await chain.publicClient.getTransaction({ hash })).blockNumber).toBeNull();
       }
+      // ganache accepts a second transaction signed with an already pending nonce and silently reports it with
+      // the next one, so the nonces alone prove nothing: each transaction must also hash as it was signed.
+      const pending = await Promise.all([first, second].map((hash) => chain.publicClient.getTransaction({ hash })));
+      expect(pending.map((tx) => tx.nonce)).toEqual([0, 1]);
+      for (const tx of pending) expect(hashAsSigned(tx)).toBe(tx.hash);
       const height = await chain.blockNumber();
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(await chain.blockNumber()).toBe(height);
@@ -156,6 +178,13 @@ describe("local chain", () => {
     expect(await balanceOf(payer.address)).toBe(1_000_000_000n);
     // A snapshot is used up by reverting to it.
     await expect(chain.revert(id)).rejects.toThrow(/evm_revert/);
+  });
+
+  it("refuses a port that is already taken instead of using whatever listens there", async () => {
+    await expect(startLocalChain({ port: Number(new URL(chain.rpcUrl).port) })).rejects.toThrow(/EADDRINUSE/);
+    // The chain that holds the port is untouched: its token is still the first contract the deployer made.
+    expect(await chain.publicClient.getTransactionCount({ address: chain.deployer.address })).toBeGreaterThan(0);
+    expect(await chain.publicClient.getBytecode({ address: chain.token })).toMatch(/^0x[0-9a-f]+$/);
   });
 
   it("ganache dies with the process that started it, even one killed with SIGKILL", async () => {

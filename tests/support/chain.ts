@@ -274,8 +274,11 @@ async function rawRpc(rpcUrl: string, method: string, params: unknown[] = []): P
 
 // Runs in the ganache process before its CLI (node --import data:…). The parent holds the write end of the
 // child's stdin; when the parent dies in any way (SIGKILL included, where no exit handler runs) the pipe
-// closes and ganache exits instead of lingering as an orphan on a shared machine.
-const watchdog = `process.stdin.on("end", () => process.exit(0)); process.stdin.on("error", () => process.exit(0)); process.stdin.resume();`;
+// closes and ganache exits instead of lingering as an orphan on a shared machine. Unref'd, so the watchdog
+// alone never keeps a ganache alive (one that failed to bind its port must still exit).
+const watchdog =
+  `process.stdin.on("end", () => process.exit(0)); process.stdin.on("error", () => process.exit(0)); ` +
+  `process.stdin.resume(); process.stdin.unref();`;
 
 interface GanacheProcess {
   child: ChildProcess;
@@ -325,18 +328,23 @@ function spawnGanache(port: number, chainId: number, log: boolean): GanacheProce
   };
 }
 
-async function waitUntilAnswering(rpcUrl: string, ganache: GanacheProcess, timeoutMs: number): Promise<number> {
+async function waitUntilAnswering(port: number, ganache: GanacheProcess, timeoutMs: number): Promise<number> {
   const deadline = Date.now() + timeoutMs;
   let exitCode: number | null = null;
   ganache.child.once("exit", (code) => (exitCode = code ?? -1));
   for (;;) {
     if (exitCode !== null) throw new Error(`ganache exited (${exitCode}) before answering:\n${ganache.output()}`);
-    try {
-      return Number(await rawRpc(rpcUrl, "eth_chainId"));
-    } catch {
-      // not listening yet
+    // Its own banner line first: when the port is taken, whatever already listens there would answer
+    // eth_chainId too, and the tests would silently share someone else's chain.
+    if (ganache.output().includes(`RPC Listening on 127.0.0.1:${port}`)) {
+      try {
+        return Number(await rawRpc(`http://127.0.0.1:${port}`, "eth_chainId"));
+      } catch {
+        // not answering yet
+      }
     }
-    if (Date.now() > deadline) throw new Error(`ganache did not answer at ${rpcUrl} within ${timeoutMs} ms:\n${ganache.output()}`);
+    if (ganache.output().includes("EADDRINUSE")) throw new Error(`port ${port} is taken (EADDRINUSE):\n${ganache.output()}`);
+    if (Date.now() > deadline) throw new Error(`ganache did not answer on port ${port} within ${timeoutMs} ms:\n${ganache.output()}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -353,7 +361,7 @@ export async function startLocalChain(opts: StartLocalChainOptions = {}): Promis
     try {
       // Compiling (~1 s, synchronous) overlaps ganache's own start-up in the other process.
       compileContracts();
-      const answered = await waitUntilAnswering(`http://127.0.0.1:${port}`, candidate, 30_000);
+      const answered = await waitUntilAnswering(port, candidate, 30_000);
       if (answered !== chainId) throw new Error(`ganache on port ${port} answers chain id ${answered}, not ${chainId}`);
       ganache = candidate;
     } catch (error) {
