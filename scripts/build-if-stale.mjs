@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const buildId = path.join(root, ".next", "BUILD_ID");
 const sourceDirs = ["app", "components", "lib", "public", "drizzle", "types"];
-const sourceFiles = ["next.config.ts", "instrumentation.ts", "package.json", "package-lock.json", "tsconfig.json", "postcss.config.mjs", "tailwind.config.ts"];
+const sourceFiles = ["next.config.ts", "instrumentation.ts", "proxy.ts", "package.json", "package-lock.json", "tsconfig.json", "postcss.config.mjs", "tailwind.config.ts"];
 const skipped = new Set(["node_modules", "dist", ".next"]);
 
 function newestMtime(entry) {
