@@ -69,8 +69,8 @@ async function main() {
   const lines = [
     `Local chain ${chainId} running at ${chain.rpcUrl} (ganache, started in ${Date.now() - started} ms).`,
     `  Deployed ${testTokenDefaults.name} (${testTokenDefaults.symbol}, ${testTokenDefaults.decimals} decimals) at ${chain.token}.`,
-    `  Sent ${wallet} ${formatUnits(ethForGas, 18)} ETH for gas and ` +
-      `${formatUnits(tokens, testTokenDefaults.decimals)} ${testTokenDefaults.symbol}.`,
+    `  Funded ${wallet}: ${formatUnits(ethForGas, 18)} ETH for gas (balance set) and ` +
+      `${formatUnits(tokens, testTokenDefaults.decimals)} ${testTokenDefaults.symbol} (minted).`,
     `  Treasury (receives payments): ${chain.treasury}.`,
     blockTime > 0
       ? `  Each transaction is mined at once, and an empty block follows every ${blockTime} s so payments gain confirmations.`
