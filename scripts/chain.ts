@@ -15,7 +15,9 @@ const ethForGas = parseEther("10");
 function integerFlag(name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const text = flag(name, String(fallback)) ?? "";
   const value = Number(text);
-  if (!/^\d+$/.test(text) || value < min || value > max) fail(`--${name} must be an integer from ${min} to ${max}, not "${text}". ${usage}`);
+  if (!/^\d+$/.test(text) || value < min || value > max) {
+    fail(`--${name} must be an integer from ${min} to ${max}, not "${text}". ${usage}`);
+  }
   return value;
 }
 
@@ -67,7 +69,8 @@ async function main() {
   const lines = [
     `Local chain ${chainId} running at ${chain.rpcUrl} (ganache, started in ${Date.now() - started} ms).`,
     `  Deployed ${testTokenDefaults.name} (${testTokenDefaults.symbol}, ${testTokenDefaults.decimals} decimals) at ${chain.token}.`,
-    `  Sent ${wallet} ${formatUnits(ethForGas, 18)} ETH for gas and ${formatUnits(tokens, testTokenDefaults.decimals)} ${testTokenDefaults.symbol}.`,
+    `  Funded ${wallet}: ${formatUnits(ethForGas, 18)} ETH for gas (balance set) and ` +
+      `${formatUnits(tokens, testTokenDefaults.decimals)} ${testTokenDefaults.symbol} (minted).`,
     `  Treasury (receives payments): ${chain.treasury}.`,
     blockTime > 0
       ? `  Each transaction is mined at once, and an empty block follows every ${blockTime} s so payments gain confirmations.`

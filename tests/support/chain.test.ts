@@ -203,8 +203,9 @@ describe("local chain", () => {
       parent.stderr.on("data", (chunk: Buffer) => (out += chunk.toString()));
       parent.once("exit", () => reject(new Error(`the chain's parent exited early: ${out}`)));
     });
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId" });
     const answers = () =>
-      fetch(rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}' }).then(
+      fetch(rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body }).then(
         (res) => res.ok,
         () => false,
       );
