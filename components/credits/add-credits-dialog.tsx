@@ -7,14 +7,14 @@ import * as React from "react";
 import { useRouter } from "next/navigation";
 import { encodeFunctionData, erc20Abi, type Hex } from "viem";
 import { useConnect, useConnection, useConnectors, useSendTransaction, useSwitchChain } from "wagmi";
-import { AlertCircleIcon, CheckCircle2Icon, CircleIcon, ExternalLinkIcon, Loader2Icon, PlusIcon } from "lucide-react";
+import { CheckCircle2Icon, CircleIcon, ExternalLinkIcon, Loader2Icon, PlusIcon } from "lucide-react";
 import { creditsForTokenAmount, formatTokenAmount, tokenAmountForCredits } from "@/lib/contract/top-up-arithmetic";
 import { useSubmitTopUp, useTopUp } from "@/components/data/top-ups";
 import type { TopUpConfig } from "@/components/data/types";
 import { formatNumber, shortAddress } from "@/components/dashboard/format";
+import { ProblemAlert } from "@/components/dashboard/problem-alert";
 import { preferredConnector } from "@/components/wallet/connectors";
 import type { PaymentChain } from "@/components/wallet/wagmi-config";
-import { Alert, AlertDescription, AlertTitle } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
 import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle, DialogTrigger } from "@/components/ui/dialog";
@@ -180,27 +180,9 @@ export function AddCreditsDialog({
           <PaymentProgress phase={phase} topUp={topUp} explorerLink={explorerLink} tokenSymbol={config.tokenSymbol} />
         )}
 
-        {problem && (
-          <Alert variant={problem.isSent ? "warning" : "destructive"}>
-            <AlertCircleIcon />
-            <AlertTitle>{problem.title}</AlertTitle>
-            <AlertDescription>
-              <p>{problem.message}</p>
-              {(problem.code || problem.requestId) && (
-                <p className="font-mono text-xs opacity-80">
-                  {problem.code}
-                  {problem.requestId && ` · ${problem.requestId}`}
-                </p>
-              )}
-            </AlertDescription>
-          </Alert>
-        )}
+        {problem && <ProblemAlert problem={problem} variant={problem.isSent ? "warning" : "destructive"} />}
         {topUp?.status === "failed" && (
-          <Alert variant="destructive">
-            <AlertCircleIcon />
-            <AlertTitle>The top-up failed</AlertTitle>
-            <AlertDescription>{failureSentences[topUp.failureReason ?? ""] ?? "The payment could not be credited."}</AlertDescription>
-          </Alert>
+          <ProblemAlert problem={{ title: "The top-up failed", message: failureSentences[topUp.failureReason ?? ""] ?? "The payment could not be credited." }} />
         )}
 
         <DialogFooter>

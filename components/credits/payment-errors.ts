@@ -2,14 +2,12 @@
 // on: rejected in the wallet, wrong network or account, not enough tokens or gas, the chain or the server
 // unreachable, the transaction reverted or dropped.
 import { ApiError } from "@/components/data/fetch-api";
+import type { Problem } from "@/components/dashboard/problem-alert";
 
-export interface PaymentProblem {
-  title: string;
+export interface PaymentProblem extends Problem {
   message: string;
   /** Whether the money may have left the wallet (then the watcher still finds it: say so, do not ask to pay again). */
   isSent?: boolean;
-  code?: string;
-  requestId?: string;
 }
 
 /** The wallet is connected to another address than the one that signed in. */
