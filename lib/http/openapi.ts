@@ -15,14 +15,18 @@ const security: Record<Credential, RouteConfig["security"]> = {
 };
 
 const jsonContent = (schema: z.ZodType) => ({ content: { "application/json": { schema } } });
+const errorDescriptions: Record<number, string> = {
+  402: "INSUFFICIENT_CREDITS, or KEY_CREDIT_LIMIT: the API key's credit limit is spent (details: KeyCreditLimitDetails)",
+};
 const errorResponses = (codes: number[]) =>
-  Object.fromEntries(codes.map((code) => [String(code), { description: `Error (${code})`, ...jsonContent(s.ErrorEnvelope) }]));
+  Object.fromEntries(codes.map((code) => [String(code), { description: errorDescriptions[code] ?? `Error (${code})`, ...jsonContent(s.ErrorEnvelope) }]));
 
 function buildDocument() {
   const registry = new OpenAPIRegistry();
   registry.registerComponent("securitySchemes", "apiKey", { type: "apiKey", in: "header", name: "x-api-key" });
   registry.registerComponent("securitySchemes", "walletSession", { type: "apiKey", in: "cookie", name: "en_session" });
   registry.registerComponent("securitySchemes", "nodeToken", { type: "http", scheme: "bearer" });
+  registry.register("KeyCreditLimitDetails", s.CreditLimitDetails);
   for (const p of Object.values(routes) as RouteSpec[]) {
     registry.registerPath({
       method: p.method,
