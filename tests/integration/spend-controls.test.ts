@@ -2,6 +2,7 @@
 // under concurrency, on both submission paths; given back by refunds; reset at UTC boundaries (the spend
 // clock moved, never waited for); kept by rotation; validated; another developer's key not found.
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { ExecutionClient, KeyCreditLimitError } from "@/lib/client/src/index";
 import { setSpendClock } from "@/lib/domain/spend-controls";
 import { createKey, patchKey, readKey } from "../support/api-keys";
 import { signUpDeveloper, type Developer } from "../support/developer";
@@ -64,6 +65,17 @@ describe.each(paths)("a key's credit limit, submitted through the $path", ({ sub
     expect(await balanceOf(dev, created.key)).toBe(balance);
     expect((await (await dev.withKey(created.key, "/api/developers/jobs")).json()).pagination.total).toBe(jobsBefore);
     expect(await readKey(dev, created.keyId)).toMatchObject({ creditLimitRemaining: 0, usage: { daily: 3, weekly: 3, monthly: 3, total: 3 } });
+  });
+
+  it("reaches the client library as a KeyCreditLimitError carrying the limit's details", async () => {
+    const { key } = await createKey(dev, { creditLimit: 1, creditLimitReset: "weekly" });
+    const client = new ExecutionClient({ apiKey: key, baseUrl: ctx.server.baseUrl });
+    await client.execute("token-count", { text: "fits" });
+    const error = await client.execute("token-count", { text: "does not" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(KeyCreditLimitError);
+    expect(error).toMatchObject({ status: 402, creditLimit: 1, creditLimitRemaining: 0, creditLimitReset: "weekly", resetsAt: expect.stringMatching(/T00:00:00\.000Z$/) });
+    const { resetsAt } = error as KeyCreditLimitError;
+    expect(new Date(resetsAt ?? "").getUTCDay()).toBe(1); // a Monday
   });
 
   it("refuses a job that costs more than what remains, while a cheaper one still fits", async () => {
