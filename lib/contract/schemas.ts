@@ -99,7 +99,8 @@ export const Profile = z
 export const Scope = z.enum(scopes).meta({ id: "Scope" });
 export const CreditLimitReset = z
   .enum(creditLimitResets)
-  .meta({ id: "CreditLimitReset", description: "The limit starts afresh at 00:00 UTC each day, each Monday, or on the 1st of each month" });
+  // Inline, not a named component: a reference would lose its `null` in the generated document.
+  .meta({ description: "The limit starts afresh at 00:00 UTC each day, each Monday, or on the 1st of each month" });
 const creditLimitFields = {
   creditLimit: credits
     .positive()
