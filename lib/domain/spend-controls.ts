@@ -12,7 +12,8 @@ import { signal } from "./signals";
 import type * as wire from "@/lib/contract/schemas";
 
 // ── The spend clock ───────────────────────────────────────────────────────────────────────────────
-// The database's now() decides which UTC day, week and month a charge falls in. Tests move it with
+// The database's now() decides which UTC day, week and month a charge falls in (reads of usage and resetsAt
+// use this process's clock, which differs only within clock skew of a boundary). Tests move it with
 // setSpendClock (the server runs in their process) instead of waiting for midnight.
 const clockKey = Symbol.for("execution-network.spend-clock");
 const clockHolder = globalThis as typeof globalThis & { [clockKey]?: () => Date };

@@ -1,7 +1,8 @@
-// Submission (CONTRACT §4): the checks, then the job, its first telemetry and log line, the credit charge (with
-// the key's spend and its limit, and the low-balance alert: §11) and the idempotency record, together or not at all. Usually that is one SQL statement (a single statement is
-// its own transaction, so there is no BEGIN/COMMIT either); a developer with webhook endpoints takes the
-// general path, which also writes the outbox (lib/domain/webhook-outbox.ts).
+// Submission (CONTRACT §4): the checks, then the job, its first telemetry and log line, the credit charge
+// (with the key's spend under its limit and the low-balance alert: §11) and the idempotency record, together
+// or not at all. Usually that is one SQL statement (a single statement is its own transaction, so there is no
+// BEGIN/COMMIT either); a developer with webhook endpoints for job events takes the general path, which also
+// writes the outbox (lib/domain/webhook-outbox.ts).
 import { randomUUID } from "node:crypto";
 import { sql, type SQL } from "drizzle-orm";
 import { executeShaped, sqlLiterals, type Db, type Tx } from "@/lib/db/client";
