@@ -4,6 +4,7 @@ import { Logo } from "@/components/dashboard/logo";
 import { NavLinks } from "@/components/dashboard/nav-links";
 import { SignOutButton } from "@/components/dashboard/sign-out-button";
 import { ThemeSwitcher } from "@/components/dashboard/theme-switcher";
+import { LowBalanceBanner } from "@/components/credits/low-balance-banner";
 import { shortAddress } from "@/components/dashboard/format";
 
 export default async function DashboardLayout({ children }: { children: React.ReactNode }) {
@@ -52,7 +53,10 @@ export default async function DashboardLayout({ children }: { children: React.Re
       </header>
 
       <main className="min-w-0">
-        <div className="mx-auto flex w-full max-w-6xl flex-col gap-6 px-4 py-8 sm:px-8">{children}</div>
+        <div className="mx-auto flex w-full max-w-6xl flex-col gap-6 px-4 py-8 sm:px-8">
+          <LowBalanceBanner />
+          {children}
+        </div>
         <div className="border-t p-3 md:hidden">
           <SignOutButton />
         </div>

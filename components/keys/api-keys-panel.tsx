@@ -11,6 +11,8 @@ import { Card } from "@/components/ui/card";
 import { Skeleton } from "@/components/ui/skeleton";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { CreateKeyDialog } from "./create-key-dialog";
+import { KeyLimitDialog } from "./key-limit-dialog";
+import { KeySpend } from "./key-spend";
 import { RevokeKeyDialog } from "./revoke-key-dialog";
 import { RotateKeyDialog } from "./rotate-key-dialog";
 
@@ -30,6 +32,7 @@ function KeysTable({ keys }: { keys: ApiKey[] }) {
             <TableHead>Key</TableHead>
             <TableHead>Scopes</TableHead>
             <TableHead>Status</TableHead>
+            <TableHead>Spend</TableHead>
             <TableHead>Created</TableHead>
             <TableHead>Last used</TableHead>
             <TableHead>Expires</TableHead>
@@ -61,6 +64,9 @@ function KeysTable({ keys }: { keys: ApiKey[] }) {
               <TableCell>
                 <KeyStatus apiKey={key} />
               </TableCell>
+              <TableCell>
+                <KeySpend apiKey={key} />
+              </TableCell>
               <TableCell className="whitespace-nowrap">{formatDate(key.createdAt)}</TableCell>
               <TableCell className="whitespace-nowrap">{formatDateTime(key.lastUsedAt, "Never")}</TableCell>
               <TableCell className="whitespace-nowrap">
@@ -69,6 +75,7 @@ function KeysTable({ keys }: { keys: ApiKey[] }) {
               <TableCell>
                 {!key.revokedAt && (
                   <div className="flex justify-end gap-1">
+                    <KeyLimitDialog apiKey={key} />
                     {/* Rotating would show its new secret here; the dashboard's key is revoked instead. */}
                     {key.kind !== "dashboard" && <RotateKeyDialog apiKey={key} />}
                     <RevokeKeyDialog apiKey={key} />

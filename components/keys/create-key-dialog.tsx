@@ -23,6 +23,7 @@ import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { defaultScopes, scopeDescriptions } from "./scope-labels";
 import { ApiKeySecret } from "./api-key-secret";
+import { CreditLimitFields, draftOf, limitOf } from "./credit-limit-fields";
 
 function tomorrow(): string {
   const d = new Date();
@@ -39,9 +40,10 @@ export function CreateKeyDialog() {
   const [name, setName] = React.useState("");
   const [selected, setSelected] = React.useState<Scope[]>(defaultScopes);
   const [expiry, setExpiry] = React.useState("");
+  const [limit, setLimit] = React.useState(draftOf);
   const [formError, setFormError] = React.useState<string | null>(null);
   const createKey = useMutation({
-    mutationFn: (body: { name: string; scopes: Scope[]; expiresAt?: string }) =>
+    mutationFn: (body: { name: string; scopes: Scope[]; expiresAt?: string; creditLimit?: number | null; creditLimitReset?: string | null }) =>
       apiFetch<ApiKeyWithSecret>("/api/developers/keys", { method: "POST", body }),
     // The secret shows at once; the list refreshes behind the dialog.
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: queryKeys.keys }),
@@ -58,6 +60,7 @@ export function CreateKeyDialog() {
       setName("");
       setSelected(defaultScopes);
       setExpiry("");
+      setLimit(draftOf());
       setFormError(null);
     }
   }
@@ -72,8 +75,15 @@ export function CreateKeyDialog() {
     if (!trimmed) return setFormError("Give the key a name, e.g. where it will be used.");
     if (trimmed.length > 80) return setFormError("Use at most 80 characters for the name.");
     if (selected.length === 0) return setFormError("Choose at least one scope.");
+    const creditLimit = limitOf(limit);
+    if ("error" in creditLimit) return setFormError(creditLimit.error);
     setFormError(null);
-    createKey.mutate({ name: trimmed, scopes: selected, ...(expiry ? { expiresAt: endOfLocalDay(expiry) } : {}) });
+    createKey.mutate({
+      name: trimmed,
+      scopes: selected,
+      ...(expiry ? { expiresAt: endOfLocalDay(expiry) } : {}),
+      ...(creditLimit.creditLimit !== null ? creditLimit : {}),
+    });
   }
 
   return (
@@ -150,6 +160,7 @@ export function CreateKeyDialog() {
                 The key stops working after the end of this day. Leave empty for a key that does not expire.
               </p>
             </div>
+            <CreditLimitFields id="key-limit" draft={limit} onChange={setLimit} />
             {formError && (
               <p role="alert" className="text-sm text-destructive">
                 {formError}

@@ -15,6 +15,8 @@ interface Fields {
   name: string;
   email: string;
   organization: string;
+  /** Credits as typed; empty: no low-balance alert. */
+  lowBalanceThreshold: string;
 }
 type FieldErrors = Partial<Record<keyof Fields, string>>;
 
@@ -29,13 +31,16 @@ function validate(fields: Fields, previous: Profile | null): FieldErrors {
   if (email && !emailPattern.test(email)) errors.email = "Enter a valid email address.";
   if (!email && previous?.email) errors.email = "An email cannot be removed once set; enter a new address instead.";
   if (fields.organization.trim().length > 80) errors.organization = "Use at most 80 characters.";
+  if (fields.lowBalanceThreshold.trim() && !/^\d{1,15}$/.test(fields.lowBalanceThreshold.trim())) {
+    errors.lowBalanceThreshold = "Enter a whole number of credits, or leave it empty for no alert.";
+  }
   return errors;
 }
 
 /** Create: every filled field. Edit: only what changed (PATCH is partial). */
-function requestBody(fields: Fields, previous: Profile | null): Record<string, string> {
+function requestBody(fields: Fields, previous: Profile | null): Record<string, string | number | null> {
   const next = { name: fields.name.trim(), email: fields.email.trim(), organization: fields.organization.trim() };
-  const body: Record<string, string> = {};
+  const body: Record<string, string | number | null> = {};
   if (!previous) {
     body.name = next.name;
     if (next.email) body.email = next.email;
@@ -45,6 +50,8 @@ function requestBody(fields: Fields, previous: Profile | null): Record<string, s
   if (next.name !== previous.name) body.name = next.name;
   if (next.email && next.email !== (previous.email ?? "")) body.email = next.email;
   if (next.organization !== (previous.organization ?? "")) body.organization = next.organization;
+  const threshold = fields.lowBalanceThreshold.trim() === "" ? null : Number(fields.lowBalanceThreshold.trim());
+  if (threshold !== previous.lowBalanceThreshold) body.lowBalanceThreshold = threshold;
   return body;
 }
 
@@ -54,7 +61,7 @@ function serverFieldErrors(error: unknown): FieldErrors {
   const errors: FieldErrors = {};
   for (const issue of error.details.issues as { path?: unknown; message?: unknown }[]) {
     const field = String(Array.isArray(issue.path) ? issue.path[0] : issue.path ?? "");
-    if ((field === "name" || field === "email" || field === "organization") && typeof issue.message === "string") {
+    if ((field === "name" || field === "email" || field === "organization" || field === "lowBalanceThreshold") && typeof issue.message === "string") {
       errors[field] = issue.message;
     }
   }
@@ -75,11 +82,12 @@ export function ProfileForm({
     name: profile?.name ?? "",
     email: profile?.email ?? "",
     organization: profile?.organization ?? "",
+    lowBalanceThreshold: profile?.lowBalanceThreshold === null || profile?.lowBalanceThreshold === undefined ? "" : String(profile.lowBalanceThreshold),
   });
   const [errors, setErrors] = React.useState<FieldErrors>({});
   const queryClient = useQueryClient();
   const save = useMutation({
-    mutationFn: (body: Record<string, string>) =>
+    mutationFn: (body: Record<string, string | number | null>) =>
       profile
         ? apiFetch<Profile>("/api/developers/me", { method: "PATCH", body })
         : apiFetch<Profile>("/api/developers", { method: "POST", body }),
@@ -139,6 +147,14 @@ export function ProfileForm({
       {field("name", "Name", { autoComplete: "name", maxLength: 80, required: true, placeholder: "Ada Lovelace" })}
       {field("email", "Email (optional)", { type: "email", autoComplete: "email", placeholder: "ada@example.com" }, "For notices about your account. Never shown publicly.")}
       {field("organization", "Organization (optional)", { autoComplete: "organization", maxLength: 80, placeholder: "Analytical Engines Ltd" })}
+      {/* The alert needs the profile first: POST /api/developers takes only the fields above. */}
+      {profile &&
+        field(
+          "lowBalanceThreshold",
+          "Low-balance alert (optional)",
+          { inputMode: "numeric", autoComplete: "off", placeholder: "No alert" },
+          "Credits. Below this, the dashboard shows a banner and a credits.low webhook event is sent once.",
+        )}
       {save.isError && !(save.error instanceof ApiError && save.error.code === "INVALID_REQUEST" && Object.keys(errors).length > 0) && (
         <ErrorState title={profile ? "Could not save the profile" : "Could not create the profile"} error={save.error} />
       )}

@@ -4,7 +4,7 @@ import * as React from "react";
 import Link from "next/link";
 import { CheckCircle2Icon, PencilIcon } from "lucide-react";
 import { useProfile } from "@/components/data/queries";
-import { formatDateTime } from "@/components/dashboard/format";
+import { formatDateTime, formatNumber } from "@/components/dashboard/format";
 import { ErrorState } from "@/components/dashboard/states";
 import { Alert, AlertDescription, AlertTitle } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
@@ -109,6 +109,9 @@ export function ProfilePanel() {
               <Detail label="Name">{data.name}</Detail>
               <Detail label="Email">{data.email ?? <span className="text-muted-foreground">Not set</span>}</Detail>
               <Detail label="Organization">{data.organization || <span className="text-muted-foreground">Not set</span>}</Detail>
+              <Detail label="Low-balance alert">
+                {data.lowBalanceThreshold === null ? <span className="text-muted-foreground">Off</span> : `Below ${formatNumber(data.lowBalanceThreshold)} credits`}
+              </Detail>
               <Detail label="Wallet" mono>
                 {data.walletAddress}
               </Detail>

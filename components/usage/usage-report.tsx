@@ -13,6 +13,7 @@ import { Card } from "@/components/ui/card";
 import { cn } from "@/components/ui/cn";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { DailyChart } from "./daily-chart";
+import { UsageByKey } from "./usage-by-key";
 import { fillDays, usagePeriods, type UsagePeriodId } from "./period";
 
 function Figure({ label, value, hint }: { label: string; value: string; hint?: string }) {
@@ -114,6 +115,8 @@ export function UsageReport({
           </Card>
         )}
       </section>
+
+      <UsageByKey byKey={summary.byKey} creditsUsed={summary.creditsUsed} />
 
       <section aria-labelledby="credit-history" className="grid grid-cols-1 gap-2">
         <h2 id="credit-history" className="text-base font-semibold">

@@ -37,6 +37,7 @@ const eventDescriptions: Record<WebhookEventType, string> = {
   "job.completed": "A job completed",
   "job.failed": "A job failed",
   "webhook.test": "Test events (always sent by Send test)",
+  "credits.low": "The balance fell below your low-balance threshold (set on your profile)",
 };
 
 type EndpointAction = "test" | "toggle" | "rotate";

@@ -2,7 +2,7 @@
 // route handlers' responses, generate the OpenAPI document, and the SDK's types are checked against them
 // (tests/client/types-match-server.ts). Below the domain: imports only zod, the vocabularies and the limits.
 import { z } from "zod";
-import { scopes } from "@/lib/contract/vocabulary";
+import { creditLimitResets, scopes } from "@/lib/contract/vocabulary";
 import { eventTypes, failureCategories, jobStatuses, ledgerEntryTypes, logLevels, logSources, serviceStatuses, webhookEventTypes } from "@/lib/contract/vocabulary";
 import { topUpFailureReasons, topUpStatuses } from "@/lib/contract/vocabulary";
 import { limits } from "@/lib/limits";
@@ -70,12 +70,19 @@ export const CreateProfileRequest = z
     organization: z.string().trim().max(80).optional(),
   })
   .strict();
+/** Credits: whole numbers a JavaScript client reads exactly. */
+const credits = z.number().int().max(Number.MAX_SAFE_INTEGER);
+const lowBalanceThreshold = credits
+  .min(0)
+  .nullable()
+  .meta({ description: "A charge that takes the balance from at or above this to below it sends one `credits.low` webhook event; null: no alert" });
 /** Partial update; `null` clears an optional field. */
 export const UpdateProfileRequest = z
   .object({
     name: z.string().trim().min(1).max(80).optional(),
     email: z.email().max(254).nullable().optional(),
     organization: z.string().trim().max(80).nullable().optional(),
+    lowBalanceThreshold: lowBalanceThreshold.optional(),
   })
   .strict();
 export const Profile = z
@@ -85,11 +92,28 @@ export const Profile = z
     name: z.string(),
     email: z.string().nullable(),
     organization: z.string().nullable(),
+    lowBalanceThreshold,
     createdAt: isoTime,
   })
   .meta({ id: "DeveloperProfile" });
 
 export const Scope = z.enum(scopes).meta({ id: "Scope" });
+export const CreditLimitReset = z
+  .enum(creditLimitResets)
+  // Inline, not a named component: a reference would lose its `null` in the generated document.
+  .meta({ description: "The limit starts afresh at 00:00 UTC each day, each Monday, or on the 1st of each month" });
+const creditLimitFields = {
+  creditLimit: credits
+    .positive()
+    .nullable()
+    .optional()
+    .meta({ description: "The most credits this key may spend per creditLimitReset period (ever, without a reset); null removes the limit" }),
+  creditLimitReset: CreditLimitReset.nullable().optional(),
+};
+/** A reset belongs to a limit: it cannot come with the limit's removal. */
+const resetNeedsLimit = (body: { creditLimit?: number | null; creditLimitReset?: string | null }) =>
+  !(body.creditLimit === null && body.creditLimitReset !== undefined && body.creditLimitReset !== null);
+const resetNeedsLimitIssue = { message: "creditLimitReset cannot be set while creditLimit is null (removed)", path: ["creditLimitReset"] };
 export const CreateKeyRequest = z
   .object({
     name: z.string().trim().min(1).max(80),
@@ -99,8 +123,14 @@ export const CreateKeyRequest = z
       .refine((v) => storableTime(new Date(v)), "expiresAt must be a time between 1970 and 9999")
       .refine((v) => new Date(v).getTime() > Date.now(), "expiresAt must be in the future")
       .optional(),
+    ...creditLimitFields,
   })
-  .strict();
+  .strict()
+  .refine(resetNeedsLimit, resetNeedsLimitIssue);
+export const UpdateKeyRequest = z
+  .object({ name: z.string().trim().min(1).max(80).optional(), ...creditLimitFields })
+  .strict()
+  .refine(resetNeedsLimit, resetNeedsLimitIssue);
 export const RotateKeyRequest = z.object({ gracePeriodSeconds: z.number().int().min(0).max(604_800).optional() }).strict();
 export const ApiKey = z
   .object({
@@ -114,9 +144,24 @@ export const ApiKey = z
     revokedAt: nullableIso,
     /** "dashboard": the dashboard's own key for running services (revocable; never rotatable). */
     kind: z.enum(["standard", "dashboard"]),
+    creditLimit: credits.nullable(),
+    creditLimitReset: CreditLimitReset.nullable(),
+    creditLimitRemaining: credits.nullable().meta({ description: "What the key may still spend in the current period; null when it has no limit" }),
+    usage: z
+      .object({ daily: credits, weekly: credits, monthly: credits, total: credits })
+      .meta({ description: "Credits charged minus refunded through this key: in the current UTC day, week (from Monday) and month, and in all" }),
   })
   .meta({ id: "ApiKey" });
 export const ApiKeyWithSecret = ApiKey.extend({ key: z.string() }).meta({ id: "ApiKeyWithSecret" });
+/** `error.details` of 402 KEY_CREDIT_LIMIT (documentation; the domain builds it in lib/domain/spend-controls.ts). */
+export const CreditLimitDetails = z
+  .object({
+    creditLimit: credits,
+    creditLimitRemaining: credits,
+    creditLimitReset: CreditLimitReset.nullable(),
+    resetsAt: nullableIso.meta({ description: "When the limit starts afresh; null for a limit without a reset" }),
+  })
+  .meta({ id: "KeyCreditLimitDetails" });
 
 // ── Services and jobs ─────────────────────────────────────────────────────────────────────────────
 export const ExecutionService = z
@@ -286,6 +331,11 @@ export const UsageSummary = z
       z.object({ serviceId: z.string(), jobs: z.number().int(), completed: z.number().int(), failed: z.number().int(), creditsUsed: z.number().int() }),
     ),
     byDay: z.array(z.object({ date: z.string(), jobs: z.number().int(), creditsUsed: z.number().int() })),
+    byKey: z
+      .array(
+        z.object({ keyId: z.string().nullable(), name: z.string().nullable(), prefix: z.string().nullable(), jobs: z.number().int(), creditsUsed: z.number().int() }),
+      )
+      .meta({ description: "Jobs and credits used (charges minus refunds) per API key, most credits first; keyId null: jobs without a key" }),
   })
   .meta({ id: "UsageSummary" });
 
@@ -306,6 +356,7 @@ export type JobError = z.output<typeof JobError>;
 export type Profile = z.output<typeof Profile>;
 export type ApiKey = z.output<typeof ApiKey>;
 export type ApiKeyWithSecret = z.output<typeof ApiKeyWithSecret>;
+export type CreditLimitDetails = z.output<typeof CreditLimitDetails>;
 export type ExecutionService = z.output<typeof ExecutionService>;
 export type ExecutionJob = z.output<typeof ExecutionJob>;
 export type JobList = z.output<typeof JobList>;
@@ -376,6 +427,8 @@ export const WebhookEvent = z
     data: z.object({
       job: ExecutionJob.optional(),
       sequence: z.number().int().optional().meta({ description: "The job's telemetry sequence at this change: order events by it" }),
+      balance: z.number().int().optional().meta({ description: "credits.low: the balance after the charge that crossed the threshold" }),
+      threshold: z.number().int().optional().meta({ description: "credits.low: the developer's lowBalanceThreshold" }),
     }),
   })
   .meta({ id: "WebhookEvent" });

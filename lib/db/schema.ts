@@ -1,7 +1,7 @@
 // The one PostgreSQL schema of the product (PGlite and PostgreSQL alike). Migrations are generated from it.
 import { sql } from "drizzle-orm";
 import type { JobError, JobResult } from "@/lib/contract/schemas";
-import { eventTypes, jobStatuses, ledgerEntryTypes, logLevels, logSources, scopes, serviceStatuses } from "@/lib/contract/vocabulary";
+import { creditLimitResets, eventTypes, jobStatuses, ledgerEntryTypes, logLevels, logSources, scopes, serviceStatuses } from "@/lib/contract/vocabulary";
 import { topUpFailureReasons, topUpStatuses } from "@/lib/contract/vocabulary";
 import {
   bigint,
@@ -33,6 +33,8 @@ export const accounts = pgTable("accounts", {
   profileCreatedAt: ts("profile_created_at"),
   creditBalance: bigint("credit_balance", { mode: "number" }).notNull().default(0),
   creditUpdatedAt: ts("credit_updated_at").notNull().defaultNow(),
+  /** A charge that takes the balance from at or above this to below it records a `credits.low` event (CONTRACT §11). */
+  lowBalanceThreshold: bigint("low_balance_threshold", { mode: "number" }),
   createdAt: createdAt(),
 });
 
@@ -96,6 +98,21 @@ export const apiKeys = pgTable(
     revokedAt: ts("revoked_at"),
     /** "dashboard": the key the dashboard itself runs services with (its secret sealed in dashboard_keys). */
     kind: text("kind").notNull().default("standard"),
+    /** The most this key may spend per creditLimitReset period (or ever, with no reset); null: no cap (CONTRACT §11). */
+    creditLimit: bigint("credit_limit", { mode: "number" }),
+    creditLimitReset: text("credit_limit_reset", { enum: creditLimitResets }),
+    /**
+     * Credits charged minus refunded through this key: in all, and in the UTC day, week and month that start
+     * at *_start (a counter whose start is not the current period's counts as 0). Kept by the charge itself,
+     * so the limit is checked and spent atomically (lib/domain/spend-controls.ts).
+     */
+    spentTotal: bigint("spent_total", { mode: "number" }).notNull().default(0),
+    spentDay: bigint("spent_day", { mode: "number" }).notNull().default(0),
+    dayStart: ts("day_start"),
+    spentWeek: bigint("spent_week", { mode: "number" }).notNull().default(0),
+    weekStart: ts("week_start"),
+    spentMonth: bigint("spent_month", { mode: "number" }).notNull().default(0),
+    monthStart: ts("month_start"),
   },
   (t) => [index("api_keys_account_idx").on(t.accountId, t.createdAt)],
 );
@@ -250,6 +267,8 @@ export const jobs = pgTable(
     updatedAt: ts("updated_at").notNull().defaultNow(),
     startedAt: ts("started_at"),
     completedAt: ts("completed_at"),
+    /** The spend clock's time of the charge through api_key_id: its refund gives back to the periods it fell in. */
+    chargedAt: ts("charged_at"),
   },
   (t) => [
     index("jobs_account_created_idx").on(t.accountId, t.createdAt),

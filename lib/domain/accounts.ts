@@ -39,6 +39,7 @@ function toProfile(row: typeof accounts.$inferSelect): wire.Profile {
     name: row.name,
     email: row.email,
     organization: row.organization,
+    lowBalanceThreshold: row.lowBalanceThreshold,
     createdAt: row.profileCreatedAt.toISOString(),
   };
 }
@@ -59,14 +60,23 @@ export async function getProfile(accountId: string) {
   return toProfile(row);
 }
 
-export async function updateProfile(accountId: string, input: { name?: string; email?: string | null; organization?: string | null }) {
-  if (input.name === undefined && input.email === undefined && input.organization === undefined) return getProfile(accountId);
+export interface ProfileUpdate {
+  name?: string;
+  email?: string | null;
+  organization?: string | null;
+  /** The low-balance alert's threshold (CONTRACT §11); null turns the alert off. */
+  lowBalanceThreshold?: number | null;
+}
+
+export async function updateProfile(accountId: string, input: ProfileUpdate) {
+  if (Object.values(input).every((value) => value === undefined)) return getProfile(accountId);
   const [row] = await (await db())
     .update(accounts)
     .set({
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(input.email !== undefined ? { email: input.email } : {}),
       ...(input.organization !== undefined ? { organization: input.organization } : {}),
+      ...(input.lowBalanceThreshold !== undefined ? { lowBalanceThreshold: input.lowBalanceThreshold } : {}),
     })
     .where(sql`${accounts.id} = ${accountId} and ${accounts.profileCreatedAt} is not null`)
     .returning();

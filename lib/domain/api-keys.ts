@@ -10,7 +10,8 @@ import { changeApiKey, keyCache, signalApiKeyChange, type CachedKey } from "./ap
 import { DomainError, notFound } from "./errors";
 import { isUuid } from "./ids";
 import { db } from "./database";
-import type { Scope } from "@/lib/contract/vocabulary";
+import { keySpendOf } from "./spend-controls";
+import type { CreditLimitReset, Scope } from "@/lib/contract/vocabulary";
 import type * as wire from "@/lib/contract/schemas";
 
 const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
@@ -40,17 +41,33 @@ export function toApiKey(row: KeyRow): wire.ApiKey {
     expiresAt: row.expiresAt?.toISOString() ?? null,
     revokedAt: row.revokedAt?.toISOString() ?? null,
     kind: row.kind as ApiKeyKind,
+    ...keySpendOf(row),
   };
 }
 
 /** "dashboard": the key the dashboard runs services with; its secret never leaves the server. */
 export type ApiKeyKind = "standard" | "dashboard";
 
-export interface NewApiKey {
+/** A key's spending cap (CONTRACT §11): `creditLimit` null removes it (and its reset). */
+export interface CreditLimitInput {
+  creditLimit?: number | null;
+  creditLimitReset?: CreditLimitReset | null;
+}
+
+export interface NewApiKey extends CreditLimitInput {
   name: string;
   scopes: Scope[];
   expiresAt?: string;
   kind?: ApiKeyKind;
+}
+
+/** The columns a limit change sets: a removed limit takes its reset with it. */
+function creditLimitColumns(input: CreditLimitInput): Partial<Pick<KeyRow, "creditLimit" | "creditLimitReset">> {
+  if (input.creditLimit === null) return { creditLimit: null, creditLimitReset: null };
+  return {
+    ...(input.creditLimit !== undefined ? { creditLimit: input.creditLimit } : {}),
+    ...(input.creditLimitReset !== undefined ? { creditLimitReset: input.creditLimitReset } : {}),
+  };
 }
 
 /** Inserts a key (the caller checked the profile); returns its row and the one copy of its secret. */
@@ -66,12 +83,13 @@ export async function insertApiKey(tx: Tx, accountId: string, input: NewApiKey):
       secretHash: hashSecret(secret),
       expiresAt: input.expiresAt ? new Date(input.expiresAt) : null,
       kind: input.kind ?? "standard",
+      ...creditLimitColumns(input),
     })
     .returning();
   return { row, secret };
 }
 
-export async function createApiKey(accountId: string, input: { name: string; scopes: Scope[]; expiresAt?: string }): Promise<wire.ApiKeyWithSecret> {
+export async function createApiKey(accountId: string, input: Omit<NewApiKey, "kind">): Promise<wire.ApiKeyWithSecret> {
   await requireProfile(accountId);
   const { row, secret } = await (await db()).transaction(async (tx) => {
     // The account row's lock serialises concurrent creations, so the cap holds under races.
@@ -114,6 +132,22 @@ export async function revokeApiKey(accountId: string, keyId: string) {
       return revoked;
     }),
   );
+  return toApiKey(row);
+}
+
+/**
+ * Renames a key or sets, changes or removes its credit limit (CONTRACT §11). Its usage stays: a new limit
+ * counts what the key already spent in the current period. A revoked key may still be changed (its record).
+ */
+export async function updateApiKey(accountId: string, keyId: string, input: CreditLimitInput & { name?: string }) {
+  if (!isUuid(keyId)) throw notFound("KEY_NOT_FOUND", "The API key");
+  const set = { ...(input.name !== undefined ? { name: input.name } : {}), ...creditLimitColumns(input) };
+  const d = await db();
+  const [row] =
+    Object.keys(set).length === 0
+      ? await d.select().from(apiKeys).where(ownKey(accountId, keyId))
+      : await d.update(apiKeys).set(set).where(ownKey(accountId, keyId)).returning();
+  if (!row) throw notFound("KEY_NOT_FOUND", "The API key");
   return toApiKey(row);
 }
 

@@ -11,6 +11,7 @@ import type { EventType, JobStatus, LogLevel, LogSource } from "@/lib/contract/v
 import { activeStatuses, assertTransition, statusesBefore, type StopOutcome } from "./job-machine";
 import { db } from "./database";
 import { jobChannel, signal, signalsInline, workChannel } from "./signals";
+import { giveBackKeySpend } from "./spend-controls";
 import { eventTypesOf, recordJobWebhookEvents } from "./webhook-outbox";
 
 export type JobRow = typeof jobs.$inferSelect;
@@ -301,6 +302,8 @@ async function completeJobChange(tx: Tx, { row, hasWebhooks }: WrittenChange, ch
     await recordJobWebhookEvents(tx, row);
   }
   if (change.to === "failed" && row.creditCost > 0) {
+    // The key's spend first: keys are locked before accounts on every path (lib/domain/spend-controls.ts).
+    await giveBackKeySpend(tx, row);
     await applyLedgerEntry(tx, {
       accountId: row.accountId,
       type: "refund",

@@ -1,11 +1,12 @@
-// Submission (CONTRACT §4): the checks, then the job, its first telemetry and log line, the credit charge and
-// the idempotency record, together or not at all. Usually that is one SQL statement (a single statement is
-// its own transaction, so there is no BEGIN/COMMIT either); a developer with webhook endpoints takes the
-// general path, which also writes the outbox (lib/domain/webhook-outbox.ts).
+// Submission (CONTRACT §4): the checks, then the job, its first telemetry and log line, the credit charge
+// (with the key's spend under its limit and the low-balance alert: §11) and the idempotency record, together
+// or not at all. Usually that is one SQL statement (a single statement is its own transaction, so there is no
+// BEGIN/COMMIT either); a developer with webhook endpoints for job events takes the general path, which also
+// writes the outbox (lib/domain/webhook-outbox.ts).
 import { randomUUID } from "node:crypto";
 import { sql, type SQL } from "drizzle-orm";
 import { executeShaped, sqlLiterals, type Db, type Tx } from "@/lib/db/client";
-import { accounts, creditLedger, idempotencyKeys, jobEvents, jobLogs, jobs, webhookEndpoints } from "@/lib/db/schema";
+import { accounts, apiKeys, creditLedger, idempotencyKeys, jobEvents, jobLogs, jobs, webhookEndpoints } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { isServiceId, serviceInputs } from "./catalog";
 import { applyLedgerEntry } from "./credits";
@@ -17,7 +18,18 @@ import { toExecutionJob } from "./jobs";
 import { db } from "./database";
 import { findService, type ServiceRow } from "./services";
 import { signal, signalsInline, workChannel } from "./signals";
-import { eventTypesOf } from "./webhook-outbox";
+import {
+  chargeCountersSql,
+  chargeKeySpend,
+  keyCreditLimitError,
+  lowBalanceDeliveriesSql,
+  recordLowBalanceAlert,
+  spendClockOverride,
+  spendClockSql,
+  spentAgainstLimitSql,
+} from "./spend-controls";
+import { eventTypesOf, newEventId, webhookChannel } from "./webhook-outbox";
+import type { CreditLimitReset } from "@/lib/contract/vocabulary";
 import type { ExecutionJob } from "@/lib/contract/schemas";
 
 export interface Submission {
@@ -109,6 +121,7 @@ async function checkSubmission(d: Db, submission: Submission, fingerprint: strin
       logSeq: created.logs.length,
       startedAt: null,
       completedAt: null,
+      chargedAt: null,
     },
     created,
     routed: { events: [{ type: "ROUTING_STARTED", data: { attempt: 1 } }] },
@@ -122,25 +135,43 @@ const asCreated = (job: NewJob, createdAt: Date): ExecutionJob => toExecutionJob
 /** An ISO-8601 UTC time with milliseconds, exactly as Date#toISOString writes it (both truncate). */
 const isoOf = (column: ReturnType<typeof sql>) => sql`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
+/** The key's limit as the statement found it (its row locked), when the key has one. */
+interface KeyLimitSeen {
+  creditLimit: number;
+  creditLimitReset: CreditLimitReset | null;
+  spent: number;
+}
+
+interface StatementOutcome {
+  subscribed: boolean;
+  createdAt: string | null;
+  signalled: boolean;
+  keyLimit: KeyLimitSeen | null;
+}
+
 /**
- * The whole creation in one statement: charge (only while the balance covers it), job born routing, its
- * events and log line, ledger entry, idempotency record. Nothing is written when the balance is short
- * (→ `createdAt` null) or when the developer has webhook endpoints for the job's first status changes
- * (→ `subscribed`: the caller takes the general path). A concurrent request with the same idempotency key
- * fails the whole statement on the key's primary key. On PostgreSQL the statement also signals the waiting
- * nodes (`signalled`; NOTIFY is delivered at its commit), so a submission is one round trip.
+ * The whole creation in one statement: charge (only while the balance covers it and the key's limit
+ * allows it), the key's spend, job born routing, its events and log line, ledger entry, idempotency record,
+ * and a `credits.low` event when the charge crosses the developer's threshold. Nothing is written when the
+ * balance or the key's limit is short (→ `createdAt` null) or when the developer has webhook endpoints for
+ * the job's first status changes (→ `subscribed`: the caller takes the general path). A concurrent request
+ * with the same idempotency key fails the whole statement on the key's primary key. On PostgreSQL the
+ * statement also signals the waiting nodes (`signalled`; NOTIFY is delivered at its commit), so a
+ * submission is one round trip.
  */
-async function createInOneStatement(d: Db, job: NewJob): Promise<{ subscribed: boolean; createdAt: string | null; signalled: boolean }> {
+async function createInOneStatement(d: Db, job: NewJob): Promise<StatementOutcome> {
   const { row } = job;
   const events = [...job.created.events, ...job.routed.events].map((e, i) => ({ sequence: i + 1, type: e.type, data: e.data ?? null }));
   const logs = job.created.logs.map((l, i) => ({ sequence: i + 1, level: l.level, source: l.source, message: l.message }));
   const key = job.idempotency;
   const inline = await signalsInline();
-  const [outcome] = await executeShaped<{ subscribed: boolean; created_at: string | null }>(
+  const keyed = row.apiKeyId !== null;
+  type Row = { subscribed: boolean; created_at: string | null; key_limit: string | number | null; key_limit_reset: CreditLimitReset | null; key_spent: string | number | null; alerts: string | number };
+  const [outcome] = await executeShaped<Row>(
     d,
     "submission",
-    `${inline};${key !== undefined}`,
-    () => submissionStatement(inline, key !== undefined),
+    `${inline};${key !== undefined};${keyed}`,
+    () => submissionStatement(inline, key !== undefined, keyed),
     {
       id: row.id,
       workflowRunId: row.workflowRunId,
@@ -160,30 +191,64 @@ async function createInOneStatement(d: Db, job: NewJob): Promise<{ subscribed: b
       responseTemplate: JSON.stringify(asCreated(job, new Date(0))),
       idempotencyKey: key?.key ?? null,
       fingerprint: key?.fingerprint ?? null,
+      spendAt: spendClockOverride(),
+      alertEventId: newEventId(),
     },
   );
-  return { subscribed: outcome.subscribed, createdAt: outcome.created_at, signalled: inline };
+  if (!inline && Number(outcome.alerts) > 0) await signal(d, webhookChannel, "");
+  const keyLimit =
+    outcome.key_limit === null || outcome.key_limit === undefined
+      ? null
+      : { creditLimit: Number(outcome.key_limit), creditLimitReset: outcome.key_limit_reset, spent: Number(outcome.key_spent) };
+  return { subscribed: outcome.subscribed, createdAt: outcome.created_at, signalled: inline, keyLimit };
 }
 
 const webhookTypesAtCreation = `{${[...new Set([...eventTypesOf("queued"), ...eventTypesOf("routing")])].join(",")}}`;
 
 /** createInOneStatement's text for one shape: every value is a placeholder, bound on each submission. */
-function submissionStatement(inline: boolean, remembered: boolean): SQL {
+function submissionStatement(inline: boolean, remembered: boolean, keyed: boolean): SQL {
   const p = (name: string) => sql.placeholder(name);
-  // pg_notify returns void: selected only for its effect, once when the job was created.
-  const signals = inline ? sql`, (select pg_notify(${sqlLiterals([workChannel])}, ${p("serviceId")}::text) from job) as signalled` : sql``;
+  const at = spendClockSql(p("spendAt"));
+  // pg_notify returns void: selected only for its effect, once when the job was created (or the alert recorded).
+  const signals = inline
+    ? sql`, (select pg_notify(${sqlLiterals([workChannel])}, ${p("serviceId")}::text) from job) as signalled,
+       (select pg_notify(${sqlLiterals([webhookChannel])}, '') from low_balance limit 1) as alerted`
+    : sql``;
+  // The key's row is locked (key_room) before the account's (charge joins it), as on every path that
+  // charges or refunds through a key, so concurrent charges through one key never pass its limit.
+  const keyRoom = keyed
+    ? sql`
+    key_room as (
+      select credit_limit, credit_limit_reset, ${spentAgainstLimitSql(at)} as spent from ${apiKeys}
+      where id = ${p("apiKeyId")}::uuid and ${p("creditCost")}::int > 0 and not (select yes from subscribed)
+      for no key update
+    ),`
+    : sql``;
+  const chargeFrom = keyed ? sql` from key_room` : sql``;
+  const withinLimit = keyed ? sql` and (key_room.credit_limit is null or key_room.spent + ${p("creditCost")}::int <= key_room.credit_limit)` : sql``;
+  const keySpent = keyed
+    ? sql`
+    key_spent as (
+      update ${apiKeys} set ${chargeCountersSql(sql`${p("creditCost")}::bigint`, at)}
+      from charge where ${apiKeys}.id = ${p("apiKeyId")}::uuid
+    ),`
+    : sql``;
+  const keyLimit = keyed
+    ? sql`, (select credit_limit from key_room) as key_limit, (select credit_limit_reset from key_room) as key_limit_reset, (select spent from key_room) as key_spent`
+    : sql`, null as key_limit, null as key_limit_reset, null as key_spent`;
+  const crossing = sql`select ${p("accountId")}::uuid as account_id, credit_balance as balance, low_balance_threshold as threshold, ${p("creditCost")}::bigint as cost from charge`;
   return sql`
     with subscribed as (
       select exists (
         select 1 from ${webhookEndpoints}
         where account_id = ${p("accountId")}::uuid and status = 'enabled' and events && ${sqlLiterals([webhookTypesAtCreation])}::text[]
       ) as yes
-    ),
+    ),${keyRoom}
     charge as (
-      update ${accounts} set credit_balance = credit_balance - ${p("creditCost")}::int, credit_updated_at = now()
-      where id = ${p("accountId")}::uuid and credit_balance >= ${p("creditCost")}::int and ${p("creditCost")}::int > 0 and not (select yes from subscribed)
-      returning credit_balance
-    ),
+      update ${accounts} set credit_balance = credit_balance - ${p("creditCost")}::int, credit_updated_at = now()${chargeFrom}
+      where ${accounts}.id = ${p("accountId")}::uuid and credit_balance >= ${p("creditCost")}::int and ${p("creditCost")}::int > 0 and not (select yes from subscribed)${withinLimit}
+      returning credit_balance, low_balance_threshold
+    ),${keySpent}
     allowed as (
       select 1 from charge
       union all
@@ -191,10 +256,10 @@ function submissionStatement(inline: boolean, remembered: boolean): SQL {
     ),
     job as (
       insert into ${jobs} (id, workflow_run_id, account_id, api_key_id, service_id, status, input, credit_cost,
-                           max_attempts, timeout_ms, routing_started_at, event_seq, log_seq)
+                           max_attempts, timeout_ms, routing_started_at, event_seq, log_seq, charged_at)
       select ${p("id")}::uuid, ${p("workflowRunId")}::uuid, ${p("accountId")}::uuid, ${p("apiKeyId")}::uuid, ${p("serviceId")}::text, 'routing',
              ${p("input")}::jsonb, ${p("creditCost")}::int, ${p("maxAttempts")}::int, ${p("timeoutMs")}::int, now(),
-             ${p("eventCount")}::int, ${p("logCount")}::int
+             ${p("eventCount")}::int, ${p("logCount")}::int, ${keyed ? at : sql`null`}
       from allowed
       returning created_at
     ),
@@ -212,7 +277,8 @@ function submissionStatement(inline: boolean, remembered: boolean): SQL {
       insert into ${creditLedger} (account_id, type, amount, balance_after, job_id, description)
       select ${p("accountId")}::uuid, 'charge', -${p("creditCost")}::bigint, credit_balance, ${p("id")}::uuid, ${p("ledgerDescription")}::text
       from charge
-    )${
+    ),
+    low_balance as (${lowBalanceDeliveriesSql(crossing, p("alertEventId"))})${
       remembered
         ? sql`,
     remembered as (
@@ -223,13 +289,17 @@ function submissionStatement(inline: boolean, remembered: boolean): SQL {
     )`
         : sql``
     }
-    select (select yes from subscribed) as subscribed, (select ${isoOf(sql`created_at`)} from job) as created_at${signals}`;
+    select (select yes from subscribed) as subscribed, (select ${isoOf(sql`created_at`)} from job) as created_at${keyLimit},
+           (select count(*) from low_balance) as alerts${signals}`;
 }
 
 /** The same creation as a transaction of the general writers, which also fill the webhook outbox. */
 async function createInTransaction(tx: Tx, job: NewJob): Promise<ExecutionJob> {
   const { row } = job;
-  const created = await recordJobCreation(tx, row, job.created.events, job.created.logs);
+  const keyCharged = row.apiKeyId !== null && row.creditCost > 0;
+  // Keys before accounts (the lock order of every charge and refund): the limit first, then the job's creation.
+  const chargedAt = keyCharged && row.apiKeyId ? await chargeKeySpend(tx, row.apiKeyId, row.creditCost) : null;
+  const created = await recordJobCreation(tx, { ...row, chargedAt }, job.created.events, job.created.logs);
   const body = toExecutionJob(created, null);
   if (job.idempotency) {
     await storeResponse(tx, { accountId: row.accountId, ...job.idempotency, jobId: row.id, response: { status: 202, body } });
@@ -237,7 +307,8 @@ async function createInTransaction(tx: Tx, job: NewJob): Promise<ExecutionJob> {
   await recordJobChange(tx, row.id, { to: "routing", from: ["queued"], set: { routingStartedAt: Computed.now }, events: job.routed.events });
   // The debit comes last so the account row is locked for the shortest time; a 402 rolls everything back.
   if (row.creditCost > 0) {
-    await applyLedgerEntry(tx, { accountId: row.accountId, type: "charge", amount: -row.creditCost, jobId: row.id, description: `${row.serviceId} job` });
+    const charge = await applyLedgerEntry(tx, { accountId: row.accountId, type: "charge", amount: -row.creditCost, jobId: row.id, description: `${row.serviceId} job` });
+    await recordLowBalanceAlert(tx, { accountId: row.accountId, balanceAfter: charge.balanceAfter, cost: row.creditCost });
   }
   return body;
 }
@@ -246,8 +317,9 @@ const insufficientCredits = (job: NewJob) =>
   new DomainError("INSUFFICIENT_CREDITS", "Not enough credits for this request.", { required: job.row.creditCost });
 
 async function createJob(d: Db, job: NewJob): Promise<ExecutionJob> {
-  const { subscribed, createdAt, signalled } = await createInOneStatement(d, job);
+  const { subscribed, createdAt, signalled, keyLimit } = await createInOneStatement(d, job);
   if (subscribed) return d.transaction((tx) => createInTransaction(tx, job));
+  if (createdAt === null && keyLimit && keyLimit.spent + job.row.creditCost > keyLimit.creditLimit) throw keyCreditLimitError(keyLimit, job.row.creditCost);
   if (createdAt === null) throw insufficientCredits(job);
   // The nodes waiting for this service wake up now that the job is committed (PGlite: its in-process bus).
   if (!signalled) await signal(d, workChannel, job.row.serviceId);

@@ -1,11 +1,31 @@
-// UsageSummary (CONTRACT §6): job counts, credits used (charges minus refunds), durations, by service, by day.
+// UsageSummary (CONTRACT §6): job counts, credits used (charges minus refunds), durations, by service, by day,
+// and by API key (§11).
 import { and, eq, gte, inArray, lte, sql } from "drizzle-orm";
-import { creditLedger, jobs } from "@/lib/db/schema";
+import { apiKeys, creditLedger, jobs } from "@/lib/db/schema";
 import { db } from "./database";
 import type { UsageSummary } from "@/lib/contract/schemas";
 
 const dayMs = 24 * 3600 * 1000;
 const int = (v: unknown) => Number(v ?? 0);
+
+type KeyCount = { keyId: string | null; jobs?: unknown; used?: unknown };
+
+/** Jobs and credits used per API key (`keyId` null: jobs submitted without one), most credits first. */
+function byKeyOf(keyJobs: KeyCount[], keyCredits: KeyCount[], keys: { id: string; name: string; prefix: string }[]): UsageSummary["byKey"] {
+  const names = new Map(keys.map((k) => [k.id, k]));
+  const rows = new Map<string | null, UsageSummary["byKey"][number]>();
+  const rowOf = (keyId: string | null) => {
+    let row = rows.get(keyId);
+    if (!row) {
+      const key = keyId === null ? undefined : names.get(keyId);
+      rows.set(keyId, (row = { keyId, name: key?.name ?? null, prefix: key?.prefix ?? null, jobs: 0, creditsUsed: 0 }));
+    }
+    return row;
+  };
+  for (const r of keyJobs) rowOf(r.keyId).jobs = int(r.jobs);
+  for (const r of keyCredits) rowOf(r.keyId).creditsUsed = int(r.used);
+  return [...rows.values()].sort((a, b) => b.creditsUsed - a.creditsUsed || b.jobs - a.jobs);
+}
 
 export async function getUsageSummary(accountId: string, period: { periodStart?: Date; periodEnd?: Date }): Promise<UsageSummary> {
   const periodEnd = period.periodEnd ?? new Date();
@@ -21,7 +41,7 @@ export async function getUsageSummary(accountId: string, period: { periodStart?:
   const duration = sql`extract(epoch from (${jobs.completedAt} - ${jobs.createdAt})) * 1000`;
   const day = (column: typeof jobs.createdAt | typeof creditLedger.createdAt) => sql<string>`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD')`;
 
-  const [[totals], serviceRows, serviceCredits, jobDays, creditDays] = await Promise.all([
+  const [[totals], serviceRows, serviceCredits, jobDays, creditDays, keyJobs, keyCredits, keys] = await Promise.all([
     d
       .select({
         total: sql<number>`count(*)`,
@@ -54,6 +74,14 @@ export async function getUsageSummary(accountId: string, period: { periodStart?:
       .from(creditLedger)
       .where(ledgerInPeriod)
       .groupBy(day(creditLedger.createdAt)),
+    d.select({ keyId: jobs.apiKeyId, jobs: sql<number>`count(*)` }).from(jobs).where(inPeriod).groupBy(jobs.apiKeyId),
+    d
+      .select({ keyId: jobs.apiKeyId, used: sql<number>`-sum(${creditLedger.amount})` })
+      .from(creditLedger)
+      .innerJoin(jobs, eq(jobs.id, creditLedger.jobId))
+      .where(ledgerInPeriod)
+      .groupBy(jobs.apiKeyId),
+    d.select({ id: apiKeys.id, name: apiKeys.name, prefix: apiKeys.prefix }).from(apiKeys).where(eq(apiKeys.accountId, accountId)),
   ]);
 
   const creditsByService = new Map(serviceCredits.map((r) => [r.serviceId, int(r.used)]));
@@ -88,5 +116,6 @@ export async function getUsageSummary(accountId: string, period: { periodStart?:
       }))
       .sort((a, b) => a.serviceId.localeCompare(b.serviceId)),
     byDay: [...days.values()].sort((a, b) => a.date.localeCompare(b.date)),
+    byKey: byKeyOf(keyJobs, keyCredits, keys),
   };
 }

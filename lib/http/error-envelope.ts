@@ -9,6 +9,8 @@ export const statusOfCode: Record<ErrorCode, number> = {
   UNAUTHENTICATED: 401,
   INVALID_NODE_TOKEN: 401,
   INSUFFICIENT_CREDITS: 402,
+  /** The API key's own credit limit (CONTRACT §11); details say when it resets. */
+  KEY_CREDIT_LIMIT: 402,
   INSUFFICIENT_SCOPE: 403,
   FORBIDDEN_ORIGIN: 403,
   SERVICE_NOT_FOUND: 404,

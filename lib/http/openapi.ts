@@ -15,8 +15,11 @@ const security: Record<Credential, RouteConfig["security"]> = {
 };
 
 const jsonContent = (schema: z.ZodType) => ({ content: { "application/json": { schema } } });
+const errorDescriptions: Record<number, string> = {
+  402: "INSUFFICIENT_CREDITS, or KEY_CREDIT_LIMIT: the API key's credit limit is spent (details: KeyCreditLimitDetails)",
+};
 const errorResponses = (codes: number[]) =>
-  Object.fromEntries(codes.map((code) => [String(code), { description: `Error (${code})`, ...jsonContent(s.ErrorEnvelope) }]));
+  Object.fromEntries(codes.map((code) => [String(code), { description: errorDescriptions[code] ?? `Error (${code})`, ...jsonContent(s.ErrorEnvelope) }]));
 
 function buildDocument() {
   const registry = new OpenAPIRegistry();
@@ -60,7 +63,8 @@ function buildDocument() {
     },
     responses: { "200": { description: "Any 2xx acknowledges the event" } },
   });
-  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+  // KeyCreditLimitDetails is named by the 402 responses' description; no route returns it as a body of its own.
+  return new OpenApiGeneratorV31([...registry.definitions, { type: "schema", schema: s.CreditLimitDetails }]).generateDocument({
     openapi: "3.1.0",
     info: {
       title: "Execution Network API",

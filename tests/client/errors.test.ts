@@ -9,6 +9,7 @@ import {
   ExecutionNetworkError,
   ExecutionTimeoutError,
   JobWaitTimeoutError,
+  KeyCreditLimitError,
   isApiError,
   type ExecutionErrorCode,
 } from "@/lib/client/src/index";
@@ -37,6 +38,25 @@ describe("error mapping", () => {
       details,
       response: { error: { code: "INVALID_SERVICE_INPUT", details } },
     });
+  });
+
+  it("402 KEY_CREDIT_LIMIT is a KeyCreditLimitError with the limit's details, and is not retried", async () => {
+    const details = { creditLimit: 50, creditLimitRemaining: 2, creditLimitReset: "weekly", resetsAt: "2030-06-10T00:00:00.000Z" };
+    api = await startFakeApi(() => envelope("KEY_CREDIT_LIMIT", 402, { details }));
+    const client = new ExecutionClient({ apiKey: "dev_test", baseUrl: api.baseUrl, maxRetries: 3 });
+    const error = await client.execute("token-count", { text: "x" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(KeyCreditLimitError);
+    expect(error).toBeInstanceOf(ExecutionApiError);
+    expect(error).toMatchObject({ name: "KeyCreditLimitError", status: 402, code: "KEY_CREDIT_LIMIT", details, ...details });
+    expect(isApiError(error, "KEY_CREDIT_LIMIT")).toBe(true);
+    expect(api.requests).toHaveLength(1);
+  });
+
+  it("402 INSUFFICIENT_CREDITS stays a plain ExecutionApiError", async () => {
+    api = await startFakeApi(() => envelope("INSUFFICIENT_CREDITS", 402, { details: { required: 1 } }));
+    const error = await clientFor().execute("token-count", { text: "x" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ExecutionApiError);
+    expect(error).not.toBeInstanceOf(KeyCreditLimitError);
   });
 
   it("Retry-After becomes retryAfterSeconds", async () => {

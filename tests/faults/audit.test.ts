@@ -50,6 +50,14 @@ describe("database audit", () => {
     ).toContain("job without exactly one charge of its cost");
   });
 
+  it("finds a key whose spend its jobs' charges and refunds do not prove", async () => {
+    const key = "00000000-0000-4000-8000-000000000003";
+    const keyed = `insert into api_keys (id, account_id, name, scopes, prefix, secret_hash, spent_total) values ('${key}', '${account}', 'k', '{jobs:read}', 'abcdefgh', 'h', 3);
+      update jobs set api_key_id = '${key}'`;
+    expect(await violationsAfter(keyed)).toEqual([]);
+    expect(await violationsAfter(`update api_keys set spent_total = 2`)).toContain("a key's spend is not what its jobs were charged minus refunded (CONTRACT §11)");
+  });
+
   it("finds a job that never finished", async () => {
     expect(await violationsAfter(`update jobs set status = 'running'`)).toContain("job not final");
   });

@@ -23,6 +23,10 @@ interface ApiKeyView {
   expiresAt: string | null;
   revokedAt: string | null;
   kind: "standard" | "dashboard";
+  creditLimit: number | null;
+  creditLimitReset: "daily" | "weekly" | "monthly" | null;
+  creditLimitRemaining: number | null;
+  usage: { daily: number; weekly: number; monthly: number; total: number };
   key?: string;
 }
 
@@ -64,6 +68,10 @@ describe("creating a key", () => {
       expiresAt: null,
       revokedAt: null,
       kind: "standard",
+      creditLimit: null,
+      creditLimitReset: null,
+      creditLimitRemaining: null,
+      usage: { daily: 0, weekly: 0, monthly: 0, total: 0 },
       key: created.key,
     });
     expect(created.prefix).toHaveLength(8);

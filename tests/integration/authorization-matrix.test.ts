@@ -152,6 +152,8 @@ const matrix: Record<string, Row> = {
     [U, U, U, U, U, U, /**/ U, U, U, U, U, U, /**/ U, U, /**/ "200", "200", "200", U, U, "200"]),
   "DELETE /api/developers/keys/{keyId}": row(send("DELETE", (f) => `/api/developers/keys/${f.keyToRevoke}`),
     [O, O, O, O, O, O, /**/ O, O, O, O, O, O, /**/ O, O, /**/ "200", O, O, U, U, KEY]),
+  "PATCH /api/developers/keys/{keyId}": row(send("PATCH", (f) => `/api/developers/keys/${f.keyToRotate}`, { creditLimit: 50, creditLimitReset: "daily" }),
+    [O, O, O, O, O, O, /**/ O, O, O, O, O, O, /**/ O, O, /**/ "200", O, O, U, U, KEY]),
   "POST /api/developers/keys/{keyId}/rotate": row(send("POST", (f) => `/api/developers/keys/${f.keyToRotate}/rotate`, {}),
     [O, O, O, O, O, O, /**/ O, O, O, O, O, O, /**/ O, O, /**/ "200", O, O, U, U, KEY]),
   "POST /api/dashboard/services/{serviceId}/run": row(send("POST", "/api/dashboard/services/token-count/run", executeBody, () => ({ "idempotency-key": crypto.randomUUID() })),

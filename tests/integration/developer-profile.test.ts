@@ -30,6 +30,7 @@ describe("the developer profile", () => {
       name: "Grace Hopper",
       email: "grace@example.com",
       organization: "Navy",
+      lowBalanceThreshold: null,
       createdAt: isoTime,
     });
     expect(profile.walletAddress).not.toBe(dev.address.toLowerCase());

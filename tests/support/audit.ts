@@ -40,6 +40,12 @@ const checks: { name: string; final?: boolean; sql: string }[] = [
            where balance_after <> running`,
   },
   {
+    name: "a key's spend is not what its jobs were charged minus refunded (CONTRACT §11)",
+    sql: `select k.id, k.spent_total, coalesce(sum(-l.amount), 0) as through_jobs
+            from api_keys k left join jobs j on j.api_key_id = k.id left join credit_ledger l on l.job_id = j.id and l.type in ('charge', 'refund')
+           group by k.id, k.spent_total having k.spent_total <> coalesce(sum(-l.amount), 0)`,
+  },
+  {
     name: "negative balance",
     sql: `select id, credit_balance from accounts where credit_balance < 0`,
   },

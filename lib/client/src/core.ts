@@ -1,6 +1,6 @@
 // The request core of the client: configuration, one request() that owns timeouts, retries, idempotency
 // keys and error mapping, and the streamed variant the event stream uses. Operations live in client.ts.
-import { ExecutionApiError, ExecutionConnectionError, ExecutionNetworkError, ExecutionTimeoutError } from "./errors.js";
+import { ExecutionApiError, ExecutionConnectionError, ExecutionNetworkError, ExecutionTimeoutError, KeyCreditLimitError } from "./errors.js";
 import { abortErrorOf, newIdempotencyKey, parseRetryAfter, sleep, untilAborted } from "./internal.js";
 import type { ByteStream } from "./sse.js";
 import { VERSION } from "./version.js";
@@ -109,9 +109,10 @@ function apiErrorOf(response: FetchResponse, text: string): ExecutionApiError {
   const envelope = (body as { error?: { code?: unknown; message?: unknown; requestId?: unknown; details?: unknown } } | null)?.error;
   const hasEnvelope = typeof envelope === "object" && envelope !== null && typeof envelope.code === "string";
   const details = hasEnvelope && typeof envelope.details === "object" && envelope.details !== null ? (envelope.details as Record<string, unknown>) : null;
-  return new ExecutionApiError({
+  const code = hasEnvelope ? (envelope.code as string) : "UNKNOWN_ERROR";
+  return new (code === "KEY_CREDIT_LIMIT" ? KeyCreditLimitError : ExecutionApiError)({
     status: response.status,
-    code: hasEnvelope ? (envelope.code as string) : "UNKNOWN_ERROR",
+    code,
     message:
       hasEnvelope && typeof envelope.message === "string"
         ? envelope.message

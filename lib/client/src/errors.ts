@@ -8,6 +8,7 @@ export type KnownErrorCode =
   | "INVALID_API_KEY"
   | "UNAUTHENTICATED"
   | "INSUFFICIENT_CREDITS"
+  | "KEY_CREDIT_LIMIT"
   | "INSUFFICIENT_SCOPE"
   | "FORBIDDEN_ORIGIN"
   | "SERVICE_NOT_FOUND"
@@ -89,6 +90,37 @@ export class ExecutionApiError extends ExecutionNetworkError {
     this.details = init.details;
     this.response = init.response;
     this.headers = init.headers;
+  }
+}
+
+/** `error.details` of 402 KEY_CREDIT_LIMIT. */
+export interface KeyCreditLimitDetails {
+  creditLimit: number;
+  /** What the key may still spend in the current period (less than the job's cost). */
+  creditLimitRemaining: number;
+  creditLimitReset: "daily" | "weekly" | "monthly" | null;
+  /** ISO-8601 time the limit starts afresh; null for a limit without a reset. */
+  resetsAt: string | null;
+}
+
+/**
+ * 402 KEY_CREDIT_LIMIT: the API key's own credit limit does not cover the job (the account may still have
+ * credits). Wait until `resetsAt`, or raise the key's limit in the dashboard. Not retried.
+ */
+export class KeyCreditLimitError extends ExecutionApiError {
+  override readonly name: string = "KeyCreditLimitError";
+  readonly creditLimit: number;
+  readonly creditLimitRemaining: number;
+  readonly creditLimitReset: KeyCreditLimitDetails["creditLimitReset"];
+  readonly resetsAt: string | null;
+
+  constructor(init: ExecutionApiErrorInit) {
+    super(init);
+    const details = (init.details ?? {}) as Partial<KeyCreditLimitDetails>;
+    this.creditLimit = typeof details.creditLimit === "number" ? details.creditLimit : 0;
+    this.creditLimitRemaining = typeof details.creditLimitRemaining === "number" ? details.creditLimitRemaining : 0;
+    this.creditLimitReset = details.creditLimitReset ?? null;
+    this.resetsAt = typeof details.resetsAt === "string" ? details.resetsAt : null;
   }
 }
 

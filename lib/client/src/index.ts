@@ -11,9 +11,10 @@ export {
   ExecutionNetworkError,
   ExecutionTimeoutError,
   JobWaitTimeoutError,
+  KeyCreditLimitError,
   isApiError,
 } from "./errors.js";
-export type { ClientErrorCode, ExecutionApiErrorInit, ExecutionErrorCode, KnownErrorCode } from "./errors.js";
+export type { ClientErrorCode, ExecutionApiErrorInit, ExecutionErrorCode, KeyCreditLimitDetails, KnownErrorCode } from "./errors.js";
 export type { ByteStream } from "./sse.js";
 export * from "./types.js";
 export { VERSION } from "./version.js";

@@ -206,6 +206,18 @@ export interface UsageByDay {
   creditsUsed: number;
 }
 
+/** Usage through one API key over the period. */
+export interface UsageByKey {
+  /** null: jobs submitted without a key. */
+  keyId: string | null;
+  name: string | null;
+  /** The 8 characters after `dev_`, to recognise the key. */
+  prefix: string | null;
+  jobs: number;
+  /** Charges minus refunds of the jobs submitted with this key. */
+  creditsUsed: number;
+}
+
 export interface UsageSummary {
   periodStart: IsoTime;
   periodEnd: IsoTime;
@@ -221,6 +233,8 @@ export interface UsageSummary {
   p95DurationMs: number | null;
   byService: UsageByService[];
   byDay: UsageByDay[];
+  /** Most credits first. */
+  byKey: UsageByKey[];
 }
 
 /** The body of every error response. */

@@ -6,14 +6,17 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { ExecutionNetworkError } from "./errors.js";
 import type { ExecutionJob } from "./types.js";
 
-export type WebhookEventType = "job.status_changed" | "job.completed" | "job.failed" | "webhook.test";
+export type WebhookEventType = "job.status_changed" | "job.completed" | "job.failed" | "webhook.test" | "credits.low";
 
 export interface WebhookEvent {
   type: WebhookEventType;
   /** ISO-8601 time of the change. */
   timestamp: string;
-  /** `job` for job events (`{}` for webhook.test); `sequence` is the job's telemetry sequence at the change. */
-  data: { job?: ExecutionJob; sequence?: number };
+  /**
+   * `job` for job events (`{}` for webhook.test); `sequence` is the job's telemetry sequence at the change.
+   * `credits.low`: `balance` after the charge that crossed `threshold` (the profile's lowBalanceThreshold).
+   */
+  data: { job?: ExecutionJob; sequence?: number; balance?: number; threshold?: number };
 }
 
 /** Any header container: Fetch `Headers`, Node's `IncomingHttpHeaders`, or a plain object. */
