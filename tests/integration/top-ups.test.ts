@@ -58,6 +58,8 @@ beforeAll(async () => {
       PAYMENTS_SCAN_BLOCKS: "3",
       PAYMENTS_DROP_AFTER_MS: "600000",
       SIWE_CHAIN_IDS: "1",
+      // The low-balance alert's endpoint (never called: its deliveries are read from the outbox).
+      WEBHOOK_ALLOWED_HOSTS: "127.0.0.1",
     },
   });
 }, 90_000);
@@ -415,6 +417,36 @@ describe("when the chain misbehaves", () => {
     await eventually(() => balanceOf(dev), (balance) => balance === before + 800, 70_000);
     expect(await topUpEntries(dev)).toHaveLength(1);
   }, 90_000);
+});
+
+describe("the low-balance alert (CONTRACT §11)", () => {
+  it("is re-armed by a top-up: a charge that crosses the threshold again after a credited payment alerts again", async () => {
+    const { dev, wallet } = await payingDeveloper();
+    const threshold = await balanceOf(dev);
+    expect((await dev.session("/api/developers/me", { method: "PATCH", body: JSON.stringify({ lowBalanceThreshold: threshold }) })).status).toBe(200);
+    const endpoint = await dev.session("/api/developers/webhooks", { method: "POST", body: JSON.stringify({ url: "http://127.0.0.1:9/hook", events: ["credits.low"] }) });
+    const { endpointId } = (await endpoint.json()) as { endpointId: string };
+    const key = await dev.createApiKey(["services:execute"]);
+    const alerts = async () => {
+      const res = await dev.session(`/api/developers/webhooks/${endpointId}/deliveries?limit=100`);
+      return ((await res.json()) as { data: { eventType: string }[] }).data.filter((d) => d.eventType === "credits.low").length;
+    };
+    const charge = async () => expect((await dev.withKey(key, "/api/marketplace/services/token-count/execute", { method: "POST", body: JSON.stringify({ input: { text: "hi" } }) })).status).toBe(202);
+
+    await charge();
+    expect(await alerts()).toBe(1);
+    await charge();
+    expect(await alerts()).toBe(1);
+
+    // Buy back exactly what the two charges spent: the balance is at the threshold again (re-armed).
+    const spent = threshold - (await balanceOf(dev));
+    await chain.transfer(wallet, chain.treasury, (BigInt(spent) * token) / BigInt(creditsPerToken));
+    await chain.mine(requiredConfirmations);
+    await eventually(() => balanceOf(dev), (balance) => balance === threshold, 20_000);
+    expect(await alerts()).toBe(1);
+    await charge();
+    expect(await alerts()).toBe(2);
+  });
 });
 
 describe("the operator's reconciliation (npm run payments -- reconcile)", () => {
