@@ -1,7 +1,7 @@
-// Empty, error and "profile first" states shared by the dashboard's pages.
+// Empty and error states shared by the dashboard's pages.
 import * as React from "react";
 import Link from "next/link";
-import { AlertCircleIcon, RotateCwIcon, UserRoundPlusIcon } from "lucide-react";
+import { AlertCircleIcon, RotateCwIcon } from "lucide-react";
 import { ApiError } from "@/components/data/fetch-api";
 import { Alert, AlertDescription, AlertTitle } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
@@ -68,17 +68,24 @@ export function ErrorState({ error, onRetry, title = "Could not load this" }: { 
   );
 }
 
-export function ProfileRequired({ what }: { what: string }) {
+/** A not-found page's body inside the dashboard: its heading, what is missing, and the way on. */
+export function NotFoundState({
+  heading,
+  icon,
+  title,
+  description,
+  action,
+}: {
+  heading: string;
+  icon: React.ComponentType<{ className?: string }>;
+  title: string;
+  description: string;
+  action: React.ReactNode;
+}) {
   return (
-    <EmptyState
-      icon={UserRoundPlusIcon}
-      title="Create your developer profile first"
-      description={`${what} belong to a developer profile. It takes a name and, optionally, an email and organization.`}
-      action={
-        <Button asChild>
-          <Link href="/profile">Create profile</Link>
-        </Button>
-      }
-    />
+    <>
+      <h1 className="text-2xl font-semibold tracking-tight">{heading}</h1>
+      <EmptyState icon={icon} title={title} description={description} action={action} />
+    </>
   );
 }

@@ -1,11 +1,12 @@
 "use client";
 
 import { KeyRoundIcon } from "lucide-react";
-import { isApiError } from "@/components/data/fetch-api";
+import { useProfile } from "@/components/data/profile";
 import { isKeyActive, useApiKeys } from "@/components/data/queries";
 import type { ApiKey } from "@/components/data/types";
 import { formatDate, formatDateTime, keyPreview } from "@/components/dashboard/format";
-import { EmptyState, ErrorState, ProfileRequired } from "@/components/dashboard/states";
+import { EmptyState, ErrorState } from "@/components/dashboard/states";
+import { ProfileRequired } from "@/components/profile/profile-required";
 import { Badge, CodeBadges } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
 import { Skeleton } from "@/components/ui/skeleton";
@@ -83,9 +84,12 @@ function KeysTable({ keys }: { keys: ApiKey[] }) {
   );
 }
 
-export function ApiKeysPanel() {
-  const keys = useApiKeys();
+export function ApiKeysPanel({ suggestedProfileName }: { suggestedProfileName: string }) {
+  // The layout seeded the profile: without one there are no keys to ask for.
+  const hasProfile = useProfile().data != null;
+  const keys = useApiKeys({ enabled: hasProfile });
 
+  if (!hasProfile) return <ProfileRequired what="API keys" suggestedName={suggestedProfileName} />;
   if (keys.isPending) {
     return (
       <div className="grid gap-2" aria-busy="true">
@@ -95,7 +99,6 @@ export function ApiKeysPanel() {
       </div>
     );
   }
-  if (isApiError(keys.error, "PROFILE_NOT_FOUND")) return <ProfileRequired what="API keys" />;
   if (keys.isError) return <ErrorState title="Could not load your API keys" error={keys.error} onRetry={() => keys.refetch()} />;
 
   // One dialog instance in a fixed place: it must outlive the list changing from empty to non-empty while
@@ -104,9 +107,7 @@ export function ApiKeysPanel() {
     <div className="flex flex-col gap-4">
       <div className="flex items-center justify-between gap-4">
         <p className="text-sm text-muted-foreground">
-          {keys.data.length === 0
-            ? "No keys yet."
-            : `${keys.data.filter((k) => isKeyActive(k)).length} active of ${keys.data.length}`}
+          {keys.data.length > 0 && `${keys.data.filter((k) => isKeyActive(k)).length} active of ${keys.data.length}`}
         </p>
         <CreateKeyDialog />
       </div>

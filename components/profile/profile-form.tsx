@@ -1,10 +1,10 @@
 "use client";
 
 import * as React from "react";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import { Loader2Icon } from "lucide-react";
-import { apiFetch, ApiError } from "@/components/data/fetch-api";
-import { queryKeys } from "@/components/data/query-keys";
+import { ApiError } from "@/components/data/fetch-api";
+import { createProfile, updateProfile, useRememberProfile } from "@/components/data/profile";
 import type { Profile } from "@/components/data/types";
 import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
@@ -65,28 +65,29 @@ export function ProfileForm({
   profile,
   onSaved,
   onCancel,
+  initialName = "",
+  nameOnly = false,
 }: {
   /** The current profile when editing; null to create one. */
   profile: Profile | null;
   onSaved: (profile: Profile) => void;
   onCancel?: () => void;
+  /** The name a new profile starts with. */
+  initialName?: string;
+  /** Only the name (email and organization can be added later on Profile). */
+  nameOnly?: boolean;
 }) {
   const [fields, setFields] = React.useState<Fields>({
-    name: profile?.name ?? "",
+    name: profile?.name ?? initialName,
     email: profile?.email ?? "",
     organization: profile?.organization ?? "",
   });
   const [errors, setErrors] = React.useState<FieldErrors>({});
-  const queryClient = useQueryClient();
+  const rememberProfile = useRememberProfile();
   const save = useMutation({
-    mutationFn: (body: Record<string, string>) =>
-      profile
-        ? apiFetch<Profile>("/api/developers/me", { method: "PATCH", body })
-        : apiFetch<Profile>("/api/developers", { method: "POST", body }),
+    mutationFn: (body: Record<string, string>) => (profile ? updateProfile(body) : createProfile(body)),
     onSuccess: (saved) => {
-      queryClient.setQueryData(queryKeys.profile, saved);
-      // Keys depend on the profile existing; let them load fresh.
-      void queryClient.invalidateQueries({ queryKey: queryKeys.keys });
+      rememberProfile(saved);
       onSaved(saved);
     },
     onError: (error) => setErrors(serverFieldErrors(error)),
@@ -137,8 +138,8 @@ export function ProfileForm({
   return (
     <form onSubmit={submit} noValidate className="grid max-w-md gap-5">
       {field("name", "Name", { autoComplete: "name", maxLength: 80, required: true, placeholder: "Ada Lovelace" })}
-      {field("email", "Email (optional)", { type: "email", autoComplete: "email", placeholder: "ada@example.com" }, "For notices about your account. Never shown publicly.")}
-      {field("organization", "Organization (optional)", { autoComplete: "organization", maxLength: 80, placeholder: "Analytical Engines Ltd" })}
+      {!nameOnly && field("email", "Email (optional)", { type: "email", autoComplete: "email", placeholder: "ada@example.com" }, "For notices about your account. Never shown publicly.")}
+      {!nameOnly && field("organization", "Organization (optional)", { autoComplete: "organization", maxLength: 80, placeholder: "Analytical Engines Ltd" })}
       {save.isError && !(save.error instanceof ApiError && save.error.code === "INVALID_REQUEST" && Object.keys(errors).length > 0) && (
         <ErrorState title={profile ? "Could not save the profile" : "Could not create the profile"} error={save.error} />
       )}

@@ -5,10 +5,11 @@
 import * as React from "react";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Loader2Icon, PlusIcon, WebhookIcon } from "lucide-react";
-import { isApiError } from "@/components/data/fetch-api";
+import { useProfile } from "@/components/data/profile";
 import { formatDate } from "@/components/dashboard/format";
 import { Pager } from "@/components/dashboard/pager";
-import { EmptyState, ErrorState, ProfileRequired } from "@/components/dashboard/states";
+import { EmptyState, ErrorState } from "@/components/dashboard/states";
+import { ProfileRequired } from "@/components/profile/profile-required";
 import { Badge, CodeBadges } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
@@ -186,9 +187,11 @@ function EndpointDeliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
   );
 }
 
-export function WebhooksPanel() {
+export function WebhooksPanel({ suggestedProfileName }: { suggestedProfileName: string }) {
   const queryClient = useQueryClient();
-  const endpoints = useWebhookEndpoints();
+  // The layout seeded the profile: without one there are no endpoints to ask for.
+  const hasProfile = useProfile().data != null;
+  const endpoints = useWebhookEndpoints({ enabled: hasProfile });
   const [secret, setSecret] = React.useState<WebhookEndpointWithSecret | null>(null);
   const [selected, setSelected] = React.useState<string | null>(null);
   // One mutation for the row actions, so their outcome (and failure) shows in one place above the table.
@@ -213,8 +216,8 @@ export function WebhooksPanel() {
   const busy = endpointAction.isPending ? endpointAction.variables.endpoint.endpointId : null;
   const notice = endpointAction.isSuccess && endpointAction.variables.action === "test" ? "Test event queued." : null;
 
+  if (!hasProfile) return <ProfileRequired what="Webhook endpoints" suggestedName={suggestedProfileName} />;
   if (endpoints.isPending) return <Skeleton className="h-24" aria-busy="true" />;
-  if (isApiError(endpoints.error, "PROFILE_NOT_FOUND")) return <ProfileRequired what="webhooks" />;
   if (endpoints.isError) return <ErrorState title="Could not load your webhook endpoints" error={endpoints.error} onRetry={() => endpoints.refetch()} />;
   const current = endpoints.data.find((e) => e.endpointId === selected) ?? endpoints.data[0];
 
