@@ -10,7 +10,7 @@ import { useMutation } from "@tanstack/react-query";
 import { BanIcon, RadioIcon, RotateCcwIcon } from "lucide-react";
 import { apiFetch } from "@/components/data/fetch-api";
 import type { CreditEntry, ExecutionJob, ExecutionLog } from "@/components/data/types";
-import { formatSignedCredits } from "@/components/dashboard/format";
+import { formatCredits } from "@/components/dashboard/format";
 import { ErrorState } from "@/components/dashboard/states";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
@@ -121,9 +121,10 @@ export function JobDetail({
       <header className="grid grid-cols-1 gap-4 border-b pb-5">
         <div className="flex flex-wrap items-center gap-x-3 gap-y-2">
           <h1 className="text-2xl font-semibold tracking-tight">{serviceName}</h1>
-          <JobStatusBadge status={job.status} />
-          <p className="text-sm">
-            Status: <span data-testid="job-status" className="font-medium">{phase}</span>
+          {/* The status, once: the phase (a cancelled job's status is failed; the page says cancelled). */}
+          <p>
+            <span className="sr-only">Status: </span>
+            <JobStatusBadge status={phase} data-testid="job-status" />
           </p>
           <LiveIndicator mode={live.mode} />
         </div>
@@ -148,12 +149,16 @@ export function JobDetail({
           </div>
         </dl>
         <div className="flex flex-wrap gap-2">
-          {!isFinal && <CancelJob job={job} onCancelled={live.applyJob} />}
-          <Button asChild variant="outline">
-            <Link href={`/services/${encodeURIComponent(job.serviceId)}?from=${encodeURIComponent(job.jobId)}`}>
-              <RotateCcwIcon /> Run again
-            </Link>
-          </Button>
+          {/* While the job moves the one action is to stop it; Run again comes once it has ended. */}
+          {isFinal ? (
+            <Button asChild variant="outline">
+              <Link href={`/services/${encodeURIComponent(job.serviceId)}?from=${encodeURIComponent(job.jobId)}`}>
+                <RotateCcwIcon /> Run again
+              </Link>
+            </Button>
+          ) : (
+            <CancelJob job={job} onCancelled={live.applyJob} />
+          )}
         </div>
       </header>
 
@@ -186,8 +191,8 @@ export function JobDetail({
           </Stat>
           <Stat label="Credits">
             <span data-testid="job-credits">
-              {formatSignedCredits(charged)} charged
-              {refunded !== 0 && <>, {formatSignedCredits(refunded)} refunded</>}
+              {formatCredits(-charged)} charged
+              {refunded !== 0 && <>, refunded {formatCredits(refunded)}</>}
             </span>
           </Stat>
         </dl>

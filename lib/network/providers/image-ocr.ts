@@ -220,8 +220,11 @@ export const imageOcr: Provider<"image-ocr"> = {
     ctx.signal.throwIfAborted();
     const image = decodeImage(input.image);
     ctx.progress(5);
+    // Lines a developer watching the job sees as they happen (recognition of a large page takes seconds).
+    ctx.log("info", `Image read: ${image.format.toUpperCase()}, ${image.width}×${image.height} px, ${image.bytes.length.toLocaleString("en")} bytes`);
 
     const started = performance.now();
+    ctx.log("info", "Recognizing text (Tesseract LSTM, English)");
     const page = await recognize(image.bytes, ctx);
     ctx.providerRequest({
       provider: "tesseract.js",
