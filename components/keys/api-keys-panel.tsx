@@ -24,7 +24,7 @@ function KeyStatus({ apiKey }: { apiKey: ApiKey }) {
 function KeysTable({ keys }: { keys: ApiKey[] }) {
   return (
     <Card className="py-0">
-      <Table>
+      <Table stackOnPhone>
         <TableHeader>
           <TableRow className="hover:bg-transparent">
             <TableHead>Name</TableHead>
@@ -42,7 +42,7 @@ function KeysTable({ keys }: { keys: ApiKey[] }) {
         <TableBody>
           {keys.map((key) => (
             <TableRow key={key.keyId} className={key.revokedAt ? "text-muted-foreground" : undefined}>
-              <TableCell className="font-medium">
+              <TableCell className="font-medium max-md:basis-full">
                 <div className="flex flex-wrap items-center gap-2">
                   {key.name}
                   {key.kind === "dashboard" && (
@@ -62,14 +62,17 @@ function KeysTable({ keys }: { keys: ApiKey[] }) {
               <TableCell>
                 <KeyStatus apiKey={key} />
               </TableCell>
-              <TableCell className="whitespace-nowrap">{formatDate(key.createdAt)}</TableCell>
-              <TableCell className="whitespace-nowrap">{formatDateTime(key.lastUsedAt, "Never")}</TableCell>
-              <TableCell className="whitespace-nowrap">
+              <TableCell className="whitespace-nowrap max-md:hidden">{formatDate(key.createdAt)}</TableCell>
+              <TableCell className="whitespace-nowrap max-md:text-xs max-md:text-muted-foreground">
+                <span className="md:hidden">Last used </span>
+                {formatDateTime(key.lastUsedAt, "Never")}
+              </TableCell>
+              <TableCell className="whitespace-nowrap max-md:hidden">
                 {key.revokedAt ? `Revoked ${formatDate(key.revokedAt)}` : formatDate(key.expiresAt, "Never")}
               </TableCell>
-              <TableCell>
+              <TableCell className="max-md:basis-full">
                 {!key.revokedAt && (
-                  <div className="flex justify-end gap-1">
+                  <div className="flex gap-1 md:justify-end">
                     {/* Rotating would show its new secret here; the dashboard's key is revoked instead. */}
                     {key.kind !== "dashboard" && <RotateKeyDialog apiKey={key} />}
                     <RevokeKeyDialog apiKey={key} />

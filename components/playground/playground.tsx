@@ -165,7 +165,7 @@ export function Playground({
   const examples = React.useMemo(() => codeExamples(apiBaseUrl, serviceId, values), [apiBaseUrl, serviceId, values]);
 
   return (
-    <div className="grid items-start gap-6 lg:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]">
+    <div className="grid grid-cols-1 items-start gap-6 lg:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]">
       <Card className="gap-4">
         <CardHeader className="flex flex-row flex-wrap items-center justify-between gap-3">
           <CardTitle className="text-base">Playground</CardTitle>

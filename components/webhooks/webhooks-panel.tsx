@@ -159,9 +159,9 @@ function EndpointDeliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
   });
 
   return (
-    <section aria-label={`Deliveries to ${endpoint.url}`} className="grid gap-3">
+    <section aria-label={`Deliveries to ${endpoint.url}`} className="grid grid-cols-1 gap-3">
       <h2 className="text-base font-medium">
-        Deliveries to <span className="font-mono text-sm">{endpoint.url}</span>
+        Deliveries to <span className="font-mono text-sm break-all">{endpoint.url}</span>
       </h2>
       {redeliver.isError && <ErrorState title="Could not redeliver" error={redeliver.error} />}
       {deliveries.isPending ? (
@@ -242,7 +242,7 @@ export function WebhooksPanel({ suggestedProfileName }: { suggestedProfileName: 
         <EmptyState icon={WebhookIcon} title="No webhook endpoints yet" description="Add an endpoint to have job changes pushed to you, signed, instead of polling." />
       ) : (
         <Card className="py-0">
-          <Table aria-label="Webhook endpoints">
+          <Table aria-label="Webhook endpoints" stackOnPhone>
             <TableHeader>
               <TableRow className="hover:bg-transparent">
                 <TableHead>URL</TableHead>
@@ -257,8 +257,8 @@ export function WebhooksPanel({ suggestedProfileName }: { suggestedProfileName: 
             <TableBody>
               {endpoints.data.map((endpoint) => (
                 <TableRow key={endpoint.endpointId} aria-selected={endpoint.endpointId === current?.endpointId}>
-                  <TableCell>
-                    <button type="button" className="font-mono text-xs underline-offset-4 hover:underline" onClick={() => setSelected(endpoint.endpointId)}>
+                  <TableCell className="max-md:basis-full">
+                    <button type="button" className="text-left font-mono text-xs break-all underline-offset-4 hover:underline" onClick={() => setSelected(endpoint.endpointId)}>
                       {endpoint.url}
                     </button>
                     {endpoint.description && <div className="text-xs text-muted-foreground">{endpoint.description}</div>}
@@ -270,9 +270,9 @@ export function WebhooksPanel({ suggestedProfileName }: { suggestedProfileName: 
                     <Badge variant={endpoint.status === "enabled" ? "success" : "muted"}>{endpoint.status}</Badge>
                     {endpoint.disabledReason && <div className="mt-1 text-xs text-muted-foreground">{endpoint.disabledReason}</div>}
                   </TableCell>
-                  <TableCell className="whitespace-nowrap">{formatDate(endpoint.createdAt)}</TableCell>
-                  <TableCell>
-                    <div className="flex justify-end gap-1">
+                  <TableCell className="whitespace-nowrap max-md:hidden">{formatDate(endpoint.createdAt)}</TableCell>
+                  <TableCell className="max-md:basis-full">
+                    <div className="flex flex-wrap gap-1 md:justify-end">
                       <Button size="sm" variant="outline" disabled={busy === endpoint.endpointId} onClick={() => endpointAction.mutate({ endpoint, action: "test" })}>
                         Send test
                       </Button>
