@@ -6,6 +6,7 @@ import { ApiError } from "@/components/data/fetch-api";
 import { Alert, AlertDescription, AlertTitle } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
+import { AddCreditsLink } from "./add-credits";
 
 export function EmptyState({
   icon: Icon,
@@ -34,7 +35,10 @@ export function EmptyState({
   );
 }
 
-/** An API failure: its message and code (and request id for support), with a way to try again. */
+/**
+ * An API failure: its message and code (and request id for support), with the way on: sign in again when
+ * the session ended, add credits when they ran short, otherwise try again.
+ */
 export function ErrorState({ error, onRetry, title = "Could not load this" }: { error: unknown; onRetry?: () => void; title?: string }) {
   const apiError = error instanceof ApiError ? error : null;
   const isSignedOut = apiError?.code === "UNAUTHENTICATED";
@@ -50,7 +54,8 @@ export function ErrorState({ error, onRetry, title = "Could not load this" }: { 
             {apiError.requestId && ` · ${apiError.requestId}`}
           </p>
         )}
-        <div className="mt-2 flex gap-2">
+        <div className="mt-2 flex flex-wrap items-center gap-2">
+          {apiError?.code === "INSUFFICIENT_CREDITS" && <AddCreditsLink />}
           {isSignedOut ? (
             <Button asChild size="sm" variant="outline">
               <Link href="/sign-in">Sign in again</Link>

@@ -10,7 +10,7 @@ import { useMutation } from "@tanstack/react-query";
 import { BanIcon, RadioIcon, RotateCcwIcon } from "lucide-react";
 import { apiFetch } from "@/components/data/fetch-api";
 import type { CreditEntry, ExecutionJob, ExecutionLog } from "@/components/data/types";
-import { formatCredits } from "@/components/dashboard/format";
+import { formatCredits, formatDateTime } from "@/components/dashboard/format";
 import { ErrorState } from "@/components/dashboard/states";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
@@ -20,7 +20,7 @@ import { EventTimeline } from "@/components/timeline/event-timeline";
 import { LifecycleStepper } from "@/components/timeline/lifecycle-stepper";
 import { isFinalPhase, phaseOf, phaseSpans, queueAndRunTime } from "@/components/timeline/lifecycle";
 import { LogConsole } from "@/components/timeline/log-console";
-import { clockTime, formatDuration, utcDate } from "@/components/timeline/time";
+import { clockTime, formatDuration } from "@/components/timeline/time";
 import { useLiveJob, type JobSnapshot, type LiveMode } from "@/components/timeline/use-live-job";
 import { JobFailure } from "./job-failure";
 import { JobResult } from "./job-result";
@@ -65,8 +65,6 @@ function Stat({ label, children }: { label: string; children: React.ReactNode })
     </div>
   );
 }
-
-const when = (iso: string | null) => (iso ? `${utcDate(iso)} ${clockTime(iso)}` : "—");
 
 function CancelJob({ job, onCancelled }: { job: ExecutionJob; onCancelled: (job: ExecutionJob) => void }) {
   const cancel = useMutation({
@@ -172,8 +170,8 @@ export function JobDetail({
           <Progress value={job.progress} aria-label="Job progress" />
         </div>
         <dl className="grid grid-cols-2 gap-4 sm:grid-cols-4">
-          <Stat label="Created (UTC)">{when(job.createdAt)}</Stat>
-          <Stat label="Completed (UTC)">{when(job.completedAt)}</Stat>
+          <Stat label="Created">{formatDateTime(job.createdAt)}</Stat>
+          <Stat label="Completed">{formatDateTime(job.completedAt)}</Stat>
           <Stat label="Queue time">{formatDuration(times.queueMs)}</Stat>
           <Stat label="Run time">{formatDuration(times.runMs)}</Stat>
           <Stat label="Total">{formatDuration(times.totalMs)}</Stat>

@@ -7,12 +7,13 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { AlertCircleIcon, BracesIcon, ListIcon, Loader2Icon, PlayIcon, RotateCcwIcon } from "lucide-react";
-import { ApiError, isApiError } from "@/components/data/fetch-api";
+import { ApiError } from "@/components/data/fetch-api";
 import { runService } from "@/components/data/jobs";
 import { ensureProfile, useProfile, useRememberProfile } from "@/components/data/profile";
 import { queryKeys } from "@/components/data/query-keys";
 import { AddCreditsLink, runsLeftWarning } from "@/components/dashboard/add-credits";
 import { formatCredits } from "@/components/dashboard/format";
+import { ErrorState } from "@/components/dashboard/states";
 import { Alert, AlertDescription, AlertTitle } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
@@ -275,22 +276,7 @@ export function Playground({
               </ul>
             )}
 
-            {runError && (
-              <Alert variant="destructive">
-                <AlertCircleIcon />
-                <AlertTitle>The job was not created</AlertTitle>
-                <AlertDescription>
-                  <p>{runError.message}</p>
-                  {isApiError(runError, "INSUFFICIENT_CREDITS") && <AddCreditsLink className="mt-1" />}
-                  {runError instanceof ApiError && (
-                    <p className="font-mono text-xs opacity-80">
-                      {runError.code}
-                      {runError.requestId && ` · ${runError.requestId}`}
-                    </p>
-                  )}
-                </AlertDescription>
-              </Alert>
-            )}
+            {runError && <ErrorState title="The job was not created" error={runError} />}
 
             {needsProfile && !blockedReason && (
               <div className="grid gap-1.5 rounded-md border border-dashed p-3">

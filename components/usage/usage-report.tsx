@@ -4,9 +4,9 @@
 import Link from "next/link";
 import { BarChart3Icon } from "lucide-react";
 import type { CreditHistory, UsageSummary } from "@/components/data/types";
-import { formatNumber, formatSignedCredits } from "@/components/dashboard/format";
+import { formatDateTime, formatNumber, formatSignedCredits } from "@/components/dashboard/format";
 import { EmptyState } from "@/components/dashboard/states";
-import { clockTime, formatDuration, utcDate } from "@/components/timeline/time";
+import { formatDuration } from "@/components/timeline/time";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
@@ -123,7 +123,7 @@ export function UsageReport({
           <Table>
             <TableHeader>
               <TableRow className="hover:bg-transparent">
-                <TableHead>When (UTC)</TableHead>
+                <TableHead>When</TableHead>
                 <TableHead>Type</TableHead>
                 <TableHead>Job</TableHead>
                 <TableHead className="text-right">Amount</TableHead>
@@ -133,9 +133,7 @@ export function UsageReport({
             <TableBody>
               {history.data.map((entry) => (
                 <TableRow key={entry.entryId}>
-                  <TableCell className="font-mono text-xs whitespace-nowrap tabular-nums">
-                    {utcDate(entry.createdAt)} {clockTime(entry.createdAt).slice(0, 8)}
-                  </TableCell>
+                  <TableCell className="whitespace-nowrap text-muted-foreground">{formatDateTime(entry.createdAt)}</TableCell>
                   <TableCell>
                     <Badge variant="outline">{entry.type}</Badge>
                   </TableCell>
