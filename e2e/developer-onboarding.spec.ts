@@ -39,9 +39,10 @@ test("a developer signs in with a wallet, creates a profile and a key, rotates a
     await expect(page.getByTestId("signed-in-address")).toHaveText(`${wallet.address.slice(0, 6)}…${wallet.address.slice(-4)}`);
   });
 
-  await test.step("keys wait for a profile", async () => {
+  await test.step("keys wait for a profile, which the page offers to create in place", async () => {
     await openFromNav(page, "API keys");
-    await expect(page.getByText("Create your developer profile first")).toBeVisible();
+    await expect(page.getByText("Create your developer profile", { exact: true })).toBeVisible();
+    await expect(page.getByLabel("Name")).toHaveValue(`Developer ${wallet.address.slice(0, 6)}…${wallet.address.slice(-4)}`);
   });
 
   await test.step("create the developer profile", async () => {

@@ -3,14 +3,8 @@
 import Link from "next/link";
 import { CoinsIcon } from "lucide-react";
 import { cn } from "@/components/ui/cn";
-import { formatNumber } from "./format";
 
 export const addCreditsHref = "/credits?add=1";
-
-/** Below this many credits the overview warns, whatever the service. */
-export const lowBalanceCredits = 10;
-/** The Run bar warns when the balance pays for fewer runs than this. */
-const fewRuns = 3;
 
 export function AddCreditsLink({ className }: { className?: string }) {
   return (
@@ -19,13 +13,3 @@ export function AddCreditsLink({ className }: { className?: string }) {
     </Link>
   );
 }
-
-/** "Enough for 2 more runs." while the balance covers fewer than three runs of `creditCost`, else null. */
-export function runsLeftWarning(balance: number, creditCost: number): string | null {
-  if (creditCost <= 0) return null;
-  const runs = Math.floor(balance / creditCost);
-  if (runs >= fewRuns) return null;
-  return `Enough for ${formatNumber(runs)} more ${runs === 1 ? "run" : "runs"}.`;
-}
-
-export const isBalanceLow = (balance: number) => balance < lowBalanceCredits;

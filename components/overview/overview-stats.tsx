@@ -4,7 +4,8 @@ import Link from "next/link";
 import { AlertTriangleIcon, ArrowRightIcon } from "lucide-react";
 import { isKeyActive } from "@/components/data/queries";
 import type { ApiKey, CreditBalance, UsageSummary } from "@/components/data/types";
-import { AddCreditsLink, isBalanceLow } from "@/components/dashboard/add-credits";
+import { AddCreditsLink } from "@/components/dashboard/add-credits";
+import { isBalanceLow } from "@/components/dashboard/balance";
 import { formatCredits, formatDateTime, formatNumber } from "@/components/dashboard/format";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 
