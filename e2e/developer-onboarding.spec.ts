@@ -13,7 +13,10 @@ async function balanceStatusWith(request: APIRequestContext, secret: string) {
 }
 
 async function signInWithWallet(page: Page) {
+  // A signed-out visitor's home page says what this is and leads to sign-in.
   await page.goto("/");
+  await expect(page.getByRole("heading", { level: 1, name: "Run AI workloads with one API call" })).toBeVisible();
+  await page.getByRole("link", { name: "Sign in", exact: true }).first().click();
   await expect(page).toHaveURL(/\/sign-in$/);
   await page.getByRole("button", { name: testWalletName }).click();
   await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();

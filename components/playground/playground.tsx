@@ -172,28 +172,28 @@ export function Playground({
         <CardHeader className="flex flex-row flex-wrap items-center justify-between gap-3">
           <CardTitle className="text-base">Playground</CardTitle>
           <div className="flex flex-wrap items-center gap-2">
-          <Button type="button" size="sm" variant="ghost" className="h-8" disabled={busy || isExample} onClick={resetToExample}>
-            <RotateCcwIcon aria-hidden /> Reset to example
-          </Button>
-          <div className="flex rounded-md border p-0.5" role="group" aria-label="Input view">
-            {(["form", "json"] as const).map((v) => (
-              <Button
-                key={v}
-                type="button"
-                size="sm"
-                variant={view === v ? "secondary" : "ghost"}
-                aria-pressed={view === v}
-                className="h-7"
-                onClick={() => {
-                  setView(v);
-                  if (!jsonDraft?.error) setJsonDraft(null);
-                }}
-              >
-                {v === "form" ? <ListIcon /> : <BracesIcon />}
-                {v === "form" ? "Form" : "JSON"}
-              </Button>
-            ))}
-          </div>
+            <Button type="button" size="sm" variant="ghost" className="h-8" disabled={busy || isExample} onClick={resetToExample}>
+              <RotateCcwIcon aria-hidden /> Reset to example
+            </Button>
+            <div className="flex rounded-md border p-0.5" role="group" aria-label="Input view">
+              {(["form", "json"] as const).map((v) => (
+                <Button
+                  key={v}
+                  type="button"
+                  size="sm"
+                  variant={view === v ? "secondary" : "ghost"}
+                  aria-pressed={view === v}
+                  className="h-7"
+                  onClick={() => {
+                    setView(v);
+                    if (!jsonDraft?.error) setJsonDraft(null);
+                  }}
+                >
+                  {v === "form" ? <ListIcon /> : <BracesIcon />}
+                  {v === "form" ? "Form" : "JSON"}
+                </Button>
+              ))}
+            </div>
           </div>
         </CardHeader>
         <CardContent>
