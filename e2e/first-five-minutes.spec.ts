@@ -132,6 +132,28 @@ test("every dashboard page fits a 390 px phone, with keys, jobs and webhook deli
   });
 });
 
+test("a signed-out visitor learns what this is on the home page, and one without a wallet what to install", async ({ page }) => {
+  const problems = watchConsole(page);
+  for (const viewport of [phone, desktop]) {
+    await page.setViewportSize(viewport);
+    await page.goto("/");
+    await expect(page.getByRole("heading", { level: 1, name: "Run AI workloads with one API call" })).toBeVisible();
+    await expect(page.getByRole("heading", { name: "Text sentiment" })).toBeVisible();
+    await expect(page.getByText("$EXECUTION_NETWORK_API_KEY")).toBeVisible();
+    await page.screenshot({ path: test.info().outputPath(`home-${viewport.width}.png`), fullPage: true });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth), `/ at ${viewport.width} px`).toBeLessThanOrEqual(viewport.width);
+
+    // No test wallet here: this browser has none.
+    await page.getByRole("link", { name: "Sign in and try it" }).click();
+    await expect(page.getByRole("heading", { name: "Sign in" })).toBeVisible();
+    await expect(page.getByText("No wallet in this browser")).toBeVisible();
+    await expect(page.getByRole("link", { name: "MetaMask" })).toHaveAttribute("href", /^https:\/\/metamask\.io\//);
+    await page.screenshot({ path: test.info().outputPath(`sign-in-${viewport.width}.png`), fullPage: true });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth), `/sign-in at ${viewport.width} px`).toBeLessThanOrEqual(viewport.width);
+  }
+  expect(problems).toEqual([]);
+});
+
 test("an address that leads nowhere answers 404 with the dashboard's not-found page", async ({ page, baseURL }) => {
   await signInNewDeveloper(page, baseURL as string, "Lost Visitor");
   for (const [path, heading] of [

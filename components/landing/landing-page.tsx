@@ -92,7 +92,9 @@ export function LandingPage({ services, origin, starterCredits }: { services: Ex
               <li key={service.serviceId}>
                 <Card className="h-full gap-3">
                   <CardHeader>
-                    <CardTitle className="text-base">{service.name}</CardTitle>
+                    <CardTitle className="text-base">
+                      <h3>{service.name}</h3>
+                    </CardTitle>
                     <CardDescription className="font-mono text-xs">{service.serviceId}</CardDescription>
                   </CardHeader>
                   <CardContent className="grid gap-2 text-sm">

@@ -93,7 +93,7 @@ export function LogConsole({ logs, isLive }: { logs: ExecutionLog[]; isLive: boo
   const asText = logs.map((l) => `${l.timestamp} ${l.level.toUpperCase()} [${l.source}] ${l.message}`).join("\n");
 
   return (
-    <section aria-label="Logs" className="grid grid-cols-1 gap-2">
+    <section aria-label="Logs" className="grid grid-cols-1 content-start gap-2">
       <div className="flex flex-wrap items-center gap-2">
         <h2 className="mr-auto text-base font-semibold">Logs</h2>
         <label className="flex items-center gap-1.5 text-sm text-muted-foreground">
