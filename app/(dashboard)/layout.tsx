@@ -1,19 +1,14 @@
 import { redirect } from "next/navigation";
-import { HydrationBoundary } from "@tanstack/react-query";
 import { currentSession } from "@/lib/http/page-session";
-import { profileState } from "@/components/data/profile";
 import { Logo } from "@/components/dashboard/logo";
 import { NavLinks } from "@/components/dashboard/nav-links";
 import { SignOutButton } from "@/components/dashboard/sign-out-button";
 import { ThemeSwitcher } from "@/components/dashboard/theme-switcher";
 import { shortAddress } from "@/components/dashboard/format";
-import { findProfile } from "@/lib/domain/accounts";
 
 export default async function DashboardLayout({ children }: { children: React.ReactNode }) {
   const session = await currentSession();
   if (!session) redirect("/sign-in");
-  // Read once here for every page: whether a profile exists decides what pages offer, never a 404 fetch.
-  const profile = await findProfile(session.accountId);
 
   const account = (
     <div className="grid gap-1">
@@ -57,9 +52,7 @@ export default async function DashboardLayout({ children }: { children: React.Re
       </header>
 
       <main className="min-w-0">
-        <div className="mx-auto flex w-full max-w-6xl flex-col gap-6 px-4 py-8 sm:px-8">
-          <HydrationBoundary state={profileState(profile)}>{children}</HydrationBoundary>
-        </div>
+        <div className="mx-auto flex w-full max-w-6xl flex-col gap-6 px-4 py-8 sm:px-8">{children}</div>
         <div className="border-t p-3 md:hidden">
           <SignOutButton />
         </div>

@@ -1,5 +1,5 @@
-// The developer profile: its query, seeded by the dashboard layout from the server (so a developer
-// without one is never asked for it and the browser never logs the expected 404), and its writes.
+// The developer profile: its query, seeded by the pages that need it from the server (WithProfile), so a
+// developer without one is never asked for it and the browser never logs the expected 404; and its writes.
 import { dehydrate, QueryClient, useQuery, useQueryClient, type DehydratedState } from "@tanstack/react-query";
 import { apiFetch, isApiError } from "./fetch-api";
 import { queryKeys } from "./query-keys";
@@ -12,8 +12,9 @@ export interface ProfileFields {
 }
 
 /**
- * The profile, or null while the developer has not created one. It changes only through this dashboard's
- * own writes, which put it into the cache, so the layout's copy stays fresh (no refetch on focus).
+ * The profile, or null while the developer has not created one. Never refetched on its own (a refetch of a
+ * missing profile is a 404 in the console): this dashboard's writes put it into the cache, and each page
+ * that needs it brings the server's copy.
  */
 export const useProfile = () =>
   useQuery({
@@ -29,7 +30,7 @@ export const useProfile = () =>
     staleTime: Infinity,
   });
 
-/** The layout's server-read profile as the cache state a HydrationBoundary hands to the browser. */
+/** A server-read profile as the cache state a HydrationBoundary hands to the browser. */
 export function profileState(profile: Profile | null): DehydratedState {
   const queryClient = new QueryClient();
   queryClient.setQueryData(queryKeys.profile, profile);

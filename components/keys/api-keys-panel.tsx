@@ -88,7 +88,7 @@ function KeysTable({ keys }: { keys: ApiKey[] }) {
 }
 
 export function ApiKeysPanel({ suggestedProfileName }: { suggestedProfileName: string }) {
-  // The layout seeded the profile: without one there are no keys to ask for.
+  // The page seeded the profile (WithProfile): without one there are no keys to ask for.
   const hasProfile = useProfile().data != null;
   const keys = useApiKeys({ enabled: hasProfile });
 

@@ -74,7 +74,7 @@ export function Playground({
   const rememberProfile = useRememberProfile();
   const fields = React.useMemo(() => fieldsOf(inputSchema), [inputSchema]);
   const validate = React.useMemo(() => validatorFor(inputSchema), [inputSchema]);
-  // Without a profile the first Run creates one (the layout seeded the profile, so this never fetches).
+  // Without a profile the first Run creates one (the page seeded the profile, so this never fetches).
   const needsProfile = useProfile().data === null;
   const [profileName, setProfileName] = React.useState(suggestedProfileName);
 

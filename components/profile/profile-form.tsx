@@ -3,7 +3,7 @@
 import * as React from "react";
 import { useMutation } from "@tanstack/react-query";
 import { Loader2Icon } from "lucide-react";
-import { ApiError } from "@/components/data/fetch-api";
+import { ApiError, isApiError } from "@/components/data/fetch-api";
 import { createProfile, updateProfile, useRememberProfile } from "@/components/data/profile";
 import type { Profile } from "@/components/data/types";
 import { Button } from "@/components/ui/button";
@@ -90,7 +90,11 @@ export function ProfileForm({
       rememberProfile(saved);
       onSaved(saved);
     },
-    onError: (error) => setErrors(serverFieldErrors(error)),
+    onError: (error) => {
+      setErrors(serverFieldErrors(error));
+      // Created meanwhile elsewhere (another tab, the API): read it, and the page moves on.
+      if (isApiError(error, "PROFILE_EXISTS")) rememberProfile(null);
+    },
   });
 
   const set = (field: keyof Fields) => (event: React.ChangeEvent<HTMLInputElement>) =>

@@ -189,7 +189,7 @@ function EndpointDeliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
 
 export function WebhooksPanel({ suggestedProfileName }: { suggestedProfileName: string }) {
   const queryClient = useQueryClient();
-  // The layout seeded the profile: without one there are no endpoints to ask for.
+  // The page seeded the profile (WithProfile): without one there are no endpoints to ask for.
   const hasProfile = useProfile().data != null;
   const endpoints = useWebhookEndpoints({ enabled: hasProfile });
   const [secret, setSecret] = React.useState<WebhookEndpointWithSecret | null>(null);

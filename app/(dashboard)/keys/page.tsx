@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { currentSession } from "@/lib/http/page-session";
 import { suggestedProfileName } from "@/components/dashboard/format";
+import { WithProfile } from "@/components/profile/with-profile";
 import { PageHeader } from "@/components/dashboard/page-header";
 import { ApiKeysPanel } from "@/components/keys/api-keys-panel";
 
@@ -16,7 +17,9 @@ export default async function ApiKeysPage() {
         title="API keys"
         description="Keys authenticate your code with the x-api-key header. Scopes limit what each key can do; rotate or revoke a key at any time."
       />
-      <ApiKeysPanel suggestedProfileName={suggestedProfileName(session.address)} />
+      <WithProfile accountId={session.accountId}>
+        <ApiKeysPanel suggestedProfileName={suggestedProfileName(session.address)} />
+      </WithProfile>
     </>
   );
 }

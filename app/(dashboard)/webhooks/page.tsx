@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { currentSession } from "@/lib/http/page-session";
 import { suggestedProfileName } from "@/components/dashboard/format";
+import { WithProfile } from "@/components/profile/with-profile";
 import { PageHeader } from "@/components/dashboard/page-header";
 import { WebhooksPanel } from "@/components/webhooks/webhooks-panel";
 
@@ -16,7 +17,9 @@ export default async function WebhooksPage() {
         title="Webhooks"
         description="Job changes pushed to your endpoints, signed the Standard Webhooks way, retried for 24 hours, replayable here."
       />
-      <WebhooksPanel suggestedProfileName={suggestedProfileName(session.address)} />
+      <WithProfile accountId={session.accountId}>
+        <WebhooksPanel suggestedProfileName={suggestedProfileName(session.address)} />
+      </WithProfile>
     </>
   );
 }

@@ -8,6 +8,7 @@ import { currentSession } from "@/lib/http/page-session";
 import { formatCredits, suggestedProfileName } from "@/components/dashboard/format";
 import { PageHeader } from "@/components/dashboard/page-header";
 import { Playground } from "@/components/playground/playground";
+import { WithProfile } from "@/components/profile/with-profile";
 import { InputSchemaTable } from "@/components/services/input-schema-table";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
@@ -92,17 +93,19 @@ export default async function ServicePage({ params, searchParams }: Props) {
         </p>
       )}
 
-      <Playground
-        serviceId={service.serviceId}
-        inputSchema={service.inputSchema}
-        creditCost={service.creditCost}
-        balance={balance}
-        blockedReason={blockedReason}
-        initialInput={initialInput}
-        exampleInput={example}
-        suggestedProfileName={suggestedProfileName(session.address)}
-        apiBaseUrl={apiBaseUrl}
-      />
+      <WithProfile accountId={session.accountId}>
+        <Playground
+          serviceId={service.serviceId}
+          inputSchema={service.inputSchema}
+          creditCost={service.creditCost}
+          balance={balance}
+          blockedReason={blockedReason}
+          initialInput={initialInput}
+          exampleInput={example}
+          suggestedProfileName={suggestedProfileName(session.address)}
+          apiBaseUrl={apiBaseUrl}
+        />
+      </WithProfile>
 
       <Card className="gap-4">
         <CardHeader>
