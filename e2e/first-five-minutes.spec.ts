@@ -4,7 +4,7 @@
 // not-found page with HTTP 404.
 import { expect, test, type Page } from "@playwright/test";
 import { startWebhookReceiver, type WebhookReceiver } from "../tests/support/webhook-receiver";
-import { openFromNav, runJob, signInNewDeveloper } from "./dashboard-session";
+import { busyPageOfText, openFromNav, runJob, signInNewDeveloper } from "./dashboard-session";
 import { installTestWallet, testWalletName } from "./test-wallet";
 
 const phone = { width: 390, height: 844 };
@@ -130,6 +130,27 @@ test("every dashboard page fits a 390 px phone, with keys, jobs and webhook deli
     await page.goto("/keys");
     await expect(page.getByRole("button", { name: "Revoke" }).first()).toBeInViewport();
   });
+});
+
+test("a developer watches an OCR job's log lines and progress arrive while it runs, with Cancel (not Run again) to press", async ({ page, baseURL }) => {
+  test.setTimeout(150_000);
+  const dev = await signInNewDeveloper(page, baseURL as string, "Live Watcher");
+  // A large page of text: recognition keeps the job running for seconds.
+  const job = await runJob(page.request, dev.apiKey, "image-ocr", { image: await busyPageOfText() });
+  await page.goto(`/jobs/${job.jobId}`);
+  const status = page.getByTestId("job-status");
+  await expect(status).toHaveText("running", { timeout: 90_000 });
+
+  await expect(page.getByRole("button", { name: "Cancel job" })).toBeVisible();
+  await expect(page.getByRole("link", { name: "Run again" })).toHaveCount(0);
+  // The provider's own lines, while the job still runs (not only once it has ended).
+  await expect(page.getByRole("region", { name: "Logs" })).toContainText("Recognizing text", { timeout: 5_000 });
+  await expect(page.getByRole("progressbar", { name: "Job progress" })).not.toHaveAttribute("aria-valuenow", "0");
+  expect(await status.textContent()).toBe("running");
+
+  await expect(status).toHaveText("completed", { timeout: 90_000 });
+  await expect(page.getByRole("link", { name: "Run again" })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Cancel job" })).toHaveCount(0);
 });
 
 test("a signed-out visitor learns what this is on the home page, and one without a wallet what to install", async ({ page }) => {
