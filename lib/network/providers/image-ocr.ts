@@ -182,7 +182,16 @@ async function recognize(bytes: Buffer, ctx: ProviderContext): Promise<Page> {
     ctx.signal.throwIfAborted();
   }
   ctx.progress(20);
-  pooled.onProgress = (fraction) => ctx.progress(20 + Math.round(fraction * 75));
+  let quartersLogged = 0;
+  pooled.onProgress = (fraction) => {
+    ctx.progress(20 + Math.round(fraction * 75));
+    // A line per quarter of a recognition, so someone watching a long one sees it move.
+    const quarter = Math.floor(fraction * 4);
+    if (quarter > quartersLogged && quarter < 4) {
+      quartersLogged = quarter;
+      ctx.log("info", `Recognizing text: ${quarter * 25}% done`);
+    }
+  };
   let onAbort: (() => void) | undefined;
   try {
     const aborted = new Promise<never>((_, reject) => {
