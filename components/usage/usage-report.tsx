@@ -85,7 +85,7 @@ export function UsageReport({
           <EmptyState icon={BarChart3Icon} title="No jobs in this period" description="Run a service and its usage shows up here." />
         ) : (
           <Card className="py-0">
-            <Table>
+            <Table stackOnPhone>
               <TableHeader>
                 <TableRow className="hover:bg-transparent">
                   <TableHead>Service</TableHead>
@@ -98,15 +98,27 @@ export function UsageReport({
               <TableBody>
                 {summary.byService.map((s) => (
                   <TableRow key={s.serviceId}>
-                    <TableCell className="font-mono text-xs">
+                    <TableCell className="font-mono text-xs max-md:basis-full">
                       <Link href={`/jobs?serviceId=${encodeURIComponent(s.serviceId)}`} className="underline-offset-2 hover:underline">
                         {s.serviceId}
                       </Link>
                     </TableCell>
-                    <TableCell className="text-right tabular-nums">{s.jobs}</TableCell>
-                    <TableCell className="text-right tabular-nums">{s.completed}</TableCell>
-                    <TableCell className="text-right tabular-nums">{s.failed}</TableCell>
-                    <TableCell className="text-right tabular-nums">{s.creditsUsed}</TableCell>
+                    <TableCell className="text-right tabular-nums">
+                      {s.jobs}
+                      <span className="md:hidden"> jobs</span>
+                    </TableCell>
+                    <TableCell className="text-right tabular-nums">
+                      {s.completed}
+                      <span className="md:hidden"> completed</span>
+                    </TableCell>
+                    <TableCell className="text-right tabular-nums">
+                      {s.failed}
+                      <span className="md:hidden"> failed</span>
+                    </TableCell>
+                    <TableCell className="text-right tabular-nums">
+                      {s.creditsUsed}
+                      <span className="md:hidden"> credits used</span>
+                    </TableCell>
                   </TableRow>
                 ))}
               </TableBody>
@@ -120,7 +132,7 @@ export function UsageReport({
           Credit history
         </h2>
         <Card className="py-0">
-          <Table>
+          <Table stackOnPhone>
             <TableHeader>
               <TableRow className="hover:bg-transparent">
                 <TableHead>When</TableHead>
@@ -133,7 +145,7 @@ export function UsageReport({
             <TableBody>
               {history.data.map((entry) => (
                 <TableRow key={entry.entryId}>
-                  <TableCell className="whitespace-nowrap text-muted-foreground">{formatDateTime(entry.createdAt)}</TableCell>
+                  <TableCell className="whitespace-nowrap text-muted-foreground max-md:basis-full max-md:text-xs">{formatDateTime(entry.createdAt)}</TableCell>
                   <TableCell>
                     <Badge variant="outline">{entry.type}</Badge>
                   </TableCell>
@@ -147,7 +159,10 @@ export function UsageReport({
                     )}
                   </TableCell>
                   <TableCell className="text-right tabular-nums">{formatSignedCredits(entry.amount)}</TableCell>
-                  <TableCell className="text-right tabular-nums">{formatNumber(entry.balanceAfter)}</TableCell>
+                  <TableCell className="text-right tabular-nums max-md:text-muted-foreground">
+                    <span className="md:hidden">balance </span>
+                    {formatNumber(entry.balanceAfter)}
+                  </TableCell>
                 </TableRow>
               ))}
             </TableBody>
