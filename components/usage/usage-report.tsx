@@ -105,7 +105,7 @@ export function UsageReport({
                     </TableCell>
                     <TableCell className="text-right tabular-nums">
                       {s.jobs}
-                      <span className="md:hidden"> jobs</span>
+                      <span className="md:hidden"> {s.jobs === 1 ? "job" : "jobs"}</span>
                     </TableCell>
                     <TableCell className="text-right tabular-nums">
                       {s.completed}
@@ -117,7 +117,7 @@ export function UsageReport({
                     </TableCell>
                     <TableCell className="text-right tabular-nums">
                       {s.creditsUsed}
-                      <span className="md:hidden"> credits used</span>
+                      <span className="md:hidden"> {Math.abs(s.creditsUsed) === 1 ? "credit" : "credits"} used</span>
                     </TableCell>
                   </TableRow>
                 ))}
