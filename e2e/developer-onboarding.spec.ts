@@ -13,7 +13,10 @@ async function balanceStatusWith(request: APIRequestContext, secret: string) {
 }
 
 async function signInWithWallet(page: Page) {
+  // A signed-out visitor's home page says what this is and leads to sign-in.
   await page.goto("/");
+  await expect(page.getByRole("heading", { level: 1, name: "Run AI workloads with one API call" })).toBeVisible();
+  await page.getByRole("link", { name: "Sign in", exact: true }).first().click();
   await expect(page).toHaveURL(/\/sign-in$/);
   await page.getByRole("button", { name: testWalletName }).click();
   await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
@@ -39,9 +42,10 @@ test("a developer signs in with a wallet, creates a profile and a key, rotates a
     await expect(page.getByTestId("signed-in-address")).toHaveText(`${wallet.address.slice(0, 6)}…${wallet.address.slice(-4)}`);
   });
 
-  await test.step("keys wait for a profile", async () => {
+  await test.step("keys wait for a profile, which the page offers to create in place", async () => {
     await openFromNav(page, "API keys");
-    await expect(page.getByText("Create your developer profile first")).toBeVisible();
+    await expect(page.getByText("Create your developer profile", { exact: true })).toBeVisible();
+    await expect(page.getByLabel("Name")).toHaveValue(`Developer ${wallet.address.slice(0, 6)}…${wallet.address.slice(-4)}`);
   });
 
   await test.step("create the developer profile", async () => {

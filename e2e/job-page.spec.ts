@@ -37,7 +37,7 @@ test("a developer watches a text-sentiment job complete on its page, then finds 
     expect(types).toEqual(happyPathTypes);
     await expect(page.getByRole("region", { name: "Logs" })).toBeVisible();
     await expect(page.getByRole("button", { name: "Cancel job" })).toHaveCount(0);
-    await expect(page.getByTestId("job-credits")).toHaveText(`−${job.creditCost} charged`);
+    await expect(page.getByTestId("job-credits")).toHaveText("1 credit charged");
     await expect(page.getByRole("link", { name: "Run again" })).toHaveAttribute("href", `/services/text-sentiment?from=${job.jobId}`);
   });
 
@@ -67,8 +67,8 @@ test("an image-ocr job whose PNG data is corrupt fails at run time, and the page
   await expect(failure).toBeVisible();
   await expect(failure.getByText("runtime", { exact: true })).toBeVisible();
   await expect(failure.getByText("What to do next:")).toBeVisible();
-  await expect(failure.getByTestId("job-refund")).toContainText(`+${job.creditCost} credits returned`);
-  await expect(page.getByTestId("job-credits")).toHaveText(`−${job.creditCost} charged, +${job.creditCost} refunded`);
+  await expect(failure.getByTestId("job-refund")).toContainText(`refunded ${job.creditCost} credits`);
+  await expect(page.getByTestId("job-credits")).toHaveText(`${job.creditCost} credits charged, refunded ${job.creditCost} credits`);
   await expect(page.getByRole("region", { name: "Result" })).toHaveCount(0);
   const types = await timelineTypes(page);
   expect(types[0]).toBe("JOB_CREATED");
@@ -119,6 +119,6 @@ async function cancelWaitingJob(page: Page, apiKey: string) {
   await expect(page.getByRole("button", { name: "Cancel job" })).toHaveCount(0);
   const failure = page.getByRole("region", { name: "Failure" });
   await expect(failure.getByText("CANCELLED", { exact: true })).toBeVisible();
-  await expect(failure.getByTestId("job-refund")).toContainText(`+${waiting.creditCost} credits returned`);
+  await expect(failure.getByTestId("job-refund")).toContainText(`refunded ${waiting.creditCost} credit`);
   await expect(page.getByRole("list", { name: "Timeline" }).getByText("JOB_CANCELLED")).toBeVisible();
 }

@@ -172,13 +172,16 @@ test("a developer runs text-sentiment from its service page, pays its cost once,
     await expect(row.getByRole("button", { name: "Rotate" })).toHaveCount(0);
   });
 
-  await test.step("another developer's job id seeds nothing", async () => {
+  await test.step("another developer's job id seeds nothing: the form holds the service's example", async () => {
     const baseURL = test.info().project.use.baseURL;
     const stranger = await browser.newPage({ baseURL });
     await installTestWallet(stranger);
     await signIn(stranger);
+    await stranger.goto("/services/text-sentiment");
+    const example = await stranger.getByLabel("text", { exact: true }).inputValue();
+    expect(example).not.toBe("");
     await stranger.goto(`/services/text-sentiment?from=${jobId}`);
-    await expect(stranger.getByLabel("text", { exact: true })).toHaveValue("");
+    await expect(stranger.getByLabel("text", { exact: true })).toHaveValue(example);
     await stranger.close();
   });
 

@@ -41,7 +41,7 @@ function BalanceCard({ balance }: { balance: CreditBalance }) {
 
 function HistoryTable({ entries }: { entries: CreditEntry[] }) {
   return (
-    <Table>
+    <Table stackOnPhone>
       <TableHeader>
         <TableRow className="hover:bg-transparent">
           <TableHead>Date</TableHead>
@@ -54,11 +54,11 @@ function HistoryTable({ entries }: { entries: CreditEntry[] }) {
       <TableBody>
         {entries.map((entry) => (
           <TableRow key={entry.entryId}>
-            <TableCell className="whitespace-nowrap text-muted-foreground">{formatDateTime(entry.createdAt)}</TableCell>
+            <TableCell className="whitespace-nowrap text-muted-foreground max-md:basis-full max-md:text-xs">{formatDateTime(entry.createdAt)}</TableCell>
             <TableCell>
               <Badge variant={entryBadge[entry.type]}>{entry.type}</Badge>
             </TableCell>
-            <TableCell>
+            <TableCell className="max-md:basis-full max-md:order-last max-md:break-all max-md:text-xs">
               <span>{entry.description}</span>
               {entry.jobId && (
                 <span className="ml-2 font-mono text-xs text-muted-foreground">{entry.jobId}</span>
@@ -70,6 +70,7 @@ function HistoryTable({ entries }: { entries: CreditEntry[] }) {
               {formatSignedCredits(entry.amount)}
             </TableCell>
             <TableCell className="text-right whitespace-nowrap text-muted-foreground tabular-nums">
+              <span className="md:hidden">balance </span>
               {formatNumber(entry.balanceAfter)}
             </TableCell>
           </TableRow>

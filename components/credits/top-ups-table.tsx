@@ -43,7 +43,7 @@ export function TopUpsTable({ config, initial }: { config: EnabledTopUps; initia
     return <p className="text-sm text-muted-foreground">No top-ups yet. Payments you make with Add credits appear here as they confirm.</p>;
   }
   return (
-    <Table aria-label="Top-ups">
+    <Table aria-label="Top-ups" stackOnPhone>
       <TableHeader>
         <TableRow className="hover:bg-transparent">
           <TableHead>Date</TableHead>
@@ -58,17 +58,20 @@ export function TopUpsTable({ config, initial }: { config: EnabledTopUps; initia
           const link = transactionUrl(config.explorerUrl, topUp.txHash);
           return (
             <TableRow key={topUp.topUpId}>
-              <TableCell className="whitespace-nowrap text-muted-foreground">{formatDateTime(topUp.createdAt)}</TableCell>
+              <TableCell className="whitespace-nowrap text-muted-foreground max-md:basis-full max-md:text-xs">{formatDateTime(topUp.createdAt)}</TableCell>
               <TableCell>
                 <Badge variant={statusBadge[topUp.status]} title={topUp.failureReason ? failureSentences[topUp.failureReason] : undefined}>
                   {statusText(topUp)}
                 </Badge>
               </TableCell>
-              <TableCell className="text-right tabular-nums">{topUp.status === "submitted" ? "—" : formatNumber(topUp.credits)}</TableCell>
+              <TableCell className="text-right tabular-nums">
+                {topUp.status === "submitted" ? "—" : formatNumber(topUp.credits)}
+                <span className="md:hidden"> credits</span>
+              </TableCell>
               <TableCell className="text-right whitespace-nowrap tabular-nums">
                 {topUp.status === "submitted" ? "—" : `${formatTokenAmount(BigInt(topUp.tokenAmount), config.tokenDecimals)} ${config.tokenSymbol}`}
               </TableCell>
-              <TableCell className="font-mono text-xs">
+              <TableCell className="font-mono text-xs max-md:basis-full">
                 {link ? (
                   <a href={link} target="_blank" rel="noreferrer" className="inline-flex items-center gap-1 underline-offset-4 hover:underline">
                     {topUp.txHash.slice(0, 10)}…{topUp.txHash.slice(-6)} <ExternalLinkIcon className="size-3" />

@@ -1,11 +1,12 @@
-// Empty, error and "profile first" states shared by the dashboard's pages.
+// Empty and error states shared by the dashboard's pages.
 import * as React from "react";
 import Link from "next/link";
-import { AlertCircleIcon, RotateCwIcon, UserRoundPlusIcon } from "lucide-react";
+import { AlertCircleIcon, RotateCwIcon } from "lucide-react";
 import { ApiError } from "@/components/data/fetch-api";
 import { Alert, AlertDescription, AlertTitle } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
+import { AddCreditsLink } from "./add-credits";
 
 export function EmptyState({
   icon: Icon,
@@ -34,7 +35,10 @@ export function EmptyState({
   );
 }
 
-/** An API failure: its message and code (and request id for support), with a way to try again. */
+/**
+ * An API failure: its message and code (and request id for support), with the way on: sign in again when
+ * the session ended, add credits when they ran short, otherwise try again.
+ */
 export function ErrorState({ error, onRetry, title = "Could not load this" }: { error: unknown; onRetry?: () => void; title?: string }) {
   const apiError = error instanceof ApiError ? error : null;
   const isSignedOut = apiError?.code === "UNAUTHENTICATED";
@@ -50,7 +54,8 @@ export function ErrorState({ error, onRetry, title = "Could not load this" }: { 
             {apiError.requestId && ` · ${apiError.requestId}`}
           </p>
         )}
-        <div className="mt-2 flex gap-2">
+        <div className="mt-2 flex flex-wrap items-center gap-2">
+          {apiError?.code === "INSUFFICIENT_CREDITS" && <AddCreditsLink />}
           {isSignedOut ? (
             <Button asChild size="sm" variant="outline">
               <Link href="/sign-in">Sign in again</Link>
@@ -68,17 +73,24 @@ export function ErrorState({ error, onRetry, title = "Could not load this" }: { 
   );
 }
 
-export function ProfileRequired({ what }: { what: string }) {
+/** A not-found page's body inside the dashboard: its heading, what is missing, and the way on. */
+export function NotFoundState({
+  heading,
+  icon,
+  title,
+  description,
+  action,
+}: {
+  heading: string;
+  icon: React.ComponentType<{ className?: string }>;
+  title: string;
+  description: string;
+  action: React.ReactNode;
+}) {
   return (
-    <EmptyState
-      icon={UserRoundPlusIcon}
-      title="Create your developer profile first"
-      description={`${what} belong to a developer profile. It takes a name and, optionally, an email and organization.`}
-      action={
-        <Button asChild>
-          <Link href="/profile">Create profile</Link>
-        </Button>
-      }
-    />
+    <>
+      <h1 className="text-2xl font-semibold tracking-tight">{heading}</h1>
+      <EmptyState icon={icon} title={title} description={description} action={action} />
+    </>
   );
 }

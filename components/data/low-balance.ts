@@ -1,7 +1,7 @@
 // The low-balance banner's data (CONTRACT §11): the balance, read only while the profile has a threshold.
 import { useQuery } from "@tanstack/react-query";
 import { apiFetch } from "./fetch-api";
-import { useProfile } from "./queries";
+import { useProfile } from "./profile";
 import type { CreditBalance } from "./types";
 
 export const lowBalanceKeys = { balance: ["credits", "balance"] as const };

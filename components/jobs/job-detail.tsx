@@ -10,7 +10,7 @@ import { useMutation } from "@tanstack/react-query";
 import { BanIcon, RadioIcon, RotateCcwIcon } from "lucide-react";
 import { apiFetch } from "@/components/data/fetch-api";
 import type { CreditEntry, ExecutionJob, ExecutionLog } from "@/components/data/types";
-import { formatSignedCredits } from "@/components/dashboard/format";
+import { formatCredits, formatDateTime } from "@/components/dashboard/format";
 import { ErrorState } from "@/components/dashboard/states";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
@@ -20,7 +20,7 @@ import { EventTimeline } from "@/components/timeline/event-timeline";
 import { LifecycleStepper } from "@/components/timeline/lifecycle-stepper";
 import { isFinalPhase, phaseOf, phaseSpans, queueAndRunTime } from "@/components/timeline/lifecycle";
 import { LogConsole } from "@/components/timeline/log-console";
-import { clockTime, formatDuration, utcDate } from "@/components/timeline/time";
+import { clockTime, formatDuration } from "@/components/timeline/time";
 import { useLiveJob, type JobSnapshot, type LiveMode } from "@/components/timeline/use-live-job";
 import { JobFailure } from "./job-failure";
 import { JobResult } from "./job-result";
@@ -65,8 +65,6 @@ function Stat({ label, children }: { label: string; children: React.ReactNode })
     </div>
   );
 }
-
-const when = (iso: string | null) => (iso ? `${utcDate(iso)} ${clockTime(iso)}` : "—");
 
 function CancelJob({ job, onCancelled }: { job: ExecutionJob; onCancelled: (job: ExecutionJob) => void }) {
   const cancel = useMutation({
@@ -121,9 +119,10 @@ export function JobDetail({
       <header className="grid grid-cols-1 gap-4 border-b pb-5">
         <div className="flex flex-wrap items-center gap-x-3 gap-y-2">
           <h1 className="text-2xl font-semibold tracking-tight">{serviceName}</h1>
-          <JobStatusBadge status={job.status} />
-          <p className="text-sm">
-            Status: <span data-testid="job-status" className="font-medium">{phase}</span>
+          {/* The status, once: the phase (a cancelled job's status is failed; the page says cancelled). */}
+          <p>
+            <span className="sr-only">Status: </span>
+            <JobStatusBadge status={phase} data-testid="job-status" />
           </p>
           <LiveIndicator mode={live.mode} />
         </div>
@@ -148,12 +147,16 @@ export function JobDetail({
           </div>
         </dl>
         <div className="flex flex-wrap gap-2">
-          {!isFinal && <CancelJob job={job} onCancelled={live.applyJob} />}
-          <Button asChild variant="outline">
-            <Link href={`/services/${encodeURIComponent(job.serviceId)}?from=${encodeURIComponent(job.jobId)}`}>
-              <RotateCcwIcon /> Run again
-            </Link>
-          </Button>
+          {/* While the job moves the one action is to stop it; Run again comes once it has ended. */}
+          {isFinal ? (
+            <Button asChild variant="outline">
+              <Link href={`/services/${encodeURIComponent(job.serviceId)}?from=${encodeURIComponent(job.jobId)}`}>
+                <RotateCcwIcon /> Run again
+              </Link>
+            </Button>
+          ) : (
+            <CancelJob job={job} onCancelled={live.applyJob} />
+          )}
         </div>
       </header>
 
@@ -167,8 +170,8 @@ export function JobDetail({
           <Progress value={job.progress} aria-label="Job progress" />
         </div>
         <dl className="grid grid-cols-2 gap-4 sm:grid-cols-4">
-          <Stat label="Created (UTC)">{when(job.createdAt)}</Stat>
-          <Stat label="Completed (UTC)">{when(job.completedAt)}</Stat>
+          <Stat label="Created">{formatDateTime(job.createdAt)}</Stat>
+          <Stat label="Completed">{formatDateTime(job.completedAt)}</Stat>
           <Stat label="Queue time">{formatDuration(times.queueMs)}</Stat>
           <Stat label="Run time">{formatDuration(times.runMs)}</Stat>
           <Stat label="Total">{formatDuration(times.totalMs)}</Stat>
@@ -186,8 +189,8 @@ export function JobDetail({
           </Stat>
           <Stat label="Credits">
             <span data-testid="job-credits">
-              {formatSignedCredits(charged)} charged
-              {refunded !== 0 && <>, {formatSignedCredits(refunded)} refunded</>}
+              {formatCredits(-charged)} charged
+              {refunded !== 0 && <>, refunded {formatCredits(refunded)}</>}
             </span>
           </Stat>
         </dl>

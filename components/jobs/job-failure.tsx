@@ -2,7 +2,7 @@
 // do next and the refund. The region is named "Failure" (CONTRACT §9).
 import Link from "next/link";
 import type { CreditEntry, ExecutionJob, TelemetryEvent } from "@/components/data/types";
-import { formatSignedCredits } from "@/components/dashboard/format";
+import { formatCredits } from "@/components/dashboard/format";
 import { Badge } from "@/components/ui/badge";
 
 const nextSteps: Record<string, string> = {
@@ -67,7 +67,7 @@ export function JobFailure({
           <span className="font-medium">Refund: </span>
           {refund ? (
             <>
-              {formatSignedCredits(refund.amount)} credits returned to your balance{" "}
+              refunded {formatCredits(refund.amount)} to your balance{" "}
               <Link href="/credits" className="underline underline-offset-2">
                 (credit history)
               </Link>

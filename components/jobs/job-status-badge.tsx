@@ -1,7 +1,7 @@
-import type { ExecutionJob } from "@/components/data/types";
+import type { Phase } from "@/components/timeline/lifecycle";
 import { Badge, type BadgeVariant } from "@/components/ui/badge";
 
-const variants: Record<ExecutionJob["status"], BadgeVariant> = {
+const variants: Record<Phase, BadgeVariant> = {
   queued: "muted",
   routing: "info",
   assigned: "info",
@@ -9,8 +9,14 @@ const variants: Record<ExecutionJob["status"], BadgeVariant> = {
   retrying: "warning",
   completed: "success",
   failed: "destructive",
+  cancelled: "muted",
 };
 
-export function JobStatusBadge({ status }: { status: ExecutionJob["status"] }) {
-  return <Badge variant={variants[status]}>{status}</Badge>;
+/** A job's status (or its page's phase, which adds cancelled) as a coloured badge. */
+export function JobStatusBadge({ status, ...props }: { status: Phase } & Omit<React.ComponentProps<typeof Badge>, "variant" | "children">) {
+  return (
+    <Badge variant={variants[status]} {...props}>
+      {status}
+    </Badge>
+  );
 }

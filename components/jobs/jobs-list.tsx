@@ -57,7 +57,7 @@ const durationOf = (job: ExecutionJob) => (job.completedAt ? Date.parse(job.comp
 function JobsTable({ list }: { list: JobList }) {
   return (
     <Card className="py-0">
-      <Table>
+      <Table stackOnPhone>
         <TableHeader>
           <TableRow className="hover:bg-transparent">
             <TableHead>Job</TableHead>
@@ -87,15 +87,21 @@ function JobsTable({ list }: { list: JobList }) {
                 <JobStatusBadge status={job.status} />
                 {job.error && <p className="mt-1 max-w-64 truncate text-xs text-destructive" title={job.error.message}>{job.error.message}</p>}
               </TableCell>
-              <TableCell>
+              <TableCell className="max-md:hidden">
                 <div className="flex items-center gap-2">
                   <Progress value={job.progress} aria-label={`Progress of ${job.jobId}`} className="w-24" />
                   <span className="text-xs text-muted-foreground tabular-nums">{job.progress}%</span>
                 </div>
               </TableCell>
-              <TableCell className="text-right tabular-nums">{job.creditCost}</TableCell>
-              <TableCell className="text-right whitespace-nowrap tabular-nums">{job.completedAt ? formatDuration(durationOf(job)) : "—"}</TableCell>
-              <TableCell className="whitespace-nowrap text-muted-foreground">{formatDateTime(job.createdAt)}</TableCell>
+              <TableCell className="text-right tabular-nums">
+                {job.creditCost}
+                <span className="md:hidden"> {job.creditCost === 1 ? "credit" : "credits"}</span>
+              </TableCell>
+              <TableCell className={`text-right whitespace-nowrap tabular-nums${job.completedAt ? "" : " max-md:hidden"}`}>
+                <span className="md:hidden">took </span>
+                {job.completedAt ? formatDuration(durationOf(job)) : "—"}
+              </TableCell>
+              <TableCell className="whitespace-nowrap text-muted-foreground max-md:basis-full max-md:text-xs">{formatDateTime(job.createdAt)}</TableCell>
             </TableRow>
           ))}
         </TableBody>

@@ -1,11 +1,12 @@
 "use client";
 
 import { KeyRoundIcon } from "lucide-react";
-import { isApiError } from "@/components/data/fetch-api";
+import { useProfile } from "@/components/data/profile";
 import { isKeyActive, useApiKeys } from "@/components/data/queries";
 import type { ApiKey } from "@/components/data/types";
 import { formatDate, formatDateTime, keyPreview } from "@/components/dashboard/format";
-import { EmptyState, ErrorState, ProfileRequired } from "@/components/dashboard/states";
+import { EmptyState, ErrorState } from "@/components/dashboard/states";
+import { ProfileRequired } from "@/components/profile/profile-required";
 import { Badge, CodeBadges } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
 import { Skeleton } from "@/components/ui/skeleton";
@@ -25,7 +26,7 @@ function KeyStatus({ apiKey }: { apiKey: ApiKey }) {
 function KeysTable({ keys }: { keys: ApiKey[] }) {
   return (
     <Card className="py-0">
-      <Table>
+      <Table stackOnPhone>
         <TableHeader>
           <TableRow className="hover:bg-transparent">
             <TableHead>Name</TableHead>
@@ -44,7 +45,7 @@ function KeysTable({ keys }: { keys: ApiKey[] }) {
         <TableBody>
           {keys.map((key) => (
             <TableRow key={key.keyId} className={key.revokedAt ? "text-muted-foreground" : undefined}>
-              <TableCell className="font-medium">
+              <TableCell className="font-medium max-md:basis-full">
                 <div className="flex flex-wrap items-center gap-2">
                   {key.name}
                   {key.kind === "dashboard" && (
@@ -64,17 +65,20 @@ function KeysTable({ keys }: { keys: ApiKey[] }) {
               <TableCell>
                 <KeyStatus apiKey={key} />
               </TableCell>
-              <TableCell>
+              <TableCell className="max-md:basis-full">
                 <KeySpend apiKey={key} />
               </TableCell>
-              <TableCell className="whitespace-nowrap">{formatDate(key.createdAt)}</TableCell>
-              <TableCell className="whitespace-nowrap">{formatDateTime(key.lastUsedAt, "Never")}</TableCell>
-              <TableCell className="whitespace-nowrap">
+              <TableCell className="whitespace-nowrap max-md:hidden">{formatDate(key.createdAt)}</TableCell>
+              <TableCell className="whitespace-nowrap max-md:text-xs max-md:text-muted-foreground">
+                <span className="md:hidden">Last used </span>
+                {formatDateTime(key.lastUsedAt, "Never")}
+              </TableCell>
+              <TableCell className="whitespace-nowrap max-md:hidden">
                 {key.revokedAt ? `Revoked ${formatDate(key.revokedAt)}` : formatDate(key.expiresAt, "Never")}
               </TableCell>
-              <TableCell>
+              <TableCell className="max-md:basis-full">
                 {!key.revokedAt && (
-                  <div className="flex justify-end gap-1">
+                  <div className="flex gap-1 md:justify-end">
                     <KeyLimitDialog apiKey={key} />
                     {/* Rotating would show its new secret here; the dashboard's key is revoked instead. */}
                     {key.kind !== "dashboard" && <RotateKeyDialog apiKey={key} />}
@@ -90,9 +94,12 @@ function KeysTable({ keys }: { keys: ApiKey[] }) {
   );
 }
 
-export function ApiKeysPanel() {
-  const keys = useApiKeys();
+export function ApiKeysPanel({ suggestedProfileName }: { suggestedProfileName: string }) {
+  // The page seeded the profile (WithProfile): without one there are no keys to ask for.
+  const hasProfile = useProfile().data != null;
+  const keys = useApiKeys({ enabled: hasProfile });
 
+  if (!hasProfile) return <ProfileRequired what="API keys" suggestedName={suggestedProfileName} />;
   if (keys.isPending) {
     return (
       <div className="grid gap-2" aria-busy="true">
@@ -102,7 +109,6 @@ export function ApiKeysPanel() {
       </div>
     );
   }
-  if (isApiError(keys.error, "PROFILE_NOT_FOUND")) return <ProfileRequired what="API keys" />;
   if (keys.isError) return <ErrorState title="Could not load your API keys" error={keys.error} onRetry={() => keys.refetch()} />;
 
   // One dialog instance in a fixed place: it must outlive the list changing from empty to non-empty while
@@ -111,9 +117,7 @@ export function ApiKeysPanel() {
     <div className="flex flex-col gap-4">
       <div className="flex items-center justify-between gap-4">
         <p className="text-sm text-muted-foreground">
-          {keys.data.length === 0
-            ? "No keys yet."
-            : `${keys.data.filter((k) => isKeyActive(k)).length} active of ${keys.data.length}`}
+          {keys.data.length > 0 && `${keys.data.filter((k) => isKeyActive(k)).length} active of ${keys.data.length}`}
         </p>
         <CreateKeyDialog />
       </div>

@@ -1,14 +1,13 @@
-// The overview's three numbers, read on the server with the page (no loading flicker, no client fetches).
+// The overview's numbers — balance, spend, keys — from what the page read on the server (no loading
+// flicker, no client fetches); the balance warns, with the way to add credits, before it runs out.
 import Link from "next/link";
-import { ArrowRightIcon } from "lucide-react";
+import { AlertTriangleIcon, ArrowRightIcon } from "lucide-react";
 import { isKeyActive } from "@/components/data/queries";
-import { formatNumber } from "@/components/dashboard/format";
-import { clockTime, utcDate } from "@/components/timeline/time";
+import type { ApiKey, CreditBalance, UsageSummary } from "@/components/data/types";
+import { AddCreditsLink } from "@/components/dashboard/add-credits";
+import { isBalanceLow } from "@/components/dashboard/balance";
+import { formatCredits, formatDateTime, formatNumber } from "@/components/dashboard/format";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
-import { listApiKeys } from "@/lib/domain/api-keys";
-import { getCreditBalance } from "@/lib/domain/credits";
-import { DomainError } from "@/lib/domain/errors";
-import { listJobs } from "@/lib/domain/jobs";
 
 function Stat({
   label,
@@ -30,7 +29,7 @@ function Stat({
         <CardTitle className="text-3xl font-semibold tabular-nums">{value}</CardTitle>
       </CardHeader>
       <CardContent className="flex items-center justify-between gap-2 text-xs text-muted-foreground">
-        <span className="truncate">{hint}</span>
+        <span className="min-w-0">{hint}</span>
         <Link href={href} className="inline-flex shrink-0 items-center gap-1 font-medium text-foreground hover:underline">
           {linkLabel} <ArrowRightIcon className="size-3" aria-hidden />
         </Link>
@@ -39,40 +38,41 @@ function Stat({
   );
 }
 
-/** The developer's keys, or null while there is no profile to hold them. */
-async function keysOrNull(accountId: string) {
-  try {
-    return await listApiKeys(accountId);
-  } catch (error) {
-    if (error instanceof DomainError && error.code === "PROFILE_NOT_FOUND") return null;
-    throw error;
-  }
-}
-
-export async function OverviewStats({ accountId }: { accountId: string }) {
-  const [balance, keys, jobs] = await Promise.all([
-    getCreditBalance(accountId),
-    keysOrNull(accountId),
-    listJobs(accountId, { page: 1, limit: 1 }),
-  ]);
+export function OverviewStats({ balance, keys, usage }: { balance: CreditBalance; keys: ApiKey[] | null; usage: UsageSummary }) {
   const now = Date.now();
+  const isLow = isBalanceLow(balance.balance);
   return (
-    <div className="grid grid-cols-1 gap-4 sm:grid-cols-3">
-      <Stat
-        label="Credit balance"
-        value={formatNumber(balance.balance)}
-        hint={`Updated ${utcDate(balance.updatedAt)} ${clockTime(balance.updatedAt).slice(0, 5)} UTC`}
-        href="/credits"
-        linkLabel="History"
-      />
-      <Stat
-        label="Active API keys"
-        value={formatNumber(keys?.filter((k) => isKeyActive(k, now)).length ?? 0)}
-        hint={keys ? `${keys.length} in total` : "Create a profile to issue keys"}
-        href={keys ? "/keys" : "/profile"}
-        linkLabel={keys ? "Manage" : "Create profile"}
-      />
-      <Stat label="Jobs" value={formatNumber(jobs.pagination.total)} hint="All time" href="/jobs" linkLabel="View jobs" />
+    <div className="grid grid-cols-1 gap-4">
+      {isLow && (
+        <p role="status" className="flex flex-wrap items-center gap-x-2 gap-y-1 rounded-lg border border-warning/30 bg-warning/5 px-4 py-3 text-sm">
+          <AlertTriangleIcon className="size-4 text-warning" aria-hidden />
+          {balance.balance === 0 ? "Your balance is empty: jobs cannot run until you add credits." : `Only ${formatCredits(balance.balance)} left.`}
+          <AddCreditsLink />
+        </p>
+      )}
+      <div className="grid grid-cols-1 gap-4 sm:grid-cols-3">
+        <Stat
+          label="Credit balance"
+          value={formatNumber(balance.balance)}
+          hint={`Updated ${formatDateTime(balance.updatedAt)}`}
+          href="/credits"
+          linkLabel="History"
+        />
+        <Stat
+          label="Spent, last 30 days"
+          value={formatNumber(usage.creditsUsed)}
+          hint={`${formatNumber(usage.totalJobs)} ${usage.totalJobs === 1 ? "job" : "jobs"}`}
+          href="/usage"
+          linkLabel="Usage"
+        />
+        <Stat
+          label="Active API keys"
+          value={formatNumber(keys?.filter((k) => isKeyActive(k, now)).length ?? 0)}
+          hint={keys ? `${formatNumber(keys.length)} in total` : "None yet"}
+          href="/keys"
+          linkLabel="Manage"
+        />
+      </div>
     </div>
   );
 }

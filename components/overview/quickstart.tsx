@@ -1,7 +1,10 @@
+// Getting started: the steps from sign-in to calling the API, each ticked once done, and the first call
+// from code. The overview shows it until every step is done.
 import Link from "next/link";
-import { BookOpenIcon } from "lucide-react";
+import { BookOpenIcon, CheckIcon } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { Card, CardAction, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { cn } from "@/components/ui/cn";
 import { CopyButton } from "@/components/ui/copy-button";
 
 function firstJobCommand(origin: string) {
@@ -14,18 +17,18 @@ function firstJobCommand(origin: string) {
   ].join("\n");
 }
 
-const steps = [
-  { title: "Create your profile", href: "/profile" },
-  { title: "Create an API key with the services:execute scope", href: "/keys" },
-  { title: "Submit a job and follow it on the Jobs page", href: "/jobs" },
-];
+export interface QuickstartStep {
+  title: string;
+  href: string;
+  isDone: boolean;
+}
 
-export function Quickstart({ origin }: { origin: string }) {
+export function Quickstart({ origin, steps }: { origin: string; steps: QuickstartStep[] }) {
   const command = firstJobCommand(origin);
   return (
     <Card>
       <CardHeader>
-        <CardTitle>Submit your first job</CardTitle>
+        <CardTitle>Get started</CardTitle>
         <CardDescription>
           Every service runs as a job on the execution network. The call answers <code className="font-mono">202</code> with the
           job; poll <code className="font-mono">GET /api/developers/jobs/:jobId</code> until it completes.
@@ -41,13 +44,19 @@ export function Quickstart({ origin }: { origin: string }) {
       <CardContent className="grid grid-cols-1 gap-5">
         <ol className="grid gap-2 text-sm">
           {steps.map((step, i) => (
-            <li key={step.href} className="flex items-center gap-3">
-              <span className="flex size-6 shrink-0 items-center justify-center rounded-full border text-xs font-medium tabular-nums">
-                {i + 1}
+            <li key={step.title} className="flex items-center gap-3">
+              <span
+                className={cn(
+                  "flex size-6 shrink-0 items-center justify-center rounded-full border text-xs font-medium tabular-nums",
+                  step.isDone && "border-success bg-success text-background",
+                )}
+              >
+                {step.isDone ? <CheckIcon className="size-3.5" aria-hidden /> : i + 1}
               </span>
-              <Link href={step.href} className="hover:underline">
+              <Link href={step.href} className={cn("hover:underline", step.isDone && "text-muted-foreground line-through")}>
                 {step.title}
               </Link>
+              {step.isDone && <span className="text-xs text-success">Done</span>}
             </li>
           ))}
         </ol>

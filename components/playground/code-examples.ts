@@ -30,9 +30,9 @@ export function codeExamples(apiBaseUrl: string, serviceId: string, values: Inpu
   const { input, shortened } = shortenLongStrings(values);
   const url = `${apiBaseUrl.replace(/\/+$/, "")}/api/marketplace/services/${serviceId}/execute`;
   const curl = [
-    `# export EXECUTION_API_KEY=dev_••••••••  (a key with services:execute)`,
+    `# export EXECUTION_NETWORK_API_KEY=dev_••••••••  (a key with services:execute)`,
     `curl -X POST ${shellQuote(url)} \\`,
-    `  -H "x-api-key: $EXECUTION_API_KEY" \\`,
+    `  -H "x-api-key: $EXECUTION_NETWORK_API_KEY" \\`,
     `  -H "Idempotency-Key: $(uuidgen)" \\`,
     `  -H "content-type: application/json" \\`,
     `  -d ${shellQuote(JSON.stringify({ input }))}`,
@@ -42,7 +42,7 @@ export function codeExamples(apiBaseUrl: string, serviceId: string, values: Inpu
     `import { ExecutionClient } from "@execution-network/client";`,
     ``,
     `const client = new ExecutionClient({`,
-    `  apiKey: process.env.EXECUTION_API_KEY ?? "", // dev_••••••••`,
+    `  apiKey: process.env.EXECUTION_NETWORK_API_KEY ?? "", // dev_••••••••`,
     `  baseUrl: ${JSON.stringify(apiBaseUrl)},`,
     `});`,
     ``,

@@ -67,7 +67,7 @@ function ImagePicker({ field, value, errors, disabled, onChange, onBlur, describ
           {/* eslint-disable-next-line @next/next/no-img-element -- a local data: URL, nothing to optimise */}
           <img src={imageSource(current)} alt={`Preview of the ${field.name} to send`} className="max-h-40 max-w-[60%] rounded object-contain" />
           <div className="grid min-w-0 gap-1 text-xs text-muted-foreground">
-            <span className="truncate">{fileName ?? "Image from the earlier job"}</span>
+            <span className="truncate">{fileName ?? "The image in the input"}</span>
             <span>Sent as base64 ({current.length.toLocaleString("en")} characters)</span>
             <Button
               type="button"

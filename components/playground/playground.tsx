@@ -6,15 +6,22 @@ import * as React from "react";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { AlertCircleIcon, BracesIcon, ListIcon, Loader2Icon, PlayIcon } from "lucide-react";
-import { ApiError, apiFetch } from "@/components/data/fetch-api";
-import type { ExecutionJob } from "@/components/data/types";
-import { formatNumber } from "@/components/dashboard/format";
+import { AlertCircleIcon, BracesIcon, ListIcon, Loader2Icon, PlayIcon, RotateCcwIcon } from "lucide-react";
+import { ApiError } from "@/components/data/fetch-api";
+import { runService } from "@/components/data/jobs";
+import { ensureProfile, useProfile, useRememberProfile } from "@/components/data/profile";
+import { queryKeys } from "@/components/data/query-keys";
+import { AddCreditsLink } from "@/components/dashboard/add-credits";
+import { runsLeftWarning } from "@/components/dashboard/balance";
+import { formatCredits } from "@/components/dashboard/format";
+import { ErrorState } from "@/components/dashboard/states";
 import { Alert, AlertDescription, AlertTitle } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
 import { cn } from "@/components/ui/cn";
+import { Input } from "@/components/ui/input";
+import { Label } from "@/components/ui/label";
 import { codeExamples } from "./code-examples";
 import { InputField } from "./input-fields";
 import { errorsByField, fieldsOf, validatorFor, type FieldErrors, type InputIssue, type InputValues, type JsonSchema } from "./input-schema";
@@ -24,10 +31,14 @@ export interface PlaygroundProps {
   inputSchema: JsonSchema;
   creditCost: number;
   balance: number;
-  /** Why Run is impossible (service disabled, no profile), or null. */
+  /** Why Run is impossible (the service is disabled), or null. */
   blockedReason: string | null;
-  /** The input to start from (e.g. an earlier job's, for "Run again"). */
+  /** The input to start from (e.g. an earlier job's, for "Run again"); the example when null. */
   initialInput: InputValues | null;
+  /** The service's example input: the form starts from it and "Reset to example" restores it. */
+  exampleInput: InputValues;
+  /** The name the profile gets if the first Run creates it (editable here, and later on Profile). */
+  suggestedProfileName: string;
   /** Where the examples send their request. */
   apiBaseUrl: string;
 }
@@ -38,21 +49,36 @@ function newIdempotencyKey(): string {
   return `dash_${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
 }
 
-function startingInput(fields: ReturnType<typeof fieldsOf>, initial: InputValues | null): InputValues {
-  if (initial) return initial;
-  // Required text starts empty so the JSON view shows what the service expects; optional fields stay out.
-  return Object.fromEntries(fields.filter((f) => f.required && (f.kind === "text" || f.kind === "textarea")).map((f) => [f.name, ""]));
+const sameInput = (a: InputValues, b: InputValues) => JSON.stringify(a) === JSON.stringify(b);
+
+function profileNameProblem(name: string): string | null {
+  const trimmed = name.trim();
+  if (!trimmed) return "Enter a name for your developer profile.";
+  if (trimmed.length > 80) return "Use at most 80 characters.";
+  return null;
 }
 
-const credits = (n: number) => `${formatNumber(n)} ${n === 1 ? "credit" : "credits"}`;
-
-export function Playground({ serviceId, inputSchema, creditCost, balance, blockedReason, initialInput, apiBaseUrl }: PlaygroundProps) {
+export function Playground({
+  serviceId,
+  inputSchema,
+  creditCost,
+  balance,
+  blockedReason,
+  initialInput,
+  exampleInput,
+  suggestedProfileName,
+  apiBaseUrl,
+}: PlaygroundProps) {
   const router = useRouter();
   const queryClient = useQueryClient();
+  const rememberProfile = useRememberProfile();
   const fields = React.useMemo(() => fieldsOf(inputSchema), [inputSchema]);
   const validate = React.useMemo(() => validatorFor(inputSchema), [inputSchema]);
+  // Without a profile the first Run creates one (the page seeded the profile, so this never fetches).
+  const needsProfile = useProfile().data === null;
+  const [profileName, setProfileName] = React.useState(suggestedProfileName);
 
-  const [values, setValues] = React.useState<InputValues>(() => startingInput(fields, initialInput));
+  const [values, setValues] = React.useState<InputValues>(() => initialInput ?? exampleInput);
   const [view, setView] = React.useState<"form" | "json">("form");
   /** The JSON as typed while it does not parse (null: the view shows `values`). */
   const [jsonDraft, setJsonDraft] = React.useState<{ text: string; error: string } | null>(null);
@@ -70,15 +96,15 @@ export function Playground({ serviceId, inputSchema, creditCost, balance, blocke
   }, [localIssues, serverIssues, attempted, touched]);
 
   const run = useMutation({
-    mutationFn: (input: InputValues) =>
-      apiFetch<ExecutionJob>(`/api/dashboard/services/${encodeURIComponent(serviceId)}/run`, {
-        method: "POST",
-        body: { input },
-        headers: { "idempotency-key": idempotencyKey },
-      }),
+    mutationFn: async (input: InputValues) => {
+      if (needsProfile) {
+        rememberProfile(await ensureProfile(profileName.trim()));
+      }
+      return runService(serviceId, input, idempotencyKey);
+    },
     onSuccess: (job) => {
       setIdempotencyKey(newIdempotencyKey());
-      void queryClient.invalidateQueries({ queryKey: ["jobs"] });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.allJobs });
       router.push(`/jobs/${job.jobId}`);
     },
     onError: (error) => {
@@ -90,6 +116,9 @@ export function Playground({ serviceId, inputSchema, creditCost, balance, blocke
   const shortOfCredits = balance < creditCost;
   const busy = run.isPending || run.isSuccess;
   const canRun = !blockedReason && !shortOfCredits && !busy;
+  const profileNameError = needsProfile && (attempted || profileName !== suggestedProfileName) ? profileNameProblem(profileName) : null;
+  const isExample = sameInput(values, exampleInput);
+  const lowBalance = !shortOfCredits ? runsLeftWarning(balance, creditCost) : null;
 
   function change(name: string, value: unknown) {
     setValues((current) => {
@@ -119,7 +148,17 @@ export function Playground({ serviceId, inputSchema, creditCost, balance, blocke
   function submit() {
     setAttempted(true);
     if (!canRun || jsonDraft?.error || localIssues.length > 0) return;
+    if (needsProfile && profileNameProblem(profileName)) return;
     run.mutate(values);
+  }
+
+  function resetToExample() {
+    setValues(exampleInput);
+    setJsonDraft(null);
+    setTouched(new Set());
+    setAttempted(false);
+    setServerIssues([]);
+    run.reset();
   }
 
   const jsonText = jsonDraft?.text ?? JSON.stringify(values, null, 2);
@@ -128,28 +167,33 @@ export function Playground({ serviceId, inputSchema, creditCost, balance, blocke
   const examples = React.useMemo(() => codeExamples(apiBaseUrl, serviceId, values), [apiBaseUrl, serviceId, values]);
 
   return (
-    <div className="grid items-start gap-6 lg:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]">
+    <div className="grid grid-cols-1 items-start gap-6 lg:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]">
       <Card className="gap-4">
-        <CardHeader className="flex flex-row items-center justify-between gap-3">
+        <CardHeader className="flex flex-row flex-wrap items-center justify-between gap-3">
           <CardTitle className="text-base">Playground</CardTitle>
-          <div className="flex rounded-md border p-0.5" role="group" aria-label="Input view">
-            {(["form", "json"] as const).map((v) => (
-              <Button
-                key={v}
-                type="button"
-                size="sm"
-                variant={view === v ? "secondary" : "ghost"}
-                aria-pressed={view === v}
-                className="h-7"
-                onClick={() => {
-                  setView(v);
-                  if (!jsonDraft?.error) setJsonDraft(null);
-                }}
-              >
-                {v === "form" ? <ListIcon /> : <BracesIcon />}
-                {v === "form" ? "Form" : "JSON"}
-              </Button>
-            ))}
+          <div className="flex flex-wrap items-center gap-2">
+            <Button type="button" size="sm" variant="ghost" className="h-8" disabled={busy || isExample} onClick={resetToExample}>
+              <RotateCcwIcon aria-hidden /> Reset to example
+            </Button>
+            <div className="flex rounded-md border p-0.5" role="group" aria-label="Input view">
+              {(["form", "json"] as const).map((v) => (
+                <Button
+                  key={v}
+                  type="button"
+                  size="sm"
+                  variant={view === v ? "secondary" : "ghost"}
+                  aria-pressed={view === v}
+                  className="h-7"
+                  onClick={() => {
+                    setView(v);
+                    if (!jsonDraft?.error) setJsonDraft(null);
+                  }}
+                >
+                  {v === "form" ? <ListIcon /> : <BracesIcon />}
+                  {v === "form" ? "Form" : "JSON"}
+                </Button>
+              ))}
+            </div>
           </div>
         </CardHeader>
         <CardContent>
@@ -182,8 +226,9 @@ export function Playground({ serviceId, inputSchema, creditCost, balance, blocke
                 <AlertTitle>Not enough credits</AlertTitle>
                 <AlertDescription id="run-blocked-reason">
                   <p>
-                    A job costs {credits(creditCost)}; your balance is {credits(balance)}. See <Link href="/credits" className="underline">Credits</Link>.
+                    A job costs {formatCredits(creditCost)}; your balance is {formatCredits(balance)}.
                   </p>
+                  <AddCreditsLink className="mt-1" />
                 </AlertDescription>
               </Alert>
             )}
@@ -232,20 +277,26 @@ export function Playground({ serviceId, inputSchema, creditCost, balance, blocke
               </ul>
             )}
 
-            {runError && (
-              <Alert variant="destructive">
-                <AlertCircleIcon />
-                <AlertTitle>The job was not created</AlertTitle>
-                <AlertDescription>
-                  <p>{runError.message}</p>
-                  {runError instanceof ApiError && (
-                    <p className="font-mono text-xs opacity-80">
-                      {runError.code}
-                      {runError.requestId && ` · ${runError.requestId}`}
-                    </p>
-                  )}
-                </AlertDescription>
-              </Alert>
+            {runError && <ErrorState title="The job was not created" error={runError} />}
+
+            {needsProfile && !blockedReason && (
+              <div className="grid gap-1.5 rounded-md border border-dashed p-3">
+                <Label htmlFor="profile-name">Your developer name</Label>
+                <Input
+                  id="profile-name"
+                  value={profileName}
+                  maxLength={80}
+                  disabled={busy}
+                  autoComplete="name"
+                  onChange={(e) => setProfileName(e.target.value)}
+                  aria-invalid={profileNameError ? true : undefined}
+                  aria-describedby="profile-name-hint"
+                  className="sm:w-80"
+                />
+                <p id="profile-name-hint" className={cn("text-xs", profileNameError ? "text-destructive" : "text-muted-foreground")}>
+                  {profileNameError ?? "Your first Run creates your developer profile with this name; change it any time on Profile."}
+                </p>
+              </div>
             )}
 
             <div className="flex flex-wrap items-center gap-x-4 gap-y-2 border-t pt-4">
@@ -262,11 +313,16 @@ export function Playground({ serviceId, inputSchema, creditCost, balance, blocke
                 </kbd>
               </Button>
               <p id="run-cost" className="text-sm text-muted-foreground">
-                <span className="font-medium text-foreground tabular-nums">{credits(creditCost)}</span> per job · balance{" "}
-                <span className={cn("tabular-nums", shortOfCredits && "text-destructive")}>{credits(balance)}</span>
+                <span className="font-medium text-foreground tabular-nums">{formatCredits(creditCost)}</span> per job · balance{" "}
+                <span className={cn("tabular-nums", (shortOfCredits || lowBalance) && "text-destructive")}>{formatCredits(balance)}</span>
               </p>
+              {lowBalance && (
+                <p className="flex w-full flex-wrap items-center gap-x-2 text-sm text-muted-foreground">
+                  {lowBalance} <AddCreditsLink />
+                </p>
+              )}
               <span className="sr-only" aria-live="polite">
-                {run.isPending ? "Submitting the job…" : run.isSuccess ? "Job created; opening it." : ""}
+                {run.isPending ? (needsProfile ? "Creating your profile and submitting the job…" : "Submitting the job…") : run.isSuccess ? "Job created; opening it." : ""}
               </span>
             </div>
           </form>

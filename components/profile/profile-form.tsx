@@ -1,10 +1,10 @@
 "use client";
 
 import * as React from "react";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import { Loader2Icon } from "lucide-react";
-import { apiFetch, ApiError } from "@/components/data/fetch-api";
-import { queryKeys } from "@/components/data/query-keys";
+import { ApiError, isApiError } from "@/components/data/fetch-api";
+import { createProfile, updateProfile, useRememberProfile, type ProfileFields } from "@/components/data/profile";
 import type { Profile } from "@/components/data/types";
 import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
@@ -38,9 +38,9 @@ function validate(fields: Fields, previous: Profile | null): FieldErrors {
 }
 
 /** Create: every filled field. Edit: only what changed (PATCH is partial). */
-function requestBody(fields: Fields, previous: Profile | null): Record<string, string | number | null> {
+function requestBody(fields: Fields, previous: Profile | null): ProfileFields {
   const next = { name: fields.name.trim(), email: fields.email.trim(), organization: fields.organization.trim() };
-  const body: Record<string, string | number | null> = {};
+  const body: ProfileFields = {};
   if (!previous) {
     body.name = next.name;
     if (next.email) body.email = next.email;
@@ -72,32 +72,37 @@ export function ProfileForm({
   profile,
   onSaved,
   onCancel,
+  initialName = "",
+  nameOnly = false,
 }: {
   /** The current profile when editing; null to create one. */
   profile: Profile | null;
   onSaved: (profile: Profile) => void;
   onCancel?: () => void;
+  /** The name a new profile starts with. */
+  initialName?: string;
+  /** Only the name (email and organization can be added later on Profile). */
+  nameOnly?: boolean;
 }) {
   const [fields, setFields] = React.useState<Fields>({
-    name: profile?.name ?? "",
+    name: profile?.name ?? initialName,
     email: profile?.email ?? "",
     organization: profile?.organization ?? "",
     lowBalanceThreshold: profile?.lowBalanceThreshold === null || profile?.lowBalanceThreshold === undefined ? "" : String(profile.lowBalanceThreshold),
   });
   const [errors, setErrors] = React.useState<FieldErrors>({});
-  const queryClient = useQueryClient();
+  const rememberProfile = useRememberProfile();
   const save = useMutation({
-    mutationFn: (body: Record<string, string | number | null>) =>
-      profile
-        ? apiFetch<Profile>("/api/developers/me", { method: "PATCH", body })
-        : apiFetch<Profile>("/api/developers", { method: "POST", body }),
+    mutationFn: (body: ProfileFields) => (profile ? updateProfile(body) : createProfile(body)),
     onSuccess: (saved) => {
-      queryClient.setQueryData(queryKeys.profile, saved);
-      // Keys depend on the profile existing; let them load fresh.
-      void queryClient.invalidateQueries({ queryKey: queryKeys.keys });
+      rememberProfile(saved);
       onSaved(saved);
     },
-    onError: (error) => setErrors(serverFieldErrors(error)),
+    onError: (error) => {
+      setErrors(serverFieldErrors(error));
+      // Created meanwhile elsewhere (another tab, the API): read it, and the page moves on.
+      if (isApiError(error, "PROFILE_EXISTS")) rememberProfile(null);
+    },
   });
 
   const set = (field: keyof Fields) => (event: React.ChangeEvent<HTMLInputElement>) =>
@@ -145,10 +150,11 @@ export function ProfileForm({
   return (
     <form onSubmit={submit} noValidate className="grid max-w-md gap-5">
       {field("name", "Name", { autoComplete: "name", maxLength: 80, required: true, placeholder: "Ada Lovelace" })}
-      {field("email", "Email (optional)", { type: "email", autoComplete: "email", placeholder: "ada@example.com" }, "For notices about your account. Never shown publicly.")}
-      {field("organization", "Organization (optional)", { autoComplete: "organization", maxLength: 80, placeholder: "Analytical Engines Ltd" })}
+      {!nameOnly && field("email", "Email (optional)", { type: "email", autoComplete: "email", placeholder: "ada@example.com" }, "For notices about your account. Never shown publicly.")}
+      {!nameOnly && field("organization", "Organization (optional)", { autoComplete: "organization", maxLength: 80, placeholder: "Analytical Engines Ltd" })}
       {/* The alert needs the profile first: POST /api/developers takes only the fields above. */}
       {profile &&
+        !nameOnly &&
         field(
           "lowBalanceThreshold",
           "Low-balance alert (optional)",

@@ -3,7 +3,7 @@
 import * as React from "react";
 import Link from "next/link";
 import { CheckCircle2Icon, PencilIcon } from "lucide-react";
-import { useProfile } from "@/components/data/queries";
+import { useProfile } from "@/components/data/profile";
 import { formatDateTime, formatNumber } from "@/components/dashboard/format";
 import { ErrorState } from "@/components/dashboard/states";
 import { Alert, AlertDescription, AlertTitle } from "@/components/ui/alert";
@@ -21,7 +21,7 @@ function Detail({ label, children, mono }: { label: string; children: React.Reac
   );
 }
 
-export function ProfilePanel() {
+export function ProfilePanel({ suggestedProfileName }: { suggestedProfileName: string }) {
   const profile = useProfile();
   const [isEditing, setIsEditing] = React.useState(false);
   const [notice, setNotice] = React.useState<"created" | "saved" | null>(null);
@@ -53,10 +53,10 @@ export function ProfilePanel() {
       <Card>
         <CardHeader>
           <CardTitle>Create your developer profile</CardTitle>
-          <CardDescription>You need a profile before you can create API keys and submit jobs.</CardDescription>
+          <CardDescription>Your keys, jobs and webhooks belong to it. Your first Run on a service&apos;s page creates it too.</CardDescription>
         </CardHeader>
         <CardContent>
-          <ProfileForm profile={null} onSaved={() => saved("created")} />
+          <ProfileForm profile={null} initialName={suggestedProfileName} onSaved={() => saved("created")} />
         </CardContent>
       </Card>
     );

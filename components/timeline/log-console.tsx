@@ -93,7 +93,7 @@ export function LogConsole({ logs, isLive }: { logs: ExecutionLog[]; isLive: boo
   const asText = logs.map((l) => `${l.timestamp} ${l.level.toUpperCase()} [${l.source}] ${l.message}`).join("\n");
 
   return (
-    <section aria-label="Logs" className="grid grid-cols-1 gap-2">
+    <section aria-label="Logs" className="grid grid-cols-1 content-start gap-2">
       <div className="flex flex-wrap items-center gap-2">
         <h2 className="mr-auto text-base font-semibold">Logs</h2>
         <label className="flex items-center gap-1.5 text-sm text-muted-foreground">
@@ -135,18 +135,21 @@ export function LogConsole({ logs, isLive }: { logs: ExecutionLog[]; isLive: boo
           ) : (
             <ol>
               {shown.map((line) => (
-                <li key={line.sequence} id={`log-${line.sequence}`} className="flex gap-3 rounded px-1 target:bg-accent">
-                  <a
-                    href={`#log-${line.sequence}`}
-                    className="w-8 shrink-0 text-right text-muted-foreground tabular-nums hover:underline"
-                    aria-label={`Line ${line.sequence}`}
-                  >
-                    {line.sequence}
-                  </a>
-                  {prefs.timestamps && <span className="shrink-0 text-muted-foreground tabular-nums">{clockTime(line.timestamp)}</span>}
-                  <span className={cn("w-11 shrink-0 uppercase", levelTone[line.level])}>{line.level}</span>
-                  <span className="shrink-0 text-muted-foreground">{line.source}</span>
-                  <span className={cn("min-w-0", prefs.wrap ? "break-words whitespace-pre-wrap" : "whitespace-pre")}>{line.message}</span>
+                // On a phone the line's metadata sits above its message, which gets the whole width.
+                <li key={line.sequence} id={`log-${line.sequence}`} className="grid gap-x-3 rounded px-1 target:bg-accent sm:flex">
+                  <span className="flex shrink-0 gap-3">
+                    <a
+                      href={`#log-${line.sequence}`}
+                      className="w-8 shrink-0 text-right text-muted-foreground tabular-nums hover:underline"
+                      aria-label={`Line ${line.sequence}`}
+                    >
+                      {line.sequence}
+                    </a>
+                    {prefs.timestamps && <span className="shrink-0 text-muted-foreground tabular-nums">{clockTime(line.timestamp)}</span>}
+                    <span className={cn("w-11 shrink-0 uppercase", levelTone[line.level])}>{line.level}</span>
+                    <span className="shrink-0 text-muted-foreground">{line.source}</span>
+                  </span>
+                  <span className={cn("min-w-0 pl-11 sm:pl-0", prefs.wrap ? "break-words whitespace-pre-wrap" : "whitespace-pre")}>{line.message}</span>
                 </li>
               ))}
             </ol>

@@ -60,6 +60,7 @@ export const useIsTabVisible = () =>
   React.useSyncExternalStore(subscribeVisibility, () => document.visibilityState === "visible", () => true);
 
 const minPollMs = 1_000;
+const logsThrottleMs = 300;
 const maxPollMs = 15_000;
 /** Attempts to open the stream without ever getting through before falling back to polling. */
 const streamAttempts = 3;
@@ -140,20 +141,27 @@ export function useLiveJob(initial: JobSnapshot, initialLogs: ExecutionLog[], { 
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [poll.data]);
 
-  // Logs: read again (debounced) whenever telemetry moves, and once more at the end.
+  // Logs: read again whenever the job moves — a telemetry event, or a progress report (which is when a
+  // running provider's lines arrive) — at most every logsThrottleMs while it runs, and once more at the end.
   const logs = useQuery({
     queryKey: jobLogsKey(jobId),
     queryFn: ({ signal }) => apiFetch<ExecutionLog[]>(`${jobPath(jobId)}/logs`, { signal }),
     initialData: initialLogs,
     staleTime: Infinity,
   });
-  const lastSequence = snapshot.events.at(-1)?.sequence ?? 0;
-  const firstSequence = React.useRef(lastSequence);
+  const moved = `${snapshot.events.at(-1)?.sequence ?? 0}:${snapshot.job.updatedAt}`;
+  const firstMoved = React.useRef(moved);
+  const logsTimer = React.useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   React.useEffect(() => {
-    if (lastSequence === firstSequence.current) return;
-    const timer = setTimeout(() => queryClient.invalidateQueries({ queryKey: jobLogsKey(jobId) }), 150);
-    return () => clearTimeout(timer);
-  }, [lastSequence, jobId, queryClient]);
+    // A timer already waiting reads the lines this change brought too (a throttle, not a debounce: a job
+    // reporting progress every 100 ms still gets its logs read while it runs).
+    if (moved === firstMoved.current || logsTimer.current) return;
+    logsTimer.current = setTimeout(() => {
+      logsTimer.current = undefined;
+      void queryClient.invalidateQueries({ queryKey: jobLogsKey(jobId) });
+    }, logsThrottleMs);
+  }, [moved, jobId, queryClient]);
+  React.useEffect(() => () => clearTimeout(logsTimer.current), []);
 
   // Reaching a final state while watching: let the server parts (credits, refund) read again.
   const wasFinal = React.useRef(isFinal);

@@ -1,16 +1,24 @@
 import * as React from "react";
 import { cn } from "./cn";
 
-export function Table({ className, ...props }: React.ComponentProps<"table">) {
-  // On a narrow screen the table scrolls sideways; a tab stop lets keyboard users scroll it too
-  // (axe: scrollable-region-focusable).
+/**
+ * Below the md breakpoint each row becomes a card: the header is hidden and a row's cells (flex items)
+ * flow and wrap; cells choose with `max-md:` classes (`max-md:basis-full` for a line of their own,
+ * `max-md:hidden` to leave the card).
+ */
+const stackedOnPhone =
+  "max-md:block max-md:[&_thead]:hidden max-md:[&_tbody]:block max-md:[&_tr]:flex max-md:[&_tr]:flex-wrap max-md:[&_tr]:items-center max-md:[&_tr]:gap-x-3 max-md:[&_tr]:gap-y-2 max-md:[&_tr]:px-3 max-md:[&_tr]:py-3 max-md:[&_td]:p-0";
+
+export function Table({ className, stackOnPhone = false, ...props }: React.ComponentProps<"table"> & { stackOnPhone?: boolean }) {
+  // On a narrow screen the table scrolls sideways (unless its rows stack); a tab stop lets keyboard users
+  // scroll it too (axe: scrollable-region-focusable).
   return (
     <div
       data-slot="table-container"
       tabIndex={0}
       className="relative w-full overflow-x-auto rounded-[inherit] outline-none focus-visible:ring-[3px] focus-visible:ring-ring/50"
     >
-      <table data-slot="table" className={cn("w-full caption-bottom text-sm", className)} {...props} />
+      <table data-slot="table" className={cn("w-full caption-bottom text-sm", stackOnPhone && stackedOnPhone, className)} {...props} />
     </div>
   );
 }

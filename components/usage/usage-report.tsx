@@ -4,9 +4,9 @@
 import Link from "next/link";
 import { BarChart3Icon } from "lucide-react";
 import type { CreditHistory, UsageSummary } from "@/components/data/types";
-import { formatNumber, formatSignedCredits } from "@/components/dashboard/format";
+import { formatDateTime, formatNumber, formatSignedCredits } from "@/components/dashboard/format";
 import { EmptyState } from "@/components/dashboard/states";
-import { clockTime, formatDuration, utcDate } from "@/components/timeline/time";
+import { formatDuration } from "@/components/timeline/time";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
@@ -86,7 +86,7 @@ export function UsageReport({
           <EmptyState icon={BarChart3Icon} title="No jobs in this period" description="Run a service and its usage shows up here." />
         ) : (
           <Card className="py-0">
-            <Table>
+            <Table stackOnPhone>
               <TableHeader>
                 <TableRow className="hover:bg-transparent">
                   <TableHead>Service</TableHead>
@@ -99,15 +99,27 @@ export function UsageReport({
               <TableBody>
                 {summary.byService.map((s) => (
                   <TableRow key={s.serviceId}>
-                    <TableCell className="font-mono text-xs">
+                    <TableCell className="font-mono text-xs max-md:basis-full">
                       <Link href={`/jobs?serviceId=${encodeURIComponent(s.serviceId)}`} className="underline-offset-2 hover:underline">
                         {s.serviceId}
                       </Link>
                     </TableCell>
-                    <TableCell className="text-right tabular-nums">{s.jobs}</TableCell>
-                    <TableCell className="text-right tabular-nums">{s.completed}</TableCell>
-                    <TableCell className="text-right tabular-nums">{s.failed}</TableCell>
-                    <TableCell className="text-right tabular-nums">{s.creditsUsed}</TableCell>
+                    <TableCell className="text-right tabular-nums">
+                      {s.jobs}
+                      <span className="md:hidden"> {s.jobs === 1 ? "job" : "jobs"}</span>
+                    </TableCell>
+                    <TableCell className="text-right tabular-nums">
+                      {s.completed}
+                      <span className="md:hidden"> completed</span>
+                    </TableCell>
+                    <TableCell className="text-right tabular-nums">
+                      {s.failed}
+                      <span className="md:hidden"> failed</span>
+                    </TableCell>
+                    <TableCell className="text-right tabular-nums">
+                      {s.creditsUsed}
+                      <span className="md:hidden"> {Math.abs(s.creditsUsed) === 1 ? "credit" : "credits"} used</span>
+                    </TableCell>
                   </TableRow>
                 ))}
               </TableBody>
@@ -123,10 +135,10 @@ export function UsageReport({
           Credit history
         </h2>
         <Card className="py-0">
-          <Table>
+          <Table stackOnPhone>
             <TableHeader>
               <TableRow className="hover:bg-transparent">
-                <TableHead>When (UTC)</TableHead>
+                <TableHead>When</TableHead>
                 <TableHead>Type</TableHead>
                 <TableHead>Job</TableHead>
                 <TableHead className="text-right">Amount</TableHead>
@@ -136,9 +148,7 @@ export function UsageReport({
             <TableBody>
               {history.data.map((entry) => (
                 <TableRow key={entry.entryId}>
-                  <TableCell className="font-mono text-xs whitespace-nowrap tabular-nums">
-                    {utcDate(entry.createdAt)} {clockTime(entry.createdAt).slice(0, 8)}
-                  </TableCell>
+                  <TableCell className="whitespace-nowrap text-muted-foreground max-md:basis-full max-md:text-xs">{formatDateTime(entry.createdAt)}</TableCell>
                   <TableCell>
                     <Badge variant="outline">{entry.type}</Badge>
                   </TableCell>
@@ -152,7 +162,10 @@ export function UsageReport({
                     )}
                   </TableCell>
                   <TableCell className="text-right tabular-nums">{formatSignedCredits(entry.amount)}</TableCell>
-                  <TableCell className="text-right tabular-nums">{formatNumber(entry.balanceAfter)}</TableCell>
+                  <TableCell className="text-right tabular-nums max-md:text-muted-foreground">
+                    <span className="md:hidden">balance </span>
+                    {formatNumber(entry.balanceAfter)}
+                  </TableCell>
                 </TableRow>
               ))}
             </TableBody>

@@ -26,6 +26,33 @@ const stepLabel: Record<Step, string> = {
 
 const messageLifetimeMs = 10 * 60 * 1000;
 
+const subscribeNothing = () => () => {};
+/** Whether this browser has a wallet (an injected provider); assumed on the server, checked in the browser. */
+const useHasBrowserWallet = () => React.useSyncExternalStore(subscribeNothing, () => "ethereum" in window, () => true);
+
+/** For a visitor without a browser wallet: what to install, or where to open this page instead. */
+function NoWalletHelp() {
+  const wallet = (name: string, href: string) => (
+    <a href={href} target="_blank" rel="noreferrer" className="font-medium text-foreground underline underline-offset-4">
+      {name}
+    </a>
+  );
+  return (
+    <Alert>
+      <WalletIcon />
+      <AlertTitle>No wallet in this browser</AlertTitle>
+      <AlertDescription>
+        <p>
+          Signing in takes an Ethereum wallet: it signs one message to prove the address is yours (no transaction, no gas). Install
+          a browser extension such as {wallet("MetaMask", "https://metamask.io/download/")}, {wallet("Rabby", "https://rabby.io/")} or{" "}
+          {wallet("Coinbase Wallet", "https://www.coinbase.com/wallet/downloads")}, create an account in it, then reload this page.
+        </p>
+        <p>On a phone, open this page in your wallet app&apos;s built-in browser.</p>
+      </AlertDescription>
+    </Alert>
+  );
+}
+
 /** Wallets announced through EIP-6963 make the generic "injected" entry redundant. */
 function visibleConnectors(connectors: readonly Connector[]): Connector[] {
   const announced = connectors.filter((c) => c.id !== "injected");
@@ -90,6 +117,7 @@ export function SignInPanel() {
       await signIn(connection.address, connection.chainId ?? 1, connection.connector);
     });
 
+  const hasBrowserWallet = useHasBrowserWallet();
   const isConnected = connection.status === "connected" && connection.address && connection.connector;
   const isRestoring = connection.status === "reconnecting" && !busy;
 
@@ -143,6 +171,8 @@ export function SignInPanel() {
           ))}
         </ul>
       )}
+
+      {!hasBrowserWallet && !busy && <NoWalletHelp />}
 
       <p className="min-h-5 text-center text-sm text-muted-foreground" aria-live="polite">
         {stepLabel[step]}

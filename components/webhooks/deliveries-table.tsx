@@ -22,7 +22,7 @@ export function DeliveriesTable({
   label: string;
 }) {
   return (
-    <Table aria-label={label}>
+    <Table aria-label={label} stackOnPhone>
       <TableHeader>
         <TableRow className="hover:bg-transparent">
           <TableHead>Event</TableHead>
@@ -42,9 +42,9 @@ export function DeliveriesTable({
       <TableBody>
         {deliveries.map((d) => (
           <TableRow key={d.deliveryId}>
-            <TableCell>
+            <TableCell className="max-md:basis-full">
               <div className="font-mono text-xs">{d.eventType}</div>
-              <div className="font-mono text-[11px] text-muted-foreground" title="webhook-id">
+              <div className="font-mono text-[11px] break-all text-muted-foreground" title="webhook-id">
                 {d.eventId}
               </div>
             </TableCell>
@@ -52,13 +52,16 @@ export function DeliveriesTable({
               <Badge variant={statusVariant[d.status]}>{d.status}</Badge>
               {d.lastError && <div className="mt-1 max-w-48 truncate text-xs text-muted-foreground" title={d.lastError}>{d.lastError}</div>}
             </TableCell>
-            <TableCell className="text-right tabular-nums">{d.attempts}</TableCell>
-            <TableCell className="text-right tabular-nums">{d.lastResponseStatus ?? "—"}</TableCell>
-            <TableCell className="text-right tabular-nums">{d.lastLatencyMs === null ? "—" : `${d.lastLatencyMs} ms`}</TableCell>
-            <TableCell className="whitespace-nowrap">{formatDateTime(d.nextAttemptAt)}</TableCell>
-            <TableCell className="whitespace-nowrap">{formatDateTime(d.createdAt)}</TableCell>
+            <TableCell className="text-right tabular-nums max-md:hidden">{d.attempts}</TableCell>
+            <TableCell className="text-right tabular-nums">
+              <span className="md:hidden">Response </span>
+              {d.lastResponseStatus ?? "—"}
+            </TableCell>
+            <TableCell className="text-right tabular-nums max-md:hidden">{d.lastLatencyMs === null ? "—" : `${d.lastLatencyMs} ms`}</TableCell>
+            <TableCell className="whitespace-nowrap max-md:hidden">{formatDateTime(d.nextAttemptAt)}</TableCell>
+            <TableCell className="whitespace-nowrap text-muted-foreground">{formatDateTime(d.createdAt)}</TableCell>
             {onRedeliver && (
-              <TableCell className="text-right">
+              <TableCell className="text-right max-md:basis-full">
                 <Button size="sm" variant="outline" onClick={() => onRedeliver(d)} disabled={busyId === d.deliveryId}>
                   <RotateCwIcon /> Redeliver
                 </Button>

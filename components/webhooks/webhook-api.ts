@@ -21,8 +21,8 @@ export const webhookKeys = {
 
 const base = "/api/developers/webhooks";
 
-export const useWebhookEndpoints = () =>
-  useQuery({ queryKey: webhookKeys.endpoints, queryFn: ({ signal }) => apiFetch<WebhookEndpoint[]>(base, { signal }) });
+export const useWebhookEndpoints = ({ enabled = true }: { enabled?: boolean } = {}) =>
+  useQuery({ queryKey: webhookKeys.endpoints, queryFn: ({ signal }) => apiFetch<WebhookEndpoint[]>(base, { signal }), enabled });
 
 /** Deliveries change while you look (pending → succeeded): refreshed every few seconds. */
 export const useWebhookDeliveries = (endpointId: string, page: number, limit = 20) =>

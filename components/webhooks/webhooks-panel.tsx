@@ -5,10 +5,11 @@
 import * as React from "react";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Loader2Icon, PlusIcon, WebhookIcon } from "lucide-react";
-import { isApiError } from "@/components/data/fetch-api";
+import { useProfile } from "@/components/data/profile";
 import { formatDate } from "@/components/dashboard/format";
 import { Pager } from "@/components/dashboard/pager";
-import { EmptyState, ErrorState, ProfileRequired } from "@/components/dashboard/states";
+import { EmptyState, ErrorState } from "@/components/dashboard/states";
+import { ProfileRequired } from "@/components/profile/profile-required";
 import { Badge, CodeBadges } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
@@ -159,9 +160,9 @@ function EndpointDeliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
   });
 
   return (
-    <section aria-label={`Deliveries to ${endpoint.url}`} className="grid gap-3">
+    <section aria-label={`Deliveries to ${endpoint.url}`} className="grid grid-cols-1 gap-3">
       <h2 className="text-base font-medium">
-        Deliveries to <span className="font-mono text-sm">{endpoint.url}</span>
+        Deliveries to <span className="font-mono text-sm break-all">{endpoint.url}</span>
       </h2>
       {redeliver.isError && <ErrorState title="Could not redeliver" error={redeliver.error} />}
       {deliveries.isPending ? (
@@ -187,9 +188,11 @@ function EndpointDeliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
   );
 }
 
-export function WebhooksPanel() {
+export function WebhooksPanel({ suggestedProfileName }: { suggestedProfileName: string }) {
   const queryClient = useQueryClient();
-  const endpoints = useWebhookEndpoints();
+  // The page seeded the profile (WithProfile): without one there are no endpoints to ask for.
+  const hasProfile = useProfile().data != null;
+  const endpoints = useWebhookEndpoints({ enabled: hasProfile });
   const [secret, setSecret] = React.useState<WebhookEndpointWithSecret | null>(null);
   const [selected, setSelected] = React.useState<string | null>(null);
   // One mutation for the row actions, so their outcome (and failure) shows in one place above the table.
@@ -214,8 +217,8 @@ export function WebhooksPanel() {
   const busy = endpointAction.isPending ? endpointAction.variables.endpoint.endpointId : null;
   const notice = endpointAction.isSuccess && endpointAction.variables.action === "test" ? "Test event queued." : null;
 
+  if (!hasProfile) return <ProfileRequired what="Webhook endpoints" suggestedName={suggestedProfileName} />;
   if (endpoints.isPending) return <Skeleton className="h-24" aria-busy="true" />;
-  if (isApiError(endpoints.error, "PROFILE_NOT_FOUND")) return <ProfileRequired what="webhooks" />;
   if (endpoints.isError) return <ErrorState title="Could not load your webhook endpoints" error={endpoints.error} onRetry={() => endpoints.refetch()} />;
   const current = endpoints.data.find((e) => e.endpointId === selected) ?? endpoints.data[0];
 
@@ -240,7 +243,7 @@ export function WebhooksPanel() {
         <EmptyState icon={WebhookIcon} title="No webhook endpoints yet" description="Add an endpoint to have job changes pushed to you, signed, instead of polling." />
       ) : (
         <Card className="py-0">
-          <Table aria-label="Webhook endpoints">
+          <Table aria-label="Webhook endpoints" stackOnPhone>
             <TableHeader>
               <TableRow className="hover:bg-transparent">
                 <TableHead>URL</TableHead>
@@ -255,8 +258,8 @@ export function WebhooksPanel() {
             <TableBody>
               {endpoints.data.map((endpoint) => (
                 <TableRow key={endpoint.endpointId} aria-selected={endpoint.endpointId === current?.endpointId}>
-                  <TableCell>
-                    <button type="button" className="font-mono text-xs underline-offset-4 hover:underline" onClick={() => setSelected(endpoint.endpointId)}>
+                  <TableCell className="max-md:basis-full">
+                    <button type="button" className="text-left font-mono text-xs break-all underline-offset-4 hover:underline" onClick={() => setSelected(endpoint.endpointId)}>
                       {endpoint.url}
                     </button>
                     {endpoint.description && <div className="text-xs text-muted-foreground">{endpoint.description}</div>}
@@ -268,9 +271,9 @@ export function WebhooksPanel() {
                     <Badge variant={endpoint.status === "enabled" ? "success" : "muted"}>{endpoint.status}</Badge>
                     {endpoint.disabledReason && <div className="mt-1 text-xs text-muted-foreground">{endpoint.disabledReason}</div>}
                   </TableCell>
-                  <TableCell className="whitespace-nowrap">{formatDate(endpoint.createdAt)}</TableCell>
-                  <TableCell>
-                    <div className="flex justify-end gap-1">
+                  <TableCell className="whitespace-nowrap max-md:hidden">{formatDate(endpoint.createdAt)}</TableCell>
+                  <TableCell className="max-md:basis-full">
+                    <div className="flex flex-wrap gap-1 md:justify-end">
                       <Button size="sm" variant="outline" disabled={busy === endpoint.endpointId} onClick={() => endpointAction.mutate({ endpoint, action: "test" })}>
                         Send test
                       </Button>

@@ -60,6 +60,16 @@ export async function getProfile(accountId: string) {
   return toProfile(row);
 }
 
+/** The profile, or null before the developer has created one (an expected state, not an error). */
+export async function findProfile(accountId: string): Promise<wire.Profile | null> {
+  try {
+    return await getProfile(accountId);
+  } catch (error) {
+    if (error instanceof DomainError && error.code === "PROFILE_NOT_FOUND") return null;
+    throw error;
+  }
+}
+
 export interface ProfileUpdate {
   name?: string;
   email?: string | null;

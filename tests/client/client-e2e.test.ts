@@ -239,7 +239,7 @@ describe("the README", () => {
       await writeFile(path.join(dir, "package.json"), JSON.stringify({ type: "module" }));
       const paths = { "@execution-network/client": [path.join(repo, "lib/client/src/index.ts")] };
       await writeFile(path.join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: { module: "esnext", moduleResolution: "bundler", paths } }));
-      const env = { ...process.env, EXECUTION_API_KEY: await dev.createApiKey(), EXECUTION_BASE_URL: server.baseUrl };
+      const env = { ...process.env, EXECUTION_NETWORK_API_KEY: await dev.createApiKey(), EXECUTION_BASE_URL: server.baseUrl };
       const outputs: string[] = [];
       for (const [i, code] of examples.entries()) {
         const file = path.join(dir, `example-${i}.ts`);

@@ -67,7 +67,7 @@ describe("code examples", () => {
     const { curl, client } = codeExamples("https://api.example.com", "text-sentiment", { text: "it's great" });
     expect(curl).toContain("https://api.example.com/api/marketplace/services/text-sentiment/execute");
     expect(curl).toContain(`-d '{"input":{"text":"it'\\''s great"}}'`);
-    expect(curl).toContain('x-api-key: $EXECUTION_API_KEY');
+    expect(curl).toContain('x-api-key: $EXECUTION_NETWORK_API_KEY');
     expect(curl).toContain("Idempotency-Key: $(uuidgen)");
     expect(client).toContain('client.execute(\n  "text-sentiment",');
     expect(client).toContain("idempotencyKey: randomUUID()");

@@ -1,17 +1,25 @@
 import type { Metadata } from "next";
+import { redirect } from "next/navigation";
+import { currentSession } from "@/lib/http/page-session";
+import { suggestedProfileName } from "@/components/dashboard/format";
+import { WithProfile } from "@/components/profile/with-profile";
 import { PageHeader } from "@/components/dashboard/page-header";
 import { ApiKeysPanel } from "@/components/keys/api-keys-panel";
 
 export const metadata: Metadata = { title: "API keys" };
 
-export default function ApiKeysPage() {
+export default async function ApiKeysPage() {
+  const session = await currentSession();
+  if (!session) redirect("/sign-in");
   return (
     <>
       <PageHeader
         title="API keys"
         description="Keys authenticate your code with the x-api-key header. Scopes limit what each key can do; rotate or revoke a key at any time."
       />
-      <ApiKeysPanel />
+      <WithProfile accountId={session.accountId}>
+        <ApiKeysPanel suggestedProfileName={suggestedProfileName(session.address)} />
+      </WithProfile>
     </>
   );
 }

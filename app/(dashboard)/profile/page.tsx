@@ -1,15 +1,23 @@
 import type { Metadata } from "next";
+import { redirect } from "next/navigation";
+import { currentSession } from "@/lib/http/page-session";
+import { suggestedProfileName } from "@/components/dashboard/format";
+import { WithProfile } from "@/components/profile/with-profile";
 import { PageHeader } from "@/components/dashboard/page-header";
 import { SignOutButton } from "@/components/dashboard/sign-out-button";
 import { ProfilePanel } from "@/components/profile/profile-panel";
 
 export const metadata: Metadata = { title: "Profile" };
 
-export default function ProfilePage() {
+export default async function ProfilePage() {
+  const session = await currentSession();
+  if (!session) redirect("/sign-in");
   return (
     <>
       <PageHeader title="Profile" description="Who you are on Execution Network. Keys, jobs and credits belong to this profile's wallet." />
-      <ProfilePanel />
+      <WithProfile accountId={session.accountId}>
+        <ProfilePanel suggestedProfileName={suggestedProfileName(session.address)} />
+      </WithProfile>
       <section aria-labelledby="sessions-heading" className="mt-6 grid gap-2">
         <h2 id="sessions-heading" className="text-sm font-medium">
           Sessions

@@ -1,17 +1,25 @@
 import type { Metadata } from "next";
+import { redirect } from "next/navigation";
+import { currentSession } from "@/lib/http/page-session";
+import { suggestedProfileName } from "@/components/dashboard/format";
+import { WithProfile } from "@/components/profile/with-profile";
 import { PageHeader } from "@/components/dashboard/page-header";
 import { WebhooksPanel } from "@/components/webhooks/webhooks-panel";
 
 export const metadata: Metadata = { title: "Webhooks" };
 
-export default function WebhooksPage() {
+export default async function WebhooksPage() {
+  const session = await currentSession();
+  if (!session) redirect("/sign-in");
   return (
     <>
       <PageHeader
         title="Webhooks"
         description="Job changes pushed to your endpoints, signed the Standard Webhooks way, retried for 24 hours, replayable here."
       />
-      <WebhooksPanel />
+      <WithProfile accountId={session.accountId}>
+        <WebhooksPanel suggestedProfileName={suggestedProfileName(session.address)} />
+      </WithProfile>
     </>
   );
 }

@@ -182,7 +182,16 @@ async function recognize(bytes: Buffer, ctx: ProviderContext): Promise<Page> {
     ctx.signal.throwIfAborted();
   }
   ctx.progress(20);
-  pooled.onProgress = (fraction) => ctx.progress(20 + Math.round(fraction * 75));
+  let quartersLogged = 0;
+  pooled.onProgress = (fraction) => {
+    ctx.progress(20 + Math.round(fraction * 75));
+    // A line per quarter of a recognition, so someone watching a long one sees it move.
+    const quarter = Math.floor(fraction * 4);
+    if (quarter > quartersLogged && quarter < 4) {
+      quartersLogged = quarter;
+      ctx.log("info", `Recognizing text: ${quarter * 25}% done`);
+    }
+  };
   let onAbort: (() => void) | undefined;
   try {
     const aborted = new Promise<never>((_, reject) => {
@@ -220,8 +229,11 @@ export const imageOcr: Provider<"image-ocr"> = {
     ctx.signal.throwIfAborted();
     const image = decodeImage(input.image);
     ctx.progress(5);
+    // Lines a developer watching the job sees as they happen (recognition of a large page takes seconds).
+    ctx.log("info", `Image read: ${image.format.toUpperCase()}, ${image.width}×${image.height} px, ${image.bytes.length.toLocaleString("en")} bytes`);
 
     const started = performance.now();
+    ctx.log("info", "Recognizing text (Tesseract LSTM, English)");
     const page = await recognize(image.bytes, ctx);
     ctx.providerRequest({
       provider: "tesseract.js",

@@ -1,22 +1,20 @@
 import Link from "next/link";
 import { SearchXIcon } from "lucide-react";
-import { EmptyState } from "@/components/dashboard/states";
+import { NotFoundState } from "@/components/dashboard/states";
 import { Button } from "@/components/ui/button";
 
 export default function JobNotFound() {
   return (
-    <>
-      <h1 className="text-2xl font-semibold tracking-tight">Job not found</h1>
-      <EmptyState
-        icon={SearchXIcon}
-        title="There is no job with this id in your account"
-        description="Check the id you followed; jobs of other accounts are not shown."
-        action={
-          <Button asChild variant="outline">
-            <Link href="/jobs">All your jobs</Link>
-          </Button>
-        }
-      />
-    </>
+    <NotFoundState
+      heading="Job not found"
+      icon={SearchXIcon}
+      title="There is no job with this id in your account"
+      description="Check the id you followed; jobs of other accounts are not shown."
+      action={
+        <Button asChild variant="outline">
+          <Link href="/jobs">All your jobs</Link>
+        </Button>
+      }
+    />
   );
 }

@@ -1,21 +1,22 @@
 // A service's page: what it does and costs, its input schema, examples, and the playground. Read on the
-// server: the catalog, the balance, the profile, and (for "Run again") the developer's own earlier job.
+// server: the catalog, the balance, the example input, and (for "Run again") the developer's own earlier job.
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
 import { ArrowLeftIcon } from "lucide-react";
 import { currentSession } from "@/lib/http/page-session";
-import { formatNumber } from "@/components/dashboard/format";
+import { formatCredits, suggestedProfileName } from "@/components/dashboard/format";
 import { PageHeader } from "@/components/dashboard/page-header";
 import { Playground } from "@/components/playground/playground";
+import { WithProfile } from "@/components/profile/with-profile";
 import { InputSchemaTable } from "@/components/services/input-schema-table";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
-import { getProfile } from "@/lib/domain/accounts";
-import { catalog } from "@/lib/domain/catalog";
+import { catalog, isServiceId } from "@/lib/domain/catalog";
 import { getCreditBalance } from "@/lib/domain/credits";
 import { DomainError } from "@/lib/domain/errors";
 import { getJob } from "@/lib/domain/jobs";
+import { exampleInput } from "@/lib/domain/service-examples";
 import { listServices } from "@/lib/domain/services";
 import { appOrigins, env } from "@/lib/env";
 
@@ -54,20 +55,15 @@ export default async function ServicePage({ params, searchParams }: Props) {
   const service = await findService(serviceId);
   if (!service) notFound();
 
-  const [balance, hasProfile, initialInput] = await Promise.all([
+  const [balance, example, initialInput] = await Promise.all([
     getCreditBalance(session.accountId).then((b) => b.balance),
-    getProfile(session.accountId).then(
-      () => true,
-      (error: unknown) => (isNotFound(error) ? false : Promise.reject(error)),
-    ),
+    isServiceId(serviceId) ? exampleInput(serviceId) : {},
     seedInput(session.accountId, serviceId, (await searchParams).from),
   ]);
   const isActive = service.status === "active";
   const blockedReason = !isActive
     ? (catalog.find((c) => c.serviceId === serviceId)?.disabledReason ?? "The operator has disabled this service.")
-    : !hasProfile
-      ? "Create your developer profile first (Profile page): jobs belong to a profile."
-      : null;
+    : null;
   const apiBaseUrl = env().EXECUTION_API_URL ?? appOrigins()[0];
 
   return (
@@ -82,7 +78,7 @@ export default async function ServicePage({ params, searchParams }: Props) {
           <>
             <Badge variant={isActive ? "success" : "muted"}>{isActive ? "Active" : "Disabled"}</Badge>
             <Badge variant="outline" className="tabular-nums">
-              {formatNumber(service.creditCost)} {service.creditCost === 1 ? "credit" : "credits"} per job
+              {formatCredits(service.creditCost)} per job
             </Badge>
           </>
         }
@@ -97,15 +93,19 @@ export default async function ServicePage({ params, searchParams }: Props) {
         </p>
       )}
 
-      <Playground
-        serviceId={service.serviceId}
-        inputSchema={service.inputSchema}
-        creditCost={service.creditCost}
-        balance={balance}
-        blockedReason={blockedReason}
-        initialInput={initialInput}
-        apiBaseUrl={apiBaseUrl}
-      />
+      <WithProfile accountId={session.accountId}>
+        <Playground
+          serviceId={service.serviceId}
+          inputSchema={service.inputSchema}
+          creditCost={service.creditCost}
+          balance={balance}
+          blockedReason={blockedReason}
+          initialInput={initialInput}
+          exampleInput={example}
+          suggestedProfileName={suggestedProfileName(session.address)}
+          apiBaseUrl={apiBaseUrl}
+        />
+      </WithProfile>
 
       <Card className="gap-4">
         <CardHeader>
@@ -126,7 +126,7 @@ export default async function ServicePage({ params, searchParams }: Props) {
             <span className="font-mono">output</span>) when it completes — follow it on the job page, by polling, or over its event stream.
           </p>
           <p>
-            {formatNumber(service.creditCost)} {service.creditCost === 1 ? "credit is" : "credits are"} charged when the job is created and
+            {formatCredits(service.creditCost)} {service.creditCost === 1 ? "is" : "are"} charged when the job is created and
             refunded if it fails. Input the service refuses (422) costs nothing.
           </p>
         </CardContent>

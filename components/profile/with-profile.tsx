@@ -1,0 +1,11 @@
+// Hands the profile, read on the server with the page, to the browser's cache: client components know at
+// once whether there is one, never ask for it (a missing profile would be a 404 in the console), and see
+// one created elsewhere (another tab, the API) on the next page they open.
+import { HydrationBoundary } from "@tanstack/react-query";
+import { profileState } from "@/components/data/profile";
+import { findProfile } from "@/lib/domain/accounts";
+
+export async function WithProfile({ accountId, children }: { accountId: string; children: React.ReactNode }) {
+  const profile = await findProfile(accountId);
+  return <HydrationBoundary state={profileState(profile)}>{children}</HydrationBoundary>;
+}
