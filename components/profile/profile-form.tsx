@@ -1,6 +1,7 @@
 "use client";
 
 import * as React from "react";
+import { useRouter } from "next/navigation";
 import { useMutation } from "@tanstack/react-query";
 import { Loader2Icon } from "lucide-react";
 import { ApiError, isApiError } from "@/components/data/fetch-api";
@@ -92,11 +93,14 @@ export function ProfileForm({
   });
   const [errors, setErrors] = React.useState<FieldErrors>({});
   const rememberProfile = useRememberProfile();
+  const router = useRouter();
   const save = useMutation({
     mutationFn: (body: ProfileFields) => (profile ? updateProfile(body) : createProfile(body)),
     onSuccess: (saved) => {
       rememberProfile(saved);
       onSaved(saved);
+      // The layout renders the low-balance banner from the profile's threshold on the server.
+      router.refresh();
     },
     onError: (error) => {
       setErrors(serverFieldErrors(error));
