@@ -83,7 +83,8 @@ test("another developer opening a job's URL gets the not-found page", async ({ p
   const otherContext = await browser.newContext({ baseURL });
   const otherPage = await otherContext.newPage();
   await signInNewDeveloper(otherPage, baseURL as string, "Someone else");
-  await otherPage.goto(`/jobs/${job.jobId}`);
+  const response = await otherPage.goto(`/jobs/${job.jobId}`);
+  expect(response?.status()).toBe(404);
   await expect(otherPage.getByRole("heading", { name: "Job not found" })).toBeVisible();
   await expect(otherPage.getByText(job.jobId)).toHaveCount(0);
   await expect(otherPage.getByRole("list", { name: "Timeline" })).toHaveCount(0);
