@@ -1,4 +1,5 @@
 import { redirect } from "next/navigation";
+import { getLowBalanceThreshold } from "@/lib/domain/accounts";
 import { currentSession } from "@/lib/http/page-session";
 import { Logo } from "@/components/dashboard/logo";
 import { NavLinks } from "@/components/dashboard/nav-links";
@@ -10,6 +11,7 @@ import { shortAddress } from "@/components/dashboard/format";
 export default async function DashboardLayout({ children }: { children: React.ReactNode }) {
   const session = await currentSession();
   if (!session) redirect("/sign-in");
+  const lowBalanceThreshold = await getLowBalanceThreshold(session.accountId);
 
   const account = (
     <div className="grid gap-1">
@@ -54,7 +56,7 @@ export default async function DashboardLayout({ children }: { children: React.Re
 
       <main className="min-w-0">
         <div className="mx-auto flex w-full max-w-6xl flex-col gap-6 px-4 py-8 sm:px-8">
-          <LowBalanceBanner />
+          <LowBalanceBanner threshold={lowBalanceThreshold} />
           {children}
         </div>
         <div className="border-t p-3 md:hidden">

@@ -11,8 +11,8 @@ import { formatNumber } from "@/components/dashboard/format";
 import { Alert, AlertDescription, AlertTitle } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 
-export function LowBalanceBanner() {
-  const low = useLowBalance();
+export function LowBalanceBanner({ threshold }: { threshold: number | null }) {
+  const low = useLowBalance(threshold);
   const queryClient = useQueryClient();
   const pathname = usePathname();
   // Pages spend credits (the playground) and add them (Credits): read the balance again on each page.
