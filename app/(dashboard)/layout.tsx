@@ -1,6 +1,6 @@
 import { redirect } from "next/navigation";
 import { currentSession } from "@/lib/http/page-session";
-import { findProfile } from "@/lib/domain/accounts";
+import { getLowBalanceThreshold } from "@/lib/domain/accounts";
 import { Logo } from "@/components/dashboard/logo";
 import { NavLinks } from "@/components/dashboard/nav-links";
 import { SignOutButton } from "@/components/dashboard/sign-out-button";
@@ -11,7 +11,7 @@ import { shortAddress } from "@/components/dashboard/format";
 export default async function DashboardLayout({ children }: { children: React.ReactNode }) {
   const session = await currentSession();
   if (!session) redirect("/sign-in");
-  const threshold = (await findProfile(session.accountId))?.lowBalanceThreshold ?? null;
+  const threshold = await getLowBalanceThreshold(session.accountId);
 
   const account = (
     <div className="grid gap-1">

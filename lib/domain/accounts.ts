@@ -94,6 +94,12 @@ export async function updateProfile(accountId: string, input: ProfileUpdate) {
   return toProfile(row);
 }
 
+/** The low-balance alert's threshold (null: none, or no profile yet), for the dashboard's banner. */
+export async function getLowBalanceThreshold(accountId: string): Promise<number | null> {
+  const [row] = await (await db()).select({ threshold: accounts.lowBalanceThreshold }).from(accounts).where(eq(accounts.id, accountId));
+  return row?.threshold ?? null;
+}
+
 /** Keys need a profile first (CONTRACT §3). */
 export async function requireProfile(accountId: string): Promise<void> {
   await getProfile(accountId);
