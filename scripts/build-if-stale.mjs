@@ -9,40 +9,48 @@ import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const buildId = path.join(root, ".next", "BUILD_ID");
-// When the last build began: a source saved while it ran is newer than this, though older than BUILD_ID.
-const buildStarted = path.join(root, ".next", "build-started");
+// What the last build read: when it began (a source saved while it ran is newer than that, though older
+// than BUILD_ID) and which source files there were (a deleted or renamed file changes the list).
+const buildSources = path.join(root, ".next", "build-sources.json");
 const sourceDirs = ["app", "components", "lib", "public", "drizzle", "types"];
 const sourceFiles = ["next.config.ts", "instrumentation.ts", "proxy.ts", "package.json", "package-lock.json", "tsconfig.json", "postcss.config.mjs", "tailwind.config.ts"];
 const skipped = new Set(["node_modules", "dist", ".next"]);
 
-function newestMtime(entry) {
-  if (!existsSync(entry)) return 0;
+/** Every source file the build reads (tests excluded), with its modification time. */
+function sourceFilesOf(entry, found = []) {
+  if (!existsSync(entry)) return found;
   const stat = statSync(entry);
-  if (!stat.isDirectory()) return /\.test\.tsx?$/.test(entry) ? 0 : stat.mtimeMs;
-  // A folder's own time changes when a file in it is added, removed or renamed (a deleted loading.tsx).
-  let newest = stat.mtimeMs;
-  for (const name of readdirSync(entry)) if (!skipped.has(name)) newest = Math.max(newest, newestMtime(path.join(entry, name)));
-  return newest;
+  if (!stat.isDirectory()) {
+    if (!/\.test\.tsx?$/.test(entry)) found.push({ file: path.relative(root, entry), mtimeMs: stat.mtimeMs });
+    return found;
+  }
+  for (const name of readdirSync(entry).sort()) if (!skipped.has(name)) sourceFilesOf(path.join(entry, name), found);
+  return found;
 }
 
-/** Whether .next is missing or older than any source the build reads. */
+const currentSources = () => [...sourceDirs, ...sourceFiles].flatMap((entry) => sourceFilesOf(path.join(root, entry)));
+
+/** Whether .next is missing, or a source file was saved since the last build began, added or removed. */
 export function isBuildStale() {
   if (!existsSync(buildId)) return true;
-  const built = existsSync(buildStarted) ? Number(readFileSync(buildStarted, "utf8")) : statSync(buildId).mtimeMs;
-  return [...sourceDirs, ...sourceFiles].some((entry) => newestMtime(path.join(root, entry)) > built);
+  const sources = currentSources();
+  if (!existsSync(buildSources)) return sources.some((s) => s.mtimeMs > statSync(buildId).mtimeMs);
+  const built = JSON.parse(readFileSync(buildSources, "utf8"));
+  return sources.some((s) => s.mtimeMs > built.startedMs) || sources.map((s) => s.file).join("\n") !== built.files.join("\n");
 }
 
 /** Runs `npm run build` (the SDK, then `next build`) unless .next is up to date; `quiet` keeps its output. */
 export function ensureNextBuild({ quiet = true } = {}) {
   if (!isBuildStale()) return false;
   const started = Date.now();
+  const files = currentSources().map((s) => s.file);
   process.stderr.write("next build (sources changed since the last build)…\n");
   execFileSync("npm", ["run", "build"], {
     cwd: root,
     stdio: ["ignore", quiet ? "ignore" : "inherit", "inherit"],
     env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
   });
-  writeFileSync(buildStarted, String(started));
+  writeFileSync(buildSources, JSON.stringify({ startedMs: started, files }));
   process.stderr.write(`next build done in ${Math.round((Date.now() - started) / 1000)} s\n`);
   return true;
 }
