@@ -36,7 +36,7 @@ test("a developer adds credits from the wallet, follows the payment to credited 
     await dialog.getByLabel("Amount").fill("250");
     await expect(dialog.getByText("You pay 2.5 tUSD for 250 credits")).toBeVisible();
     await dialog.getByRole("button", { name: "Pay" }).click();
-    await expect(dialog.getByText("Recorded by the server")).toBeVisible();
+    await expect(dialog.getByRole("listitem").filter({ hasText: "Recorded by the server" })).toHaveAttribute("data-state", "done");
   });
 
   await test.step("a reload mid-way follows the pending top-up from the server until it is credited", async () => {
@@ -49,12 +49,28 @@ test("a developer adds credits from the wallet, follows the payment to credited 
     await expect(page.getByRole("cell", { name: /Top-up: 2.5 tUSD/ })).toBeVisible();
   });
 
+  await test.step("a payment whose recording the connection cut off is named again when the page loads, and credited", async () => {
+    await page.route("**/api/credits/top-ups", (route) => (route.request().method() === "POST" ? route.abort("connectionreset") : route.continue()));
+    await page.getByRole("button", { name: "Add credits" }).click();
+    const dialog = page.getByRole("dialog", { name: "Add credits" });
+    await dialog.getByLabel("Amount").fill("50");
+    await dialog.getByRole("button", { name: "Pay" }).click();
+    await expect(dialog.getByRole("listitem").filter({ hasText: "Sent from your wallet" })).toHaveAttribute("data-state", "done");
+    await expect(dialog.getByRole("listitem").filter({ hasText: "Recorded by the server" })).toHaveAttribute("data-state", "current");
+    await page.unroute("**/api/credits/top-ups");
+    await page.reload();
+    const newest = page.getByRole("table", { name: "Top-ups" }).getByRole("row").nth(1);
+    await expect(newest).toContainText("0.5 tUSD");
+    await expect(newest).toContainText("Credited", { timeout: 30_000 });
+    await expect(balance).toContainText("400");
+  });
+
   await test.step("?add=1 opens Add credits directly, and a second payment is followed to credited in the dialog", async () => {
     await page.goto("/credits?add=1");
     const dialog = page.getByRole("dialog", { name: "Add credits" });
     await dialog.getByRole("button", { name: "100", exact: true }).click();
     await dialog.getByRole("button", { name: "Pay" }).click();
     await expect(dialog.getByText("Credited: +100 credits")).toBeVisible({ timeout: 30_000 });
-    await expect(balance).toContainText("450");
+    await expect(balance).toContainText("500");
   });
 });

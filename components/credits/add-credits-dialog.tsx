@@ -9,7 +9,7 @@ import { encodeFunctionData, erc20Abi, type Hex } from "viem";
 import { useConnect, useConnection, useConnectors, useSendTransaction, useSwitchChain } from "wagmi";
 import { CheckCircle2Icon, CircleIcon, ExternalLinkIcon, Loader2Icon, PlusIcon } from "lucide-react";
 import { creditsForTokenAmount, formatTokenAmount, tokenAmountForCredits } from "@/lib/contract/top-up-arithmetic";
-import { useSubmitTopUp, useTopUp } from "@/components/data/top-ups";
+import { rememberSentPayment, useSubmitTopUp, useTopUp } from "@/components/data/top-ups";
 import type { TopUpConfig } from "@/components/data/types";
 import { formatNumber, shortAddress } from "@/components/dashboard/format";
 import { ProblemAlert } from "@/components/dashboard/problem-alert";
@@ -94,6 +94,7 @@ export function AddCreditsDialog({
         to: config.tokenAddress as Hex,
         data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [config.treasuryAddress as Hex, tokenAmount] }),
       });
+      rememberSentPayment({ chainId: config.chainId, txHash });
       setPhase({ step: "recording", txHash });
       const recorded = await submitTopUp.mutateAsync({ chainId: config.chainId, txHash });
       setPhase({ step: "following", txHash, topUpId: recorded.topUpId });
@@ -229,7 +230,12 @@ function PaymentProgress({
         {steps.map((step, index) => {
           const isCurrent = !step.done && steps.slice(0, index).every((s) => s.done);
           return (
-            <li key={step.label} className={cn("flex items-center gap-2 text-sm", !step.done && !isCurrent && "text-muted-foreground")}>
+            <li
+              key={step.label}
+              data-state={step.done ? "done" : isCurrent ? "current" : "waiting"}
+              aria-current={isCurrent ? "step" : undefined}
+              className={cn("flex items-center gap-2 text-sm", !step.done && !isCurrent && "text-muted-foreground")}
+            >
               {step.done ? (
                 <CheckCircle2Icon className="size-4 text-success" />
               ) : isCurrent && topUp?.status !== "failed" ? (
@@ -238,6 +244,7 @@ function PaymentProgress({
                 <CircleIcon className="size-4" />
               )}
               {step.label}
+              {step.done && <span className="sr-only"> (done)</span>}
             </li>
           );
         })}

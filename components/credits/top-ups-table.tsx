@@ -6,7 +6,7 @@ import * as React from "react";
 import { useRouter } from "next/navigation";
 import { ExternalLinkIcon } from "lucide-react";
 import { formatTokenAmount } from "@/lib/contract/top-up-arithmetic";
-import { isTopUpPending, useTopUps } from "@/components/data/top-ups";
+import { isTopUpPending, useRecordUnrecordedPayments, useTopUps } from "@/components/data/top-ups";
 import type { TopUp, TopUpPage } from "@/components/data/types";
 import { formatDateTime, formatNumber } from "@/components/dashboard/format";
 import { Badge, type BadgeVariant } from "@/components/ui/badge";
@@ -29,6 +29,7 @@ function statusText(topUp: TopUp): string {
 
 export function TopUpsTable({ config, initial }: { config: EnabledTopUps; initial: TopUpPage }) {
   const { data } = useTopUps(1, initial);
+  useRecordUnrecordedPayments();
   const router = useRouter();
   const pendingIds = React.useRef(new Set(initial.data.filter(isTopUpPending).map((t) => t.topUpId)));
   const topUps = data?.data ?? [];

@@ -1,5 +1,6 @@
 // Credit top-ups in the dashboard: the list (followed live while a payment is on its way) and the
 // submission of a transaction the wallet just sent. One module owns their query keys.
+import * as React from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { apiFetch, isApiError } from "./fetch-api";
 import type { TopUp, TopUpPage } from "./types";
@@ -24,6 +25,55 @@ export function useTopUps(page: number, initial?: TopUpPage) {
   });
 }
 
+/**
+ * Payments the wallet sent that the server has not confirmed recording yet, kept in this browser until it
+ * has: a reload (or a lost connection) between the wallet's answer and the server's leaves the hash here, and
+ * the Credits page names it again on its next load. (The watcher finds it on-chain anyway; this is sooner.)
+ */
+const unrecordedKey = "execution-network:unrecorded-top-ups";
+
+export interface SentPayment {
+  chainId: number;
+  txHash: string;
+}
+
+function readUnrecorded(): SentPayment[] {
+  try {
+    const parsed: unknown = JSON.parse(window.localStorage.getItem(unrecordedKey) ?? "[]");
+    return Array.isArray(parsed) ? parsed.filter((p): p is SentPayment => typeof p?.chainId === "number" && typeof p?.txHash === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+function writeUnrecorded(payments: SentPayment[]) {
+  try {
+    window.localStorage.setItem(unrecordedKey, JSON.stringify(payments.slice(-20)));
+  } catch {
+    // Storage refused (private mode, quota): the watcher still finds the payment.
+  }
+}
+
+export const rememberSentPayment = (payment: SentPayment) =>
+  writeUnrecorded([...readUnrecorded().filter((p) => p.txHash !== payment.txHash), payment]);
+export const forgetSentPayment = (txHash: string) => writeUnrecorded(readUnrecorded().filter((p) => p.txHash !== txHash));
+
+/** Names again, once per page load, the payments this browser sent but never saw recorded. */
+export function useRecordUnrecordedPayments() {
+  const queryClient = useQueryClient();
+  React.useEffect(() => {
+    for (const payment of readUnrecorded()) {
+      apiFetch<TopUp>("/api/credits/top-ups", { method: "POST", body: payment })
+        .then(() => forgetSentPayment(payment.txHash))
+        .catch((error: unknown) => {
+          // Refused for good (another account's, not a payment): nothing to retry. Otherwise: next load.
+          if (isApiError(error) && error.status >= 400 && error.status < 500) forgetSentPayment(payment.txHash);
+        })
+        .finally(() => void queryClient.invalidateQueries({ queryKey: topUpKeys.all }));
+    }
+  }, [queryClient]);
+}
+
 /** Attempts to record a sent payment: the money has left the wallet, so a busy server is asked again. */
 const submitAttempts = 6;
 
@@ -34,7 +84,8 @@ const submitAttempts = 6;
 export function useSubmitTopUp() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: { chainId: number; txHash: string }) => apiFetch<TopUp>("/api/credits/top-ups", { method: "POST", body }),
+    mutationFn: (body: SentPayment) => apiFetch<TopUp>("/api/credits/top-ups", { method: "POST", body }),
+    onSuccess: (_topUp, body) => forgetSentPayment(body.txHash),
     retry: (failures, error) => failures < submitAttempts && (isApiError(error, "UNAVAILABLE") || isApiError(error, "NETWORK_ERROR")),
     retryDelay: (attempt) => Math.min(1_000 * 2 ** attempt, 10_000),
     onSettled: () => void queryClient.invalidateQueries({ queryKey: topUpKeys.all }),
