@@ -5,12 +5,13 @@ import { useRouter } from "next/navigation";
 import { useConnect, useConnection, useConnectors, useDisconnect, useSignMessage, type Connector } from "wagmi";
 import type { Address } from "viem";
 import { createSiweMessage } from "viem/siwe";
-import { AlertCircleIcon, Loader2Icon, WalletIcon } from "lucide-react";
+import { Loader2Icon, WalletIcon } from "lucide-react";
 import { apiFetch } from "@/components/data/fetch-api";
 import type { Session } from "@/components/data/types";
-import { Alert, AlertDescription, AlertTitle } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
+import { Alert, AlertDescription, AlertTitle } from "@/components/ui/alert";
 import { shortAddress } from "@/components/dashboard/format";
+import { ProblemAlert } from "@/components/dashboard/problem-alert";
 import { describeSignInError, type SignInProblem } from "./wallet-errors";
 
 type Step = "idle" | "connecting" | "nonce" | "signing" | "verifying" | "done";
@@ -178,21 +179,7 @@ export function SignInPanel() {
         {stepLabel[step]}
       </p>
 
-      {problem && (
-        <Alert variant="destructive">
-          <AlertCircleIcon />
-          <AlertTitle>{problem.title}</AlertTitle>
-          <AlertDescription>
-            <p>{problem.message}</p>
-            {(problem.code || problem.requestId) && (
-              <p className="font-mono text-xs opacity-80">
-                {problem.code}
-                {problem.requestId && ` · ${problem.requestId}`}
-              </p>
-            )}
-          </AlertDescription>
-        </Alert>
-      )}
+      {problem && <ProblemAlert problem={problem} />}
     </div>
   );
 }
