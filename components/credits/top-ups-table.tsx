@@ -6,7 +6,7 @@ import * as React from "react";
 import { useRouter } from "next/navigation";
 import { ExternalLinkIcon } from "lucide-react";
 import { formatTokenAmount } from "@/lib/contract/top-up-arithmetic";
-import { isTopUpPending, useRecordUnrecordedPayments, useTopUps } from "@/components/data/top-ups";
+import { useRecordUnrecordedPayments, useTopUps } from "@/components/data/top-ups";
 import type { TopUp, TopUpPage } from "@/components/data/types";
 import { formatDateTime, formatNumber } from "@/components/dashboard/format";
 import { Badge, type BadgeVariant } from "@/components/ui/badge";
@@ -31,13 +31,14 @@ export function TopUpsTable({ config, initial }: { config: EnabledTopUps; initia
   const { data } = useTopUps(1, initial);
   useRecordUnrecordedPayments();
   const router = useRouter();
-  const pendingIds = React.useRef(new Set(initial.data.filter(isTopUpPending).map((t) => t.topUpId)));
+  // The balance and history were rendered with the credits of these top-ups: any other credited one is new.
+  const creditedIds = React.useRef(new Set(initial.data.filter((t) => t.status === "credited").map((t) => t.topUpId)));
   const topUps = data?.data ?? [];
 
   React.useEffect(() => {
-    const landed = topUps.some((t) => t.status === "credited" && pendingIds.current.has(t.topUpId));
-    pendingIds.current = new Set(topUps.filter(isTopUpPending).map((t) => t.topUpId));
-    if (landed) router.refresh();
+    const landed = topUps.filter((t) => t.status === "credited" && !creditedIds.current.has(t.topUpId));
+    for (const topUp of landed) creditedIds.current.add(topUp.topUpId);
+    if (landed.length > 0) router.refresh();
   }, [topUps, router]);
 
   if (topUps.length === 0) {

@@ -8,7 +8,7 @@ import { formatTokenAmount } from "@/lib/contract/top-up-arithmetic";
 import { readHead, readTokenMetadata, readTreasuryTransfers, type TreasuryTransfer } from "@/lib/payments/chain";
 import { db } from "./database";
 import { DomainError } from "./errors";
-import { requirePayments } from "./top-ups";
+import { paymentsByTransaction, requirePayments } from "./top-ups";
 
 export interface ReconciliationRow {
   blockNumber: number;
@@ -43,24 +43,19 @@ export async function reconcileTreasury(range: { fromBlock: number; toBlock?: nu
     .where(and(eq(topUps.chainId, config.chainId), between(topUps.blockNumber, Number(fromBlock), Number(toBlock))));
   const byHash = new Map(recorded.map((r) => [r.topUp.txHash, r]));
 
-  const amounts = new Map<string, { transfer: TreasuryTransfer; value: bigint }>();
-  for (const transfer of transfers) {
-    const key = transfer.txHash.toLowerCase();
-    const known = amounts.get(key);
-    amounts.set(key, { transfer: known?.transfer ?? transfer, value: (known?.value ?? 0n) + transfer.value });
-  }
-  const lines = [...amounts.entries()].map(([txHash, { transfer, value }]) => {
+  const payments = paymentsByTransaction(transfers);
+  const lines = payments.map(({ txHash, block, payer, amount }) => {
     const match = byHash.get(txHash);
     const row: ReconciliationRow = {
-      blockNumber: Number(transfer.blockNumber),
+      blockNumber: Number(block.blockNumber),
       txHash,
-      from: transfer.from,
-      amount: formatTokenAmount(value, decimals),
+      from: payer,
+      amount: formatTokenAmount(amount, decimals),
       topUp: !match ? "unrecorded" : match.topUp.failureReason ? `failed (${match.topUp.failureReason})` : match.topUp.status,
       credits: match?.topUp.credits ?? null,
       account: match?.account ?? null,
     };
-    return { row, value };
+    return { row, value: amount };
   });
   const sum = (filter: (row: ReconciliationRow) => boolean) =>
     formatTokenAmount(lines.filter(({ row }) => filter(row)).reduce((total, { value }) => total + value, 0n), decimals);
@@ -72,7 +67,7 @@ export async function reconcileTreasury(range: { fromBlock: number; toBlock?: nu
     toBlock: Number(toBlock),
     transfers: lines.map(({ row }) => row),
     notOnChain: recorded
-      .filter((r) => !amounts.has(r.topUp.txHash))
+      .filter((r) => !payments.some((p) => p.txHash === r.topUp.txHash))
       .map((r) => ({ blockNumber: r.topUp.blockNumber, txHash: r.topUp.txHash, topUp: r.topUp.status, credits: r.topUp.credits })),
     totals: {
       received: sum(() => true),

@@ -23,6 +23,7 @@ import {
 import { applyLedgerEntry } from "./credits";
 import { db } from "./database";
 import { DomainError, notFound } from "./errors";
+import { isUuid } from "./ids";
 import { offsetOf, pageOf, type PageRequest } from "./pagination";
 
 type TopUpRow = typeof topUps.$inferSelect;
@@ -49,7 +50,6 @@ async function fromChain<T>(read: () => Promise<T>): Promise<T> {
   }
 }
 
-const creditsFor = creditsForTokenAmount;
 
 /** Blocks on top of the including block. */
 export const confirmationsOf = (head: bigint, blockNumber: bigint) => Number(head >= blockNumber ? head - blockNumber : 0n);
@@ -65,11 +65,30 @@ export type PaymentAssessment =
  */
 export function assessPayment(observed: Extract<TransactionObservation, { state: "mined" }>, claimant?: string): PaymentAssessment {
   if (observed.reverted) return { kind: "refused", reason: "TX_FAILED" };
-  const [first] = observed.transfers;
-  if (!first) return { kind: "refused", reason: "NO_PAYMENT" };
-  const payer = observed.transfers.find((t) => claimant && sameAddress(t.from, claimant))?.from ?? first.from;
-  const amount = observed.transfers.filter((t) => sameAddress(t.from, payer)).reduce((sum, t) => sum + t.value, 0n);
-  return { kind: "payment", payer, amount };
+  const payment = paymentOf(observed.transfers, claimant);
+  return payment ? { kind: "payment", ...payment } : { kind: "refused", reason: "NO_PAYMENT" };
+}
+
+/** One transaction's transfers to the treasury as a payment: its payer and the sum of the payer's transfers. */
+function paymentOf(transfers: TreasuryTransfer[], claimant?: string): { payer: Address; amount: bigint } | undefined {
+  const [first] = transfers;
+  if (!first) return undefined;
+  const payer = transfers.find((t) => claimant && sameAddress(t.from, claimant))?.from ?? first.from;
+  const amount = transfers.filter((t) => sameAddress(t.from, payer)).reduce((sum, t) => sum + t.value, 0n);
+  return { payer, amount };
+}
+
+/** Transfers found by scanning, grouped into one payment per transaction (in chain order). */
+export function paymentsByTransaction(transfers: TreasuryTransfer[]) {
+  const byTransaction = new Map<string, TreasuryTransfer[]>();
+  for (const transfer of transfers) {
+    const txHash = transfer.txHash.toLowerCase();
+    byTransaction.set(txHash, [...(byTransaction.get(txHash) ?? []), transfer]);
+  }
+  return [...byTransaction].flatMap(([txHash, group]) => {
+    const payment = paymentOf(group);
+    return payment ? [{ txHash, block: group[0], ...payment }] : [];
+  });
 }
 
 export function toTopUp(row: TopUpRow): wire.TopUp {
@@ -116,8 +135,6 @@ export async function listTopUps(accountId: string, page: PageRequest): Promise<
   ]);
   return pageOf(rows.map(toTopUp), total, page);
 }
-
-const isUuid = (id: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
 
 export async function getTopUp(accountId: string, topUpId: string): Promise<wire.TopUp> {
   if (!isUuid(topUpId)) throw notFound("NOT_FOUND", "The top-up");
@@ -220,7 +237,7 @@ async function minedValues(
   return {
     fromAddress: assessed.payer,
     tokenAmount: assessed.amount.toString(),
-    credits: Number(creditsFor(assessed.amount, config.creditsPerToken, decimals)),
+    credits: Number(creditsForTokenAmount(assessed.amount, config.creditsPerToken, decimals)),
     status: "confirming" as const,
     confirmations: confirmationsOf(observed.head, observed.blockNumber),
     requiredConfirmations: config.confirmations,
@@ -234,7 +251,8 @@ async function minedValues(
 async function settleMined(config: PaymentsConfig, row: TopUpRow, observed: Extract<TransactionObservation, { state: "mined" }>): Promise<TopUpRow> {
   const isDeepEnough = confirmationsOf(observed.head, observed.blockNumber) >= row.requiredConfirmations;
   if (!isDeepEnough || !observed.canonical || row.accountId === null) return row;
-  return (await creditTopUp(config, row.id)) ?? row;
+  // Nothing credited here means someone else (the watcher, a concurrent submission) just did: read what they wrote.
+  return (await creditTopUp(config, row.id)) ?? (await (await db()).select().from(topUps).where(eq(topUps.id, row.id)))[0] ?? row;
 }
 
 /** The credit: status, ledger entry and balance in one transaction, at most once per top-up. */
@@ -303,27 +321,23 @@ async function accountOfAddress(address: string): Promise<string | null> {
  * recorded, except that a DROPPED one that was mined after all is looked at again).
  */
 export async function recordFoundTransfers(tx: Tx, config: PaymentsConfig, transfers: TreasuryTransfer[], head: bigint, decimals: number): Promise<number> {
-  const byTransaction = new Map<string, TreasuryTransfer[]>();
-  for (const transfer of transfers) byTransaction.set(transfer.txHash, [...(byTransaction.get(transfer.txHash) ?? []), transfer]);
   let recorded = 0;
-  for (const [txHash, group] of byTransaction) {
-    const payer = group[0].from;
-    const amount = group.filter((t) => sameAddress(t.from, payer)).reduce((sum, t) => sum + t.value, 0n);
+  for (const { txHash, block, payer, amount } of paymentsByTransaction(transfers)) {
     const [account] = await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.walletAddress, payer));
     const inserted = await tx
       .insert(topUps)
       .values({
         chainId: config.chainId,
-        txHash: txHash.toLowerCase(),
+        txHash,
         accountId: account?.id ?? null,
         fromAddress: payer,
         tokenAmount: amount.toString(),
-        credits: Number(creditsFor(amount, config.creditsPerToken, decimals)),
+        credits: Number(creditsForTokenAmount(amount, config.creditsPerToken, decimals)),
         status: "confirming",
-        confirmations: confirmationsOf(head, group[0].blockNumber),
+        confirmations: confirmationsOf(head, block.blockNumber),
         requiredConfirmations: config.confirmations,
-        blockNumber: Number(group[0].blockNumber),
-        blockHash: group[0].blockHash,
+        blockNumber: Number(block.blockNumber),
+        blockHash: block.blockHash,
         // The stalest are re-checked first: a found payment is looked at in this same tick.
         checkedAt: new Date(0),
       })
@@ -334,7 +348,7 @@ export async function recordFoundTransfers(tx: Tx, config: PaymentsConfig, trans
       await tx
         .update(topUps)
         .set({ status: "confirming", failureReason: null, checkedAt: new Date(0) })
-        .where(and(eq(topUps.chainId, config.chainId), eq(topUps.txHash, txHash.toLowerCase()), eq(topUps.failureReason, "DROPPED")));
+        .where(and(eq(topUps.chainId, config.chainId), eq(topUps.txHash, txHash), eq(topUps.failureReason, "DROPPED")));
     }
   }
   return recorded;
