@@ -2,7 +2,17 @@ import type { NextConfig } from "next";
 
 const nextConfig: NextConfig = {
   // Native / WASM packages that must be loaded by Node at run time, not bundled.
-  serverExternalPackages: ["@electric-sql/pglite", "tesseract.js", "@tesseract.js-data/eng", "pg", "wink-nlp", "wink-eng-lite-web-model", "piscina", "rate-limiter-flexible", "fs-native-extensions"],
+  serverExternalPackages: [
+    "@electric-sql/pglite",
+    "tesseract.js",
+    "@tesseract.js-data/eng",
+    "pg",
+    "wink-nlp",
+    "wink-eng-lite-web-model",
+    "piscina",
+    "rate-limiter-flexible",
+    "fs-native-extensions",
+  ],
   poweredByHeader: false,
   reactStrictMode: true,
 };

@@ -24,7 +24,9 @@ function apiRefusal(req: NextRequest, requestId: string): Response | undefined {
   if (methods.length === 0) return undefined; // the catch-all route answers 404
   const allowed = new Set([...methods, ...(methods.includes("GET") ? ["HEAD"] : []), "OPTIONS"]);
   if (allowed.has(req.method)) return undefined;
-  const response = errorResponse("METHOD_NOT_ALLOWED", `${req.method} is not allowed on ${pathname}.`, requestId, { allowed: [...allowed] });
+  const response = errorResponse("METHOD_NOT_ALLOWED", `${req.method} is not allowed on ${pathname}.`, requestId, {
+    allowed: [...allowed],
+  });
   response.headers.set("allow", [...allowed].join(", "));
   return response;
 }

@@ -23,7 +23,9 @@ async function reachablePostgres(): Promise<string | undefined> {
     return url;
   } catch (error) {
     if (isCi || process.env.TEST_DATABASE_URL) {
-      throw new Error(`PostgreSQL is not reachable at ${url} (${String(error)}): the PostgreSQL suite may not be skipped${isCi ? " in CI" : " when TEST_DATABASE_URL is set"}.`);
+      throw new Error(
+        `PostgreSQL is not reachable at ${url} (${String(error)}): the PostgreSQL suite may not be skipped${isCi ? " in CI" : " when TEST_DATABASE_URL is set"}.`,
+      );
     }
     return undefined;
   } finally {
@@ -53,7 +55,13 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: "pglite",
-          include: ["lib/**/*.test.ts", "app/**/*.test.ts", "components/**/*.test.ts", "scripts/**/*.test.ts", "tests/**/*.test.ts"],
+          include: [
+            "lib/**/*.test.ts",
+            "app/**/*.test.ts",
+            "components/**/*.test.ts",
+            "scripts/**/*.test.ts",
+            "tests/**/*.test.ts",
+          ],
           exclude: ["node_modules", "lib/client/dist/**", "e2e/**", "tests/next-start/**", "tests/start-up/**"],
           env: { TEST_DRIVER: "pglite" },
           ...shared,
@@ -76,7 +84,12 @@ export default defineConfig({
         ? [
             {
               resolve: { alias },
-              test: { name: "postgres", include: databaseSuites, env: { TEST_DRIVER: "postgres", TEST_DATABASE_URL: postgresUrl }, ...shared },
+              test: {
+                name: "postgres",
+                include: databaseSuites,
+                env: { TEST_DRIVER: "postgres", TEST_DATABASE_URL: postgresUrl },
+                ...shared,
+              },
             },
           ]
         : []),

@@ -11,7 +11,9 @@ export default function NotFound() {
       </header>
       <main className="flex flex-1 flex-col items-center justify-center gap-3 px-4 pb-24 text-center">
         <h1 className="text-2xl font-semibold tracking-tight">Page not found</h1>
-        <p className="max-w-sm text-sm text-muted-foreground">There is no page at this address. The link may be mistyped or out of date.</p>
+        <p className="max-w-sm text-sm text-muted-foreground">
+          There is no page at this address. The link may be mistyped or out of date.
+        </p>
         <Button asChild className="mt-2">
           <Link href="/">Go to the home page</Link>
         </Button>

@@ -7,5 +7,7 @@ import { appOrigins, env } from "@/lib/env";
 // Signed in: straight to the dashboard. Otherwise a short page on what this is and how to get in.
 export default async function Home() {
   if (await currentSession()) redirect("/overview");
-  return <LandingPage services={await listServices()} origin={appOrigins()[0]} starterCredits={env().STARTER_CREDITS} />;
+  return (
+    <LandingPage services={await listServices()} origin={appOrigins()[0]} starterCredits={env().STARTER_CREDITS} />
+  );
 }

@@ -7,7 +7,9 @@ import { openFromNav } from "./dashboard-session";
 import { e2eChainId, e2eChainRpcUrl, fundWallet } from "./local-chain";
 import { installTestWallet, testWalletName } from "./test-wallet";
 
-test("a developer adds credits from the wallet, follows the payment to credited through a reload, and sees the balance grow", async ({ page }) => {
+test("a developer adds credits from the wallet, follows the payment to credited through a reload, and sees the balance grow", async ({
+  page,
+}) => {
   const privateKey = generatePrivateKey();
   await fundWallet(privateKeyToAccount(privateKey).address, "10");
   const wallet = await installTestWallet(page, privateKey, { chain: { rpcUrl: e2eChainRpcUrl, chainId: e2eChainId } });
@@ -36,7 +38,10 @@ test("a developer adds credits from the wallet, follows the payment to credited 
     await dialog.getByLabel("Amount").fill("250");
     await expect(dialog.getByText("You pay 2.5 tUSD for 250 credits")).toBeVisible();
     await dialog.getByRole("button", { name: "Pay" }).click();
-    await expect(dialog.getByRole("listitem").filter({ hasText: "Recorded by the server" })).toHaveAttribute("data-state", "done");
+    await expect(dialog.getByRole("listitem").filter({ hasText: "Recorded by the server" })).toHaveAttribute(
+      "data-state",
+      "done",
+    );
   });
 
   await test.step("a reload mid-way follows the pending top-up from the server until it is credited", async () => {
@@ -50,13 +55,21 @@ test("a developer adds credits from the wallet, follows the payment to credited 
   });
 
   await test.step("a payment whose recording the connection cut off is named again when the page loads, and credited", async () => {
-    await page.route("**/api/credits/top-ups", (route) => (route.request().method() === "POST" ? route.abort("connectionreset") : route.continue()));
+    await page.route("**/api/credits/top-ups", (route) =>
+      route.request().method() === "POST" ? route.abort("connectionreset") : route.continue(),
+    );
     await page.getByRole("button", { name: "Add credits" }).click();
     const dialog = page.getByRole("dialog", { name: "Add credits" });
     await dialog.getByLabel("Amount").fill("50");
     await dialog.getByRole("button", { name: "Pay" }).click();
-    await expect(dialog.getByRole("listitem").filter({ hasText: "Sent from your wallet" })).toHaveAttribute("data-state", "done");
-    await expect(dialog.getByRole("listitem").filter({ hasText: "Recorded by the server" })).toHaveAttribute("data-state", "current");
+    await expect(dialog.getByRole("listitem").filter({ hasText: "Sent from your wallet" })).toHaveAttribute(
+      "data-state",
+      "done",
+    );
+    await expect(dialog.getByRole("listitem").filter({ hasText: "Recorded by the server" })).toHaveAttribute(
+      "data-state",
+      "current",
+    );
     await page.unroute("**/api/credits/top-ups");
     await page.reload();
     const newest = page.getByRole("table", { name: "Top-ups" }).getByRole("row").nth(1);

@@ -19,7 +19,10 @@ async function seriousViolations(page: Page) {
     .map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ")) }));
 }
 
-test("every dashboard page passes axe in both themes, on desktop and at 360 px, without console errors", async ({ page, baseURL }) => {
+test("every dashboard page passes axe in both themes, on desktop and at 360 px, without console errors", async ({
+  page,
+  baseURL,
+}) => {
   test.setTimeout(240_000);
   const problems: string[] = [];
   page.on("console", (message) => {
@@ -45,7 +48,10 @@ test("every dashboard page passes axe in both themes, on desktop and at 360 px, 
   for (const theme of themes) {
     await page.setViewportSize(viewports[0]);
     await page.goto("/overview");
-    await page.getByRole("radiogroup", { name: "Theme" }).getByRole("radio", { name: theme === "light" ? "Light" : "Dark" }).click();
+    await page
+      .getByRole("radiogroup", { name: "Theme" })
+      .getByRole("radio", { name: theme === "light" ? "Light" : "Dark" })
+      .click();
     await expect(page.locator("html")).toHaveClass(new RegExp(`\\b${theme}\\b`));
 
     for (const viewport of viewports) {

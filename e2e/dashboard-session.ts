@@ -32,11 +32,19 @@ export async function signInNewDeveloper(page: Page, baseURL: string, name = "Gr
 
 /** Follows a link of the dashboard's navigation to its page. */
 export async function openFromNav(page: Page, name: string) {
-  await page.getByRole("navigation", { name: "Dashboard", exact: true }).getByRole("link", { name, exact: true }).click();
+  await page
+    .getByRole("navigation", { name: "Dashboard", exact: true })
+    .getByRole("link", { name, exact: true })
+    .click();
   await expect(page.getByRole("heading", { level: 1, name, exact: true })).toBeVisible();
 }
 
-export async function runJob(request: APIRequestContext, apiKey: string, serviceId: string, input: Record<string, unknown>) {
+export async function runJob(
+  request: APIRequestContext,
+  apiKey: string,
+  serviceId: string,
+  input: Record<string, unknown>,
+) {
   const response = await request.post(`/api/marketplace/services/${serviceId}/execute`, {
     headers: { "x-api-key": apiKey },
     data: { input },
@@ -51,7 +59,12 @@ export const pngWithCorruptImageData = (): string => png.pngWithCorruptImageData
 /** A large page of small text (base64 PNG): OCR of it keeps an execution node's slot busy for a while. */
 export async function busyPageOfText(): Promise<string> {
   // geist exports only its next/font entry points; the TTF files sit beside them.
-  const fontFile = path.join(path.dirname(require.resolve("geist/font/sans")), "fonts", "geist-sans", "Geist-Regular.ttf");
+  const fontFile = path.join(
+    path.dirname(require.resolve("geist/font/sans")),
+    "fonts",
+    "geist-sans",
+    "Geist-Regular.ttf",
+  );
   GlobalFonts.registerFromPath(fontFile, "Geist E2E");
   const canvas = createCanvas(2400, 3000);
   const context = canvas.getContext("2d");
@@ -60,7 +73,11 @@ export async function busyPageOfText(): Promise<string> {
   context.fillStyle = "#000000";
   context.font = '22px "Geist E2E"';
   for (let line = 0; line < 110; line++) {
-    context.fillText(`${line + 1}. The quick brown fox jumps over the lazy dog; pack my box with five dozen liquor jugs, twice.`, 30, 40 + line * 26);
+    context.fillText(
+      `${line + 1}. The quick brown fox jumps over the lazy dog; pack my box with five dozen liquor jugs, twice.`,
+      30,
+      40 + line * 26,
+    );
   }
   return (await canvas.encode("png")).toString("base64");
 }

@@ -39,13 +39,17 @@ test("a developer signs in with a wallet, creates a profile and a key, rotates a
 
   await test.step("sign in with the wallet", async () => {
     await signInWithWallet(page);
-    await expect(page.getByTestId("signed-in-address")).toHaveText(`${wallet.address.slice(0, 6)}…${wallet.address.slice(-4)}`);
+    await expect(page.getByTestId("signed-in-address")).toHaveText(
+      `${wallet.address.slice(0, 6)}…${wallet.address.slice(-4)}`,
+    );
   });
 
   await test.step("keys wait for a profile, which the page offers to create in place", async () => {
     await openFromNav(page, "API keys");
     await expect(page.getByText("Create your developer profile", { exact: true })).toBeVisible();
-    await expect(page.getByLabel("Name")).toHaveValue(`Developer ${wallet.address.slice(0, 6)}…${wallet.address.slice(-4)}`);
+    await expect(page.getByLabel("Name")).toHaveValue(
+      `Developer ${wallet.address.slice(0, 6)}…${wallet.address.slice(-4)}`,
+    );
   });
 
   await test.step("create the developer profile", async () => {
@@ -89,7 +93,10 @@ test("a developer signs in with a wallet, creates a profile and a key, rotates a
 
   let rotatedSecret = "";
   await test.step("rotate the key: a new secret, shown once; the old one stops working", async () => {
-    await page.getByRole("row", { name: /CI pipeline/ }).getByRole("button", { name: "Rotate" }).click();
+    await page
+      .getByRole("row", { name: /CI pipeline/ })
+      .getByRole("button", { name: "Rotate" })
+      .click();
     const dialog = page.getByRole("dialog", { name: /Rotate/ });
     await dialog.getByRole("button", { name: "Rotate key" }).click();
 
@@ -100,7 +107,9 @@ test("a developer signs in with a wallet, creates a profile and a key, rotates a
     expect(await balanceStatusWith(request, rotatedSecret)).toBe(200);
 
     await page.getByRole("button", { name: "Done" }).click();
-    await expect(page.getByRole("row", { name: /CI pipeline/ }).getByText(`dev_${rotatedSecret.slice(4, 12)}…`)).toBeVisible();
+    await expect(
+      page.getByRole("row", { name: /CI pipeline/ }).getByText(`dev_${rotatedSecret.slice(4, 12)}…`),
+    ).toBeVisible();
     await expect(page.getByText(rotatedSecret)).toHaveCount(0);
   });
 

@@ -29,7 +29,9 @@ test.afterAll(async () => {
   await receiver?.close();
 });
 
-test("a brand-new wallet runs a service from its page with no other step, and the console stays clean", async ({ page }) => {
+test("a brand-new wallet runs a service from its page with no other step, and the console stays clean", async ({
+  page,
+}) => {
   test.setTimeout(120_000);
   const problems = watchConsole(page);
   await installTestWallet(page);
@@ -65,7 +67,9 @@ test("a brand-new wallet runs a service from its page with no other step, and th
 
   await test.step("the overview now shows the job and ticks the steps", async () => {
     await openFromNav(page, "Overview");
-    await expect(page.getByRole("region", { name: "Recent jobs" }).getByRole("link", { name: /Text sentiment/ })).toBeVisible();
+    await expect(
+      page.getByRole("region", { name: "Recent jobs" }).getByRole("link", { name: /Text sentiment/ }),
+    ).toBeVisible();
     await expect(page.getByRole("listitem").filter({ hasText: "Run a service" })).toContainText("Done");
   });
 
@@ -78,7 +82,8 @@ test("a developer without a profile visits every page without an error in the co
   await page.goto("/sign-in");
   await page.getByRole("button", { name: testWalletName }).click();
   await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
-  for (const name of ["Profile", "API keys", "Webhooks", "Jobs", "Usage", "Credits", "Services", "Overview"]) await openFromNav(page, name);
+  for (const name of ["Profile", "API keys", "Webhooks", "Jobs", "Usage", "Credits", "Services", "Overview"])
+    await openFromNav(page, name);
   await openFromNav(page, "API keys");
   await expect(page.getByLabel("Name")).toHaveValue(/^Developer 0x/);
   await page.getByRole("button", { name: "Create profile" }).click();
@@ -86,27 +91,57 @@ test("a developer without a profile visits every page without an error in the co
   expect(problems).toEqual([]);
 });
 
-test("every dashboard page fits a 390 px phone, with keys, jobs and webhook deliveries on it", async ({ page, baseURL }) => {
+test("every dashboard page fits a 390 px phone, with keys, jobs and webhook deliveries on it", async ({
+  page,
+  baseURL,
+}) => {
   test.setTimeout(180_000);
   const dev = await signInNewDeveloper(page, baseURL as string, "Phone Tester");
   const origin = { origin: baseURL as string };
-  await page.request.post("/api/developers/keys", { headers: origin, data: { name: "a key with a rather long name for a phone", scopes: ["services:execute", "jobs:read"] } });
+  await page.request.post("/api/developers/keys", {
+    headers: origin,
+    data: { name: "a key with a rather long name for a phone", scopes: ["services:execute", "jobs:read"] },
+  });
   const job = await runJob(page.request, dev.apiKey, "text-summarize", {
     text: "A first sentence that is long enough to wrap on a phone. A second one follows it. And a third one closes the text.",
   });
   await runJob(page.request, dev.apiKey, "text-sentiment", { text: "Fits on a phone." });
   const endpoint = await page.request.post("/api/developers/webhooks", {
     headers: origin,
-    data: { url: receiver.url("/hooks/a-rather-long-path/for-a-phone-screen"), events: ["job.completed", "job.failed"] },
+    data: {
+      url: receiver.url("/hooks/a-rather-long-path/for-a-phone-screen"),
+      events: ["job.completed", "job.failed"],
+    },
   });
   expect(endpoint.status(), await endpoint.text()).toBe(201);
   const { endpointId } = (await endpoint.json()) as { endpointId: string };
-  expect((await page.request.post(`/api/developers/webhooks/${endpointId}/test`, { headers: origin })).status()).toBe(202);
+  expect((await page.request.post(`/api/developers/webhooks/${endpointId}/test`, { headers: origin })).status()).toBe(
+    202,
+  );
   await expect
-    .poll(async () => ((await (await page.request.get(`/api/developers/webhooks/${endpointId}/deliveries`)).json()) as { data: unknown[] }).data.length)
+    .poll(
+      async () =>
+        (
+          (await (await page.request.get(`/api/developers/webhooks/${endpointId}/deliveries`)).json()) as {
+            data: unknown[];
+          }
+        ).data.length,
+    )
     .toBeGreaterThan(0);
 
-  const paths = ["/overview", "/services", "/services/image-ocr", "/jobs", `/jobs/${job.jobId}`, "/usage", "/webhooks", "/keys", "/credits", "/profile", "/no-such-page"];
+  const paths = [
+    "/overview",
+    "/services",
+    "/services/image-ocr",
+    "/jobs",
+    `/jobs/${job.jobId}`,
+    "/usage",
+    "/webhooks",
+    "/keys",
+    "/credits",
+    "/profile",
+    "/no-such-page",
+  ];
   for (const viewport of [phone, desktop]) {
     await page.setViewportSize(viewport);
     for (const path of paths) {
@@ -126,13 +161,17 @@ test("every dashboard page fits a 390 px phone, with keys, jobs and webhook deli
   await test.step("on a phone every row's actions are on the screen", async () => {
     await page.setViewportSize(phone);
     await page.goto("/webhooks");
-    for (const action of ["Send test", "Disable", "Delete"]) await expect(page.getByRole("button", { name: action }).first()).toBeInViewport();
+    for (const action of ["Send test", "Disable", "Delete"])
+      await expect(page.getByRole("button", { name: action }).first()).toBeInViewport();
     await page.goto("/keys");
     await expect(page.getByRole("button", { name: "Revoke" }).first()).toBeInViewport();
   });
 });
 
-test("a developer watches an OCR job's log lines and progress arrive while it runs, with Cancel (not Run again) to press", async ({ page, baseURL }) => {
+test("a developer watches an OCR job's log lines and progress arrive while it runs, with Cancel (not Run again) to press", async ({
+  page,
+  baseURL,
+}) => {
   test.setTimeout(150_000);
   const dev = await signInNewDeveloper(page, baseURL as string, "Live Watcher");
   // A large page of text: recognition keeps the job running for seconds.
@@ -144,7 +183,9 @@ test("a developer watches an OCR job's log lines and progress arrive while it ru
   await expect(page.getByRole("button", { name: "Cancel job" })).toBeVisible();
   await expect(page.getByRole("link", { name: "Run again" })).toHaveCount(0);
   // The provider's own lines as they come, while the job still runs (not only once it has ended).
-  await expect(page.getByRole("region", { name: "Logs" })).toContainText("Recognizing text: 50% done", { timeout: 30_000 });
+  await expect(page.getByRole("region", { name: "Logs" })).toContainText("Recognizing text: 50% done", {
+    timeout: 30_000,
+  });
   await expect(page.getByRole("progressbar", { name: "Job progress" })).not.toHaveAttribute("aria-valuenow", "0");
   expect(await status.textContent()).toBe("running");
 
@@ -153,7 +194,9 @@ test("a developer watches an OCR job's log lines and progress arrive while it ru
   await expect(page.getByRole("button", { name: "Cancel job" })).toHaveCount(0);
 });
 
-test("a signed-out visitor learns what this is on the home page, and one without a wallet what to install", async ({ page }) => {
+test("a signed-out visitor learns what this is on the home page, and one without a wallet what to install", async ({
+  page,
+}) => {
   const problems = watchConsole(page);
   for (const viewport of [phone, desktop]) {
     await page.setViewportSize(viewport);
@@ -162,7 +205,10 @@ test("a signed-out visitor learns what this is on the home page, and one without
     await expect(page.getByRole("heading", { name: "Text sentiment" })).toBeVisible();
     await expect(page.getByText("$EXECUTION_NETWORK_API_KEY")).toBeVisible();
     await page.screenshot({ path: test.info().outputPath(`home-${viewport.width}.png`), fullPage: true });
-    expect(await page.evaluate(() => document.documentElement.scrollWidth), `/ at ${viewport.width} px`).toBeLessThanOrEqual(viewport.width);
+    expect(
+      await page.evaluate(() => document.documentElement.scrollWidth),
+      `/ at ${viewport.width} px`,
+    ).toBeLessThanOrEqual(viewport.width);
 
     // No test wallet here: this browser has none.
     await page.getByRole("link", { name: "Sign in and try it" }).click();
@@ -170,7 +216,10 @@ test("a signed-out visitor learns what this is on the home page, and one without
     await expect(page.getByText("No wallet in this browser")).toBeVisible();
     await expect(page.getByRole("link", { name: "MetaMask" })).toHaveAttribute("href", /^https:\/\/metamask\.io\//);
     await page.screenshot({ path: test.info().outputPath(`sign-in-${viewport.width}.png`), fullPage: true });
-    expect(await page.evaluate(() => document.documentElement.scrollWidth), `/sign-in at ${viewport.width} px`).toBeLessThanOrEqual(viewport.width);
+    expect(
+      await page.evaluate(() => document.documentElement.scrollWidth),
+      `/sign-in at ${viewport.width} px`,
+    ).toBeLessThanOrEqual(viewport.width);
   }
   expect(problems).toEqual([]);
 });

@@ -4,7 +4,15 @@
 import { expect, test, type Page } from "@playwright/test";
 import { busyPageOfText, pngWithCorruptImageData, runJob, signInNewDeveloper } from "./dashboard-session";
 
-const happyPathTypes = ["JOB_CREATED", "WORKFLOW_INITIALIZED", "ROUTING_STARTED", "NODE_ASSIGNED", "EXECUTION_STARTED", "RESULT_STORED", "EXECUTION_COMPLETED"];
+const happyPathTypes = [
+  "JOB_CREATED",
+  "WORKFLOW_INITIALIZED",
+  "ROUTING_STARTED",
+  "NODE_ASSIGNED",
+  "EXECUTION_STARTED",
+  "RESULT_STORED",
+  "EXECUTION_COMPLETED",
+];
 
 /** The event types as the Timeline list shows them, in order. */
 async function timelineTypes(page: Page): Promise<string[]> {
@@ -13,11 +21,16 @@ async function timelineTypes(page: Page): Promise<string[]> {
   return texts.map((t) => /\b([A-Z]+(?:_[A-Z]+)+)\b/.exec(t)?.[1] ?? "?");
 }
 
-test("a developer watches a text-sentiment job complete on its page, then finds it in the filtered jobs list", async ({ page, baseURL }) => {
+test("a developer watches a text-sentiment job complete on its page, then finds it in the filtered jobs list", async ({
+  page,
+  baseURL,
+}) => {
   const dev = await signInNewDeveloper(page, baseURL as string);
 
   const createdAt = Date.now();
-  const job = await runJob(page.request, dev.apiKey, "text-sentiment", { text: "I love this product. The support team was wonderful and fast." });
+  const job = await runJob(page.request, dev.apiKey, "text-sentiment", {
+    text: "I love this product. The support team was wonderful and fast.",
+  });
   await page.goto(`/jobs/${job.jobId}`);
 
   await test.step("the page reaches completed with the result", async () => {
@@ -38,7 +51,10 @@ test("a developer watches a text-sentiment job complete on its page, then finds 
     await expect(page.getByRole("region", { name: "Logs" })).toBeVisible();
     await expect(page.getByRole("button", { name: "Cancel job" })).toHaveCount(0);
     await expect(page.getByTestId("job-credits")).toHaveText("1 credit charged");
-    await expect(page.getByRole("link", { name: "Run again" })).toHaveAttribute("href", `/services/text-sentiment?from=${job.jobId}`);
+    await expect(page.getByRole("link", { name: "Run again" })).toHaveAttribute(
+      "href",
+      `/services/text-sentiment?from=${job.jobId}`,
+    );
   });
 
   await test.step("the jobs list filtered by service and status links to it", async () => {
@@ -57,7 +73,10 @@ test("a developer watches a text-sentiment job complete on its page, then finds 
   });
 });
 
-test("an image-ocr job whose PNG data is corrupt fails at run time, and the page explains it and shows the refund", async ({ page, baseURL }) => {
+test("an image-ocr job whose PNG data is corrupt fails at run time, and the page explains it and shows the refund", async ({
+  page,
+  baseURL,
+}) => {
   const dev = await signInNewDeveloper(page, baseURL as string, "Katherine Johnson");
   const job = await runJob(page.request, dev.apiKey, "image-ocr", { image: pngWithCorruptImageData() });
   await page.goto(`/jobs/${job.jobId}`);
@@ -68,7 +87,9 @@ test("an image-ocr job whose PNG data is corrupt fails at run time, and the page
   await expect(failure.getByText("runtime", { exact: true })).toBeVisible();
   await expect(failure.getByText("What to do next:")).toBeVisible();
   await expect(failure.getByTestId("job-refund")).toContainText(`refunded ${job.creditCost} credits`);
-  await expect(page.getByTestId("job-credits")).toHaveText(`${job.creditCost} credits charged, refunded ${job.creditCost} credits`);
+  await expect(page.getByTestId("job-credits")).toHaveText(
+    `${job.creditCost} credits charged, refunded ${job.creditCost} credits`,
+  );
   await expect(page.getByRole("region", { name: "Result" })).toHaveCount(0);
   const types = await timelineTypes(page);
   expect(types[0]).toBe("JOB_CREATED");
@@ -106,7 +127,8 @@ test("Cancel job stops a job that is still waiting for a node, and refunds it", 
   try {
     await cancelWaitingJob(page, dev.apiKey);
   } finally {
-    for (const jobId of blockers) await page.request.post(`/api/developers/jobs/${jobId}/cancel`, { headers: { "x-api-key": dev.apiKey } });
+    for (const jobId of blockers)
+      await page.request.post(`/api/developers/jobs/${jobId}/cancel`, { headers: { "x-api-key": dev.apiKey } });
   }
 });
 

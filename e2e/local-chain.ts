@@ -1,7 +1,15 @@
 // The journeys' payments chain: `npm run chain` started by playwright.config.ts on its own port, whose token
 // and treasury addresses are known in advance (a fresh chain, the deployer's first nonce, account 1), and a
 // way to fund a test wallet from the test process with the deployer's key.
-import { createPublicClient, createWalletClient, getContractAddress, http, parseEther, parseUnits, type Address } from "viem";
+import {
+  createPublicClient,
+  createWalletClient,
+  getContractAddress,
+  http,
+  parseEther,
+  parseUnits,
+  type Address,
+} from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { deployerPrivateKey, deterministicAccount1Key, testTokenAbi, testTokenDefaults } from "../tests/support/chain";
 
@@ -25,11 +33,21 @@ export const e2ePaymentsEnv = {
 
 /** Gives `address` ETH for gas and `tokens` whole test tokens. */
 export async function fundWallet(address: Address, tokens = "100") {
-  const chain = { id: e2eChainId, name: "e2e", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [e2eChainRpcUrl] } } };
+  const chain = {
+    id: e2eChainId,
+    name: "e2e",
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [e2eChainRpcUrl] } },
+  };
   const wallet = createWalletClient({ account: deployer, chain, transport: http(e2eChainRpcUrl) });
   const reader = createPublicClient({ chain, transport: http(e2eChainRpcUrl), cacheTime: 0 });
   const gas = await wallet.sendTransaction({ to: address, value: parseEther("1") });
   await reader.waitForTransactionReceipt({ hash: gas, pollingInterval: 100 });
-  const minted = await wallet.writeContract({ address: e2eToken, abi: testTokenAbi, functionName: "mint", args: [address, parseUnits(tokens, testTokenDefaults.decimals)] });
+  const minted = await wallet.writeContract({
+    address: e2eToken,
+    abi: testTokenAbi,
+    functionName: "mint",
+    args: [address, parseUnits(tokens, testTokenDefaults.decimals)],
+  });
   await reader.waitForTransactionReceipt({ hash: minted, pollingInterval: 100 });
 }

@@ -105,9 +105,13 @@ test("a developer runs text-sentiment from its service page, pays its cost once,
     await expect(page.getByLabel("curl example")).toContainText("I love how quickly this works");
     jobId = await runAndOpenJob(page, () => page.getByRole("button", { name: "Run", exact: true }).click());
     await expect
-      .poll(async () => ((await (await page.request.get(`/api/developers/jobs/${jobId}`)).json()) as { status: string }).status, {
-        timeout: 30_000,
-      })
+      .poll(
+        async () =>
+          ((await (await page.request.get(`/api/developers/jobs/${jobId}`)).json()) as { status: string }).status,
+        {
+          timeout: 30_000,
+        },
+      )
       .toBe("completed");
     expect(await balance(page)).toBe(before - 1);
   });

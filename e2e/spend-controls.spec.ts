@@ -6,7 +6,10 @@ import { openFromNav, runJob, signInNewDeveloper } from "./dashboard-session";
 
 const keyRow = (page: Page) => page.getByRole("row", { name: /Contractor/ });
 
-test("a developer sets a credit limit on a key, raises and removes it, and is warned when the balance runs low", async ({ page, baseURL }) => {
+test("a developer sets a credit limit on a key, raises and removes it, and is warned when the balance runs low", async ({
+  page,
+  baseURL,
+}) => {
   await signInNewDeveloper(page, baseURL ?? "");
 
   let secret = "";
@@ -33,7 +36,10 @@ test("a developer sets a credit limit on a key, raises and removes it, and is wa
       data: { input: { text: "one too many" } },
     });
     expect(refused.status()).toBe(402);
-    expect((await refused.json()).error).toMatchObject({ code: "KEY_CREDIT_LIMIT", details: { creditLimit: 3, creditLimitRemaining: 0, creditLimitReset: "daily" } });
+    expect((await refused.json()).error).toMatchObject({
+      code: "KEY_CREDIT_LIMIT",
+      details: { creditLimit: 3, creditLimitRemaining: 0, creditLimitReset: "daily" },
+    });
     await page.reload();
     await expect(keyRow(page).getByText("3 of 3 per day")).toBeVisible();
     await expect(keyRow(page).getByText("0 left")).toBeVisible();
@@ -51,7 +57,10 @@ test("a developer sets a credit limit on a key, raises and removes it, and is wa
     await runJob(page.request, secret, "token-count", { text: "fits again" });
 
     await keyRow(page).getByRole("button", { name: "Limit" }).click();
-    await page.getByRole("dialog", { name: "Credit limit of Contractor" }).getByRole("button", { name: "Remove limit" }).click();
+    await page
+      .getByRole("dialog", { name: "Credit limit of Contractor" })
+      .getByRole("button", { name: "Remove limit" })
+      .click();
     await expect(page.getByRole("dialog")).toHaveCount(0);
     await expect(keyRow(page).getByText("No limit")).toBeVisible();
   });

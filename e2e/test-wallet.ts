@@ -37,8 +37,7 @@ type SignOutcome = { signature: Hex } | { rejected: true };
 
 /** What the page's provider gets back for a chain request: an EIP-1193 result or error, and the event to emit. */
 type ChainOutcome =
-  | { result: unknown; chainChanged?: Hex }
-  | { error: { code: number; message: string; data?: unknown } };
+  { result: unknown; chainChanged?: Hex } | { error: { code: number; message: string; data?: unknown } };
 
 // Answered by the chain's node, as a real wallet answers them from its RPC provider.
 const forwardedReads = [
@@ -80,7 +79,10 @@ async function rpc(rpcUrl: string, method: string, params: unknown[]): Promise<u
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
   });
-  const body = (await response.json()) as { result?: unknown; error?: { code: number; message: string; data?: unknown } };
+  const body = (await response.json()) as {
+    result?: unknown;
+    error?: { code: number; message: string; data?: unknown };
+  };
   // The node's own error (a revert with its data, a nonce too low) reaches the page unchanged, as through MetaMask.
   if (body.error) throw new WalletError(body.error.code, body.error.message, body.error.data);
   return body.result;
@@ -89,7 +91,8 @@ async function rpc(rpcUrl: string, method: string, params: unknown[]): Promise<u
 function optionalHex(tx: Record<string, unknown>, field: string): Hex | undefined {
   const value = tx[field];
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== "string" || !isHex(value)) throw new WalletError(-32602, `Invalid transaction field ${field}: ${String(value)}`);
+  if (typeof value !== "string" || !isHex(value))
+    throw new WalletError(-32602, `Invalid transaction field ${field}: ${String(value)}`);
   return value;
 }
 
@@ -101,9 +104,10 @@ function optionalHex(tx: Record<string, unknown>, field: string): Hex | undefine
 async function nextNonce(rpcUrl: string, address: Address): Promise<number> {
   const counted = hexToNumber((await rpc(rpcUrl, "eth_getTransactionCount", [address, "pending"])) as Hex);
   const pool = (await rpc(rpcUrl, "txpool_content", []).catch(() => undefined)) as
-    | Partial<Record<"pending" | "queued", Record<string, Record<string, unknown>>>>
-    | undefined;
-  const pooled = [pool?.pending, pool?.queued].flatMap((byAccount) => Object.keys(byAccount?.[address.toLowerCase()] ?? {}));
+    Partial<Record<"pending" | "queued", Record<string, Record<string, unknown>>>> | undefined;
+  const pooled = [pool?.pending, pool?.queued].flatMap((byAccount) =>
+    Object.keys(byAccount?.[address.toLowerCase()] ?? {}),
+  );
   return Math.max(counted, ...pooled.map((nonce) => Number(nonce) + 1));
 }
 
@@ -117,13 +121,18 @@ function toWalletError(error: unknown): WalletError {
   let node: { code: number; details?: string; data?: unknown } | undefined;
   for (let e: unknown = error; e instanceof Error; e = e.cause) {
     const candidate = e as Error & { code?: unknown; details?: string; data?: unknown };
-    if (typeof candidate.code === "number") node = { code: candidate.code, details: candidate.details, data: candidate.data };
+    if (typeof candidate.code === "number")
+      node = { code: candidate.code, details: candidate.details, data: candidate.data };
   }
   const message = node?.details || (error instanceof BaseError ? error.shortMessage : String(error));
   return new WalletError(node?.code ?? -32603, message, node?.data);
 }
 
-async function sendTransaction(account: PrivateKeyAccount, chain: { rpcUrl: string; chainId: number }, tx: Record<string, unknown>) {
+async function sendTransaction(
+  account: PrivateKeyAccount,
+  chain: { rpcUrl: string; chainId: number },
+  tx: Record<string, unknown>,
+) {
   const walletClient = createWalletClient({
     account,
     chain: defineChain({
@@ -177,7 +186,8 @@ export async function installTestWallet(
 
   // Must come before the first navigation so the page's script can call it.
   await page.exposeFunction("__testWalletSign", async (data: Hex, from: string): Promise<SignOutcome> => {
-    if (from.toLowerCase() !== account.address.toLowerCase()) throw new Error(`personal_sign for unknown account ${from}`);
+    if (from.toLowerCase() !== account.address.toLowerCase())
+      throw new Error(`personal_sign for unknown account ${from}`);
     if (isRejecting) return { rejected: true };
     return { signature: await account.signMessage({ message: { raw: data } }) };
   });
@@ -195,49 +205,62 @@ export async function installTestWallet(
       return { result: null, chainChanged: numberToHex(requested) };
     };
 
-    await page.exposeFunction("__testWalletChainRequest", async (method: string, params: unknown[]): Promise<ChainOutcome> => {
-      try {
-        switch (method) {
-          case "eth_chainId":
-            return { result: numberToHex(currentChainId) };
-          case "net_version":
-            return { result: String(currentChainId) };
-          case "wallet_switchEthereumChain":
-            return switchTo((params[0] as { chainId?: unknown } | undefined)?.chainId);
-          case "wallet_addEthereumChain": {
-            // Like MetaMask once the person approves: the chain is added and the wallet switches to it (wagmi
-            // checks eth_chainId right after and treats "still on the old chain" as a refusal).
-            const outcome = switchTo((params[0] as { chainId?: unknown } | undefined)?.chainId);
-            if ("error" in outcome) {
-              return { error: { code: -32602, message: `The test wallet knows only chains 1 and ${chain.chainId}.` } };
+    await page.exposeFunction(
+      "__testWalletChainRequest",
+      async (method: string, params: unknown[]): Promise<ChainOutcome> => {
+        try {
+          switch (method) {
+            case "eth_chainId":
+              return { result: numberToHex(currentChainId) };
+            case "net_version":
+              return { result: String(currentChainId) };
+            case "wallet_switchEthereumChain":
+              return switchTo((params[0] as { chainId?: unknown } | undefined)?.chainId);
+            case "wallet_addEthereumChain": {
+              // Like MetaMask once the person approves: the chain is added and the wallet switches to it (wagmi
+              // checks eth_chainId right after and treats "still on the old chain" as a refusal).
+              const outcome = switchTo((params[0] as { chainId?: unknown } | undefined)?.chainId);
+              if ("error" in outcome) {
+                return {
+                  error: { code: -32602, message: `The test wallet knows only chains 1 and ${chain.chainId}.` },
+                };
+              }
+              return outcome;
             }
-            return outcome;
+            case "eth_sendTransaction": {
+              if (currentChainId !== chain.chainId) {
+                throw new WalletError(
+                  4901,
+                  `The test wallet can send only on chain ${chain.chainId}; it is on chain ${currentChainId}.`,
+                );
+              }
+              const tx = params[0];
+              if (typeof tx !== "object" || tx === null)
+                throw new WalletError(-32602, "eth_sendTransaction needs a transaction object.");
+              const from = (tx as { from?: unknown }).from;
+              if (typeof from !== "string" || from.toLowerCase() !== account.address.toLowerCase()) {
+                throw new WalletError(4100, `The test wallet holds ${account.address}, not ${String(from)}.`);
+              }
+              if (isRejectingTransactions) throw new WalletError(4001, "User rejected the request.");
+              return { result: await sendTransaction(account, chain, tx as Record<string, unknown>) };
+            }
+            default:
+              if (!forwardedReads.includes(method))
+                throw new WalletError(4200, `The test wallet does not support ${method}.`);
+              if (currentChainId !== chain.chainId) {
+                throw new WalletError(
+                  4901,
+                  `The test wallet can read only chain ${chain.chainId}; it is on chain ${currentChainId}.`,
+                );
+              }
+              return { result: await rpc(chain.rpcUrl, method, params) };
           }
-          case "eth_sendTransaction": {
-            if (currentChainId !== chain.chainId) {
-              throw new WalletError(4901, `The test wallet can send only on chain ${chain.chainId}; it is on chain ${currentChainId}.`);
-            }
-            const tx = params[0];
-            if (typeof tx !== "object" || tx === null) throw new WalletError(-32602, "eth_sendTransaction needs a transaction object.");
-            const from = (tx as { from?: unknown }).from;
-            if (typeof from !== "string" || from.toLowerCase() !== account.address.toLowerCase()) {
-              throw new WalletError(4100, `The test wallet holds ${account.address}, not ${String(from)}.`);
-            }
-            if (isRejectingTransactions) throw new WalletError(4001, "User rejected the request.");
-            return { result: await sendTransaction(account, chain, tx as Record<string, unknown>) };
-          }
-          default:
-            if (!forwardedReads.includes(method)) throw new WalletError(4200, `The test wallet does not support ${method}.`);
-            if (currentChainId !== chain.chainId) {
-              throw new WalletError(4901, `The test wallet can read only chain ${chain.chainId}; it is on chain ${currentChainId}.`);
-            }
-            return { result: await rpc(chain.rpcUrl, method, params) };
+        } catch (error) {
+          const { code, message, data } = toWalletError(error);
+          return { error: data === undefined ? { code, message } : { code, message, data } };
         }
-      } catch (error) {
-        const { code, message, data } = toWalletError(error);
-        return { error: data === undefined ? { code, message } : { code, message, data } };
-      }
-    });
+      },
+    );
   }
 
   await page.addInitScript(
@@ -263,7 +286,8 @@ export async function installTestWallet(
       })();
       const isGranted = () => storage?.getItem(grantKey) === "1";
 
-      const emit = (event: string, ...args: unknown[]) => listeners.get(event)?.forEach((listener) => listener(...args));
+      const emit = (event: string, ...args: unknown[]) =>
+        listeners.get(event)?.forEach((listener) => listener(...args));
 
       const provider = {
         isMetaMask: false,
@@ -271,7 +295,8 @@ export async function installTestWallet(
           // With a chain configured, the test process answers these (its current chain, signing, the node).
           if (chainRequest && chainMethods.includes(method)) {
             const outcome = await chainRequest(method, params);
-            if ("error" in outcome) throw Object.assign(rpcError(outcome.error.code, outcome.error.message), { data: outcome.error.data });
+            if ("error" in outcome)
+              throw Object.assign(rpcError(outcome.error.code, outcome.error.message), { data: outcome.error.data });
             if (outcome.chainChanged) emit("chainChanged", outcome.chainChanged);
             return outcome.result;
           }
@@ -287,10 +312,17 @@ export async function installTestWallet(
               return "1";
             case "wallet_requestPermissions":
               storage?.setItem(grantKey, "1");
-              return [{ parentCapability: "eth_accounts", caveats: [{ type: "restrictReturnedAccounts", value: [address] }] }];
+              return [
+                { parentCapability: "eth_accounts", caveats: [{ type: "restrictReturnedAccounts", value: [address] }] },
+              ];
             case "wallet_getPermissions":
               return isGranted()
-                ? [{ parentCapability: "eth_accounts", caveats: [{ type: "restrictReturnedAccounts", value: [address] }] }]
+                ? [
+                    {
+                      parentCapability: "eth_accounts",
+                      caveats: [{ type: "restrictReturnedAccounts", value: [address] }],
+                    },
+                  ]
                 : [];
             case "wallet_revokePermissions":
               storage?.removeItem(grantKey);
@@ -328,7 +360,9 @@ export async function installTestWallet(
         rdns: "dev.execution-network.e2e-wallet",
       };
       const announce = () =>
-        window.dispatchEvent(new CustomEvent("eip6963:announceProvider", { detail: Object.freeze({ info, provider }) }));
+        window.dispatchEvent(
+          new CustomEvent("eip6963:announceProvider", { detail: Object.freeze({ info, provider }) }),
+        );
       window.addEventListener("eip6963:requestProvider", announce);
       announce();
     },

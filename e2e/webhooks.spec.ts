@@ -35,7 +35,9 @@ async function sendTestEvent(page: Page): Promise<ReceivedWebhook> {
   const before = receiver.received.length;
   await page.getByRole("row", { name: receiverPath }).getByRole("button", { name: "Send test" }).click();
   await expect(page.getByRole("status").filter({ hasText: "Test event queued." })).toBeVisible();
-  await expect.poll(() => receiver.received.length, { message: "the receiver gets the test event" }).toBeGreaterThan(before);
+  await expect
+    .poll(() => receiver.received.length, { message: "the receiver gets the test event" })
+    .toBeGreaterThan(before);
   return receiver.received[before];
 }
 
@@ -97,7 +99,10 @@ test("a developer adds a webhook endpoint, verifies a signed test event, rotates
       `**/api/developers/webhooks/${endpoint.endpointId}`,
       (route) =>
         route.request().method() === "DELETE"
-          ? route.fulfill({ status: 503, json: { error: { code: "SERVICE_UNAVAILABLE", message: "Try again shortly.", requestId: "req_e2e" } } })
+          ? route.fulfill({
+              status: 503,
+              json: { error: { code: "SERVICE_UNAVAILABLE", message: "Try again shortly.", requestId: "req_e2e" } },
+            })
           : route.fallback(),
       { times: 1 },
     );
@@ -106,13 +111,16 @@ test("a developer adds a webhook endpoint, verifies a signed test event, rotates
     const confirm = page.getByRole("alertdialog", { name: "Delete webhook endpoint" });
     await expect(confirm.getByText(url)).toBeVisible();
     await confirm.getByRole("button", { name: "Delete endpoint" }).click();
-    await expect(confirm.getByRole("alert").filter({ hasText: "Could not delete the endpoint" })).toContainText("SERVICE_UNAVAILABLE");
+    await expect(confirm.getByRole("alert").filter({ hasText: "Could not delete the endpoint" })).toContainText(
+      "SERVICE_UNAVAILABLE",
+    );
 
     // Once deleted, the page no longer asks for the endpoint's deliveries (they are gone with it: 404).
     let deleted = false;
     const askedAfterDeletion: string[] = [];
     page.on("response", (r) => {
-      if (r.request().method() === "DELETE" && r.url().endsWith(`/webhooks/${endpoint.endpointId}`) && r.ok()) deleted = true;
+      if (r.request().method() === "DELETE" && r.url().endsWith(`/webhooks/${endpoint.endpointId}`) && r.ok())
+        deleted = true;
     });
     page.on("request", (r) => {
       if (deleted && r.url().includes(`/webhooks/${endpoint.endpointId}/`)) askedAfterDeletion.push(r.url());

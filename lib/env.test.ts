@@ -4,7 +4,14 @@ import { appOrigins, parseEnv } from "./env";
 describe("configuration", () => {
   it("has the contract's defaults", () => {
     const env = parseEnv({});
-    expect(env).toMatchObject({ PORT: 3000, DATA_DIR: "./.data", STARTER_CREDITS: 100, EMBEDDED_NODES: 1, ROUTING_TIMEOUT_MS: 30_000, JOB_MAX_ATTEMPTS: 3 });
+    expect(env).toMatchObject({
+      PORT: 3000,
+      DATA_DIR: "./.data",
+      STARTER_CREDITS: 100,
+      EMBEDDED_NODES: 1,
+      ROUTING_TIMEOUT_MS: 30_000,
+      JOB_MAX_ATTEMPTS: 3,
+    });
     expect(env.DATABASE_URL).toBeUndefined();
   });
 
@@ -13,17 +20,18 @@ describe("configuration", () => {
   });
 
   it("fails with a readable message naming the variable", () => {
-    expect(() => parseEnv({ SESSION_SECRET: "short" })).toThrow(/SESSION_SECRET: SESSION_SECRET must be at least 32 characters/);
+    expect(() => parseEnv({ SESSION_SECRET: "short" })).toThrow(
+      /SESSION_SECRET: SESSION_SECRET must be at least 32 characters/,
+    );
     expect(() => parseEnv({ EMBEDDED_NODES: "-1" })).toThrow(/EMBEDDED_NODES/);
     expect(() => parseEnv({ DATABASE_URL: "not a url" })).toThrow(/DATABASE_URL/);
   });
 
   it("takes the app's origins from APP_ORIGIN only, with local defaults on PORT", () => {
     expect(appOrigins(parseEnv({ PORT: "4100" }))).toEqual(["http://localhost:4100", "http://127.0.0.1:4100"]);
-    expect(appOrigins(parseEnv({ APP_ORIGIN: "https://app.example.com/, https://console.example.com:8443/x" }))).toEqual([
-      "https://app.example.com",
-      "https://console.example.com:8443",
-    ]);
+    expect(
+      appOrigins(parseEnv({ APP_ORIGIN: "https://app.example.com/, https://console.example.com:8443/x" })),
+    ).toEqual(["https://app.example.com", "https://console.example.com:8443"]);
     expect(() => parseEnv({ APP_ORIGIN: "ftp://example.com" })).toThrow(/APP_ORIGIN/);
   });
 

@@ -11,7 +11,10 @@ const booleanFromEnv = z
 /** A comma-separated list of absolute http(s) URLs, reduced to their origins. */
 const originList = z.string().transform((value, ctx) => {
   const origins: string[] = [];
-  for (const part of value.split(",").map((p) => p.trim()).filter(Boolean)) {
+  for (const part of value
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const url = URL.canParse(part) ? new URL(part) : undefined;
     if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
       ctx.addIssue({ code: "custom", message: `APP_ORIGIN: "${part}" is not an http(s) URL` });
@@ -78,7 +81,12 @@ const envSchema = z.object({
   WEBHOOK_ALLOWED_HOSTS: z
     .string()
     .default("")
-    .transform((value) => value.split(",").map((h) => h.trim().toLowerCase()).filter(Boolean)),
+    .transform((value) =>
+      value
+        .split(",")
+        .map((h) => h.trim().toLowerCase())
+        .filter(Boolean),
+    ),
   /** Delays between webhook attempts (comma-separated ms); the last one repeats until the retry window ends. */
   WEBHOOK_RETRY_SCHEDULE_MS: z
     .string()
@@ -86,7 +94,10 @@ const envSchema = z.object({
     .transform((value, ctx) => {
       const delays = value.split(",").map((part) => Number(part.trim()));
       if (delays.length === 0 || delays.some((d) => !Number.isSafeInteger(d) || d < 0)) {
-        ctx.addIssue({ code: "custom", message: "WEBHOOK_RETRY_SCHEDULE_MS must be whole milliseconds separated by commas" });
+        ctx.addIssue({
+          code: "custom",
+          message: "WEBHOOK_RETRY_SCHEDULE_MS must be whole milliseconds separated by commas",
+        });
         return z.NEVER;
       }
       return delays;
@@ -121,13 +132,24 @@ const envSchema = z.object({
   PAYMENTS_DROP_AFTER_MS: intFromEnv(3_600_000, 1),
 });
 
-const paymentVariables = ["PAYMENTS_RPC_URL", "PAYMENTS_CHAIN_ID", "PAYMENTS_TOKEN_ADDRESS", "PAYMENTS_TREASURY_ADDRESS", "CREDITS_PER_TOKEN"] as const;
+const paymentVariables = [
+  "PAYMENTS_RPC_URL",
+  "PAYMENTS_CHAIN_ID",
+  "PAYMENTS_TOKEN_ADDRESS",
+  "PAYMENTS_TREASURY_ADDRESS",
+  "CREDITS_PER_TOKEN",
+] as const;
 
 /** Top-ups need every one of the payment variables: a partial set is a configuration error, not "disabled". */
 const completePayments = envSchema.superRefine((config, ctx) => {
   const missing = paymentVariables.filter((name) => config[name] === undefined);
   if (missing.length > 0 && missing.length < paymentVariables.length) {
-    for (const name of missing) ctx.addIssue({ code: "custom", path: [name], message: "required when any payment variable is set (credit top-ups need all five)" });
+    for (const name of missing)
+      ctx.addIssue({
+        code: "custom",
+        path: [name],
+        message: "required when any payment variable is set (credit top-ups need all five)",
+      });
   }
 });
 
@@ -181,7 +203,12 @@ export interface PaymentsConfig {
 
 /** The top-up configuration, or undefined when top-ups are not enabled on this deployment. */
 export function paymentsConfig(config: Env = env()): PaymentsConfig | undefined {
-  const { PAYMENTS_RPC_URL: rpcUrl, PAYMENTS_CHAIN_ID: chainId, PAYMENTS_TOKEN_ADDRESS: token, PAYMENTS_TREASURY_ADDRESS: treasury } = config;
+  const {
+    PAYMENTS_RPC_URL: rpcUrl,
+    PAYMENTS_CHAIN_ID: chainId,
+    PAYMENTS_TOKEN_ADDRESS: token,
+    PAYMENTS_TREASURY_ADDRESS: treasury,
+  } = config;
   if (!rpcUrl || !chainId || !token || !treasury || !config.CREDITS_PER_TOKEN) return undefined;
   return {
     rpcUrl,

@@ -16,11 +16,14 @@ function captureStderr(): () => string {
 describe("logs of database failures", () => {
   it("name the query and the database's error code, never the parameter values", () => {
     const output = captureStderr();
-    const cause = Object.assign(new Error('duplicate key value violates unique constraint "api_keys_secret_hash_unique"'), {
-      code: "23505",
-      constraint: "api_keys_secret_hash_unique",
-      detail: "Key (secret_hash)=(5e9b0c0ffee) already exists.",
-    });
+    const cause = Object.assign(
+      new Error('duplicate key value violates unique constraint "api_keys_secret_hash_unique"'),
+      {
+        code: "23505",
+        constraint: "api_keys_secret_hash_unique",
+        detail: "Key (secret_hash)=(5e9b0c0ffee) already exists.",
+      },
+    );
     const failure = new DrizzleQueryError(
       'insert into "api_keys" ("account_id", "secret_hash") values ($1, $2) returning "id"',
       ["0b0e6c1a-account", "5e9b0c0ffee"],
@@ -28,7 +31,12 @@ describe("logs of database failures", () => {
     );
     createLogger({ component: "test" }).error("unhandled error", { err: failure });
     const line = JSON.parse(output()) as { err: Record<string, unknown> };
-    expect(line.err).toMatchObject({ name: "DrizzleQueryError", query: "insert api_keys", code: "23505", constraint: "api_keys_secret_hash_unique" });
+    expect(line.err).toMatchObject({
+      name: "DrizzleQueryError",
+      query: "insert api_keys",
+      code: "23505",
+      constraint: "api_keys_secret_hash_unique",
+    });
     expect(output()).not.toContain("5e9b0c0ffee");
     expect(output()).not.toContain("0b0e6c1a-account");
   });
@@ -36,11 +44,14 @@ describe("logs of database failures", () => {
   it("keep the parameter values out for a failed query from another copy of drizzle's error class", () => {
     const output = captureStderr();
     // A production build may bundle the class twice: the error is recognised by its shape.
-    const failure = Object.assign(new Error('Failed query: update "jobs" set "error" = $1\nparams: secret-input-value'), {
-      query: 'update "jobs" set "error" = $1',
-      params: ["secret-input-value"],
-      cause: Object.assign(new Error("Prepared statements must be unique"), { code: "XX000" }),
-    });
+    const failure = Object.assign(
+      new Error('Failed query: update "jobs" set "error" = $1\nparams: secret-input-value'),
+      {
+        query: 'update "jobs" set "error" = $1',
+        params: ["secret-input-value"],
+        cause: Object.assign(new Error("Prepared statements must be unique"), { code: "XX000" }),
+      },
+    );
     createLogger({ component: "test" }).error("unhandled error", { err: failure });
     expect(JSON.parse(output()).err).toMatchObject({ query: "update jobs", code: "XX000" });
     expect(output()).not.toContain("secret-input-value");

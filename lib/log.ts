@@ -32,7 +32,10 @@ function databaseErrorFields(error: DrizzleQueryError) {
     ...(typeof cause?.code === "string" ? { code: cause.code } : {}),
     ...(typeof cause?.constraint === "string" ? { constraint: cause.constraint } : {}),
     // The stack's header repeats the message (and its parameters): frames only.
-    stack: error.stack?.split("\n").filter((line) => /^\s+at /.test(line)).join("\n"),
+    stack: error.stack
+      ?.split("\n")
+      .filter((line) => /^\s+at /.test(line))
+      .join("\n"),
   };
 }
 

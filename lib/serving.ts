@@ -16,7 +16,10 @@ const serving = processSingleton("serving", async () => {
   const database = await readyDatabase();
   await checkPaymentsAtStart();
   await startNetworkServices();
-  const stopOperatorSocket = database.driver === "pglite" && !config.DATA_DIR.startsWith("memory://") ? await startOperatorSocket(config.DATA_DIR) : undefined;
+  const stopOperatorSocket =
+    database.driver === "pglite" && !config.DATA_DIR.startsWith("memory://")
+      ? await startOperatorSocket(config.DATA_DIR)
+      : undefined;
   return { stopOperatorSocket };
 });
 

@@ -17,11 +17,29 @@ import { measureCpu, type BackendsCpu } from "./bench/cpu";
 import { documentFile, writeSections } from "./bench/document";
 import { benchGraphileWorker, type GraphileResult } from "./bench/graphile";
 import { load } from "./bench/http-load";
-import { readAllJobTimes, readJobTimes, serviceId, submitBurst, submitJob, submitJobTo, submitSteadily, waitUntilFinal, jobInput, worstCaseSummarize } from "./bench/jobs";
+import {
+  readAllJobTimes,
+  readJobTimes,
+  serviceId,
+  submitBurst,
+  submitJob,
+  submitJobTo,
+  submitSteadily,
+  waitUntilFinal,
+  jobInput,
+  worstCaseSummarize,
+} from "./bench/jobs";
 import { enableStatementStats, measureDatabase, readTableWrites, trackBackendsCpu, withClient } from "./bench/pg-stats";
 import { probeIdle, probeLiveness } from "./bench/probe";
 import { monotonicMicros, summarizeProfiles, type ProfileWindow } from "./bench/profile";
-import { aboutSection, renderSection, type HttpResults, type Machine, type NodesResults, type RunResults } from "./bench/report";
+import {
+  aboutSection,
+  renderSection,
+  type HttpResults,
+  type Machine,
+  type NodesResults,
+  type RunResults,
+} from "./bench/report";
 import { benchScaleOut, type DatabaseWork, type ScaleOutResult } from "./bench/scale-out";
 import { startServerUnderTest, type Driver, type ServerUnderTest } from "./bench/server";
 import { summarize } from "./bench/stats";
@@ -96,7 +114,14 @@ async function withServer<T>(
   };
   cleanups.add(dropDatabase);
   try {
-    const server = await startServerUnderTest({ driver, adminUrl, databaseUrl: database?.url, embeddedNodes, env, cpuProfileDir });
+    const server = await startServerUnderTest({
+      driver,
+      adminUrl,
+      databaseUrl: database?.url,
+      embeddedNodes,
+      env,
+      cpuProfileDir,
+    });
     cleanups.add(server.stop);
     let result: T;
     try {
@@ -113,7 +138,11 @@ async function withServer<T>(
 }
 
 const packageVersion = (name: string) =>
-  (JSON.parse(readFileSync(path.join(process.cwd(), "node_modules", name, "package.json"), "utf8")) as { version: string }).version;
+  (
+    JSON.parse(readFileSync(path.join(process.cwd(), "node_modules", name, "package.json"), "utf8")) as {
+      version: string;
+    }
+  ).version;
 
 async function describeMachine(privatePostgres: boolean): Promise<Machine> {
   let database = `PGlite ${packageVersion("@electric-sql/pglite")} (data directory on disk)`;
@@ -148,7 +177,12 @@ async function describeMachine(privatePostgres: boolean): Promise<Machine> {
 async function benchHttp(): Promise<HttpResults> {
   // Nothing routes the submitted jobs, and nothing may fail them for it while the bench runs.
   return withServer(0, { ROUTING_TIMEOUT_MS: String(10 * 60_000) }, async (server, database) => {
-    const health = { url: `${server.baseUrl}/api/health/live`, connections: options.connections, serverPid: server.pid, postgres: database?.backends ?? false };
+    const health = {
+      url: `${server.baseUrl}/api/health/live`,
+      connections: options.connections,
+      serverPid: server.pid,
+      postgres: database?.backends ?? false,
+    };
     const execute = {
       ...health,
       url: `${server.baseUrl}/api/marketplace/services/${serviceId}/execute`,
@@ -163,7 +197,12 @@ async function benchHttp(): Promise<HttpResults> {
     const healthResult = await load({ ...health, durationSeconds: options.durationSeconds });
     progress(`HTTP: POST …/${serviceId}/execute for ${options.durationSeconds} s`);
     const executeResult = await load({ ...execute, durationSeconds: options.durationSeconds });
-    return { connections: options.connections, durationSeconds: options.durationSeconds, health: healthResult, execute: executeResult };
+    return {
+      connections: options.connections,
+      durationSeconds: options.durationSeconds,
+      health: healthResult,
+      execute: executeResult,
+    };
   });
 }
 
@@ -172,7 +211,10 @@ async function addTableWrites<T extends { database?: DatabaseWork }>(result: T, 
   if (!result.database) return result;
   await new Promise((r) => setTimeout(r, 500));
   const tableWrites = await readTableWrites(databaseUrl);
-  const jobsInDatabase = await withClient(databaseUrl, async (c) => (await c.query<{ n: number }>("select count(*)::int as n from jobs")).rows[0].n);
+  const jobsInDatabase = await withClient(
+    databaseUrl,
+    async (c) => (await c.query<{ n: number }>("select count(*)::int as n from jobs")).rows[0].n,
+  );
   return { ...result, database: { ...result.database, tableWrites, jobsInDatabase } };
 }
 
@@ -197,7 +239,10 @@ async function benchNodes(nodes: number): Promise<NodesResults> {
         const base = submitted;
         submitted += count;
         const one = (i: number) => submitJob(server, base + i);
-        const jobs = how === "steady" ? await submitSteadily(options.rate, count, one) : await submitBurst(count, options.connections, one);
+        const jobs =
+          how === "steady"
+            ? await submitSteadily(options.rate, count, one)
+            : await submitBurst(count, options.connections, one);
         const final = await waitUntilFinal(server, submitted, options.timeoutMs);
         return { jobs, final };
       };
@@ -212,7 +257,10 @@ async function benchNodes(nodes: number): Promise<NodesResults> {
       const steadyCpu = measureCpu(server.pid, postgres);
       const steady = await submitMore(options.steadyJobs, "steady");
       const steadyCpuUse = steadyCpu();
-      const steadyTimes = await readAllJobTimes(server, steady.jobs.map((j) => j.jobId));
+      const steadyTimes = await readAllJobTimes(
+        server,
+        steady.jobs.map((j) => j.jobId),
+      );
 
       progress(`${nodes} node(s): ${options.burstJobs} jobs from ${options.connections} clients`);
       const burstLiveness = probeLiveness(server.baseUrl);
@@ -234,7 +282,10 @@ async function benchNodes(nodes: number): Promise<NodesResults> {
       const liveDuringWorst = await worstLiveness();
       const worstTimes = await readJobTimes(server, worst.jobId);
 
-      const burstTimes = await readAllJobTimes(server, burst.jobs.map((j) => j.jobId));
+      const burstTimes = await readAllJobTimes(
+        server,
+        burst.jobs.map((j) => j.jobId),
+      );
       const created = burstTimes.map((t) => t.created);
       const first = Math.min(...created);
       // A failed job has no completion; the span runs to the last one that completed.
@@ -267,10 +318,19 @@ async function benchNodes(nodes: number): Promise<NodesResults> {
           idle: idleLiveness,
           burst: liveDuringBurst,
           worstCase: liveDuringWorst,
-          worstCaseJob: { ok: worstTimes.ok, providerMs: worstTimes.providerMs, createdToCompletedMs: worstTimes.completed - worstTimes.created },
+          worstCaseJob: {
+            ok: worstTimes.ok,
+            providerMs: worstTimes.providerMs,
+            createdToCompletedMs: worstTimes.completed - worstTimes.created,
+          },
         },
         database: databaseUse
-          ? { statements: databaseUse.statements, walBytesPerJob: databaseUse.walBytes / burstTimes.length, tableWrites: [], jobsInDatabase: 0 }
+          ? {
+              statements: databaseUse.statements,
+              walBytesPerJob: databaseUse.walBytes / burstTimes.length,
+              tableWrites: [],
+              jobsInDatabase: 0,
+            }
           : undefined,
       };
     },
@@ -283,9 +343,15 @@ async function benchNodes(nodes: number): Promise<NodesResults> {
 async function main() {
   let privatePostgres: PrivatePostgres | undefined;
   if (options.privatePostgres) {
-    progress(`starting a private PostgreSQL cluster on 127.0.0.1:${options.privatePostgresPort} with pg_stat_statements`);
+    progress(
+      `starting a private PostgreSQL cluster on 127.0.0.1:${options.privatePostgresPort} with pg_stat_statements`,
+    );
     // fsync on, as a real server has it (the fault suite's clusters turn it off).
-    privatePostgres = await createPrivatePostgres(options.privatePostgresPort, { shared_preload_libraries: "pg_stat_statements", fsync: "on", "pg_stat_statements.track": "all" });
+    privatePostgres = await createPrivatePostgres(options.privatePostgresPort, {
+      shared_preload_libraries: "pg_stat_statements",
+      fsync: "on",
+      "pg_stat_statements.track": "all",
+    });
     const stopCluster = async () => privatePostgres?.destroy();
     cleanups.add(stopCluster);
     adminUrl = privatePostgres.adminUrl;
@@ -341,7 +407,12 @@ async function runBench(privatePostgres: boolean) {
   }
   const results: RunResults = {
     driver,
-    title: driver === "pglite" ? "Embedded database (PGlite)" : privatePostgres ? "PostgreSQL, private cluster with pg_stat_statements (`--private-postgres`)" : "PostgreSQL",
+    title:
+      driver === "pglite"
+        ? "Embedded database (PGlite)"
+        : privatePostgres
+          ? "PostgreSQL, private cluster with pg_stat_statements (`--private-postgres`)"
+          : "PostgreSQL",
     machine,
     http,
     nodes,
@@ -354,7 +425,11 @@ async function runBench(privatePostgres: boolean) {
   process.stdout.write(`${section}\n`);
   // The private cluster's run has its own section: the shared server's run (the judge's) stays beside it.
   const name = driver === "pglite" ? "bench:pglite" : privatePostgres ? "bench:postgres-private" : "bench:postgres";
-  const after = { "bench:pglite": "bench:about", "bench:postgres": "bench:pglite", "bench:postgres-private": "bench:postgres" }[name];
+  const after = {
+    "bench:pglite": "bench:about",
+    "bench:postgres": "bench:pglite",
+    "bench:postgres-private": "bench:postgres",
+  }[name];
   writeSections(path.join(process.cwd(), documentFile), [
     { name: "bench:about", body: aboutSection() },
     { name, body: section, after },

@@ -13,7 +13,16 @@ const buildId = path.join(root, ".next", "BUILD_ID");
 // than BUILD_ID) and which source files there were (a deleted or renamed file changes the list).
 const buildSources = path.join(root, ".next", "build-sources.json");
 const sourceDirs = ["app", "components", "lib", "public", "drizzle", "types"];
-const sourceFiles = ["next.config.ts", "instrumentation.ts", "proxy.ts", "package.json", "package-lock.json", "tsconfig.json", "postcss.config.mjs", "tailwind.config.ts"];
+const sourceFiles = [
+  "next.config.ts",
+  "instrumentation.ts",
+  "proxy.ts",
+  "package.json",
+  "package-lock.json",
+  "tsconfig.json",
+  "postcss.config.mjs",
+  "tailwind.config.ts",
+];
 const skipped = new Set(["node_modules", "dist", ".next"]);
 
 /** Every source file the build reads (tests excluded), with its modification time. */
@@ -36,7 +45,9 @@ export function isBuildStale() {
   const sources = currentSources();
   if (!existsSync(buildSources)) return sources.some((s) => s.mtimeMs > statSync(buildId).mtimeMs);
   const built = JSON.parse(readFileSync(buildSources, "utf8"));
-  return sources.some((s) => s.mtimeMs > built.startedMs) || sources.map((s) => s.file).join("\n") !== built.files.join("\n");
+  return (
+    sources.some((s) => s.mtimeMs > built.startedMs) || sources.map((s) => s.file).join("\n") !== built.files.join("\n")
+  );
 }
 
 /** Runs `npm run build` (the SDK, then `next build`) unless .next is up to date; `quiet` keeps its output. */

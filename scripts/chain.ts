@@ -24,7 +24,8 @@ function integerFlag(name: string, fallback: number, min: number, max = Number.M
 const [walletArg, ...extra] = positional();
 if (!walletArg) fail(`Missing the wallet address to fund. ${usage}`);
 // isAddress checks the checksum of a mixed-case address, so a mistyped character is caught here.
-if (!isAddress(walletArg)) fail(`"${walletArg}" is not a valid address (0x and 40 hex digits, checksum if mixed case). ${usage}`);
+if (!isAddress(walletArg))
+  fail(`"${walletArg}" is not a valid address (0x and 40 hex digits, checksum if mixed case). ${usage}`);
 if (extra.length > 0) fail(`Unexpected argument "${extra[0]}". ${usage}`);
 const wallet = getAddress(walletArg);
 const port = integerFlag("port", 8545, 1, 65535);
@@ -32,7 +33,8 @@ const creditsPerToken = integerFlag("credits-per-token", 100, 1);
 const confirmations = integerFlag("confirmations", 1, 0, 1000);
 const blockTime = integerFlag("block-time", 2, 0, 3600);
 const tokensText = flag("tokens", "1000") ?? "";
-if (!/^\d+(\.\d+)?$/.test(tokensText)) fail(`--tokens must be a non-negative number of whole tokens, not "${tokensText}". ${usage}`);
+if (!/^\d+(\.\d+)?$/.test(tokensText))
+  fail(`--tokens must be a non-negative number of whole tokens, not "${tokensText}". ${usage}`);
 const tokens = parseUnits(tokensText, testTokenDefaults.decimals);
 
 async function main() {
@@ -49,7 +51,8 @@ async function main() {
 
   // ganache mines only when a transaction arrives, so on an idle chain a payment would never gain its
   // confirmations; an empty block every few seconds stands in for the rest of the world's traffic.
-  const ticker = blockTime > 0 ? setInterval(() => void chain.mine().catch(() => undefined), blockTime * 1000) : undefined;
+  const ticker =
+    blockTime > 0 ? setInterval(() => void chain.mine().catch(() => undefined), blockTime * 1000) : undefined;
   const stop = () => {
     clearInterval(ticker);
     void chain.stop().finally(() => process.exit(0));
@@ -82,7 +85,7 @@ async function main() {
     "",
     "In the browser wallet (e.g. MetaMask):",
     `  1. Add a network manually: RPC URL ${chain.rpcUrl}, chain ID ${chainId}, currency symbol ETH`,
-    "     (any name, e.g. \"Local test chain\"). The dashboard can also ask the wallet to add and switch to it.",
+    '     (any name, e.g. "Local test chain"). The dashboard can also ask the wallet to add and switch to it.',
     `  2. Import the token: address ${chain.token}, symbol ${testTokenDefaults.symbol}, decimals ${testTokenDefaults.decimals}.`,
     `  3. Use the account ${wallet}.`,
     "  After restarting the chain, clear the wallet's activity for this network (MetaMask: Settings > Advanced >",

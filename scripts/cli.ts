@@ -9,7 +9,8 @@ export function flag(name: string, fallback?: string): string | undefined {
   return inline ? inline.slice(name.length + 3) : fallback;
 }
 
-export const positional = () => process.argv.slice(2).filter((a, i, all) => !a.startsWith("--") && !all[i - 1]?.startsWith("--"));
+export const positional = () =>
+  process.argv.slice(2).filter((a, i, all) => !a.startsWith("--") && !all[i - 1]?.startsWith("--"));
 
 export function fail(message: string): never {
   process.stderr.write(`${message}\n`);

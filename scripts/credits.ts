@@ -3,5 +3,6 @@
 import { fail, flag, positional, runOperator } from "./cli";
 
 const [command, address, amountText] = positional();
-if (command !== "grant" || !address || !amountText) fail("Usage: npm run credits -- grant <0x wallet address> <non-zero integer amount> [--description text]");
+if (command !== "grant" || !address || !amountText)
+  fail("Usage: npm run credits -- grant <0x wallet address> <non-zero integer amount> [--description text]");
 void runOperator("credits.grant", { address, amount: Number(amountText), description: flag("description") });

@@ -9,9 +9,15 @@ import { fail, flag } from "./cli";
 
 async function main() {
   const url = flag("url", "http://127.0.0.1:3000") as string;
-  const token = flag("token") ?? fail("Usage: npm run node -- --url <server> --token <node token> [--name n] [--region r] [--concurrency 4] [--services a,b]");
+  const token =
+    flag("token") ??
+    fail(
+      "Usage: npm run node -- --url <server> --token <node token> [--name n] [--region r] [--concurrency 4] [--services a,b]",
+    );
   const all = availableProviders();
-  const wanted = flag("services")?.split(",").map((s) => s.trim());
+  const wanted = flag("services")
+    ?.split(",")
+    .map((s) => s.trim());
   const providers = wanted ? Object.fromEntries(Object.entries(all).filter(([id]) => wanted.includes(id))) : all;
   const agent = new NodeAgent(httpTransport({ baseUrl: url, token }), {
     name: flag("name", `node-${hostname()}-${process.pid}`) as string,

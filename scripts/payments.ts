@@ -8,6 +8,11 @@ const fromBlock = flag("from-block");
 const toBlock = flag("to-block");
 const isBlock = (value: string | undefined) => value === undefined || /^\d+$/.test(value);
 if (command !== "reconcile" || fromBlock === undefined || !isBlock(fromBlock) || !isBlock(toBlock)) {
-  fail("Usage: npm run payments -- reconcile --from-block <number> [--to-block <number>]   (default: to the chain head)");
+  fail(
+    "Usage: npm run payments -- reconcile --from-block <number> [--to-block <number>]   (default: to the chain head)",
+  );
 }
-void runOperator("payments.reconcile", { fromBlock: Number(fromBlock), ...(toBlock === undefined ? {} : { toBlock: Number(toBlock) }) });
+void runOperator("payments.reconcile", {
+  fromBlock: Number(fromBlock),
+  ...(toBlock === undefined ? {} : { toBlock: Number(toBlock) }),
+});

@@ -8,7 +8,13 @@ export default function DashboardError({ error, reset }: { error: Error & { dige
   return (
     <ErrorState
       title="This page failed to load"
-      error={error.digest ? new Error(`Something went wrong on our side. Try again; if it keeps failing, quote reference ${error.digest}.`) : error}
+      error={
+        error.digest
+          ? new Error(
+              `Something went wrong on our side. Try again; if it keeps failing, quote reference ${error.digest}.`,
+            )
+          : error
+      }
       onRetry={reset}
     />
   );

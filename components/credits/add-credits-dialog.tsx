@@ -17,7 +17,15 @@ import { preferredConnector } from "@/components/wallet/connectors";
 import type { PaymentChain } from "@/components/wallet/wagmi-config";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
-import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle, DialogTrigger } from "@/components/ui/dialog";
+import {
+  Dialog,
+  DialogContent,
+  DialogDescription,
+  DialogFooter,
+  DialogHeader,
+  DialogTitle,
+  DialogTrigger,
+} from "@/components/ui/dialog";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { describePaymentError, failureSentences, WrongAccountError, type PaymentProblem } from "./payment-errors";
@@ -27,7 +35,11 @@ export type EnabledTopUps = Extract<TopUpConfig, { enabled: true }>;
 const presets = [100, 500, 1_000, 5_000];
 const maxCredits = 10_000_000;
 
-type Phase = { step: "choose" } | { step: "wallet" } | { step: "recording"; txHash: Hex } | { step: "following"; txHash: Hex; topUpId: string };
+type Phase =
+  | { step: "choose" }
+  | { step: "wallet" }
+  | { step: "recording"; txHash: Hex }
+  | { step: "following"; txHash: Hex; topUpId: string };
 
 export function transactionUrl(explorerUrl: string | null, txHash: string): string | null {
   return explorerUrl ? `${explorerUrl.replace(/\/+$/, "")}/tx/${txHash}` : null;
@@ -65,7 +77,10 @@ export function AddCreditsDialog({
   const context = { tokenSymbol: config.tokenSymbol, chainName: chain.name, chainId: config.chainId };
   const topUp = followed.data;
   const isCredited = topUp?.status === "credited";
-  const busy = phase.step === "wallet" || phase.step === "recording" || (phase.step === "following" && !isCredited && topUp?.status !== "failed");
+  const busy =
+    phase.step === "wallet" ||
+    phase.step === "recording" ||
+    (phase.step === "following" && !isCredited && topUp?.status !== "failed");
 
   // The balance and the history are rendered on the server: refresh them when the credit lands.
   React.useEffect(() => {
@@ -86,13 +101,18 @@ export function AddCreditsDialog({
         connector = chosen;
       }
       if (account.toLowerCase() !== sessionAddress.toLowerCase()) throw new WrongAccountError(account, sessionAddress);
-      if ((await connector.getChainId()) !== config.chainId) await switchChain.mutateAsync({ chainId: config.chainId, connector });
+      if ((await connector.getChainId()) !== config.chainId)
+        await switchChain.mutateAsync({ chainId: config.chainId, connector });
       txHash = await sendTransaction.mutateAsync({
         account,
         connector,
         chainId: config.chainId,
         to: config.tokenAddress as Hex,
-        data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [config.treasuryAddress as Hex, tokenAmount] }),
+        data: encodeFunctionData({
+          abi: erc20Abi,
+          functionName: "transfer",
+          args: [config.treasuryAddress as Hex, tokenAmount],
+        }),
       });
       rememberSentPayment({ chainId: config.chainId, txHash });
       setPhase({ step: "recording", txHash });
@@ -168,8 +188,15 @@ export function AddCreditsDialog({
               <p id="top-up-quote" className="text-sm text-muted-foreground" aria-live="polite">
                 {isAmountValid ? (
                   <>
-                    You pay <strong className="text-foreground tabular-nums">{formatTokenAmount(tokenAmount, config.tokenDecimals)} {config.tokenSymbol}</strong>{" "}
-                    for <strong className="text-foreground tabular-nums">{formatNumber(Number(creditsBought))} credits</strong>.
+                    You pay{" "}
+                    <strong className="text-foreground tabular-nums">
+                      {formatTokenAmount(tokenAmount, config.tokenDecimals)} {config.tokenSymbol}
+                    </strong>{" "}
+                    for{" "}
+                    <strong className="text-foreground tabular-nums">
+                      {formatNumber(Number(creditsBought))} credits
+                    </strong>
+                    .
                   </>
                 ) : (
                   `Enter a whole number of credits from 1 to ${formatNumber(maxCredits)}.`
@@ -183,7 +210,12 @@ export function AddCreditsDialog({
 
         {problem && <ProblemAlert problem={problem} variant={problem.isSent ? "warning" : "destructive"} />}
         {topUp?.status === "failed" && (
-          <ProblemAlert problem={{ title: "The top-up failed", message: failureSentences[topUp.failureReason ?? ""] ?? "The payment could not be credited." }} />
+          <ProblemAlert
+            problem={{
+              title: "The top-up failed",
+              message: failureSentences[topUp.failureReason ?? ""] ?? "The payment could not be credited.",
+            }}
+          />
         )}
 
         <DialogFooter>
@@ -219,10 +251,16 @@ function PaymentProgress({
     { label: "Sent from your wallet", done: true },
     { label: "Recorded by the server", done: phase.step === "following" },
     {
-      label: topUp && isMined ? `Confirming: ${Math.min(topUp.confirmations, topUp.requiredConfirmations)} of ${topUp.requiredConfirmations}` : "Waiting to be mined",
+      label:
+        topUp && isMined
+          ? `Confirming: ${Math.min(topUp.confirmations, topUp.requiredConfirmations)} of ${topUp.requiredConfirmations}`
+          : "Waiting to be mined",
       done: topUp?.status === "credited",
     },
-    { label: topUp?.status === "credited" ? `Credited: +${formatNumber(topUp.credits)} credits` : "Credited", done: topUp?.status === "credited" },
+    {
+      label: topUp?.status === "credited" ? `Credited: +${formatNumber(topUp.credits)} credits` : "Credited",
+      done: topUp?.status === "credited",
+    },
   ];
   return (
     <div className="grid gap-3">
@@ -254,12 +292,19 @@ function PaymentProgress({
         <span className="flex items-center gap-1 font-mono break-all text-foreground">
           {phase.txHash}
           {explorerLink && (
-            <a href={explorerLink} target="_blank" rel="noreferrer" aria-label="View the transaction in the block explorer">
+            <a
+              href={explorerLink}
+              target="_blank"
+              rel="noreferrer"
+              aria-label="View the transaction in the block explorer"
+            >
               <ExternalLinkIcon className="size-3.5" />
             </a>
           )}
         </span>
-        {topUp && topUp.tokenAmount !== "0" && <span>{`Paid in ${tokenSymbol}; the server read the amount from the chain.`}</span>}
+        {topUp && topUp.tokenAmount !== "0" && (
+          <span>{`Paid in ${tokenSymbol}; the server read the amount from the chain.`}</span>
+        )}
       </p>
     </div>
   );

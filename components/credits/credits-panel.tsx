@@ -54,18 +54,21 @@ function HistoryTable({ entries }: { entries: CreditEntry[] }) {
       <TableBody>
         {entries.map((entry) => (
           <TableRow key={entry.entryId}>
-            <TableCell className="whitespace-nowrap text-muted-foreground max-md:basis-full max-md:text-xs">{formatDateTime(entry.createdAt)}</TableCell>
+            <TableCell className="whitespace-nowrap text-muted-foreground max-md:basis-full max-md:text-xs">
+              {formatDateTime(entry.createdAt)}
+            </TableCell>
             <TableCell>
               <Badge variant={entryBadge[entry.type]}>{entry.type}</Badge>
             </TableCell>
             <TableCell className="max-md:basis-full max-md:order-last max-md:break-all max-md:text-xs">
               <span>{entry.description}</span>
-              {entry.jobId && (
-                <span className="ml-2 font-mono text-xs text-muted-foreground">{entry.jobId}</span>
-              )}
+              {entry.jobId && <span className="ml-2 font-mono text-xs text-muted-foreground">{entry.jobId}</span>}
             </TableCell>
             <TableCell
-              className={cn("text-right font-medium whitespace-nowrap tabular-nums", entry.amount > 0 ? "text-success" : entry.amount < 0 && "text-foreground")}
+              className={cn(
+                "text-right font-medium whitespace-nowrap tabular-nums",
+                entry.amount > 0 ? "text-success" : entry.amount < 0 && "text-foreground",
+              )}
             >
               {formatSignedCredits(entry.amount)}
             </TableCell>
@@ -107,7 +110,9 @@ function HistoryCard({ history }: { history: CreditHistory }) {
         ) : (
           <>
             <HistoryTable entries={history.data} />
-            {history.pagination.totalPages > 1 && <Pager pagination={history.pagination} pageHref={creditsPage} noun="entries" />}
+            {history.pagination.totalPages > 1 && (
+              <Pager pagination={history.pagination} pageHref={creditsPage} noun="entries" />
+            )}
           </>
         )}
       </CardContent>
@@ -115,7 +120,15 @@ function HistoryCard({ history }: { history: CreditHistory }) {
   );
 }
 
-export function CreditsPanel({ balance, history, topUps }: { balance: CreditBalance; history: CreditHistory; topUps?: React.ReactNode }) {
+export function CreditsPanel({
+  balance,
+  history,
+  topUps,
+}: {
+  balance: CreditBalance;
+  history: CreditHistory;
+  topUps?: React.ReactNode;
+}) {
   return (
     <div className="flex flex-col gap-6">
       <BalanceCard balance={balance} />

@@ -16,7 +16,10 @@ export function LowBalanceBanner({ threshold }: { threshold: number | null }) {
   const queryClient = useQueryClient();
   const pathname = usePathname();
   // Pages spend credits (the playground) and add them (Credits): read the balance again on each page.
-  React.useEffect(() => void queryClient.invalidateQueries({ queryKey: lowBalanceKeys.balance }), [pathname, queryClient]);
+  React.useEffect(
+    () => void queryClient.invalidateQueries({ queryKey: lowBalanceKeys.balance }),
+    [pathname, queryClient],
+  );
   if (!low) return null;
   return (
     <Alert variant="warning" role="status" aria-label="Low balance" className="items-center">
@@ -24,7 +27,8 @@ export function LowBalanceBanner({ threshold }: { threshold: number | null }) {
       <AlertTitle>Your balance is low</AlertTitle>
       <AlertDescription className="flex flex-wrap items-center justify-between gap-2">
         <p>
-          {formatNumber(low.balance)} credits left, below your alert threshold of {formatNumber(low.threshold)}. Jobs are refused once the balance runs out.
+          {formatNumber(low.balance)} credits left, below your alert threshold of {formatNumber(low.threshold)}. Jobs
+          are refused once the balance runs out.
         </p>
         <Button asChild size="sm">
           <Link href="/credits?add=1">Add credits</Link>

@@ -23,12 +23,15 @@ export class WrongAccountError extends Error {
 
 function causes(error: unknown): unknown[] {
   const chain: unknown[] = [];
-  for (let current = error; current && chain.length < 10; current = (current as { cause?: unknown }).cause) chain.push(current);
+  for (let current = error; current && chain.length < 10; current = (current as { cause?: unknown }).cause)
+    chain.push(current);
   return chain;
 }
 
-const anyCause = (error: unknown, test: (e: { name?: unknown; code?: unknown; message?: unknown; details?: unknown }) => boolean) =>
-  causes(error).some((e) => typeof e === "object" && e !== null && test(e as Record<string, unknown>));
+const anyCause = (
+  error: unknown,
+  test: (e: { name?: unknown; code?: unknown; message?: unknown; details?: unknown }) => boolean,
+) => causes(error).some((e) => typeof e === "object" && e !== null && test(e as Record<string, unknown>));
 const mentions = (error: unknown, pattern: RegExp) =>
   anyCause(error, (e) => pattern.test(`${String(e.message ?? "")} ${String(e.details ?? "")}`));
 
@@ -56,32 +59,69 @@ export function describePaymentError(error: unknown, context: PaymentContext): P
       };
     }
     if (error.code === "INVALID_PAYMENT" && error.details?.reason === "TX_FAILED") {
-      return { title: "The transaction failed", message: "The transaction was reverted on-chain, so nothing was paid. Check your balance and try again.", code: error.code, requestId: error.requestId };
+      return {
+        title: "The transaction failed",
+        message: "The transaction was reverted on-chain, so nothing was paid. Check your balance and try again.",
+        code: error.code,
+        requestId: error.requestId,
+      };
     }
-    return { title: "The payment was not accepted", message: error.message, code: error.code, requestId: error.requestId, isSent: true };
+    return {
+      title: "The payment was not accepted",
+      message: error.message,
+      code: error.code,
+      requestId: error.requestId,
+      isSent: true,
+    };
   }
   if (anyCause(error, (e) => e.name === "UserRejectedRequestError" || e.code === 4001)) {
-    return { title: "Payment rejected", message: "You rejected the request in your wallet. Nothing was sent; press Pay when you are ready." };
+    return {
+      title: "Payment rejected",
+      message: "You rejected the request in your wallet. Nothing was sent; press Pay when you are ready.",
+    };
   }
-  if (anyCause(error, (e) => e.name === "SwitchChainError" || e.name === "ChainMismatchError" || e.name === "ChainNotConfiguredError" || e.code === 4902)) {
+  if (
+    anyCause(
+      error,
+      (e) =>
+        e.name === "SwitchChainError" ||
+        e.name === "ChainMismatchError" ||
+        e.name === "ChainNotConfiguredError" ||
+        e.code === 4902,
+    )
+  ) {
     return {
       title: "Wrong network",
       message: `Your wallet could not switch to ${context.chainName} (chain ${context.chainId}). Add or select that network in your wallet, then press Pay again.`,
     };
   }
   if (anyCause(error, (e) => e.name === "ProviderNotFoundError" || e.name === "ConnectorNotConnectedError")) {
-    return { title: "No wallet connected", message: "No browser wallet is connected. Unlock your wallet extension, then press Pay again." };
+    return {
+      title: "No wallet connected",
+      message: "No browser wallet is connected. Unlock your wallet extension, then press Pay again.",
+    };
   }
   if (mentions(error, /insufficient funds/i)) {
-    return { title: "Not enough for the network fee", message: `Your wallet does not hold enough ${context.chainName} currency to pay the transaction fee.` };
+    return {
+      title: "Not enough for the network fee",
+      message: `Your wallet does not hold enough ${context.chainName} currency to pay the transaction fee.`,
+    };
   }
   if (mentions(error, /exceeds balance|insufficient balance|execution reverted|reverted/i)) {
-    return { title: `Not enough ${context.tokenSymbol}`, message: `Your wallet does not hold enough ${context.tokenSymbol} for this amount. Choose a smaller amount or add ${context.tokenSymbol} to your wallet.` };
+    return {
+      title: `Not enough ${context.tokenSymbol}`,
+      message: `Your wallet does not hold enough ${context.tokenSymbol} for this amount. Choose a smaller amount or add ${context.tokenSymbol} to your wallet.`,
+    };
   }
   if (mentions(error, /fetch failed|failed to fetch|network|timed? ?out|HTTP request failed/i)) {
-    return { title: "The network does not answer", message: `Your wallet could not reach ${context.chainName}. Check its connection and try again.` };
+    return {
+      title: "The network does not answer",
+      message: `Your wallet could not reach ${context.chainName}. Check its connection and try again.`,
+    };
   }
-  const message = (error as { shortMessage?: unknown }).shortMessage ?? (error instanceof Error ? error.message : "Something went wrong.");
+  const message =
+    (error as { shortMessage?: unknown }).shortMessage ??
+    (error instanceof Error ? error.message : "Something went wrong.");
   return { title: "The payment did not go through", message: String(message) };
 }
 

@@ -16,9 +16,23 @@ export type TopUpsAvailability =
   | { state: "disabled" }
   | { state: "unavailable" };
 
-const enableVariables = ["PAYMENTS_RPC_URL", "PAYMENTS_CHAIN_ID", "PAYMENTS_TOKEN_ADDRESS", "PAYMENTS_TREASURY_ADDRESS", "CREDITS_PER_TOKEN"];
+const enableVariables = [
+  "PAYMENTS_RPC_URL",
+  "PAYMENTS_CHAIN_ID",
+  "PAYMENTS_TOKEN_ADDRESS",
+  "PAYMENTS_TREASURY_ADDRESS",
+  "CREDITS_PER_TOKEN",
+];
 
-export function TopUpsSection({ availability, sessionAddress, openAdd }: { availability: TopUpsAvailability; sessionAddress: string; openAdd: boolean }) {
+export function TopUpsSection({
+  availability,
+  sessionAddress,
+  openAdd,
+}: {
+  availability: TopUpsAvailability;
+  sessionAddress: string;
+  openAdd: boolean;
+}) {
   if (availability.state === "disabled") {
     return (
       <Alert>
@@ -26,7 +40,8 @@ export function TopUpsSection({ availability, sessionAddress, openAdd }: { avail
         <AlertTitle>Top-ups are not enabled on this deployment</AlertTitle>
         <AlertDescription>
           <p>
-            Buying credits with your wallet needs an operator to set {enableVariables.map((name, i) => (
+            Buying credits with your wallet needs an operator to set{" "}
+            {enableVariables.map((name, i) => (
               <span key={name}>
                 <code className="font-mono text-xs">{name}</code>
                 {i < enableVariables.length - 2 ? ", " : i === enableVariables.length - 2 ? " and " : ""}
@@ -44,7 +59,10 @@ export function TopUpsSection({ availability, sessionAddress, openAdd }: { avail
       <Alert variant="warning">
         <AlertCircleIcon />
         <AlertTitle>Top-ups are unavailable right now</AlertTitle>
-        <AlertDescription>The server cannot reach the payments network. Payments already sent are credited once it answers; try adding credits again in a minute.</AlertDescription>
+        <AlertDescription>
+          The server cannot reach the payments network. Payments already sent are credited once it answers; try adding
+          credits again in a minute.
+        </AlertDescription>
       </Alert>
     );
   }
@@ -56,7 +74,8 @@ export function TopUpsSection({ availability, sessionAddress, openAdd }: { avail
           <div className="grid gap-1.5">
             <CardTitle>Top-ups</CardTitle>
             <CardDescription>
-              Pay {config.tokenSymbol} on {chain.name} from your wallet; the server checks each payment on-chain and adds the credits once it is confirmed.
+              Pay {config.tokenSymbol} on {chain.name} from your wallet; the server checks each payment on-chain and
+              adds the credits once it is confirmed.
             </CardDescription>
           </div>
           <AddCreditsDialog config={config} chain={chain} sessionAddress={sessionAddress} defaultOpen={openAdd} />

@@ -22,7 +22,8 @@ const statusBadge: Record<TopUp["status"], BadgeVariant> = {
 };
 
 function statusText(topUp: TopUp): string {
-  if (topUp.status === "confirming") return `Confirming ${Math.min(topUp.confirmations, topUp.requiredConfirmations)} of ${topUp.requiredConfirmations}`;
+  if (topUp.status === "confirming")
+    return `Confirming ${Math.min(topUp.confirmations, topUp.requiredConfirmations)} of ${topUp.requiredConfirmations}`;
   if (topUp.status === "submitted") return "Waiting to be mined";
   return topUp.status === "credited" ? "Credited" : "Failed";
 }
@@ -42,7 +43,11 @@ export function TopUpsTable({ config, initial }: { config: EnabledTopUps; initia
   }, [topUps, router]);
 
   if (topUps.length === 0) {
-    return <p className="text-sm text-muted-foreground">No top-ups yet. Payments you make with Add credits appear here as they confirm.</p>;
+    return (
+      <p className="text-sm text-muted-foreground">
+        No top-ups yet. Payments you make with Add credits appear here as they confirm.
+      </p>
+    );
   }
   return (
     <Table aria-label="Top-ups" stackOnPhone>
@@ -60,9 +65,14 @@ export function TopUpsTable({ config, initial }: { config: EnabledTopUps; initia
           const link = transactionUrl(config.explorerUrl, topUp.txHash);
           return (
             <TableRow key={topUp.topUpId}>
-              <TableCell className="whitespace-nowrap text-muted-foreground max-md:basis-full max-md:text-xs">{formatDateTime(topUp.createdAt)}</TableCell>
+              <TableCell className="whitespace-nowrap text-muted-foreground max-md:basis-full max-md:text-xs">
+                {formatDateTime(topUp.createdAt)}
+              </TableCell>
               <TableCell>
-                <Badge variant={statusBadge[topUp.status]} title={topUp.failureReason ? failureSentences[topUp.failureReason] : undefined}>
+                <Badge
+                  variant={statusBadge[topUp.status]}
+                  title={topUp.failureReason ? failureSentences[topUp.failureReason] : undefined}
+                >
                   {statusText(topUp)}
                 </Badge>
               </TableCell>
@@ -71,11 +81,18 @@ export function TopUpsTable({ config, initial }: { config: EnabledTopUps; initia
                 <span className="md:hidden"> credits</span>
               </TableCell>
               <TableCell className="text-right whitespace-nowrap tabular-nums">
-                {topUp.status === "submitted" ? "—" : `${formatTokenAmount(BigInt(topUp.tokenAmount), config.tokenDecimals)} ${config.tokenSymbol}`}
+                {topUp.status === "submitted"
+                  ? "—"
+                  : `${formatTokenAmount(BigInt(topUp.tokenAmount), config.tokenDecimals)} ${config.tokenSymbol}`}
               </TableCell>
               <TableCell className="font-mono text-xs max-md:basis-full">
                 {link ? (
-                  <a href={link} target="_blank" rel="noreferrer" className="inline-flex items-center gap-1 underline-offset-4 hover:underline">
+                  <a
+                    href={link}
+                    target="_blank"
+                    rel="noreferrer"
+                    className="inline-flex items-center gap-1 underline-offset-4 hover:underline"
+                  >
                     {topUp.txHash.slice(0, 10)}…{topUp.txHash.slice(-6)} <ExternalLinkIcon className="size-3" />
                   </a>
                 ) : (

@@ -8,7 +8,13 @@ export const addCreditsHref = "/credits?add=1";
 
 export function AddCreditsLink({ className }: { className?: string }) {
   return (
-    <Link href={addCreditsHref} className={cn("inline-flex items-center gap-1 font-medium text-foreground underline underline-offset-4", className)}>
+    <Link
+      href={addCreditsHref}
+      className={cn(
+        "inline-flex items-center gap-1 font-medium text-foreground underline underline-offset-4",
+        className,
+      )}
+    >
       <CoinsIcon className="size-3.5" aria-hidden /> Add credits
     </Link>
   );

@@ -8,13 +8,20 @@ export function shortAddress(address: string): string {
 /** The name a new developer profile starts with until its owner picks one. */
 export const suggestedProfileName = (address: string) => `Developer ${shortAddress(address)}`;
 
-const dateTime = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC", hourCycle: "h23" });
+const dateTime = new Intl.DateTimeFormat("en", {
+  dateStyle: "medium",
+  timeStyle: "short",
+  timeZone: "UTC",
+  hourCycle: "h23",
+});
 const dateOnly = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeZone: "UTC" });
 const integer = new Intl.NumberFormat("en");
 
 /** "Nov 25, 2026, 14:03 UTC". */
-export const formatDateTime = (iso: string | null | undefined, empty = "—") => (iso ? `${dateTime.format(new Date(iso))} UTC` : empty);
-export const formatDate = (iso: string | null | undefined, empty = "—") => (iso ? dateOnly.format(new Date(iso)) : empty);
+export const formatDateTime = (iso: string | null | undefined, empty = "—") =>
+  iso ? `${dateTime.format(new Date(iso))} UTC` : empty;
+export const formatDate = (iso: string | null | undefined, empty = "—") =>
+  iso ? dateOnly.format(new Date(iso)) : empty;
 export const formatNumber = (n: number) => integer.format(n);
 
 /** "1 credit", "1,250 credits". */

@@ -2,7 +2,16 @@
 
 import Link from "next/link";
 import { usePathname } from "next/navigation";
-import { ActivityIcon, BarChart3Icon, BoxesIcon, CoinsIcon, KeyRoundIcon, LayoutDashboardIcon, UserRoundIcon, WebhookIcon } from "lucide-react";
+import {
+  ActivityIcon,
+  BarChart3Icon,
+  BoxesIcon,
+  CoinsIcon,
+  KeyRoundIcon,
+  LayoutDashboardIcon,
+  UserRoundIcon,
+  WebhookIcon,
+} from "lucide-react";
 import { cn } from "@/components/ui/cn";
 
 const items = [

@@ -6,9 +6,21 @@ import type { Pagination } from "@/components/data/types";
 import { Button } from "@/components/ui/button";
 import { formatNumber } from "./format";
 
-type PageTarget = { pageHref: (page: number) => string; onPageChange?: never } | { onPageChange: (page: number) => void; pageHref?: never };
+type PageTarget =
+  | { pageHref: (page: number) => string; onPageChange?: never }
+  | { onPageChange: (page: number) => void; pageHref?: never };
 
-function PageButton({ to, target, disabled, children }: { to: number; target: PageTarget; disabled: boolean; children: React.ReactNode }) {
+function PageButton({
+  to,
+  target,
+  disabled,
+  children,
+}: {
+  to: number;
+  target: PageTarget;
+  disabled: boolean;
+  children: React.ReactNode;
+}) {
   if (target.pageHref && !disabled) {
     return (
       <Button asChild variant="outline" size="sm">
@@ -17,7 +29,12 @@ function PageButton({ to, target, disabled, children }: { to: number; target: Pa
     );
   }
   return (
-    <Button variant="outline" size="sm" disabled={disabled} onClick={target.onPageChange && (() => target.onPageChange(to))}>
+    <Button
+      variant="outline"
+      size="sm"
+      disabled={disabled}
+      onClick={target.onPageChange && (() => target.onPageChange(to))}
+    >
       {children}
     </Button>
   );

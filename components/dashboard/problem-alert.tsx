@@ -11,7 +11,13 @@ export interface Problem {
   requestId?: string;
 }
 
-export function ProblemAlert({ problem, variant = "destructive" }: { problem: Problem; variant?: "destructive" | "warning" }) {
+export function ProblemAlert({
+  problem,
+  variant = "destructive",
+}: {
+  problem: Problem;
+  variant?: "destructive" | "warning";
+}) {
   return (
     <Alert variant={variant}>
       <AlertCircleIcon />

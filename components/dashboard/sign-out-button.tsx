@@ -7,11 +7,18 @@ import { apiFetch, ApiError } from "@/components/data/fetch-api";
 import { Button } from "@/components/ui/button";
 
 /** Signs this browser out; with `everywhere`, revokes every session of the account (all browsers). */
-export function SignOutButton({ everywhere = false, variant = "ghost" }: { everywhere?: boolean; variant?: "ghost" | "outline" }) {
+export function SignOutButton({
+  everywhere = false,
+  variant = "ghost",
+}: {
+  everywhere?: boolean;
+  variant?: "ghost" | "outline";
+}) {
   const router = useRouter();
   const queryClient = useQueryClient();
   const signOut = useMutation({
-    mutationFn: () => apiFetch<void>(everywhere ? "/api/auth/logout-everywhere" : "/api/auth/logout", { method: "POST" }),
+    mutationFn: () =>
+      apiFetch<void>(everywhere ? "/api/auth/logout-everywhere" : "/api/auth/logout", { method: "POST" }),
     onSuccess: () => {
       // Nothing of this account may linger for whoever signs in next in this tab.
       queryClient.clear();
@@ -24,13 +31,21 @@ export function SignOutButton({ everywhere = false, variant = "ghost" }: { every
 
   return (
     <div className="grid gap-1">
-      <Button variant={variant} size="sm" className={everywhere ? "w-fit" : "w-full justify-start"} onClick={() => signOut.mutate()} disabled={isSigningOut}>
+      <Button
+        variant={variant}
+        size="sm"
+        className={everywhere ? "w-fit" : "w-full justify-start"}
+        onClick={() => signOut.mutate()}
+        disabled={isSigningOut}
+      >
         {isSigningOut ? <Loader2Icon className="animate-spin" /> : <LogOutIcon />}
         {everywhere ? "Sign out everywhere" : "Sign out"}
       </Button>
       {signOut.isError && (
         <p role="alert" className="px-2 text-xs text-destructive">
-          {signOut.error instanceof ApiError ? `${signOut.error.message} (${signOut.error.code})` : "Could not sign out."}
+          {signOut.error instanceof ApiError
+            ? `${signOut.error.message} (${signOut.error.code})`
+            : "Could not sign out."}
         </p>
       )}
     </div>

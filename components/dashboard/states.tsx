@@ -22,7 +22,12 @@ export function EmptyState({
   className?: string;
 }) {
   return (
-    <div className={cn("flex flex-col items-center justify-center gap-2 rounded-lg border border-dashed px-6 py-12 text-center", className)}>
+    <div
+      className={cn(
+        "flex flex-col items-center justify-center gap-2 rounded-lg border border-dashed px-6 py-12 text-center",
+        className,
+      )}
+    >
       {Icon && (
         <div className="mb-1 flex size-10 items-center justify-center rounded-full bg-muted">
           <Icon className="size-5 text-muted-foreground" />
@@ -39,7 +44,15 @@ export function EmptyState({
  * An API failure: its message and code (and request id for support), with the way on: sign in again when
  * the session ended, add credits when they ran short, otherwise try again.
  */
-export function ErrorState({ error, onRetry, title = "Could not load this" }: { error: unknown; onRetry?: () => void; title?: string }) {
+export function ErrorState({
+  error,
+  onRetry,
+  title = "Could not load this",
+}: {
+  error: unknown;
+  onRetry?: () => void;
+  title?: string;
+}) {
   const apiError = error instanceof ApiError ? error : null;
   const isSignedOut = apiError?.code === "UNAUTHENTICATED";
   return (

@@ -17,7 +17,11 @@ const subscribeNothing = () => () => {};
 export function ThemeSwitcher({ className }: { className?: string }) {
   const { theme, setTheme } = useTheme();
   // The stored choice is only known in the browser: render none checked on the server and the first paint.
-  const isClient = React.useSyncExternalStore(subscribeNothing, () => true, () => false);
+  const isClient = React.useSyncExternalStore(
+    subscribeNothing,
+    () => true,
+    () => false,
+  );
   const current = isClient ? (theme ?? "system") : undefined;
   return (
     <div role="radiogroup" aria-label="Theme" className={cn("inline-flex rounded-md border p-0.5", className)}>

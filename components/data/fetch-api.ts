@@ -24,12 +24,18 @@ interface ErrorEnvelope {
 function errorFrom(response: Response, body: unknown): ApiError {
   const envelope = (body ?? {}) as ErrorEnvelope;
   const e = envelope.error;
-  const requestId = typeof e?.requestId === "string" ? e.requestId : (response.headers.get("x-request-id") ?? undefined);
+  const requestId =
+    typeof e?.requestId === "string" ? e.requestId : (response.headers.get("x-request-id") ?? undefined);
   if (e && typeof e.code === "string" && typeof e.message === "string") {
     const details = e.details && typeof e.details === "object" ? (e.details as Record<string, unknown>) : undefined;
     return new ApiError(response.status, e.code, e.message, requestId, details);
   }
-  return new ApiError(response.status, `HTTP_${response.status}`, `The server answered ${response.status} ${response.statusText}.`, requestId);
+  return new ApiError(
+    response.status,
+    `HTTP_${response.status}`,
+    `The server answered ${response.status} ${response.statusText}.`,
+    requestId,
+  );
 }
 
 export interface ApiRequestInit {
@@ -50,7 +56,11 @@ export async function apiFetch<T>(path: string, init: ApiRequestInit = {}): Prom
       signal,
       cache: "no-store",
       credentials: "same-origin",
-      headers: { accept: "application/json", ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+      headers: {
+        accept: "application/json",
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+        ...headers,
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (error) {
@@ -64,7 +74,8 @@ export async function apiFetch<T>(path: string, init: ApiRequestInit = {}): Prom
     try {
       parsed = JSON.parse(text);
     } catch {
-      if (response.ok) throw new ApiError(response.status, "INVALID_RESPONSE", "The server sent a response that is not JSON.");
+      if (response.ok)
+        throw new ApiError(response.status, "INVALID_RESPONSE", "The server sent a response that is not JSON.");
     }
   }
   if (!response.ok) throw errorFrom(response, parsed);

@@ -8,7 +8,9 @@ import type { CreditBalance } from "./types";
 export const lowBalanceKeys = { balance: ["credits", "balance"] as const };
 
 /** The balance and the threshold when the balance is below it; null otherwise (or while loading). */
-export function useLowBalance(threshold: number | null): { balance: number; threshold: number; refetch: () => void } | null {
+export function useLowBalance(
+  threshold: number | null,
+): { balance: number; threshold: number; refetch: () => void } | null {
   const balance = useQuery({
     queryKey: lowBalanceKeys.balance,
     queryFn: ({ signal }) => apiFetch<CreditBalance>("/api/credits/balance", { signal }),

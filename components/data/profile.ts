@@ -39,8 +39,10 @@ export function profileState(profile: Profile | null): DehydratedState {
   return dehydrate(queryClient);
 }
 
-export const createProfile = (fields: ProfileFields) => apiFetch<Profile>("/api/developers", { method: "POST", body: fields });
-export const updateProfile = (fields: ProfileFields) => apiFetch<Profile>("/api/developers/me", { method: "PATCH", body: fields });
+export const createProfile = (fields: ProfileFields) =>
+  apiFetch<Profile>("/api/developers", { method: "POST", body: fields });
+export const updateProfile = (fields: ProfileFields) =>
+  apiFetch<Profile>("/api/developers/me", { method: "PATCH", body: fields });
 
 /**
  * Creates the profile unless it exists (e.g. created meanwhile in another tab): the first Run's step.

@@ -13,4 +13,3 @@ export const useApiKeys = ({ enabled = true }: { enabled?: boolean } = {}) =>
 
 export const isKeyActive = (key: ApiKey, now = Date.now()) =>
   !key.revokedAt && (!key.expiresAt || new Date(key.expiresAt).getTime() > now);
-

@@ -40,7 +40,9 @@ export interface SentPayment {
 function readUnrecorded(): SentPayment[] {
   try {
     const parsed: unknown = JSON.parse(window.localStorage.getItem(unrecordedKey) ?? "[]");
-    return Array.isArray(parsed) ? parsed.filter((p): p is SentPayment => typeof p?.chainId === "number" && typeof p?.txHash === "string") : [];
+    return Array.isArray(parsed)
+      ? parsed.filter((p): p is SentPayment => typeof p?.chainId === "number" && typeof p?.txHash === "string")
+      : [];
   } catch {
     return [];
   }
@@ -56,7 +58,8 @@ function writeUnrecorded(payments: SentPayment[]) {
 
 export const rememberSentPayment = (payment: SentPayment) =>
   writeUnrecorded([...readUnrecorded().filter((p) => p.txHash !== payment.txHash), payment]);
-export const forgetSentPayment = (txHash: string) => writeUnrecorded(readUnrecorded().filter((p) => p.txHash !== txHash));
+export const forgetSentPayment = (txHash: string) =>
+  writeUnrecorded(readUnrecorded().filter((p) => p.txHash !== txHash));
 
 /** Names again, once per page load, the payments this browser sent but never saw recorded. */
 export function useRecordUnrecordedPayments() {
@@ -86,7 +89,8 @@ export function useSubmitTopUp() {
   return useMutation({
     mutationFn: (body: SentPayment) => apiFetch<TopUp>("/api/credits/top-ups", { method: "POST", body }),
     onSuccess: (_topUp, body) => forgetSentPayment(body.txHash),
-    retry: (failures, error) => failures < submitAttempts && (isApiError(error, "UNAVAILABLE") || isApiError(error, "NETWORK_ERROR")),
+    retry: (failures, error) =>
+      failures < submitAttempts && (isApiError(error, "UNAVAILABLE") || isApiError(error, "NETWORK_ERROR")),
     retryDelay: (attempt) => Math.min(1_000 * 2 ** attempt, 10_000),
     onSettled: () => void queryClient.invalidateQueries({ queryKey: topUpKeys.all }),
   });

@@ -68,7 +68,8 @@ function Stat({ label, children }: { label: string; children: React.ReactNode })
 
 function CancelJob({ job, onCancelled }: { job: ExecutionJob; onCancelled: (job: ExecutionJob) => void }) {
   const cancel = useMutation({
-    mutationFn: () => apiFetch<ExecutionJob>(`/api/developers/jobs/${encodeURIComponent(job.jobId)}/cancel`, { method: "POST" }),
+    mutationFn: () =>
+      apiFetch<ExecutionJob>(`/api/developers/jobs/${encodeURIComponent(job.jobId)}/cancel`, { method: "POST" }),
     onSuccess: onCancelled,
   });
   return (
@@ -109,7 +110,9 @@ export function JobDetail({
   const spans = phaseSpans(events);
   const times = queueAndRunTime(job, now);
   const nodeNames = Object.fromEntries(
-    events.filter((e) => e.type === "NODE_ASSIGNED" && e.nodeId).map((e) => [e.nodeId as string, String(e.data?.name ?? e.nodeId)]),
+    events
+      .filter((e) => e.type === "NODE_ASSIGNED" && e.nodeId)
+      .map((e) => [e.nodeId as string, String(e.data?.name ?? e.nodeId)]),
   );
   const charged = credits.filter((c) => c.type === "charge").reduce((sum, c) => sum + c.amount, 0);
   const refunded = credits.filter((c) => c.type === "refund").reduce((sum, c) => sum + c.amount, 0);
@@ -212,7 +215,14 @@ export function JobDetail({
       <details className="rounded-lg border p-4 text-sm">
         <summary className="cursor-pointer font-medium">Input</summary>
         <pre tabIndex={0} className="mt-2 max-h-72 overflow-auto font-mono text-xs whitespace-pre-wrap break-all">
-          {JSON.stringify(job.input, (_key, value) => (typeof value === "string" && value.length > 2000 ? `${value.slice(0, 2000)}… (${value.length} characters)` : value), 2)}
+          {JSON.stringify(
+            job.input,
+            (_key, value) =>
+              typeof value === "string" && value.length > 2000
+                ? `${value.slice(0, 2000)}… (${value.length} characters)`
+                : value,
+            2,
+          )}
         </pre>
       </details>
 

@@ -8,13 +8,15 @@ import { Badge } from "@/components/ui/badge";
 const nextSteps: Record<string, string> = {
   CANCELLED: "You cancelled this job. Run it again whenever you need the result.",
   INVALID_IMAGE: "Send an image that opens in an image viewer: a PNG or JPEG, whole, as base64 or a data: URL.",
-  NO_ELIGIBLE_NODE: "No execution node could take the job in time. Check the service's status on the Services page, then run it again.",
+  NO_ELIGIBLE_NODE:
+    "No execution node could take the job in time. Check the service's status on the Services page, then run it again.",
   NODE_LOST: "The nodes running the job stopped answering on every attempt. Running it again usually works.",
 };
 const nextStepByCategory: Record<NonNullable<ExecutionJob["error"]>["category"], string> = {
   validation: "Fix the input the message points at and run the job again.",
   routing: "No execution node could take the job. Run it again in a moment.",
-  runtime: "The service failed while running the job. Running it again may help; if it keeps failing, quote the job id and request id to support.",
+  runtime:
+    "The service failed while running the job. Running it again may help; if it keeps failing, quote the job id and request id to support.",
 };
 
 /** "Attempt 1 failed on node-a; the node stopped answering once; failed: INVALID_IMAGE." */
@@ -48,7 +50,10 @@ export function JobFailure({
   if (!error) return null;
   const refund = credits.find((c) => c.type === "refund");
   return (
-    <section aria-label="Failure" className="grid grid-cols-1 gap-3 rounded-xl border border-destructive/40 bg-destructive/5 p-5">
+    <section
+      aria-label="Failure"
+      className="grid grid-cols-1 gap-3 rounded-xl border border-destructive/40 bg-destructive/5 p-5"
+    >
       <div className="flex flex-wrap items-center gap-2">
         <h2 className="mr-auto text-base font-semibold text-destructive">Failure</h2>
         <Badge variant="outline">{error.category}</Badge>

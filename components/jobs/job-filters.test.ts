@@ -7,7 +7,13 @@ describe("the jobs list's filters in the URL", () => {
   it("reads status, service, dates and page, and round-trips them", () => {
     const query = "status=failed&serviceId=image-ocr&dateFrom=2026-11-01&dateTo=2026-11-23&page=3";
     const filters = parse(query);
-    expect(filters).toEqual({ status: "failed", serviceId: "image-ocr", dateFrom: "2026-11-01", dateTo: "2026-11-23", page: 3 });
+    expect(filters).toEqual({
+      status: "failed",
+      serviceId: "image-ocr",
+      dateFrom: "2026-11-01",
+      dateTo: "2026-11-23",
+      page: 3,
+    });
     expect(jobFiltersQuery(filters)).toBe(query);
   });
 

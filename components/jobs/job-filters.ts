@@ -11,7 +11,8 @@ export interface JobFilters {
   page: number;
 }
 
-const isDay = (v: string | undefined): v is string => !!v && /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(v));
+const isDay = (v: string | undefined): v is string =>
+  !!v && /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(v));
 
 export function parseJobFilters(params: { get(name: string): string | null }): JobFilters {
   const read = (name: string) => params.get(name) ?? undefined;

@@ -34,7 +34,7 @@ function Sentiment({ output }: { output: Output }) {
     <div className="grid gap-4">
       <dl>
         <Field label="Sentiment">
-        <span className="text-lg font-semibold capitalize">{label}</span>{" "}
+          <span className="text-lg font-semibold capitalize">{label}</span>{" "}
           <span className="font-mono tabular-nums">{score.toFixed(2)}</span>
         </Field>
       </dl>
@@ -48,7 +48,10 @@ function Sentiment({ output }: { output: Output }) {
         className="grid gap-1"
       >
         <div className="relative h-2 rounded-full bg-gradient-to-r from-destructive/60 via-muted to-success/60">
-          <span className="absolute top-1/2 size-3.5 -translate-x-1/2 -translate-y-1/2 rounded-full border-2 border-background bg-foreground" style={{ left: `${position}%` }} />
+          <span
+            className="absolute top-1/2 size-3.5 -translate-x-1/2 -translate-y-1/2 rounded-full border-2 border-background bg-foreground"
+            style={{ left: `${position}%` }}
+          />
         </div>
         <div className="flex justify-between font-mono text-xs text-muted-foreground">
           <span>−1 negative</span>
@@ -69,7 +72,9 @@ function Summary({ output }: { output: Output }) {
           {sentences.map((s, i) => (
             <li key={i}>
               {str(s.text)}
-              {num(s.index) !== null && <span className="ml-2 text-xs text-muted-foreground">sentence {(num(s.index) ?? 0) + 1}</span>}
+              {num(s.index) !== null && (
+                <span className="ml-2 text-xs text-muted-foreground">sentence {(num(s.index) ?? 0) + 1}</span>
+              )}
             </li>
           ))}
         </ol>
@@ -106,7 +111,8 @@ function Tokens({ output }: { output: Output }) {
         <span className="text-lg font-semibold tabular-nums">{formatNumber(num(output.tokens) ?? 0)}</span>
       </Field>
       <Field label="Model">
-        <span className="font-mono">{str(output.model)}</span> <span className="text-muted-foreground">({str(output.encoding)})</span>
+        <span className="font-mono">{str(output.model)}</span>{" "}
+        <span className="text-muted-foreground">({str(output.encoding)})</span>
       </Field>
       <Field label="Characters">{formatNumber(num(output.characters) ?? 0)}</Field>
     </dl>
@@ -120,7 +126,10 @@ function TextBlock({ label, text }: { label: string; text: string }) {
         <span className="text-xs text-muted-foreground">{label}</span>
         <CopyButton value={text} label="Copy text" />
       </div>
-      <pre tabIndex={0} className="max-h-96 overflow-auto rounded-md bg-muted p-3 font-sans text-sm whitespace-pre-wrap">
+      <pre
+        tabIndex={0}
+        className="max-h-96 overflow-auto rounded-md bg-muted p-3 font-sans text-sm whitespace-pre-wrap"
+      >
         {text}
       </pre>
     </div>

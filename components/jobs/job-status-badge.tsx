@@ -13,7 +13,10 @@ const variants: Record<Phase, BadgeVariant> = {
 };
 
 /** A job's status (or its page's phase, which adds cancelled) as a coloured badge. */
-export function JobStatusBadge({ status, ...props }: { status: Phase } & Omit<React.ComponentProps<typeof Badge>, "variant" | "children">) {
+export function JobStatusBadge({
+  status,
+  ...props
+}: { status: Phase } & Omit<React.ComponentProps<typeof Badge>, "variant" | "children">) {
   return (
     <Badge variant={variants[status]} {...props}>
       {status}

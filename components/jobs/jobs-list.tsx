@@ -52,7 +52,8 @@ function nextPollMs(data: JobList | undefined, updatedAt: number, state: PollSta
 }
 
 /** Creation to completion for a final job; empty while it runs. */
-const durationOf = (job: ExecutionJob) => (job.completedAt ? Date.parse(job.completedAt) - Date.parse(job.createdAt) : null);
+const durationOf = (job: ExecutionJob) =>
+  job.completedAt ? Date.parse(job.completedAt) - Date.parse(job.createdAt) : null;
 
 function JobsTable({ list }: { list: JobList }) {
   return (
@@ -85,7 +86,11 @@ function JobsTable({ list }: { list: JobList }) {
               <TableCell className="font-mono text-xs whitespace-nowrap">{job.serviceId}</TableCell>
               <TableCell>
                 <JobStatusBadge status={job.status} />
-                {job.error && <p className="mt-1 max-w-64 truncate text-xs text-destructive" title={job.error.message}>{job.error.message}</p>}
+                {job.error && (
+                  <p className="mt-1 max-w-64 truncate text-xs text-destructive" title={job.error.message}>
+                    {job.error.message}
+                  </p>
+                )}
               </TableCell>
               <TableCell className="max-md:hidden">
                 <div className="flex items-center gap-2">
@@ -97,11 +102,15 @@ function JobsTable({ list }: { list: JobList }) {
                 {job.creditCost}
                 <span className="md:hidden"> {job.creditCost === 1 ? "credit" : "credits"}</span>
               </TableCell>
-              <TableCell className={`text-right whitespace-nowrap tabular-nums${job.completedAt ? "" : " max-md:hidden"}`}>
+              <TableCell
+                className={`text-right whitespace-nowrap tabular-nums${job.completedAt ? "" : " max-md:hidden"}`}
+              >
                 <span className="md:hidden">took </span>
                 {job.completedAt ? formatDuration(durationOf(job)) : "—"}
               </TableCell>
-              <TableCell className="whitespace-nowrap text-muted-foreground max-md:basis-full max-md:text-xs">{formatDateTime(job.createdAt)}</TableCell>
+              <TableCell className="whitespace-nowrap text-muted-foreground max-md:basis-full max-md:text-xs">
+                {formatDateTime(job.createdAt)}
+              </TableCell>
             </TableRow>
           ))}
         </TableBody>
@@ -121,10 +130,18 @@ function FilterBar({
 }) {
   const set = (patch: Partial<JobFilters>) => onChange({ ...filters, ...patch, page: 1 });
   return (
-    <form role="search" aria-label="Filter jobs" className="flex flex-wrap items-end gap-3" onSubmit={(e) => e.preventDefault()}>
+    <form
+      role="search"
+      aria-label="Filter jobs"
+      className="flex flex-wrap items-end gap-3"
+      onSubmit={(e) => e.preventDefault()}
+    >
       <label className="grid gap-1 text-xs text-muted-foreground">
         Status
-        <NativeSelect value={filters.status ?? ""} onChange={(e) => set({ status: (e.target.value || undefined) as JobFilters["status"] })}>
+        <NativeSelect
+          value={filters.status ?? ""}
+          onChange={(e) => set({ status: (e.target.value || undefined) as JobFilters["status"] })}
+        >
           <option value="">Any status</option>
           {jobStatuses.map((s) => (
             <option key={s} value={s}>
@@ -146,11 +163,23 @@ function FilterBar({
       </label>
       <label className="grid gap-1 text-xs text-muted-foreground">
         From (UTC)
-        <Input type="date" value={filters.dateFrom ?? ""} max={filters.dateTo} onChange={(e) => set({ dateFrom: e.target.value || undefined })} className="w-40" />
+        <Input
+          type="date"
+          value={filters.dateFrom ?? ""}
+          max={filters.dateTo}
+          onChange={(e) => set({ dateFrom: e.target.value || undefined })}
+          className="w-40"
+        />
       </label>
       <label className="grid gap-1 text-xs text-muted-foreground">
         To (UTC)
-        <Input type="date" value={filters.dateTo ?? ""} min={filters.dateFrom} onChange={(e) => set({ dateTo: e.target.value || undefined })} className="w-40" />
+        <Input
+          type="date"
+          value={filters.dateTo ?? ""}
+          min={filters.dateFrom}
+          onChange={(e) => set({ dateTo: e.target.value || undefined })}
+          className="w-40"
+        />
       </label>
       {hasJobFilters(filters) && (
         <Button type="button" variant="ghost" onClick={() => onChange({ page: 1 })}>

@@ -49,13 +49,18 @@ function KeysTable({ keys }: { keys: ApiKey[] }) {
                 <div className="flex flex-wrap items-center gap-2">
                   {key.name}
                   {key.kind === "dashboard" && (
-                    <Badge variant="outline" title="The dashboard runs the playground with this key; its secret never leaves the server.">
+                    <Badge
+                      variant="outline"
+                      title="The dashboard runs the playground with this key; its secret never leaves the server."
+                    >
                       Dashboard
                     </Badge>
                   )}
                 </div>
                 {key.kind === "dashboard" && !key.revokedAt && (
-                  <p className="mt-0.5 text-xs font-normal text-muted-foreground">Used by the playground. Revoke it and the next Run makes a new one.</p>
+                  <p className="mt-0.5 text-xs font-normal text-muted-foreground">
+                    Used by the playground. Revoke it and the next Run makes a new one.
+                  </p>
                 )}
               </TableCell>
               <TableCell className="font-mono text-xs whitespace-nowrap">{keyPreview(key.prefix)}</TableCell>
@@ -109,7 +114,8 @@ export function ApiKeysPanel({ suggestedProfileName }: { suggestedProfileName: s
       </div>
     );
   }
-  if (keys.isError) return <ErrorState title="Could not load your API keys" error={keys.error} onRetry={() => keys.refetch()} />;
+  if (keys.isError)
+    return <ErrorState title="Could not load your API keys" error={keys.error} onRetry={() => keys.refetch()} />;
 
   // One dialog instance in a fixed place: it must outlive the list changing from empty to non-empty while
   // it shows a new secret.

@@ -43,8 +43,13 @@ export function CreateKeyDialog() {
   const [limit, setLimit] = React.useState(draftOf);
   const [formError, setFormError] = React.useState<string | null>(null);
   const createKey = useMutation({
-    mutationFn: (body: { name: string; scopes: Scope[]; expiresAt?: string; creditLimit?: number | null; creditLimitReset?: string | null }) =>
-      apiFetch<ApiKeyWithSecret>("/api/developers/keys", { method: "POST", body }),
+    mutationFn: (body: {
+      name: string;
+      scopes: Scope[];
+      expiresAt?: string;
+      creditLimit?: number | null;
+      creditLimitReset?: string | null;
+    }) => apiFetch<ApiKeyWithSecret>("/api/developers/keys", { method: "POST", body }),
     // The secret shows at once; the list refreshes behind the dialog.
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: queryKeys.keys }),
   });
@@ -99,8 +104,8 @@ export function CreateKeyDialog() {
             <DialogHeader>
               <DialogTitle>API key created</DialogTitle>
               <DialogDescription>
-                <span className="font-medium text-foreground">{created.name}</span> can use:{" "}
-                {created.scopes.join(", ")}.
+                <span className="font-medium text-foreground">{created.name}</span> can use: {created.scopes.join(", ")}
+                .
               </DialogDescription>
             </DialogHeader>
             <ApiKeySecret secret={created.key} />
@@ -112,7 +117,9 @@ export function CreateKeyDialog() {
           <form onSubmit={submit} noValidate className="grid gap-5">
             <DialogHeader>
               <DialogTitle>Create an API key</DialogTitle>
-              <DialogDescription>Keys authenticate your code with the x-api-key header. Give each app its own key.</DialogDescription>
+              <DialogDescription>
+                Keys authenticate your code with the x-api-key header. Give each app its own key.
+              </DialogDescription>
             </DialogHeader>
             <div className="grid gap-2">
               <Label htmlFor="key-name">Name</Label>

@@ -22,11 +22,20 @@ export const draftOf = (key?: Pick<ApiKey, "creditLimit" | "creditLimitReset">):
 export function limitOf(draft: CreditLimitDraft): Pick<ApiKey, "creditLimit" | "creditLimitReset"> | { error: string } {
   const amount = draft.amount.trim();
   if (amount === "") return { creditLimit: null, creditLimitReset: null };
-  if (!/^\d{1,15}$/.test(amount) || Number(amount) < 1) return { error: "Enter a whole number of credits, at least 1, or leave it empty for no limit." };
+  if (!/^\d{1,15}$/.test(amount) || Number(amount) < 1)
+    return { error: "Enter a whole number of credits, at least 1, or leave it empty for no limit." };
   return { creditLimit: Number(amount), creditLimitReset: draft.reset || null };
 }
 
-export function CreditLimitFields({ id, draft, onChange }: { id: string; draft: CreditLimitDraft; onChange: (draft: CreditLimitDraft) => void }) {
+export function CreditLimitFields({
+  id,
+  draft,
+  onChange,
+}: {
+  id: string;
+  draft: CreditLimitDraft;
+  onChange: (draft: CreditLimitDraft) => void;
+}) {
   return (
     <div className="grid gap-3 sm:grid-cols-[1fr_auto]">
       <div className="grid gap-2">
@@ -56,7 +65,8 @@ export function CreditLimitFields({ id, draft, onChange }: { id: string; draft: 
         </NativeSelect>
       </div>
       <p id={`${id}-hint`} className="text-xs text-muted-foreground sm:col-span-2">
-        The most this key may spend; a job that would pass it is refused (402). Resets at 00:00 UTC; weeks start on Monday.
+        The most this key may spend; a job that would pass it is refused (402). Resets at 00:00 UTC; weeks start on
+        Monday.
       </p>
     </div>
   );

@@ -29,9 +29,12 @@ export function KeyLimitDialog({ apiKey }: { apiKey: ApiKey }) {
   const [draft, setDraft] = React.useState(() => draftOf(apiKey));
   const [formError, setFormError] = React.useState<string | null>(null);
   const save = useMutation({
-    mutationFn: (body: LimitChange) => apiFetch<ApiKey>(`/api/developers/keys/${encodeURIComponent(apiKey.keyId)}`, { method: "PATCH", body }),
+    mutationFn: (body: LimitChange) =>
+      apiFetch<ApiKey>(`/api/developers/keys/${encodeURIComponent(apiKey.keyId)}`, { method: "PATCH", body }),
     onSuccess: (saved) => {
-      queryClient.setQueryData<ApiKey[]>(queryKeys.keys, (keys) => keys?.map((k) => (k.keyId === saved.keyId ? saved : k)));
+      queryClient.setQueryData<ApiKey[]>(queryKeys.keys, (keys) =>
+        keys?.map((k) => (k.keyId === saved.keyId ? saved : k)),
+      );
       void queryClient.invalidateQueries({ queryKey: queryKeys.keys });
       setOpen(false);
     },
@@ -79,7 +82,12 @@ export function KeyLimitDialog({ apiKey }: { apiKey: ApiKey }) {
           {save.isError && <ErrorState title="Could not save the limit" error={save.error} />}
           <DialogFooter>
             {apiKey.creditLimit !== null && (
-              <Button type="button" variant="outline" onClick={() => save.mutate({ creditLimit: null, creditLimitReset: null })} disabled={save.isPending}>
+              <Button
+                type="button"
+                variant="outline"
+                onClick={() => save.mutate({ creditLimit: null, creditLimitReset: null })}
+                disabled={save.isPending}
+              >
                 Remove limit
               </Button>
             )}

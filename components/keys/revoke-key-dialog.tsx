@@ -15,9 +15,13 @@ export function RevokeKeyDialog({ apiKey }: { apiKey: ApiKey }) {
   const queryClient = useQueryClient();
 
   async function revoke() {
-    const revoked = await apiFetch<ApiKey>(`/api/developers/keys/${encodeURIComponent(apiKey.keyId)}`, { method: "DELETE" });
+    const revoked = await apiFetch<ApiKey>(`/api/developers/keys/${encodeURIComponent(apiKey.keyId)}`, {
+      method: "DELETE",
+    });
     // The row turns Revoked at once; the list refreshes behind it.
-    queryClient.setQueryData<ApiKey[]>(queryKeys.keys, (keys) => keys?.map((k) => (k.keyId === revoked.keyId ? revoked : k)));
+    queryClient.setQueryData<ApiKey[]>(queryKeys.keys, (keys) =>
+      keys?.map((k) => (k.keyId === revoked.keyId ? revoked : k)),
+    );
     void queryClient.invalidateQueries({ queryKey: queryKeys.keys });
   }
 
@@ -31,7 +35,8 @@ export function RevokeKeyDialog({ apiKey }: { apiKey: ApiKey }) {
       title={<>Revoke “{apiKey.name}”?</>}
       description={
         <>
-          Requests using <span className="font-mono">{keyPreview(apiKey.prefix)}</span> will fail at once. This cannot be undone.
+          Requests using <span className="font-mono">{keyPreview(apiKey.prefix)}</span> will fail at once. This cannot
+          be undone.
         </>
       }
       confirmLabel="Revoke key"

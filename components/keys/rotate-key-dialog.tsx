@@ -85,8 +85,8 @@ export function RotateKeyDialog({ apiKey }: { apiKey: ApiKey }) {
             <DialogHeader>
               <DialogTitle>Key rotated</DialogTitle>
               <DialogDescription>
-                <span className="font-medium text-foreground">{rotated.key.name}</span> keeps its id and scopes and has a new
-                secret.
+                <span className="font-medium text-foreground">{rotated.key.name}</span> keeps its id and scopes and has
+                a new secret.
               </DialogDescription>
             </DialogHeader>
             <ApiKeySecret secret={rotated.key.key}>
@@ -105,8 +105,8 @@ export function RotateKeyDialog({ apiKey }: { apiKey: ApiKey }) {
             <DialogHeader>
               <DialogTitle>Rotate “{apiKey.name}”</DialogTitle>
               <DialogDescription>
-                Issues a new secret for <span className="font-mono">{keyPreview(apiKey.prefix)}</span>. The key keeps its id,
-                name and scopes.
+                Issues a new secret for <span className="font-mono">{keyPreview(apiKey.prefix)}</span>. The key keeps
+                its id, name and scopes.
               </DialogDescription>
             </DialogHeader>
             <div className="grid gap-2">
@@ -124,14 +124,19 @@ export function RotateKeyDialog({ apiKey }: { apiKey: ApiKey }) {
                   className="w-32"
                   aria-describedby="grace-hint"
                 />
-                <NativeSelect aria-label="Grace period unit" value={unit} onChange={(e) => setUnit(e.target.value as Unit)}>
+                <NativeSelect
+                  aria-label="Grace period unit"
+                  value={unit}
+                  onChange={(e) => setUnit(e.target.value as Unit)}
+                >
                   <option value="seconds">seconds</option>
                   <option value="minutes">minutes</option>
                   <option value="hours">hours</option>
                 </NativeSelect>
               </div>
               <p id="grace-hint" className="text-xs text-muted-foreground">
-                Leave empty to stop the old secret at once. A grace period (up to 7 days) lets you deploy the new secret first.
+                Leave empty to stop the old secret at once. A grace period (up to 7 days) lets you deploy the new secret
+                first.
               </p>
             </div>
             {formError && (

@@ -19,12 +19,32 @@ function apiSnippet(origin: string) {
 }
 
 const steps = [
-  { icon: WalletIcon, title: "Sign in with a wallet", text: "No password and no gas: you sign one message. Your account starts with credits." },
-  { icon: ActivityIcon, title: "Run a service", text: "Each service's page has a playground prefilled with an example: press Run and watch the job live." },
-  { icon: KeyRoundIcon, title: "Call the API", text: "Create a key, copy the generated snippet, and submit jobs from your code with the client library." },
+  {
+    icon: WalletIcon,
+    title: "Sign in with a wallet",
+    text: "No password and no gas: you sign one message. Your account starts with credits.",
+  },
+  {
+    icon: ActivityIcon,
+    title: "Run a service",
+    text: "Each service's page has a playground prefilled with an example: press Run and watch the job live.",
+  },
+  {
+    icon: KeyRoundIcon,
+    title: "Call the API",
+    text: "Create a key, copy the generated snippet, and submit jobs from your code with the client library.",
+  },
 ];
 
-export function LandingPage({ services, origin, starterCredits }: { services: ExecutionService[]; origin: string; starterCredits: number }) {
+export function LandingPage({
+  services,
+  origin,
+  starterCredits,
+}: {
+  services: ExecutionService[];
+  origin: string;
+  starterCredits: number;
+}) {
   return (
     <div className="flex min-h-dvh flex-col">
       <header className="border-b">
@@ -40,7 +60,8 @@ export function LandingPage({ services, origin, starterCredits }: { services: Ex
           <h1 className="text-3xl font-semibold tracking-tight sm:text-4xl">Run AI workloads with one API call</h1>
           <p className="text-lg text-muted-foreground">
             Execution Network runs each request as a job on a network of execution nodes: sentiment, summaries, language
-            detection, token counts, OCR and text generation. Every job is followed live, billed in credits, and refunded if it fails.
+            detection, token counts, OCR and text generation. Every job is followed live, billed in credits, and
+            refunded if it fails.
           </p>
           <div className="flex flex-wrap items-center gap-3">
             <Button asChild size="lg">
@@ -48,7 +69,9 @@ export function LandingPage({ services, origin, starterCredits }: { services: Ex
                 Sign in and try it <ArrowRightIcon aria-hidden />
               </Link>
             </Button>
-            {starterCredits > 0 && <p className="text-sm text-muted-foreground">New accounts start with {formatCredits(starterCredits)}.</p>}
+            {starterCredits > 0 && (
+              <p className="text-sm text-muted-foreground">New accounts start with {formatCredits(starterCredits)}.</p>
+            )}
           </div>
         </section>
 
@@ -71,7 +94,10 @@ export function LandingPage({ services, origin, starterCredits }: { services: Ex
           <h2 id="api-heading" className="text-xl font-semibold tracking-tight">
             The API in one call
           </h2>
-          <pre tabIndex={0} className="overflow-x-auto rounded-lg border bg-muted/50 p-4 font-mono text-xs leading-relaxed">
+          <pre
+            tabIndex={0}
+            className="overflow-x-auto rounded-lg border bg-muted/50 p-4 font-mono text-xs leading-relaxed"
+          >
             <code>{apiSnippet(origin)}</code>
           </pre>
           <p className="text-sm text-muted-foreground">
@@ -79,7 +105,8 @@ export function LandingPage({ services, origin, starterCredits }: { services: Ex
             <a href="/api/openapi.json" className="underline underline-offset-4">
               OpenAPI document
             </a>
-            ; the TypeScript client <code className="font-mono">@execution-network/client</code> wraps it with retries, idempotency and typed errors.
+            ; the TypeScript client <code className="font-mono">@execution-network/client</code> wraps it with retries,
+            idempotency and typed errors.
           </p>
         </section>
 
@@ -100,7 +127,8 @@ export function LandingPage({ services, origin, starterCredits }: { services: Ex
                   <CardContent className="grid gap-2 text-sm">
                     <p className="text-muted-foreground">{service.description}</p>
                     <p>
-                      {formatCredits(service.creditCost)} per job{service.status === "disabled" && " · not enabled on this server"}
+                      {formatCredits(service.creditCost)} per job
+                      {service.status === "disabled" && " · not enabled on this server"}
                     </p>
                   </CardContent>
                 </Card>

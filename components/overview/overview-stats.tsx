@@ -30,7 +30,10 @@ function Stat({
       </CardHeader>
       <CardContent className="flex items-center justify-between gap-2 text-xs text-muted-foreground">
         <span className="min-w-0">{hint}</span>
-        <Link href={href} className="inline-flex shrink-0 items-center gap-1 font-medium text-foreground hover:underline">
+        <Link
+          href={href}
+          className="inline-flex shrink-0 items-center gap-1 font-medium text-foreground hover:underline"
+        >
           {linkLabel} <ArrowRightIcon className="size-3" aria-hidden />
         </Link>
       </CardContent>
@@ -38,15 +41,28 @@ function Stat({
   );
 }
 
-export function OverviewStats({ balance, keys, usage }: { balance: CreditBalance; keys: ApiKey[] | null; usage: UsageSummary }) {
+export function OverviewStats({
+  balance,
+  keys,
+  usage,
+}: {
+  balance: CreditBalance;
+  keys: ApiKey[] | null;
+  usage: UsageSummary;
+}) {
   const now = Date.now();
   const isLow = isBalanceLow(balance.balance);
   return (
     <div className="grid grid-cols-1 gap-4">
       {isLow && (
-        <p role="status" className="flex flex-wrap items-center gap-x-2 gap-y-1 rounded-lg border border-warning/30 bg-warning/5 px-4 py-3 text-sm">
+        <p
+          role="status"
+          className="flex flex-wrap items-center gap-x-2 gap-y-1 rounded-lg border border-warning/30 bg-warning/5 px-4 py-3 text-sm"
+        >
           <AlertTriangleIcon className="size-4 text-warning" aria-hidden />
-          {balance.balance === 0 ? "Your balance is empty: jobs cannot run until you add credits." : `Only ${formatCredits(balance.balance)} left.`}
+          {balance.balance === 0
+            ? "Your balance is empty: jobs cannot run until you add credits."
+            : `Only ${formatCredits(balance.balance)} left.`}
           <AddCreditsLink />
         </p>
       )}

@@ -30,8 +30,8 @@ export function Quickstart({ origin, steps }: { origin: string; steps: Quickstar
       <CardHeader>
         <CardTitle>Get started</CardTitle>
         <CardDescription>
-          Every service runs as a job on the execution network. The call answers <code className="font-mono">202</code> with the
-          job; poll <code className="font-mono">GET /api/developers/jobs/:jobId</code> until it completes.
+          Every service runs as a job on the execution network. The call answers <code className="font-mono">202</code>{" "}
+          with the job; poll <code className="font-mono">GET /api/developers/jobs/:jobId</code> until it completes.
         </CardDescription>
         <CardAction>
           <Button asChild variant="outline" size="sm">
@@ -53,7 +53,10 @@ export function Quickstart({ origin, steps }: { origin: string; steps: Quickstar
               >
                 {step.isDone ? <CheckIcon className="size-3.5" aria-hidden /> : i + 1}
               </span>
-              <Link href={step.href} className={cn("hover:underline", step.isDone && "text-muted-foreground line-through")}>
+              <Link
+                href={step.href}
+                className={cn("hover:underline", step.isDone && "text-muted-foreground line-through")}
+              >
                 {step.title}
               </Link>
               {step.isDone && <span className="text-xs text-success">Done</span>}
@@ -65,7 +68,10 @@ export function Quickstart({ origin, steps }: { origin: string; steps: Quickstar
             <span className="font-mono text-xs text-muted-foreground">shell</span>
             <CopyButton value={command} variant="ghost" size="sm" label="Copy command" />
           </div>
-          <pre tabIndex={0} className="overflow-x-auto p-4 font-mono text-xs leading-relaxed outline-none focus-visible:ring-[3px] focus-visible:ring-ring/50">
+          <pre
+            tabIndex={0}
+            className="overflow-x-auto p-4 font-mono text-xs leading-relaxed outline-none focus-visible:ring-[3px] focus-visible:ring-ring/50"
+          >
             <code>{command}</code>
           </pre>
         </div>

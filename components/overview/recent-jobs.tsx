@@ -26,11 +26,14 @@ export function RecentJobs({ jobs, serviceNames }: { jobs: ExecutionJob[]; servi
                 className="flex flex-wrap items-center gap-x-3 gap-y-1 px-4 py-3 text-sm outline-none hover:bg-muted/40 focus-visible:ring-[3px] focus-visible:ring-ring/50"
               >
                 <span className="min-w-0 flex-1 font-medium">
-                  {serviceNames[job.serviceId] ?? job.serviceId} <span className="font-mono text-xs font-normal text-muted-foreground">{job.jobId.slice(0, 8)}</span>
+                  {serviceNames[job.serviceId] ?? job.serviceId}{" "}
+                  <span className="font-mono text-xs font-normal text-muted-foreground">{job.jobId.slice(0, 8)}</span>
                 </span>
                 <JobStatusBadge status={job.status} />
                 <span className="text-xs text-muted-foreground tabular-nums">{formatCredits(job.creditCost)}</span>
-                <span className="basis-full text-xs text-muted-foreground sm:basis-auto">{formatDateTime(job.createdAt)}</span>
+                <span className="basis-full text-xs text-muted-foreground sm:basis-auto">
+                  {formatDateTime(job.createdAt)}
+                </span>
               </Link>
             </li>
           ))}

@@ -29,7 +29,15 @@ function imageSource(value: string): string {
   return `data:${value.startsWith("/9j/") ? "image/jpeg" : "image/png"};base64,${value}`;
 }
 
-function ImagePicker({ field, value, errors, disabled, onChange, onBlur, describedBy }: FieldProps & { describedBy: string }) {
+function ImagePicker({
+  field,
+  value,
+  errors,
+  disabled,
+  onChange,
+  onBlur,
+  describedBy,
+}: FieldProps & { describedBy: string }) {
   const inputRef = React.useRef<HTMLInputElement>(null);
   const [fileName, setFileName] = React.useState<string | null>(null);
   const [readError, setReadError] = React.useState<string | null>(null);
@@ -65,7 +73,11 @@ function ImagePicker({ field, value, errors, disabled, onChange, onBlur, describ
       {current ? (
         <div className="flex items-start gap-3 rounded-md border bg-muted/40 p-2">
           {/* eslint-disable-next-line @next/next/no-img-element -- a local data: URL, nothing to optimise */}
-          <img src={imageSource(current)} alt={`Preview of the ${field.name} to send`} className="max-h-40 max-w-[60%] rounded object-contain" />
+          <img
+            src={imageSource(current)}
+            alt={`Preview of the ${field.name} to send`}
+            className="max-h-40 max-w-[60%] rounded object-contain"
+          />
           <div className="grid min-w-0 gap-1 text-xs text-muted-foreground">
             <span className="truncate">{fileName ?? "The image in the input"}</span>
             <span>Sent as base64 ({current.length.toLocaleString("en")} characters)</span>
@@ -101,7 +113,14 @@ export function InputField(props: FieldProps) {
   const describedBy = [hintId, errors?.length ? errorId : null].filter(Boolean).join(" ");
   const invalid = errors?.length ? true : undefined;
   const constraints = constraintsOf(field);
-  const common = { id, disabled, onBlur, "aria-invalid": invalid, "aria-describedby": describedBy, "aria-required": field.required || undefined };
+  const common = {
+    id,
+    disabled,
+    onBlur,
+    "aria-invalid": invalid,
+    "aria-describedby": describedBy,
+    "aria-required": field.required || undefined,
+  };
 
   let control: React.ReactNode;
   switch (field.kind) {
@@ -127,7 +146,12 @@ export function InputField(props: FieldProps) {
       break;
     case "select":
       control = (
-        <NativeSelect {...common} className="w-full sm:w-72" value={typeof value === "string" ? value : ""} onChange={(e) => onChange(e.target.value === "" ? undefined : e.target.value)}>
+        <NativeSelect
+          {...common}
+          className="w-full sm:w-72"
+          value={typeof value === "string" ? value : ""}
+          onChange={(e) => onChange(e.target.value === "" ? undefined : e.target.value)}
+        >
           <option value="">{field.required ? "Choose…" : "Not set (the service's default)"}</option>
           {field.options?.map((option) => (
             <option key={option} value={option}>

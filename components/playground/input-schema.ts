@@ -69,7 +69,8 @@ export function constraintsOf(field: FieldSpec): string[] {
   const out: string[] = [];
   // An image's length in base64 characters says nothing useful; its description gives the real limit.
   if (field.kind !== "image" && (field.minLength !== undefined || field.maxLength !== undefined)) {
-    if (field.minLength !== undefined && field.maxLength !== undefined) out.push(`${n(field.minLength)}–${n(field.maxLength)} characters`);
+    if (field.minLength !== undefined && field.maxLength !== undefined)
+      out.push(`${n(field.minLength)}–${n(field.maxLength)} characters`);
     else if (field.maxLength !== undefined) out.push(`at most ${n(field.maxLength)} characters`);
     else if (field.minLength !== undefined) out.push(`at least ${n(field.minLength)} characters`);
   }
@@ -109,6 +110,8 @@ export function validatorFor(schema: JsonSchema): InputValidator {
   }
   return (input) => {
     const result = parser.safeParse(input);
-    return result.success ? [] : result.error.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message }));
+    return result.success
+      ? []
+      : result.error.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message }));
   };
 }

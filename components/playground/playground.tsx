@@ -24,7 +24,15 @@ import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { codeExamples } from "./code-examples";
 import { InputField } from "./input-fields";
-import { errorsByField, fieldsOf, validatorFor, type FieldErrors, type InputIssue, type InputValues, type JsonSchema } from "./input-schema";
+import {
+  errorsByField,
+  fieldsOf,
+  validatorFor,
+  type FieldErrors,
+  type InputIssue,
+  type InputValues,
+  type JsonSchema,
+} from "./input-schema";
 
 export interface PlaygroundProps {
   serviceId: string;
@@ -82,7 +90,9 @@ export function Playground({
   const [view, setView] = React.useState<"form" | "json">("form");
   /** The JSON as typed while it does not parse (null: the view shows `values`). */
   const [jsonDraft, setJsonDraft] = React.useState<{ text: string; error: string } | null>(null);
-  const [touched, setTouched] = React.useState<ReadonlySet<string>>(() => new Set(initialInput ? Object.keys(initialInput) : []));
+  const [touched, setTouched] = React.useState<ReadonlySet<string>>(
+    () => new Set(initialInput ? Object.keys(initialInput) : []),
+  );
   const [attempted, setAttempted] = React.useState(false);
   /** Issues the API reported for the last Run, until their field changes. */
   const [serverIssues, setServerIssues] = React.useState<InputIssue[]>([]);
@@ -116,7 +126,8 @@ export function Playground({
   const shortOfCredits = balance < creditCost;
   const busy = run.isPending || run.isSuccess;
   const canRun = !blockedReason && !shortOfCredits && !busy;
-  const profileNameError = needsProfile && (attempted || profileName !== suggestedProfileName) ? profileNameProblem(profileName) : null;
+  const profileNameError =
+    needsProfile && (attempted || profileName !== suggestedProfileName) ? profileNameProblem(profileName) : null;
   const isExample = sameInput(values, exampleInput);
   const lowBalance = !shortOfCredits ? runsLeftWarning(balance, creditCost) : null;
 
@@ -134,13 +145,17 @@ export function Playground({
   function changeJson(text: string) {
     try {
       const parsed: unknown = JSON.parse(text);
-      if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("The input must be a JSON object.");
+      if (!parsed || typeof parsed !== "object" || Array.isArray(parsed))
+        throw new Error("The input must be a JSON object.");
       setValues(parsed as InputValues);
       setTouched(new Set(Object.keys(parsed)));
       setServerIssues([]);
       setJsonDraft({ text, error: "" });
     } catch (error) {
-      setJsonDraft({ text, error: error instanceof SyntaxError ? `Not valid JSON: ${error.message}` : String((error as Error).message) });
+      setJsonDraft({
+        text,
+        error: error instanceof SyntaxError ? `Not valid JSON: ${error.message}` : String((error as Error).message),
+      });
     }
     run.reset();
   }
@@ -163,7 +178,12 @@ export function Playground({
 
   const jsonText = jsonDraft?.text ?? JSON.stringify(values, null, 2);
   const formLevelErrors = errors[""] ?? [];
-  const runError = run.error instanceof ApiError && !Array.isArray(run.error.details?.issues) ? run.error : run.error && !(run.error instanceof ApiError) ? run.error : null;
+  const runError =
+    run.error instanceof ApiError && !Array.isArray(run.error.details?.issues)
+      ? run.error
+      : run.error && !(run.error instanceof ApiError)
+        ? run.error
+        : null;
   const examples = React.useMemo(() => codeExamples(apiBaseUrl, serviceId, values), [apiBaseUrl, serviceId, values]);
 
   return (
@@ -172,7 +192,14 @@ export function Playground({
         <CardHeader className="flex flex-row flex-wrap items-center justify-between gap-3">
           <CardTitle className="text-base">Playground</CardTitle>
           <div className="flex flex-wrap items-center gap-2">
-            <Button type="button" size="sm" variant="ghost" className="h-8" disabled={busy || isExample} onClick={resetToExample}>
+            <Button
+              type="button"
+              size="sm"
+              variant="ghost"
+              className="h-8"
+              disabled={busy || isExample}
+              onClick={resetToExample}
+            >
               <RotateCcwIcon aria-hidden /> Reset to example
             </Button>
             <div className="flex rounded-md border p-0.5" role="group" aria-label="Input view">
@@ -234,7 +261,9 @@ export function Playground({
             )}
             {view === "form" ? (
               fields.length === 0 ? (
-                <p className="text-sm text-muted-foreground">This service takes no input properties; switch to JSON to send an object.</p>
+                <p className="text-sm text-muted-foreground">
+                  This service takes no input properties; switch to JSON to send an object.
+                </p>
               ) : (
                 fields.map((field) => (
                   <InputField
@@ -265,7 +294,9 @@ export function Playground({
                 />
                 <ul id="input-json-errors" className="grid gap-0.5 text-sm text-destructive">
                   {jsonDraft?.error ? <li>{jsonDraft.error}</li> : null}
-                  {Object.entries(errors).flatMap(([field, messages]) => messages.map((m) => <li key={`${field}:${m}`}>{field ? `${field}: ${m}` : m}</li>))}
+                  {Object.entries(errors).flatMap(([field, messages]) =>
+                    messages.map((m) => <li key={`${field}:${m}`}>{field ? `${field}: ${m}` : m}</li>),
+                  )}
                 </ul>
               </div>
             )}
@@ -293,8 +324,12 @@ export function Playground({
                   aria-describedby="profile-name-hint"
                   className="sm:w-80"
                 />
-                <p id="profile-name-hint" className={cn("text-xs", profileNameError ? "text-destructive" : "text-muted-foreground")}>
-                  {profileNameError ?? "Your first Run creates your developer profile with this name; change it any time on Profile."}
+                <p
+                  id="profile-name-hint"
+                  className={cn("text-xs", profileNameError ? "text-destructive" : "text-muted-foreground")}
+                >
+                  {profileNameError ??
+                    "Your first Run creates your developer profile with this name; change it any time on Profile."}
                 </p>
               </div>
             )}
@@ -308,13 +343,19 @@ export function Playground({
               >
                 {busy ? <Loader2Icon className="animate-spin" aria-hidden /> : <PlayIcon aria-hidden />}
                 Run
-                <kbd aria-hidden className="ml-1 hidden rounded border border-primary-foreground/30 px-1 font-sans text-[10px] opacity-80 sm:inline">
+                <kbd
+                  aria-hidden
+                  className="ml-1 hidden rounded border border-primary-foreground/30 px-1 font-sans text-[10px] opacity-80 sm:inline"
+                >
                   Ctrl/⌘ ↵
                 </kbd>
               </Button>
               <p id="run-cost" className="text-sm text-muted-foreground">
-                <span className="font-medium text-foreground tabular-nums">{formatCredits(creditCost)}</span> per job · balance{" "}
-                <span className={cn("tabular-nums", (shortOfCredits || lowBalance) && "text-destructive")}>{formatCredits(balance)}</span>
+                <span className="font-medium text-foreground tabular-nums">{formatCredits(creditCost)}</span> per job ·
+                balance{" "}
+                <span className={cn("tabular-nums", (shortOfCredits || lowBalance) && "text-destructive")}>
+                  {formatCredits(balance)}
+                </span>
               </p>
               {lowBalance && (
                 <p className="flex w-full flex-wrap items-center gap-x-2 text-sm text-muted-foreground">
@@ -322,7 +363,13 @@ export function Playground({
                 </p>
               )}
               <span className="sr-only" aria-live="polite">
-                {run.isPending ? (needsProfile ? "Creating your profile and submitting the job…" : "Submitting the job…") : run.isSuccess ? "Job created; opening it." : ""}
+                {run.isPending
+                  ? needsProfile
+                    ? "Creating your profile and submitting the job…"
+                    : "Submitting the job…"
+                  : run.isSuccess
+                    ? "Job created; opening it."
+                    : ""}
               </span>
             </div>
           </form>
@@ -338,7 +385,10 @@ export function Playground({
           <CodeBlock title="@execution-network/client (Node.js)" copyLabel="Copy code" code={examples.client} />
           <p className="text-xs text-muted-foreground">
             Built from the input above. Use a key with <code className="font-mono">services:execute</code> from{" "}
-            <Link href="/keys" className="underline">API keys</Link>; keep it on your server.
+            <Link href="/keys" className="underline">
+              API keys
+            </Link>
+            ; keep it on your server.
             {examples.shortened && " Long values (such as an image's base64) are shortened here."}
           </p>
         </CardContent>
@@ -354,7 +404,11 @@ function CodeBlock({ title, copyLabel, code }: { title: string; copyLabel: strin
         <span className="text-xs font-medium text-muted-foreground">{title}</span>
         <CopyButton value={code} label={copyLabel} className="h-7 shrink-0" />
       </div>
-      <pre tabIndex={0} aria-label={`${title} example`} className="max-h-80 overflow-auto p-3 font-mono text-xs leading-relaxed">
+      <pre
+        tabIndex={0}
+        aria-label={`${title} example`}
+        className="max-h-80 overflow-auto p-3 font-mono text-xs leading-relaxed"
+      >
         {code}
       </pre>
     </div>

@@ -61,8 +61,11 @@ function serverFieldErrors(error: unknown): FieldErrors {
   if (!(error instanceof ApiError) || !Array.isArray(error.details?.issues)) return {};
   const errors: FieldErrors = {};
   for (const issue of error.details.issues as { path?: unknown; message?: unknown }[]) {
-    const field = String(Array.isArray(issue.path) ? issue.path[0] : issue.path ?? "");
-    if ((field === "name" || field === "email" || field === "organization" || field === "lowBalanceThreshold") && typeof issue.message === "string") {
+    const field = String(Array.isArray(issue.path) ? issue.path[0] : (issue.path ?? ""));
+    if (
+      (field === "name" || field === "email" || field === "organization" || field === "lowBalanceThreshold") &&
+      typeof issue.message === "string"
+    ) {
       errors[field] = issue.message;
     }
   }
@@ -89,7 +92,10 @@ export function ProfileForm({
     name: profile?.name ?? initialName,
     email: profile?.email ?? "",
     organization: profile?.organization ?? "",
-    lowBalanceThreshold: profile?.lowBalanceThreshold === null || profile?.lowBalanceThreshold === undefined ? "" : String(profile.lowBalanceThreshold),
+    lowBalanceThreshold:
+      profile?.lowBalanceThreshold === null || profile?.lowBalanceThreshold === undefined
+        ? ""
+        : String(profile.lowBalanceThreshold),
   });
   const [errors, setErrors] = React.useState<FieldErrors>({});
   const rememberProfile = useRememberProfile();
@@ -154,8 +160,19 @@ export function ProfileForm({
   return (
     <form onSubmit={submit} noValidate className="grid max-w-md gap-5">
       {field("name", "Name", { autoComplete: "name", maxLength: 80, required: true, placeholder: "Ada Lovelace" })}
-      {!nameOnly && field("email", "Email (optional)", { type: "email", autoComplete: "email", placeholder: "ada@example.com" }, "For notices about your account. Never shown publicly.")}
-      {!nameOnly && field("organization", "Organization (optional)", { autoComplete: "organization", maxLength: 80, placeholder: "Analytical Engines Ltd" })}
+      {!nameOnly &&
+        field(
+          "email",
+          "Email (optional)",
+          { type: "email", autoComplete: "email", placeholder: "ada@example.com" },
+          "For notices about your account. Never shown publicly.",
+        )}
+      {!nameOnly &&
+        field("organization", "Organization (optional)", {
+          autoComplete: "organization",
+          maxLength: 80,
+          placeholder: "Analytical Engines Ltd",
+        })}
       {/* The alert needs the profile first: POST /api/developers takes only the fields above. */}
       {profile &&
         !nameOnly &&
@@ -165,9 +182,17 @@ export function ProfileForm({
           { inputMode: "numeric", autoComplete: "off", placeholder: "No alert" },
           "Credits. Below this, the dashboard shows a banner and a credits.low webhook event is sent once.",
         )}
-      {save.isError && !(save.error instanceof ApiError && save.error.code === "INVALID_REQUEST" && Object.keys(errors).length > 0) && (
-        <ErrorState title={profile ? "Could not save the profile" : "Could not create the profile"} error={save.error} />
-      )}
+      {save.isError &&
+        !(
+          save.error instanceof ApiError &&
+          save.error.code === "INVALID_REQUEST" &&
+          Object.keys(errors).length > 0
+        ) && (
+          <ErrorState
+            title={profile ? "Could not save the profile" : "Could not create the profile"}
+            error={save.error}
+          />
+        )}
       <div className="flex gap-2">
         <Button type="submit" disabled={save.isPending}>
           {save.isPending && <Loader2Icon className="animate-spin" />}

@@ -46,14 +46,17 @@ export function ProfilePanel({ suggestedProfileName }: { suggestedProfileName: s
       </Card>
     );
   }
-  if (profile.isError) return <ErrorState title="Could not load your profile" error={profile.error} onRetry={() => profile.refetch()} />;
+  if (profile.isError)
+    return <ErrorState title="Could not load your profile" error={profile.error} onRetry={() => profile.refetch()} />;
 
   if (profile.data === null) {
     return (
       <Card>
         <CardHeader>
           <CardTitle>Create your developer profile</CardTitle>
-          <CardDescription>Your keys, jobs and webhooks belong to it. Your first Run on a service&apos;s page creates it too.</CardDescription>
+          <CardDescription>
+            Your keys, jobs and webhooks belong to it. Your first Run on a service&apos;s page creates it too.
+          </CardDescription>
         </CardHeader>
         <CardContent>
           <ProfileForm profile={null} initialName={suggestedProfileName} onSaved={() => saved("created")} />
@@ -85,7 +88,9 @@ export function ProfilePanel({ suggestedProfileName }: { suggestedProfileName: s
       <Card>
         <CardHeader>
           <CardTitle>{isEditing ? "Edit profile" : data.name}</CardTitle>
-          <CardDescription>{isEditing ? "Only the fields you change are updated." : "Your developer profile."}</CardDescription>
+          <CardDescription>
+            {isEditing ? "Only the fields you change are updated." : "Your developer profile."}
+          </CardDescription>
           {!isEditing && (
             <CardAction>
               <Button
@@ -108,9 +113,15 @@ export function ProfilePanel({ suggestedProfileName }: { suggestedProfileName: s
             <dl className="grid gap-3">
               <Detail label="Name">{data.name}</Detail>
               <Detail label="Email">{data.email ?? <span className="text-muted-foreground">Not set</span>}</Detail>
-              <Detail label="Organization">{data.organization || <span className="text-muted-foreground">Not set</span>}</Detail>
+              <Detail label="Organization">
+                {data.organization || <span className="text-muted-foreground">Not set</span>}
+              </Detail>
               <Detail label="Low-balance alert">
-                {data.lowBalanceThreshold === null ? <span className="text-muted-foreground">Off</span> : `Below ${formatNumber(data.lowBalanceThreshold)} credits`}
+                {data.lowBalanceThreshold === null ? (
+                  <span className="text-muted-foreground">Off</span>
+                ) : (
+                  `Below ${formatNumber(data.lowBalanceThreshold)} credits`
+                )}
               </Detail>
               <Detail label="Wallet" mono>
                 {data.walletAddress}

@@ -24,18 +24,24 @@ export function InputSchemaTable({ schema }: { schema: JsonSchema }) {
                 <TableRow key={field.name}>
                   <TableCell className="font-mono text-xs whitespace-nowrap">
                     {field.name}
-                    <span className="ml-2 font-sans text-muted-foreground">{field.required ? "required" : "optional"}</span>
+                    <span className="ml-2 font-sans text-muted-foreground">
+                      {field.required ? "required" : "optional"}
+                    </span>
                   </TableCell>
                   <TableCell className="font-mono text-xs">{field.type}</TableCell>
                   <TableCell className="text-xs whitespace-normal">{constraintsOf(field).join("; ") || "—"}</TableCell>
-                  <TableCell className="text-xs whitespace-normal text-muted-foreground">{field.description ?? "—"}</TableCell>
+                  <TableCell className="text-xs whitespace-normal text-muted-foreground">
+                    {field.description ?? "—"}
+                  </TableCell>
                 </TableRow>
               ))}
             </TableBody>
           </Table>
         </div>
       )}
-      {schema.additionalProperties === false && <p className="text-xs text-muted-foreground">Other properties are refused (422).</p>}
+      {schema.additionalProperties === false && (
+        <p className="text-xs text-muted-foreground">Other properties are refused (422).</p>
+      )}
       <details className="group min-w-0 overflow-hidden rounded-md border bg-muted/40 text-sm">
         <summary className="cursor-pointer px-3 py-2 text-xs font-medium text-muted-foreground select-none group-open:border-b">
           JSON Schema

@@ -11,7 +11,10 @@ import { Card, CardAction, CardContent, CardDescription, CardHeader, CardTitle }
 function ServiceCard({ service }: { service: ExecutionService }) {
   const isActive = service.status === "active";
   return (
-    <Card className="relative gap-4 transition-colors hover:border-ring/60" aria-labelledby={`service-${service.serviceId}`}>
+    <Card
+      className="relative gap-4 transition-colors hover:border-ring/60"
+      aria-labelledby={`service-${service.serviceId}`}
+    >
       <CardHeader>
         <CardTitle id={`service-${service.serviceId}`}>
           {/* The card's one link, stretched over the card so the whole card opens the service's page. */}

@@ -27,15 +27,24 @@ export function EventTimeline({ events, nodeNames }: { events: TelemetryEvent[];
         const gap = previous ? Date.parse(event.timestamp) - Date.parse(previous.timestamp) : null;
         const node = event.nodeId ? (nodeNames[event.nodeId] ?? event.nodeId.slice(0, 8)) : null;
         return (
-          <li key={event.sequence} className={cn("grid gap-1 border-l py-2 pl-4", isNewAttempt && "mt-2 border-t pt-3")}>
+          <li
+            key={event.sequence}
+            className={cn("grid gap-1 border-l py-2 pl-4", isNewAttempt && "mt-2 border-t pt-3")}
+          >
             {isNewAttempt && <span className="text-xs font-medium text-muted-foreground">Attempt {event.attempt}</span>}
             <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1">
-              <time dateTime={event.timestamp} title={event.timestamp} className="font-mono text-xs text-muted-foreground tabular-nums">
+              <time
+                dateTime={event.timestamp}
+                title={event.timestamp}
+                className="font-mono text-xs text-muted-foreground tabular-nums"
+              >
                 {isNewDate && `${utcDate(event.timestamp)} `}
                 {clockTime(event.timestamp)}
               </time>
               <span className={cn("font-mono text-sm font-medium break-all", eventTone[event.type])}>{event.type}</span>
-              {gap !== null && <span className="font-mono text-xs text-muted-foreground tabular-nums">{formatGap(gap)}</span>}
+              {gap !== null && (
+                <span className="font-mono text-xs text-muted-foreground tabular-nums">{formatGap(gap)}</span>
+              )}
               {node && (
                 <Badge variant="outline" className="font-mono" title={event.nodeId}>
                   {node}
@@ -47,7 +56,10 @@ export function EventTimeline({ events, nodeNames }: { events: TelemetryEvent[];
                 <summary className="w-fit cursor-pointer rounded text-muted-foreground outline-none hover:text-foreground focus-visible:ring-[3px] focus-visible:ring-ring/50">
                   data
                 </summary>
-                <pre className="mt-1 overflow-x-auto rounded-md bg-muted p-2 font-mono whitespace-pre-wrap break-all" tabIndex={0}>
+                <pre
+                  className="mt-1 overflow-x-auto rounded-md bg-muted p-2 font-mono whitespace-pre-wrap break-all"
+                  tabIndex={0}
+                >
                   {JSON.stringify(event.data, null, 2)}
                 </pre>
               </details>

@@ -29,25 +29,37 @@ export function LifecycleStepper({ spans, now }: { spans: PhaseSpan[]; now: numb
   const current = spans.at(-1);
   const isDone = current ? isFinalPhase(current.phase) : false;
   // Phases a normal run still has ahead of the current one.
-  const next = current?.phase === "retrying" ? happyPath.indexOf("routing") : current ? happyPath.indexOf(current.phase) + 1 : 0;
+  const next =
+    current?.phase === "retrying" ? happyPath.indexOf("routing") : current ? happyPath.indexOf(current.phase) + 1 : 0;
   const ahead = isDone ? [] : happyPath.slice(next);
   return (
     <ol aria-label="Lifecycle" className="flex flex-wrap items-start gap-x-1 gap-y-3">
       {spans.map((span, index) => {
         const isCurrent = index === spans.length - 1 && !isDone;
-        const duration = span.endedAt !== null ? span.endedAt - span.startedAt : isCurrent ? now - span.startedAt : null;
+        const duration =
+          span.endedAt !== null ? span.endedAt - span.startedAt : isCurrent ? now - span.startedAt : null;
         return (
-          <li key={`${span.phase}-${index}`} className="flex items-start gap-1" aria-current={isCurrent ? "step" : undefined}>
+          <li
+            key={`${span.phase}-${index}`}
+            className="flex items-start gap-1"
+            aria-current={isCurrent ? "step" : undefined}
+          >
             <div className="grid min-w-20 justify-items-start gap-0.5">
               <span className={cn("flex items-center gap-1.5 text-sm font-medium", phaseTone[span.phase])}>
                 <PhaseIcon phase={span.phase} isCurrent={isCurrent} />
                 {span.phase}
               </span>
               <span className="pl-5.5 font-mono text-xs text-muted-foreground tabular-nums">
-                {isFinalPhase(span.phase) ? (span.attempt > 1 ? `attempt ${span.attempt}` : " ") : formatDuration(duration)}
+                {isFinalPhase(span.phase)
+                  ? span.attempt > 1
+                    ? `attempt ${span.attempt}`
+                    : " "
+                  : formatDuration(duration)}
               </span>
             </div>
-            {(index < spans.length - 1 || ahead.length > 0) && <span aria-hidden className="mt-2.5 h-px w-6 bg-border" />}
+            {(index < spans.length - 1 || ahead.length > 0) && (
+              <span aria-hidden className="mt-2.5 h-px w-6 bg-border" />
+            )}
           </li>
         );
       })}

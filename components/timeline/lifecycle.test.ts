@@ -60,15 +60,23 @@ describe("the lifecycle read from telemetry", () => {
   });
 
   it("calls a job failed with CANCELLED cancelled", () => {
-    expect(phaseOf({ status: "failed", error: { category: "runtime", code: "CANCELLED", message: "" } })).toBe("cancelled");
-    expect(phaseOf({ status: "failed", error: { category: "runtime", code: "INVALID_IMAGE", message: "" } })).toBe("failed");
+    expect(phaseOf({ status: "failed", error: { category: "runtime", code: "CANCELLED", message: "" } })).toBe(
+      "cancelled",
+    );
+    expect(phaseOf({ status: "failed", error: { category: "runtime", code: "INVALID_IMAGE", message: "" } })).toBe(
+      "failed",
+    );
     expect(phaseOf({ status: "running", error: null })).toBe("running");
   });
 
   it("separates queue time from run time, counting to now while the job runs", () => {
     const job = { createdAt: at(0), startedAt: at(300), completedAt: null };
     expect(queueAndRunTime(job, Date.parse(at(1000)))).toEqual({ queueMs: 300, runMs: 700, totalMs: 1000 });
-    expect(queueAndRunTime({ ...job, completedAt: at(900) }, Date.parse(at(5000)))).toEqual({ queueMs: 300, runMs: 600, totalMs: 900 });
+    expect(queueAndRunTime({ ...job, completedAt: at(900) }, Date.parse(at(5000)))).toEqual({
+      queueMs: 300,
+      runMs: 600,
+      totalMs: 900,
+    });
     expect(queueAndRunTime({ createdAt: at(0), startedAt: null, completedAt: null }, Date.parse(at(250)))).toEqual({
       queueMs: 250,
       runMs: null,

@@ -63,7 +63,9 @@ export function LogConsole({ logs, isLive }: { logs: ExecutionLog[]; isLive: boo
   const [hasUnseen, setHasUnseen] = React.useState(false);
 
   const needle = query.trim().toLowerCase();
-  const shown = logs.filter((l) => levelRank[l.level] >= levelRank[minLevel] && (!needle || l.message.toLowerCase().includes(needle)));
+  const shown = logs.filter(
+    (l) => levelRank[l.level] >= levelRank[minLevel] && (!needle || l.message.toLowerCase().includes(needle)),
+  );
 
   const lastSequence = logs.at(-1)?.sequence ?? 0;
   React.useLayoutEffect(() => {
@@ -98,16 +100,32 @@ export function LogConsole({ logs, isLive }: { logs: ExecutionLog[]; isLive: boo
         <h2 className="mr-auto text-base font-semibold">Logs</h2>
         <label className="flex items-center gap-1.5 text-sm text-muted-foreground">
           Level
-          <NativeSelect value={minLevel} onChange={(e) => setMinLevel(e.target.value as ExecutionLog["level"])} className="h-8">
+          <NativeSelect
+            value={minLevel}
+            onChange={(e) => setMinLevel(e.target.value as ExecutionLog["level"])}
+            className="h-8"
+          >
             <option value="debug">All</option>
             <option value="info">Info and up</option>
             <option value="warn">Warnings and errors</option>
             <option value="error">Errors only</option>
           </NativeSelect>
         </label>
-        <Input type="search" aria-label="Search logs" placeholder="Search" value={query} onChange={(e) => setQuery(e.target.value)} className="h-8 w-40" />
+        <Input
+          type="search"
+          aria-label="Search logs"
+          placeholder="Search"
+          value={query}
+          onChange={(e) => setQuery(e.target.value)}
+          className="h-8 w-40"
+        />
         <label className="flex items-center gap-1.5 text-sm text-muted-foreground">
-          <input type="checkbox" checked={prefs.wrap} onChange={(e) => setPrefs({ ...prefs, wrap: e.target.checked })} className="accent-primary" />
+          <input
+            type="checkbox"
+            checked={prefs.wrap}
+            onChange={(e) => setPrefs({ ...prefs, wrap: e.target.checked })}
+            className="accent-primary"
+          />
           Wrap
         </label>
         <label className="flex items-center gap-1.5 text-sm text-muted-foreground">
@@ -131,12 +149,18 @@ export function LogConsole({ logs, isLive }: { logs: ExecutionLog[]; isLive: boo
           className="h-72 overflow-auto rounded-lg border bg-muted/40 p-2 font-mono text-xs leading-relaxed outline-none focus-visible:ring-[3px] focus-visible:ring-ring/50"
         >
           {shown.length === 0 ? (
-            <p className="p-2 text-muted-foreground">{logs.length === 0 ? "No log lines yet." : "No line matches the filter."}</p>
+            <p className="p-2 text-muted-foreground">
+              {logs.length === 0 ? "No log lines yet." : "No line matches the filter."}
+            </p>
           ) : (
             <ol>
               {shown.map((line) => (
                 // On a phone the line's metadata sits above its message, which gets the whole width.
-                <li key={line.sequence} id={`log-${line.sequence}`} className="grid gap-x-3 rounded px-1 target:bg-accent sm:flex">
+                <li
+                  key={line.sequence}
+                  id={`log-${line.sequence}`}
+                  className="grid gap-x-3 rounded px-1 target:bg-accent sm:flex"
+                >
                   <span className="flex shrink-0 gap-3">
                     <a
                       href={`#log-${line.sequence}`}
@@ -145,11 +169,20 @@ export function LogConsole({ logs, isLive }: { logs: ExecutionLog[]; isLive: boo
                     >
                       {line.sequence}
                     </a>
-                    {prefs.timestamps && <span className="shrink-0 text-muted-foreground tabular-nums">{clockTime(line.timestamp)}</span>}
+                    {prefs.timestamps && (
+                      <span className="shrink-0 text-muted-foreground tabular-nums">{clockTime(line.timestamp)}</span>
+                    )}
                     <span className={cn("w-11 shrink-0 uppercase", levelTone[line.level])}>{line.level}</span>
                     <span className="shrink-0 text-muted-foreground">{line.source}</span>
                   </span>
-                  <span className={cn("min-w-0 pl-11 sm:pl-0", prefs.wrap ? "break-words whitespace-pre-wrap" : "whitespace-pre")}>{line.message}</span>
+                  <span
+                    className={cn(
+                      "min-w-0 pl-11 sm:pl-0",
+                      prefs.wrap ? "break-words whitespace-pre-wrap" : "whitespace-pre",
+                    )}
+                  >
+                    {line.message}
+                  </span>
                 </li>
               ))}
             </ol>

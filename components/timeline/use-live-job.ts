@@ -44,7 +44,10 @@ async function eventsAfter(jobId: string, afterSequence: number, signal: AbortSi
   const events: TelemetryEvent[] = [];
   let page = Math.floor(afterSequence / telemetryPageSize) + 1;
   for (;;) {
-    const result = await apiFetch<TelemetryPage>(`${jobPath(jobId)}/telemetry?page=${page}&limit=${telemetryPageSize}`, { signal });
+    const result = await apiFetch<TelemetryPage>(
+      `${jobPath(jobId)}/telemetry?page=${page}&limit=${telemetryPageSize}`,
+      { signal },
+    );
     events.push(...result.data.filter((e) => e.sequence > afterSequence));
     if (!result.pagination.hasMore) return events;
     page += 1;
@@ -57,7 +60,11 @@ const subscribeVisibility = (onChange: () => void) => {
 };
 /** Whether the tab is shown; the server renders as visible. */
 export const useIsTabVisible = () =>
-  React.useSyncExternalStore(subscribeVisibility, () => document.visibilityState === "visible", () => true);
+  React.useSyncExternalStore(
+    subscribeVisibility,
+    () => document.visibilityState === "visible",
+    () => true,
+  );
 
 const minPollMs = 1_000;
 const logsThrottleMs = 300;
@@ -68,7 +75,11 @@ const streamAttempts = 3;
 export const jobLogsKey = (jobId: string) => ["jobs", jobId, "logs"] as const;
 const jobPollKey = (jobId: string) => ["jobs", jobId, "poll"] as const;
 
-export function useLiveJob(initial: JobSnapshot, initialLogs: ExecutionLog[], { onFinal }: { onFinal?: () => void } = {}) {
+export function useLiveJob(
+  initial: JobSnapshot,
+  initialLogs: ExecutionLog[],
+  { onFinal }: { onFinal?: () => void } = {},
+) {
   const jobId = initial.job.jobId;
   const [snapshot, dispatch] = React.useReducer(applyUpdate, initial);
   const isFinal = isFinalPhase(phaseOf(snapshot.job));

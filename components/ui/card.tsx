@@ -29,7 +29,13 @@ export function CardTitle({ className, ...props }: React.ComponentProps<"div">) 
 }
 
 export function CardDescription({ className, ...props }: React.ComponentProps<"div">) {
-  return <div data-slot="card-description" className={cn("text-sm text-muted-foreground wrap-anywhere", className)} {...props} />;
+  return (
+    <div
+      data-slot="card-description"
+      className={cn("text-sm text-muted-foreground wrap-anywhere", className)}
+      {...props}
+    />
+  );
 }
 
 export function CardAction({ className, ...props }: React.ComponentProps<"div">) {

@@ -9,7 +9,11 @@ import { cn } from "./cn";
 const stackedOnPhone =
   "max-md:block max-md:[&_thead]:hidden max-md:[&_tbody]:block max-md:[&_tr]:flex max-md:[&_tr]:flex-wrap max-md:[&_tr]:items-center max-md:[&_tr]:gap-x-3 max-md:[&_tr]:gap-y-2 max-md:[&_tr]:px-3 max-md:[&_tr]:py-3 max-md:[&_td]:p-0";
 
-export function Table({ className, stackOnPhone = false, ...props }: React.ComponentProps<"table"> & { stackOnPhone?: boolean }) {
+export function Table({
+  className,
+  stackOnPhone = false,
+  ...props
+}: React.ComponentProps<"table"> & { stackOnPhone?: boolean }) {
   // On a narrow screen the table scrolls sideways (unless its rows stack); a tab stop lets keyboard users
   // scroll it too (axe: scrollable-region-focusable).
   return (
@@ -18,7 +22,11 @@ export function Table({ className, stackOnPhone = false, ...props }: React.Compo
       tabIndex={0}
       className="relative w-full overflow-x-auto rounded-[inherit] outline-none focus-visible:ring-[3px] focus-visible:ring-ring/50"
     >
-      <table data-slot="table" className={cn("w-full caption-bottom text-sm", stackOnPhone && stackedOnPhone, className)} {...props} />
+      <table
+        data-slot="table"
+        className={cn("w-full caption-bottom text-sm", stackOnPhone && stackedOnPhone, className)}
+        {...props}
+      />
     </div>
   );
 }
@@ -59,5 +67,7 @@ export function TableCell({ className, ...props }: React.ComponentProps<"td">) {
 }
 
 export function TableCaption({ className, ...props }: React.ComponentProps<"caption">) {
-  return <caption data-slot="table-caption" className={cn("mt-4 text-sm text-muted-foreground", className)} {...props} />;
+  return (
+    <caption data-slot="table-caption" className={cn("mt-4 text-sm text-muted-foreground", className)} {...props} />
+  );
 }

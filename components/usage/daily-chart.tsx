@@ -9,7 +9,17 @@ interface Day {
   creditsUsed: number;
 }
 
-function Bars({ days, value, label, className }: { days: Day[]; value: (d: Day) => number; label: string; className: string }) {
+function Bars({
+  days,
+  value,
+  label,
+  className,
+}: {
+  days: Day[];
+  value: (d: Day) => number;
+  label: string;
+  className: string;
+}) {
   const width = 600;
   const height = 120;
   const max = Math.max(1, ...days.map(value));
@@ -29,7 +39,15 @@ function Bars({ days, value, label, className }: { days: Day[]; value: (d: Day) 
         {days.map((d, i) => {
           const h = (value(d) / max) * (height - 4);
           return (
-            <rect key={d.date} x={i * slot + gap / 2} y={height - h} width={slot - gap} height={h} rx="1.5" className={cn(className)}>
+            <rect
+              key={d.date}
+              x={i * slot + gap / 2}
+              y={height - h}
+              width={slot - gap}
+              height={h}
+              rx="1.5"
+              className={cn(className)}
+            >
               <title>{`${d.date}: ${value(d)}`}</title>
             </rect>
           );

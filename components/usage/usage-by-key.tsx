@@ -30,7 +30,10 @@ export function UsageByKey({ byKey, creditsUsed }: { byKey: UsageSummary["byKey"
                     <span className="text-muted-foreground">Without a key</span>
                   ) : (
                     <Link href="/keys" className="underline-offset-2 hover:underline">
-                      {k.name ?? "Deleted key"} <span className="font-mono text-xs text-muted-foreground">{k.prefix ? keyPreview(k.prefix) : ""}</span>
+                      {k.name ?? "Deleted key"}{" "}
+                      <span className="font-mono text-xs text-muted-foreground">
+                        {k.prefix ? keyPreview(k.prefix) : ""}
+                      </span>
                     </Link>
                   )}
                 </TableCell>

@@ -69,7 +69,11 @@ export function UsageReport({
           value={finalJobs === 0 ? "—" : `${(summary.successRate * 100).toFixed(1)} %`}
           hint={`${summary.completedJobs} completed · ${summary.failedJobs} failed`}
         />
-        <Figure label="p95 duration" value={formatDuration(summary.p95DurationMs)} hint={`average ${formatDuration(summary.avgDurationMs)}`} />
+        <Figure
+          label="p95 duration"
+          value={formatDuration(summary.p95DurationMs)}
+          hint={`average ${formatDuration(summary.avgDurationMs)}`}
+        />
         <Figure label="Credits used" value={formatNumber(summary.creditsUsed)} hint="charges minus refunds" />
       </div>
 
@@ -83,7 +87,11 @@ export function UsageReport({
           By service
         </h2>
         {summary.byService.length === 0 ? (
-          <EmptyState icon={BarChart3Icon} title="No jobs in this period" description="Run a service and its usage shows up here." />
+          <EmptyState
+            icon={BarChart3Icon}
+            title="No jobs in this period"
+            description="Run a service and its usage shows up here."
+          />
         ) : (
           <Card className="py-0">
             <Table stackOnPhone>
@@ -100,7 +108,10 @@ export function UsageReport({
                 {summary.byService.map((s) => (
                   <TableRow key={s.serviceId}>
                     <TableCell className="font-mono text-xs max-md:basis-full">
-                      <Link href={`/jobs?serviceId=${encodeURIComponent(s.serviceId)}`} className="underline-offset-2 hover:underline">
+                      <Link
+                        href={`/jobs?serviceId=${encodeURIComponent(s.serviceId)}`}
+                        className="underline-offset-2 hover:underline"
+                      >
                         {s.serviceId}
                       </Link>
                     </TableCell>
@@ -148,13 +159,19 @@ export function UsageReport({
             <TableBody>
               {history.data.map((entry) => (
                 <TableRow key={entry.entryId}>
-                  <TableCell className="whitespace-nowrap text-muted-foreground max-md:basis-full max-md:text-xs">{formatDateTime(entry.createdAt)}</TableCell>
+                  <TableCell className="whitespace-nowrap text-muted-foreground max-md:basis-full max-md:text-xs">
+                    {formatDateTime(entry.createdAt)}
+                  </TableCell>
                   <TableCell>
                     <Badge variant="outline">{entry.type}</Badge>
                   </TableCell>
                   <TableCell className="font-mono text-xs">
                     {entry.jobId ? (
-                      <Link href={`/jobs/${entry.jobId}`} aria-label={`Job ${entry.jobId}`} className="underline underline-offset-2">
+                      <Link
+                        href={`/jobs/${entry.jobId}`}
+                        aria-label={`Job ${entry.jobId}`}
+                        className="underline underline-offset-2"
+                      >
                         {entry.jobId.slice(0, 8)}
                       </Link>
                     ) : (
@@ -171,7 +188,10 @@ export function UsageReport({
             </TableBody>
           </Table>
         </Card>
-        <nav aria-label="Credit history pages" className="flex items-center justify-between gap-4 text-sm text-muted-foreground">
+        <nav
+          aria-label="Credit history pages"
+          className="flex items-center justify-between gap-4 text-sm text-muted-foreground"
+        >
           <span>
             page {page} of {Math.max(totalPages, 1)}
           </span>

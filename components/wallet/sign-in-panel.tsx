@@ -29,12 +29,22 @@ const messageLifetimeMs = 10 * 60 * 1000;
 
 const subscribeNothing = () => () => {};
 /** Whether this browser has a wallet (an injected provider); assumed on the server, checked in the browser. */
-const useHasBrowserWallet = () => React.useSyncExternalStore(subscribeNothing, () => "ethereum" in window, () => true);
+const useHasBrowserWallet = () =>
+  React.useSyncExternalStore(
+    subscribeNothing,
+    () => "ethereum" in window,
+    () => true,
+  );
 
 /** For a visitor without a browser wallet: what to install, or where to open this page instead. */
 function NoWalletHelp() {
   const wallet = (name: string, href: string) => (
-    <a href={href} target="_blank" rel="noreferrer" className="font-medium text-foreground underline underline-offset-4">
+    <a
+      href={href}
+      target="_blank"
+      rel="noreferrer"
+      className="font-medium text-foreground underline underline-offset-4"
+    >
       {name}
     </a>
   );
@@ -44,9 +54,11 @@ function NoWalletHelp() {
       <AlertTitle>No wallet in this browser</AlertTitle>
       <AlertDescription>
         <p>
-          Signing in takes an Ethereum wallet: it signs one message to prove the address is yours (no transaction, no gas). Install
-          a browser extension such as {wallet("MetaMask", "https://metamask.io/download/")}, {wallet("Rabby", "https://rabby.io/")} or{" "}
-          {wallet("Coinbase Wallet", "https://www.coinbase.com/wallet/downloads")}, create an account in it, then reload this page.
+          Signing in takes an Ethereum wallet: it signs one message to prove the address is yours (no transaction, no
+          gas). Install a browser extension such as {wallet("MetaMask", "https://metamask.io/download/")},{" "}
+          {wallet("Rabby", "https://rabby.io/")} or{" "}
+          {wallet("Coinbase Wallet", "https://www.coinbase.com/wallet/downloads")}, create an account in it, then reload
+          this page.
         </p>
         <p>On a phone, open this page in your wallet app&apos;s built-in browser.</p>
       </AlertDescription>

@@ -55,6 +55,7 @@ export function describeSignInError(error: unknown): SignInProblem {
     };
   }
   const message =
-    (error as { shortMessage?: unknown }).shortMessage ?? (error instanceof Error ? error.message : "Something went wrong.");
+    (error as { shortMessage?: unknown }).shortMessage ??
+    (error instanceof Error ? error.message : "Something went wrong.");
   return { title: "Sign-in failed", message: String(message) };
 }

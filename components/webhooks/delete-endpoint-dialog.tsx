@@ -15,10 +15,15 @@ export function DeleteEndpointDialog({ endpoint, disabled }: { endpoint: Webhook
     // Out of the list at once, so its deliveries (gone with it: 404) are no longer shown nor asked for; the
     // rest is refreshed. The dialog stays busy until then, so it cannot be deleted twice.
     const gone = webhookKeys.deliveriesOf(endpoint.endpointId);
-    queryClient.setQueryData<WebhookEndpoint[]>(webhookKeys.endpoints, (list) => list?.filter((e) => e.endpointId !== endpoint.endpointId));
+    queryClient.setQueryData<WebhookEndpoint[]>(webhookKeys.endpoints, (list) =>
+      list?.filter((e) => e.endpointId !== endpoint.endpointId),
+    );
     await queryClient.cancelQueries({ queryKey: gone });
     queryClient.removeQueries({ queryKey: gone });
-    await queryClient.invalidateQueries({ queryKey: webhookKeys.all, predicate: (query) => !partialMatchKey(query.queryKey, gone) });
+    await queryClient.invalidateQueries({
+      queryKey: webhookKeys.all,
+      predicate: (query) => !partialMatchKey(query.queryKey, gone),
+    });
   }
 
   return (
@@ -31,8 +36,8 @@ export function DeleteEndpointDialog({ endpoint, disabled }: { endpoint: Webhook
       title="Delete webhook endpoint"
       description={
         <>
-          Delete <span className="font-mono break-all">{endpoint.url}</span>? Its pending deliveries are dropped. This cannot be
-          undone.
+          Delete <span className="font-mono break-all">{endpoint.url}</span>? Its pending deliveries are dropped. This
+          cannot be undone.
         </>
       }
       confirmLabel="Delete endpoint"

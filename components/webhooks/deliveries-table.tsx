@@ -7,7 +7,11 @@ import { Button } from "@/components/ui/button";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import type { WebhookDelivery } from "./webhook-api";
 
-const statusVariant: Record<WebhookDelivery["status"], BadgeVariant> = { pending: "info", succeeded: "success", failed: "destructive" };
+const statusVariant: Record<WebhookDelivery["status"], BadgeVariant> = {
+  pending: "info",
+  succeeded: "success",
+  failed: "destructive",
+};
 
 /** Deliveries with their outcome; `onRedeliver` adds the Redeliver action. */
 export function DeliveriesTable({
@@ -50,14 +54,20 @@ export function DeliveriesTable({
             </TableCell>
             <TableCell>
               <Badge variant={statusVariant[d.status]}>{d.status}</Badge>
-              {d.lastError && <div className="mt-1 max-w-48 truncate text-xs text-muted-foreground" title={d.lastError}>{d.lastError}</div>}
+              {d.lastError && (
+                <div className="mt-1 max-w-48 truncate text-xs text-muted-foreground" title={d.lastError}>
+                  {d.lastError}
+                </div>
+              )}
             </TableCell>
             <TableCell className="text-right tabular-nums max-md:hidden">{d.attempts}</TableCell>
             <TableCell className="text-right tabular-nums">
               <span className="md:hidden">Response </span>
               {d.lastResponseStatus ?? "—"}
             </TableCell>
-            <TableCell className="text-right tabular-nums max-md:hidden">{d.lastLatencyMs === null ? "—" : `${d.lastLatencyMs} ms`}</TableCell>
+            <TableCell className="text-right tabular-nums max-md:hidden">
+              {d.lastLatencyMs === null ? "—" : `${d.lastLatencyMs} ms`}
+            </TableCell>
             <TableCell className="whitespace-nowrap max-md:hidden">{formatDateTime(d.nextAttemptAt)}</TableCell>
             <TableCell className="whitespace-nowrap text-muted-foreground">{formatDateTime(d.createdAt)}</TableCell>
             {onRedeliver && (

@@ -15,9 +15,13 @@ export function JobDeliveries({ jobId }: { jobId: string }) {
       {deliveries.isPending ? (
         <Skeleton className="h-12" />
       ) : deliveries.isError ? (
-        isApiError(deliveries.error, "JOB_NOT_FOUND") ? null : <ErrorState title="Could not load the webhook deliveries" error={deliveries.error} />
+        isApiError(deliveries.error, "JOB_NOT_FOUND") ? null : (
+          <ErrorState title="Could not load the webhook deliveries" error={deliveries.error} />
+        )
       ) : deliveries.data.length === 0 ? (
-        <p className="text-sm text-muted-foreground">No webhook deliveries for this job (no endpoint subscribed to its events).</p>
+        <p className="text-sm text-muted-foreground">
+          No webhook deliveries for this job (no endpoint subscribed to its events).
+        </p>
       ) : (
         <DeliveriesTable deliveries={deliveries.data} label="Webhook deliveries of this job" />
       )}

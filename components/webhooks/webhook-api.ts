@@ -22,13 +22,18 @@ export const webhookKeys = {
 const base = "/api/developers/webhooks";
 
 export const useWebhookEndpoints = ({ enabled = true }: { enabled?: boolean } = {}) =>
-  useQuery({ queryKey: webhookKeys.endpoints, queryFn: ({ signal }) => apiFetch<WebhookEndpoint[]>(base, { signal }), enabled });
+  useQuery({
+    queryKey: webhookKeys.endpoints,
+    queryFn: ({ signal }) => apiFetch<WebhookEndpoint[]>(base, { signal }),
+    enabled,
+  });
 
 /** Deliveries change while you look (pending → succeeded): refreshed every few seconds. */
 export const useWebhookDeliveries = (endpointId: string, page: number, limit = 20) =>
   useQuery({
     queryKey: webhookKeys.deliveries(endpointId, page),
-    queryFn: ({ signal }) => apiFetch<WebhookDeliveryPage>(`${base}/${endpointId}/deliveries?page=${page}&limit=${limit}`, { signal }),
+    queryFn: ({ signal }) =>
+      apiFetch<WebhookDeliveryPage>(`${base}/${endpointId}/deliveries?page=${page}&limit=${limit}`, { signal }),
     placeholderData: keepPreviousData,
     refetchInterval: 3_000,
   });
@@ -36,7 +41,8 @@ export const useWebhookDeliveries = (endpointId: string, page: number, limit = 2
 export const useJobWebhookDeliveries = (jobId: string) =>
   useQuery({
     queryKey: webhookKeys.job(jobId),
-    queryFn: ({ signal }) => apiFetch<WebhookDelivery[]>(`/api/developers/jobs/${jobId}/webhook-deliveries`, { signal }),
+    queryFn: ({ signal }) =>
+      apiFetch<WebhookDelivery[]>(`/api/developers/jobs/${jobId}/webhook-deliveries`, { signal }),
     refetchInterval: 3_000,
   });
 
@@ -46,7 +52,8 @@ export const webhookActions = {
   update: (endpointId: string, body: Partial<Pick<WebhookEndpoint, "url" | "events" | "description" | "status">>) =>
     apiFetch<WebhookEndpoint>(`${base}/${endpointId}`, { method: "PATCH", body }),
   remove: (endpointId: string) => apiFetch<void>(`${base}/${endpointId}`, { method: "DELETE" }),
-  rotate: (endpointId: string) => apiFetch<WebhookEndpointWithSecret>(`${base}/${endpointId}/rotate-secret`, { method: "POST" }),
+  rotate: (endpointId: string) =>
+    apiFetch<WebhookEndpointWithSecret>(`${base}/${endpointId}/rotate-secret`, { method: "POST" }),
   test: (endpointId: string) => apiFetch<WebhookDelivery>(`${base}/${endpointId}/test`, { method: "POST" }),
   redeliver: (endpointId: string, deliveryId: string) =>
     apiFetch<WebhookDelivery>(`${base}/${endpointId}/deliveries/${deliveryId}/redeliver`, { method: "POST" }),

@@ -14,7 +14,14 @@ import { Badge, CodeBadges } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { Checkbox } from "@/components/ui/checkbox";
-import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from "@/components/ui/dialog";
+import {
+  Dialog,
+  DialogContent,
+  DialogDescription,
+  DialogFooter,
+  DialogHeader,
+  DialogTitle,
+} from "@/components/ui/dialog";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { SecretReveal } from "@/components/ui/secret-reveal";
@@ -49,10 +56,17 @@ function SecretDialog({ endpoint, onClose }: { endpoint: WebhookEndpointWithSecr
       <DialogContent onInteractOutside={(e) => e.preventDefault()}>
         <DialogHeader>
           <DialogTitle>Signing secret</DialogTitle>
-          <DialogDescription>For {endpoint?.url}. Verify every delivery with it (verifyWebhook in @execution-network/client).</DialogDescription>
+          <DialogDescription>
+            For {endpoint?.url}. Verify every delivery with it (verifyWebhook in @execution-network/client).
+          </DialogDescription>
         </DialogHeader>
         {endpoint && (
-          <SecretReveal id="webhook-secret" label="Webhook signing secret" copyLabel="Copy signing secret" secret={endpoint.secret}>
+          <SecretReveal
+            id="webhook-secret"
+            label="Webhook signing secret"
+            copyLabel="Copy signing secret"
+            secret={endpoint.secret}
+          >
             After a rotation the previous secret keeps signing for 24 hours, so receivers can switch over.
           </SecretReveal>
         )}
@@ -102,11 +116,21 @@ function AddEndpointDialog({ onCreated }: { onCreated: (endpoint: WebhookEndpoin
           <form onSubmit={submit} className="grid gap-5">
             <DialogHeader>
               <DialogTitle>Add a webhook endpoint</DialogTitle>
-              <DialogDescription>We POST signed events to this https URL and retry for 24 hours until it answers 2xx.</DialogDescription>
+              <DialogDescription>
+                We POST signed events to this https URL and retry for 24 hours until it answers 2xx.
+              </DialogDescription>
             </DialogHeader>
             <div className="grid gap-2">
               <Label htmlFor="webhook-url">Endpoint URL</Label>
-              <Input id="webhook-url" type="url" required value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.com/webhooks" autoFocus />
+              <Input
+                id="webhook-url"
+                type="url"
+                required
+                value={url}
+                onChange={(e) => setUrl(e.target.value)}
+                placeholder="https://example.com/webhooks"
+                autoFocus
+              />
             </div>
             <fieldset className="grid gap-3">
               <legend className="mb-2 text-sm font-medium">Events</legend>
@@ -117,7 +141,9 @@ function AddEndpointDialog({ onCreated }: { onCreated: (endpoint: WebhookEndpoin
                     <Checkbox
                       id={`event-${type}`}
                       checked={events.includes(type)}
-                      onCheckedChange={(checked) => setEvents((e) => (checked === true ? [...e, type] : e.filter((x) => x !== type)))}
+                      onCheckedChange={(checked) =>
+                        setEvents((e) => (checked === true ? [...e, type] : e.filter((x) => x !== type)))
+                      }
                       className="mt-0.5"
                     />
                     <div className="grid gap-0.5">
@@ -131,7 +157,12 @@ function AddEndpointDialog({ onCreated }: { onCreated: (endpoint: WebhookEndpoin
             </fieldset>
             <div className="grid gap-2">
               <Label htmlFor="webhook-description">Description (optional)</Label>
-              <Input id="webhook-description" value={description} maxLength={200} onChange={(e) => setDescription(e.target.value)} />
+              <Input
+                id="webhook-description"
+                value={description}
+                maxLength={200}
+                onChange={(e) => setDescription(e.target.value)}
+              />
             </div>
             {create.isError && <ErrorState title="Could not add the endpoint" error={create.error} />}
             <DialogFooter>
@@ -168,7 +199,11 @@ function EndpointDeliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
       {deliveries.isPending ? (
         <Skeleton className="h-24" />
       ) : deliveries.isError ? (
-        <ErrorState title="Could not load the deliveries" error={deliveries.error} onRetry={() => deliveries.refetch()} />
+        <ErrorState
+          title="Could not load the deliveries"
+          error={deliveries.error}
+          onRetry={() => deliveries.refetch()}
+        />
       ) : deliveries.data.data.length === 0 ? (
         <p className="text-sm text-muted-foreground">No deliveries yet. Send a test event to try the endpoint.</p>
       ) : (
@@ -180,7 +215,12 @@ function EndpointDeliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
             onRedeliver={(d) => redeliver.mutate(d.deliveryId)}
           />
           <div className="p-3">
-            <Pager pagination={deliveries.data.pagination} onPageChange={setPage} noun="deliveries" isFetching={deliveries.isFetching} />
+            <Pager
+              pagination={deliveries.data.pagination}
+              onPageChange={setPage}
+              noun="deliveries"
+              isFetching={deliveries.isFetching}
+            />
           </div>
         </Card>
       )}
@@ -203,7 +243,9 @@ export function WebhooksPanel({ suggestedProfileName }: { suggestedProfileName: 
           await webhookActions.test(endpoint.endpointId);
           return null;
         case "toggle":
-          await webhookActions.update(endpoint.endpointId, { status: endpoint.status === "enabled" ? "disabled" : "enabled" });
+          await webhookActions.update(endpoint.endpointId, {
+            status: endpoint.status === "enabled" ? "disabled" : "enabled",
+          });
           return null;
         case "rotate":
           return webhookActions.rotate(endpoint.endpointId);
@@ -219,7 +261,14 @@ export function WebhooksPanel({ suggestedProfileName }: { suggestedProfileName: 
 
   if (!hasProfile) return <ProfileRequired what="Webhook endpoints" suggestedName={suggestedProfileName} />;
   if (endpoints.isPending) return <Skeleton className="h-24" aria-busy="true" />;
-  if (endpoints.isError) return <ErrorState title="Could not load your webhook endpoints" error={endpoints.error} onRetry={() => endpoints.refetch()} />;
+  if (endpoints.isError)
+    return (
+      <ErrorState
+        title="Could not load your webhook endpoints"
+        error={endpoints.error}
+        onRetry={() => endpoints.refetch()}
+      />
+    );
   const current = endpoints.data.find((e) => e.endpointId === selected) ?? endpoints.data[0];
 
   return (
@@ -240,7 +289,11 @@ export function WebhooksPanel({ suggestedProfileName }: { suggestedProfileName: 
         </p>
       )}
       {endpoints.data.length === 0 ? (
-        <EmptyState icon={WebhookIcon} title="No webhook endpoints yet" description="Add an endpoint to have job changes pushed to you, signed, instead of polling." />
+        <EmptyState
+          icon={WebhookIcon}
+          title="No webhook endpoints yet"
+          description="Add an endpoint to have job changes pushed to you, signed, instead of polling."
+        />
       ) : (
         <Card className="py-0">
           <Table aria-label="Webhook endpoints" stackOnPhone>
@@ -259,22 +312,35 @@ export function WebhooksPanel({ suggestedProfileName }: { suggestedProfileName: 
               {endpoints.data.map((endpoint) => (
                 <TableRow key={endpoint.endpointId} aria-selected={endpoint.endpointId === current?.endpointId}>
                   <TableCell className="max-md:basis-full">
-                    <button type="button" className="text-left font-mono text-xs break-all underline-offset-4 hover:underline" onClick={() => setSelected(endpoint.endpointId)}>
+                    <button
+                      type="button"
+                      className="text-left font-mono text-xs break-all underline-offset-4 hover:underline"
+                      onClick={() => setSelected(endpoint.endpointId)}
+                    >
                       {endpoint.url}
                     </button>
-                    {endpoint.description && <div className="text-xs text-muted-foreground">{endpoint.description}</div>}
+                    {endpoint.description && (
+                      <div className="text-xs text-muted-foreground">{endpoint.description}</div>
+                    )}
                   </TableCell>
                   <TableCell>
                     <CodeBadges values={endpoint.events} />
                   </TableCell>
                   <TableCell>
                     <Badge variant={endpoint.status === "enabled" ? "success" : "muted"}>{endpoint.status}</Badge>
-                    {endpoint.disabledReason && <div className="mt-1 text-xs text-muted-foreground">{endpoint.disabledReason}</div>}
+                    {endpoint.disabledReason && (
+                      <div className="mt-1 text-xs text-muted-foreground">{endpoint.disabledReason}</div>
+                    )}
                   </TableCell>
                   <TableCell className="whitespace-nowrap max-md:hidden">{formatDate(endpoint.createdAt)}</TableCell>
                   <TableCell className="max-md:basis-full">
                     <div className="flex flex-wrap gap-1 md:justify-end">
-                      <Button size="sm" variant="outline" disabled={busy === endpoint.endpointId} onClick={() => endpointAction.mutate({ endpoint, action: "test" })}>
+                      <Button
+                        size="sm"
+                        variant="outline"
+                        disabled={busy === endpoint.endpointId}
+                        onClick={() => endpointAction.mutate({ endpoint, action: "test" })}
+                      >
                         Send test
                       </Button>
                       <Button
@@ -285,7 +351,12 @@ export function WebhooksPanel({ suggestedProfileName }: { suggestedProfileName: 
                       >
                         {endpoint.status === "enabled" ? "Disable" : "Enable"}
                       </Button>
-                      <Button size="sm" variant="outline" disabled={busy === endpoint.endpointId} onClick={() => endpointAction.mutate({ endpoint, action: "rotate" })}>
+                      <Button
+                        size="sm"
+                        variant="outline"
+                        disabled={busy === endpoint.endpointId}
+                        onClick={() => endpointAction.mutate({ endpoint, action: "rotate" })}
+                      >
                         Rotate secret
                       </Button>
                       <DeleteEndpointDialog endpoint={endpoint} disabled={busy === endpoint.endpointId} />

@@ -12,7 +12,9 @@ export const RegisterNodeRequest = z
   .strict();
 export type NodeRegistration = z.infer<typeof RegisterNodeRequest>;
 
-export const NodeSession = z.object({ nodeId: z.string(), leaseMs: z.number().int(), heartbeatIntervalMs: z.number().int() }).meta({ id: "NodeSession" });
+export const NodeSession = z
+  .object({ nodeId: z.string(), leaseMs: z.number().int(), heartbeatIntervalMs: z.number().int() })
+  .meta({ id: "NodeSession" });
 
 export const HeartbeatRequest = z.object({ activeJobIds: z.array(z.string()).max(1024) }).strict();
 export const HeartbeatResponse = z.object({ cancelJobIds: z.array(z.string()) }).meta({ id: "NodeHeartbeat" });
@@ -43,12 +45,19 @@ export const StartRequest = z.object({ attempt }).strict();
 const report = {
   progress: z.number().min(0).max(100).optional(),
   providerRequests: z.array(z.record(z.string(), z.unknown())).max(100).optional(),
-  logs: z.array(z.object({ level: z.enum(logLevels), message: z.string().max(4000) })).max(200).optional(),
+  logs: z
+    .array(z.object({ level: z.enum(logLevels), message: z.string().max(4000) }))
+    .max(200)
+    .optional(),
 };
 export const ProgressRequest = z.object({ attempt, ...report }).strict();
 export type ProgressReport = Omit<z.infer<typeof ProgressRequest>, "attempt">;
 export const CompleteRequest = z
-  .object({ attempt, result: z.object({ summary: z.string().max(2000), output: z.record(z.string(), z.unknown()) }), ...report })
+  .object({
+    attempt,
+    result: z.object({ summary: z.string().max(2000), output: z.record(z.string(), z.unknown()) }),
+    ...report,
+  })
   .strict();
 export const FailRequest = z
   .object({ attempt, code: z.string().min(1).max(80), message: z.string().max(2000), retryable: z.boolean() })

@@ -3,7 +3,16 @@
 // (tests/client/types-match-server.ts). Below the domain: imports only zod, the vocabularies and the limits.
 import { z } from "zod";
 import { creditLimitResets, scopes } from "@/lib/contract/vocabulary";
-import { eventTypes, failureCategories, jobStatuses, ledgerEntryTypes, logLevels, logSources, serviceStatuses, webhookEventTypes } from "@/lib/contract/vocabulary";
+import {
+  eventTypes,
+  failureCategories,
+  jobStatuses,
+  ledgerEntryTypes,
+  logLevels,
+  logSources,
+  serviceStatuses,
+  webhookEventTypes,
+} from "@/lib/contract/vocabulary";
 import { topUpFailureReasons, topUpStatuses } from "@/lib/contract/vocabulary";
 import { limits } from "@/lib/limits";
 
@@ -12,7 +21,8 @@ const nullableIso = isoTime.nullable();
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
 
 /** Times the API accepts: what both PostgreSQL and ISO-8601 four-digit years represent exactly. */
-const storableTime = (d: Date) => !Number.isNaN(d.getTime()) && d.getUTCFullYear() >= 1970 && d.getUTCFullYear() <= 9999;
+const storableTime = (d: Date) =>
+  !Number.isNaN(d.getTime()) && d.getUTCFullYear() >= 1970 && d.getUTCFullYear() <= 9999;
 
 /** A time filter: ISO-8601 string or epoch milliseconds. */
 export const timeParam = z
@@ -20,7 +30,10 @@ export const timeParam = z
   .transform((v, ctx) => {
     const d = /^\d+$/.test(v) ? new Date(Number(v)) : new Date(v);
     if (!storableTime(d)) {
-      ctx.addIssue({ code: "custom", message: "Expected an ISO-8601 time or epoch milliseconds between 1970 and 9999." });
+      ctx.addIssue({
+        code: "custom",
+        message: "Expected an ISO-8601 time or epoch milliseconds between 1970 and 9999.",
+      });
       return z.NEVER;
     }
     return d;
@@ -43,7 +56,13 @@ export const pageQuery = z.object({
 });
 
 export const Pagination = z
-  .object({ page: z.number().int(), limit: z.number().int(), total: z.number().int(), totalPages: z.number().int(), hasMore: z.boolean() })
+  .object({
+    page: z.number().int(),
+    limit: z.number().int(),
+    total: z.number().int(),
+    totalPages: z.number().int(),
+    hasMore: z.boolean(),
+  })
   .meta({ id: "Pagination" });
 
 export const ErrorEnvelope = z
@@ -59,7 +78,9 @@ export const ErrorEnvelope = z
 
 // ── Auth ──────────────────────────────────────────────────────────────────────────────────────────
 export const NonceResponse = z.object({ nonce: z.string() }).meta({ id: "Nonce" });
-export const VerifyRequest = z.object({ message: z.string().min(1).max(4096), signature: z.string().regex(/^0x[0-9a-fA-F]+$/) }).strict();
+export const VerifyRequest = z
+  .object({ message: z.string().min(1).max(4096), signature: z.string().regex(/^0x[0-9a-fA-F]+$/) })
+  .strict();
 export const SessionResponse = z.object({ address, chainId: z.number().int() }).meta({ id: "Session" });
 
 // ── Developers and keys ───────────────────────────────────────────────────────────────────────────
@@ -72,10 +93,10 @@ export const CreateProfileRequest = z
   .strict();
 /** Credits: whole numbers a JavaScript client reads exactly. */
 const credits = z.number().int().max(Number.MAX_SAFE_INTEGER);
-const lowBalanceThreshold = credits
-  .min(0)
-  .nullable()
-  .meta({ description: "A charge that takes the balance from at or above this to below it sends one `credits.low` webhook event; null: no alert" });
+const lowBalanceThreshold = credits.min(0).nullable().meta({
+  description:
+    "A charge that takes the balance from at or above this to below it sends one `credits.low` webhook event; null: no alert",
+});
 /** Partial update; `null` clears an optional field. */
 export const UpdateProfileRequest = z
   .object({
@@ -103,21 +124,26 @@ export const CreditLimitReset = z
   // Inline, not a named component: a reference would lose its `null` in the generated document.
   .meta({ description: "The limit starts afresh at 00:00 UTC each day, each Monday, or on the 1st of each month" });
 const creditLimitFields = {
-  creditLimit: credits
-    .positive()
-    .nullable()
-    .optional()
-    .meta({ description: "The most credits this key may spend per creditLimitReset period (ever, without a reset); null removes the limit" }),
+  creditLimit: credits.positive().nullable().optional().meta({
+    description:
+      "The most credits this key may spend per creditLimitReset period (ever, without a reset); null removes the limit",
+  }),
   creditLimitReset: CreditLimitReset.nullable().optional(),
 };
 /** A reset belongs to a limit: it cannot come with the limit's removal. */
 const resetNeedsLimit = (body: { creditLimit?: number | null; creditLimitReset?: string | null }) =>
   !(body.creditLimit === null && body.creditLimitReset !== undefined && body.creditLimitReset !== null);
-const resetNeedsLimitIssue = { message: "creditLimitReset cannot be set while creditLimit is null (removed)", path: ["creditLimitReset"] };
+const resetNeedsLimitIssue = {
+  message: "creditLimitReset cannot be set while creditLimit is null (removed)",
+  path: ["creditLimitReset"],
+};
 export const CreateKeyRequest = z
   .object({
     name: z.string().trim().min(1).max(80),
-    scopes: z.array(Scope).min(1).transform((s) => [...new Set(s)]),
+    scopes: z
+      .array(Scope)
+      .min(1)
+      .transform((s) => [...new Set(s)]),
     expiresAt: z.iso
       .datetime({ offset: true })
       .refine((v) => storableTime(new Date(v)), "expiresAt must be a time between 1970 and 9999")
@@ -131,7 +157,9 @@ export const UpdateKeyRequest = z
   .object({ name: z.string().trim().min(1).max(80).optional(), ...creditLimitFields })
   .strict()
   .refine(resetNeedsLimit, resetNeedsLimitIssue);
-export const RotateKeyRequest = z.object({ gracePeriodSeconds: z.number().int().min(0).max(604_800).optional() }).strict();
+export const RotateKeyRequest = z
+  .object({ gracePeriodSeconds: z.number().int().min(0).max(604_800).optional() })
+  .strict();
 export const ApiKey = z
   .object({
     keyId: z.string(),
@@ -146,10 +174,13 @@ export const ApiKey = z
     kind: z.enum(["standard", "dashboard"]),
     creditLimit: credits.nullable(),
     creditLimitReset: CreditLimitReset.nullable(),
-    creditLimitRemaining: credits.nullable().meta({ description: "What the key may still spend in the current period; null when it has no limit" }),
-    usage: z
-      .object({ daily: credits, weekly: credits, monthly: credits, total: credits })
-      .meta({ description: "Credits charged minus refunded through this key: in the current UTC day, week (from Monday) and month, and in all" }),
+    creditLimitRemaining: credits
+      .nullable()
+      .meta({ description: "What the key may still spend in the current period; null when it has no limit" }),
+    usage: z.object({ daily: credits, weekly: credits, monthly: credits, total: credits }).meta({
+      description:
+        "Credits charged minus refunded through this key: in the current UTC day, week (from Monday) and month, and in all",
+    }),
   })
   .meta({ id: "ApiKey" });
 export const ApiKeyWithSecret = ApiKey.extend({ key: z.string() }).meta({ id: "ApiKeyWithSecret" });
@@ -202,7 +233,9 @@ export const ExecutionJob = z
     creditCost: z.number().int(),
     attempt: z.number().int().min(0),
     maxAttempts: z.number().int(),
-    assignedNode: z.object({ nodeId: z.string(), name: z.string(), region: z.string(), assignedAt: isoTime }).nullable(),
+    assignedNode: z
+      .object({ nodeId: z.string(), name: z.string(), region: z.string(), assignedAt: isoTime })
+      .nullable(),
     result: JobResult.nullable(),
     error: JobError.nullable(),
     createdAt: isoTime,
@@ -249,7 +282,9 @@ export const TelemetryEvent = z
     data: z.record(z.string(), z.unknown()).optional(),
   })
   .meta({ id: "TelemetryEvent" });
-export const TelemetryPage = z.object({ data: z.array(TelemetryEvent), pagination: Pagination }).meta({ id: "TelemetryPage" });
+export const TelemetryPage = z
+  .object({ data: z.array(TelemetryEvent), pagination: Pagination })
+  .meta({ id: "TelemetryPage" });
 
 // ── Credits and usage ─────────────────────────────────────────────────────────────────────────────
 export const CreditBalance = z
@@ -267,7 +302,9 @@ export const CreditEntry = z
     createdAt: isoTime,
   })
   .meta({ id: "CreditEntry" });
-export const CreditHistory = z.object({ data: z.array(CreditEntry), pagination: Pagination }).meta({ id: "CreditHistory" });
+export const CreditHistory = z
+  .object({ data: z.array(CreditEntry), pagination: Pagination })
+  .meta({ id: "CreditHistory" });
 
 // ── Credit top-ups (CONTRACT §10) ─────────────────────────────────────────────────────────────────
 const txHash = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "Expected a transaction hash: 0x and 64 hexadecimal digits");
@@ -283,7 +320,10 @@ export const TopUpConfig = z
       treasuryAddress: address,
       creditsPerToken: z.number().int(),
       confirmations: z.number().int(),
-      explorerUrl: z.string().nullable().meta({ description: "Block explorer base URL (PAYMENTS_EXPLORER_URL), for links to transactions" }),
+      explorerUrl: z
+        .string()
+        .nullable()
+        .meta({ description: "Block explorer base URL (PAYMENTS_EXPLORER_URL), for links to transactions" }),
     }),
   ])
   .meta({ id: "TopUpConfig" });
@@ -328,14 +368,29 @@ export const UsageSummary = z
     avgDurationMs: z.number().nullable(),
     p95DurationMs: z.number().nullable(),
     byService: z.array(
-      z.object({ serviceId: z.string(), jobs: z.number().int(), completed: z.number().int(), failed: z.number().int(), creditsUsed: z.number().int() }),
+      z.object({
+        serviceId: z.string(),
+        jobs: z.number().int(),
+        completed: z.number().int(),
+        failed: z.number().int(),
+        creditsUsed: z.number().int(),
+      }),
     ),
     byDay: z.array(z.object({ date: z.string(), jobs: z.number().int(), creditsUsed: z.number().int() })),
     byKey: z
       .array(
-        z.object({ keyId: z.string().nullable(), name: z.string().nullable(), prefix: z.string().nullable(), jobs: z.number().int(), creditsUsed: z.number().int() }),
+        z.object({
+          keyId: z.string().nullable(),
+          name: z.string().nullable(),
+          prefix: z.string().nullable(),
+          jobs: z.number().int(),
+          creditsUsed: z.number().int(),
+        }),
       )
-      .meta({ description: "Jobs and credits used (charges minus refunds) per API key, most credits first; keyId null: jobs without a key" }),
+      .meta({
+        description:
+          "Jobs and credits used (charges minus refunds) per API key, most credits first; keyId null: jobs without a key",
+      }),
   })
   .meta({ id: "UsageSummary" });
 
@@ -345,7 +400,10 @@ export const Health = z
     status: z.enum(["ok", "starting", "unavailable"]),
     database: z.enum(["ok", "starting", "unavailable"]),
     nodes: z.number().int(),
-    payments: z.enum(["ok", "degraded", "disabled"]).optional().meta({ description: "Credit top-ups: whether the payments RPC answers (CONTRACT §10)" }),
+    payments: z
+      .enum(["ok", "degraded", "disabled"])
+      .optional()
+      .meta({ description: "Credit top-ups: whether the payments RPC answers (CONTRACT §10)" }),
   })
   .meta({ id: "Health" });
 
@@ -373,7 +431,10 @@ export type UsageSummary = z.output<typeof UsageSummary>;
 
 // ── Webhooks (CONTRACT §8) ────────────────────────────────────────────────────────────────────────
 export const WebhookEventType = z.enum(webhookEventTypes).meta({ id: "WebhookEventType" });
-const webhookEvents = z.array(WebhookEventType).min(1).transform((e) => [...new Set(e)]);
+const webhookEvents = z
+  .array(WebhookEventType)
+  .min(1)
+  .transform((e) => [...new Set(e)]);
 const webhookUrl = z.string().trim().min(1).max(2048);
 export const CreateWebhookRequest = z
   .object({ url: webhookUrl, events: webhookEvents, description: z.string().trim().max(200).optional() })
@@ -411,14 +472,19 @@ export const WebhookDelivery = z
     status: z.enum(["pending", "succeeded", "failed"]),
     attempts: z.number().int(),
     lastResponseStatus: z.number().int().nullable(),
-    lastError: z.string().nullable().meta({ description: "e.g. BAD_STATUS, TIMEOUT, DESTINATION_FORBIDDEN, CONNECTION_FAILED: …" }),
+    lastError: z
+      .string()
+      .nullable()
+      .meta({ description: "e.g. BAD_STATUS, TIMEOUT, DESTINATION_FORBIDDEN, CONNECTION_FAILED: …" }),
     lastLatencyMs: z.number().int().nullable(),
     nextAttemptAt: nullableIso,
     createdAt: isoTime,
     updatedAt: isoTime,
   })
   .meta({ id: "WebhookDelivery" });
-export const WebhookDeliveryPage = z.object({ data: z.array(WebhookDelivery), pagination: Pagination }).meta({ id: "WebhookDeliveryPage" });
+export const WebhookDeliveryPage = z
+  .object({ data: z.array(WebhookDelivery), pagination: Pagination })
+  .meta({ id: "WebhookDeliveryPage" });
 /** What a receiver gets (documentation of the POST body; `data` is `{}` for webhook.test). */
 export const WebhookEvent = z
   .object({
@@ -426,8 +492,16 @@ export const WebhookEvent = z
     timestamp: isoTime,
     data: z.object({
       job: ExecutionJob.optional(),
-      sequence: z.number().int().optional().meta({ description: "The job's telemetry sequence at this change: order events by it" }),
-      balance: z.number().int().optional().meta({ description: "credits.low: the balance after the charge that crossed the threshold" }),
+      sequence: z
+        .number()
+        .int()
+        .optional()
+        .meta({ description: "The job's telemetry sequence at this change: order events by it" }),
+      balance: z
+        .number()
+        .int()
+        .optional()
+        .meta({ description: "credits.low: the balance after the charge that crossed the threshold" }),
       threshold: z.number().int().optional().meta({ description: "credits.low: the developer's lowBalanceThreshold" }),
     }),
   })

@@ -11,7 +11,13 @@ describe("top-up arithmetic on bigint base units", () => {
   });
 
   it("the quote for N credits is the smallest amount that buys at least N (exactly N unless the token is too coarse)", () => {
-    for (const [credits, perToken, decimals] of [[1n, 100n, 6], [550n, 100n, 6], [7n, 3n, 18], [1_000n, 7n, 0], [5n, 1n, 2]] as const) {
+    for (const [credits, perToken, decimals] of [
+      [1n, 100n, 6],
+      [550n, 100n, 6],
+      [7n, 3n, 18],
+      [1_000n, 7n, 0],
+      [5n, 1n, 2],
+    ] as const) {
       const amount = tokenAmountForCredits(credits, perToken, decimals);
       expect(creditsForTokenAmount(amount, perToken, decimals)).toBeGreaterThanOrEqual(credits);
       expect(creditsForTokenAmount(amount - 1n, perToken, decimals)).toBeLessThan(credits);

@@ -43,11 +43,24 @@ export type PaymentRefusalReason = (typeof paymentRefusalReasons)[number];
 /** A recorded top-up's failure: a refusal found once it was mined, or DROPPED (never mined within the hour). */
 export const topUpFailureReasons = [...paymentRefusalReasons, "DROPPED"] as const;
 export type TopUpFailureReason = (typeof topUpFailureReasons)[number];
-export const scopes = ["services:read", "services:execute", "jobs:read", "telemetry:read", "credits:read", "webhooks:manage"] as const;
+export const scopes = [
+  "services:read",
+  "services:execute",
+  "jobs:read",
+  "telemetry:read",
+  "credits:read",
+  "webhooks:manage",
+] as const;
 export type Scope = (typeof scopes)[number];
 
 /** Webhook event types (CONTRACT §8; `credits.low` is §11's low-balance alert). */
-export const webhookEventTypes = ["job.status_changed", "job.completed", "job.failed", "webhook.test", "credits.low"] as const;
+export const webhookEventTypes = [
+  "job.status_changed",
+  "job.completed",
+  "job.failed",
+  "webhook.test",
+  "credits.low",
+] as const;
 export type WebhookEventType = (typeof webhookEventTypes)[number];
 
 /** When a key's credit limit starts afresh (CONTRACT §11): at 00:00 UTC; weeks start on Monday. */

@@ -50,7 +50,10 @@ function preparedNameOf(name: string, text: string): string {
   if (!shapes) namedShapes.set(name, (shapes = new Map()));
   let prepared = shapes.get(text);
   if (prepared === undefined) {
-    if (shapes.size >= maxShapesPerName) throw new Error(`The statement '${name}' has more than ${maxShapesPerName} texts: a value is interpolated into it.`);
+    if (shapes.size >= maxShapesPerName)
+      throw new Error(
+        `The statement '${name}' has more than ${maxShapesPerName} texts: a value is interpolated into it.`,
+      );
     prepared = `${name}_${createHash("sha256").update(text).digest("hex").slice(0, 16)}`;
     shapes.set(text, prepared);
   }
@@ -58,7 +61,8 @@ function preparedNameOf(name: string, text: string): string {
 }
 
 /** Words of our own fixed vocabulary (statuses, event types, channels) as SQL literals: part of a statement's text. */
-export const sqlLiterals = (words: readonly string[]) => sql.raw(words.map((word) => `'${word.replace(/'/g, "''")}'`).join(", "));
+export const sqlLiterals = (words: readonly string[]) =>
+  sql.raw(words.map((word) => `'${word.replace(/'/g, "''")}'`).join(", "));
 
 const boundLater = (param: unknown) => is(param, Placeholder) || (is(param, Param) && is(param.value, Placeholder));
 const compiledShapes = new Map<string, { query: Query; prepared: string }>();
@@ -71,12 +75,19 @@ const compiledShapes = new Map<string, { query: Query; prepared: string }>();
  * from a placeholder (`sql.placeholder(name)`), filled from `values` on each call: a value built into the
  * text would be the first call's forever, so it is refused.
  */
-export async function executeShaped<Row>(tx: Tx, name: string, shape: string, build: () => SQL, values: Record<string, unknown>): Promise<Row[]> {
+export async function executeShaped<Row>(
+  tx: Tx,
+  name: string,
+  shape: string,
+  build: () => SQL,
+  values: Record<string, unknown>,
+): Promise<Row[]> {
   const key = `${name}\u0000${shape}`;
   let compiled = compiledShapes.get(key);
   if (!compiled) {
     const query = dialect.sqlToQuery(build());
-    if (!query.params.every(boundLater)) throw new Error(`The statement '${name}' has a value built into its text: bind it with a placeholder.`);
+    if (!query.params.every(boundLater))
+      throw new Error(`The statement '${name}' has a value built into its text: bind it with a placeholder.`);
     compiled = { query, prepared: preparedNameOf(name, query.sql) };
     compiledShapes.set(key, compiled);
   }
@@ -96,7 +107,9 @@ export async function executeShaped<Row>(tx: Tx, name: string, shape: string, bu
 
 /** Every text compiled so far under `name`, one per shape (for tests that read the plans they get). */
 export const compiledTexts = (name: string): string[] =>
-  [...compiledShapes.entries()].filter(([key]) => key.startsWith(`${name}\u0000`)).map(([, compiled]) => compiled.query.sql);
+  [...compiledShapes.entries()]
+    .filter(([key]) => key.startsWith(`${name}\u0000`))
+    .map(([, compiled]) => compiled.query.sql);
 
 /** A drizzle query with placeholders, prepared (named, on PostgreSQL) once per database instead of built on every call. */
 export function preparedPerDatabase<Query>(prepare: (d: Db) => Query): (d: Db) => Query {
@@ -137,7 +150,13 @@ async function openPglite(dataDir: string): Promise<Database> {
   const { serialize } = protocol;
   // As drizzle reads raw rows: times stay text, its columns decode them.
   const keepText = (value: string) => value;
-  const parsers = { ...client.parsers, [types.TIMESTAMP]: keepText, [types.TIMESTAMPTZ]: keepText, [types.INTERVAL]: keepText, [types.DATE]: keepText };
+  const parsers = {
+    ...client.parsers,
+    [types.TIMESTAMP]: keepText,
+    [types.TIMESTAMPTZ]: keepText,
+    [types.INTERVAL]: keepText,
+    [types.DATE]: keepText,
+  };
   const parameterTypes = new Map<string, number[]>();
   const concat = (parts: Uint8Array[]) => new Uint8Array(Buffer.concat(parts));
   const runPrepared = (name: string, text: string, params: unknown[]) =>
@@ -146,14 +165,23 @@ async function openPglite(dataDir: string): Promise<Database> {
       client._runExclusiveQuery(async () => {
         let oids = parameterTypes.get(name);
         if (!oids) {
-          const described = await client.execProtocol(concat([serialize.parse({ name, text }), serialize.describe({ type: "S", name }), serialize.sync()]));
+          const described = await client.execProtocol(
+            concat([serialize.parse({ name, text }), serialize.describe({ type: "S", name }), serialize.sync()]),
+          );
           oids = parse.parseDescribeStatementResults(described.messages);
           parameterTypes.set(name, oids);
         }
         const types = oids;
-        const values = params.map((value, i) => (value === null || value === undefined ? null : (client.serializers[types[i]] ?? String)(value)));
+        const values = params.map((value, i) =>
+          value === null || value === undefined ? null : (client.serializers[types[i]] ?? String)(value),
+        );
         const { messages } = await client.execProtocol(
-          concat([serialize.bind({ statement: name, values }), serialize.describe({ type: "P" }), serialize.execute({}), serialize.sync()]),
+          concat([
+            serialize.bind({ statement: name, values }),
+            serialize.describe({ type: "P" }),
+            serialize.execute({}),
+            serialize.sync(),
+          ]),
         );
         return parse.parseResults(messages, parsers, { rowMode: "object" })[0].rows as Record<string, unknown>[];
       }),
@@ -278,7 +306,8 @@ async function openPostgres(url: string): Promise<Database> {
 const database = processSingleton("database", async () => {
   // `next build` renders in worker processes that are then killed: a database opened there would be
   // migrated by a build, and an embedded one left locked by nobody.
-  if (isBuildPhase()) throw new Error("The database may not be opened during `next build`: a page or route ran at build time.");
+  if (isBuildPhase())
+    throw new Error("The database may not be opened during `next build`: a page or route ran at build time.");
   const { DATABASE_URL, DATA_DIR } = env();
   return DATABASE_URL ? openPostgres(DATABASE_URL) : openPglite(DATA_DIR);
 });

@@ -21,7 +21,9 @@ function holderProcess(dataDir: string) {
     const fd = fs.openSync(process.argv[1], "a+"); fs.writeFileSync(process.argv[1], JSON.stringify({ pid: process.pid }));
     console.log(tryLock(fd) ? "held" : "refused"); setInterval(() => {}, 1 << 30);`;
   const child = spawn(process.execPath, ["-e", script, lockFileOf(dataDir)], { stdio: ["ignore", "pipe", "inherit"] });
-  const answer = new Promise<string>((resolve) => child.stdout.once("data", (d: Buffer) => resolve(d.toString().trim())));
+  const answer = new Promise<string>((resolve) =>
+    child.stdout.once("data", (d: Buffer) => resolve(d.toString().trim())),
+  );
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   return { child, answer, exited };
 }
@@ -37,7 +39,11 @@ describe("DATA_DIR's owner", () => {
       refusal = error;
     }
     expect(refusal).toBeInstanceOf(DataDirInUseError);
-    expect((refusal as Error).message).toMatch(new RegExp(`^The embedded database in ${dataDir} is in use by another process \\(pid ${process.pid}\\): [^\\n]+$`));
+    expect((refusal as Error).message).toMatch(
+      new RegExp(
+        `^The embedded database in ${dataDir} is in use by another process \\(pid ${process.pid}\\): [^\\n]+$`,
+      ),
+    );
     first.release();
     lockDataDir(dataDir).release();
   });

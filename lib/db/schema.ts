@@ -1,7 +1,16 @@
 // The one PostgreSQL schema of the product (PGlite and PostgreSQL alike). Migrations are generated from it.
 import { sql } from "drizzle-orm";
 import type { JobError, JobResult } from "@/lib/contract/schemas";
-import { creditLimitResets, eventTypes, jobStatuses, ledgerEntryTypes, logLevels, logSources, scopes, serviceStatuses } from "@/lib/contract/vocabulary";
+import {
+  creditLimitResets,
+  eventTypes,
+  jobStatuses,
+  ledgerEntryTypes,
+  logLevels,
+  logSources,
+  scopes,
+  serviceStatuses,
+} from "@/lib/contract/vocabulary";
 import { topUpFailureReasons, topUpStatuses } from "@/lib/contract/vocabulary";
 import {
   bigint,
@@ -50,7 +59,9 @@ export const sessions = pgTable(
   "sessions",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    accountId: uuid("account_id").notNull().references(() => accounts.id),
+    accountId: uuid("account_id")
+      .notNull()
+      .references(() => accounts.id),
     createdAt: createdAt(),
     expiresAt: ts("expires_at").notNull(),
     revokedAt: ts("revoked_at"),
@@ -66,7 +77,9 @@ export const eventStreams = pgTable(
   "event_streams",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    accountId: uuid("account_id").notNull().references(() => accounts.id),
+    accountId: uuid("account_id")
+      .notNull()
+      .references(() => accounts.id),
     openedAt: createdAt(),
     leaseExpiresAt: ts("lease_expires_at").notNull(),
   },
@@ -84,7 +97,9 @@ export const apiKeys = pgTable(
   "api_keys",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    accountId: uuid("account_id").notNull().references(() => accounts.id),
+    accountId: uuid("account_id")
+      .notNull()
+      .references(() => accounts.id),
     name: text("name").notNull(),
     scopes: text("scopes", { enum: scopes }).array().notNull(),
     prefix: text("prefix").notNull(),
@@ -124,12 +139,20 @@ export const apiKeys = pgTable(
 export const dashboardKeys = pgTable(
   "dashboard_keys",
   {
-    apiKeyId: uuid("api_key_id").primaryKey().references(() => apiKeys.id),
-    accountId: uuid("account_id").notNull().references(() => accounts.id),
+    apiKeyId: uuid("api_key_id")
+      .primaryKey()
+      .references(() => apiKeys.id),
+    accountId: uuid("account_id")
+      .notNull()
+      .references(() => accounts.id),
     sealedSecret: text("sealed_secret"),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("dashboard_keys_live_idx").on(t.accountId).where(sql`sealed_secret is not null`)],
+  (t) => [
+    uniqueIndex("dashboard_keys_live_idx")
+      .on(t.accountId)
+      .where(sql`sealed_secret is not null`),
+  ],
 );
 
 /** Append-only credits ledger; accounts.credit_balance is the running total it proves. */
@@ -137,7 +160,9 @@ export const creditLedger = pgTable(
   "credit_ledger",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    accountId: uuid("account_id").notNull().references(() => accounts.id),
+    accountId: uuid("account_id")
+      .notNull()
+      .references(() => accounts.id),
     type: text("type", { enum: ledgerEntryTypes }).notNull(),
     amount: bigint("amount", { mode: "number" }).notNull(),
     balanceAfter: bigint("balance_after", { mode: "number" }).notNull(),
@@ -151,9 +176,13 @@ export const creditLedger = pgTable(
   (t) => [
     index("credit_ledger_account_idx").on(t.accountId, t.seq),
     // One charge and at most one refund per job, whatever retries happen.
-    uniqueIndex("credit_ledger_job_type_idx").on(t.jobId, t.type).where(sql`job_id is not null`),
+    uniqueIndex("credit_ledger_job_type_idx")
+      .on(t.jobId, t.type)
+      .where(sql`job_id is not null`),
     // A top-up is credited once, whoever finds it and however often.
-    uniqueIndex("credit_ledger_top_up_idx").on(t.topUpId).where(sql`top_up_id is not null`),
+    uniqueIndex("credit_ledger_top_up_idx")
+      .on(t.topUpId)
+      .where(sql`top_up_id is not null`),
   ],
 );
 
@@ -188,8 +217,12 @@ export const topUps = pgTable(
   (t) => [
     uniqueIndex("top_ups_tx_idx").on(t.chainId, t.txHash),
     index("top_ups_account_idx").on(t.accountId, t.createdAt),
-    index("top_ups_pending_idx").on(t.checkedAt).where(sql`status in ('submitted', 'confirming')`),
-    index("top_ups_unattributed_idx").on(t.fromAddress).where(sql`account_id is null`),
+    index("top_ups_pending_idx")
+      .on(t.checkedAt)
+      .where(sql`status in ('submitted', 'confirming')`),
+    index("top_ups_unattributed_idx")
+      .on(t.fromAddress)
+      .where(sql`account_id is null`),
   ],
 );
 
@@ -228,7 +261,10 @@ export const nodes = pgTable("nodes", {
   name: text("name").notNull(),
   region: text("region").notNull().default("local"),
   tokenHash: text("token_hash").notNull().unique(),
-  serviceIds: text("service_ids").array().notNull().default(sql`'{}'::text[]`),
+  serviceIds: text("service_ids")
+    .array()
+    .notNull()
+    .default(sql`'{}'::text[]`),
   concurrency: integer("concurrency").notNull().default(1),
   embedded: boolean("embedded").notNull().default(false),
   lastHeartbeatAt: ts("last_heartbeat_at"),
@@ -243,9 +279,13 @@ export const jobs = pgTable(
   {
     id: uuid("id").primaryKey().defaultRandom(),
     workflowRunId: uuid("workflow_run_id").notNull().defaultRandom(),
-    accountId: uuid("account_id").notNull().references(() => accounts.id),
+    accountId: uuid("account_id")
+      .notNull()
+      .references(() => accounts.id),
     apiKeyId: uuid("api_key_id"),
-    serviceId: text("service_id").notNull().references(() => services.id),
+    serviceId: text("service_id")
+      .notNull()
+      .references(() => services.id),
     status: text("status", { enum: jobStatuses }).notNull(),
     progress: integer("progress").notNull().default(0),
     input: jsonb("input").$type<Record<string, unknown>>().notNull(),
@@ -272,11 +312,17 @@ export const jobs = pgTable(
   },
   (t) => [
     index("jobs_account_created_idx").on(t.accountId, t.createdAt),
-    index("jobs_routing_idx").on(t.serviceId, t.createdAt).where(sql`status = 'routing'`),
-    index("jobs_active_idx").on(t.status).where(sql`status in ('queued','routing','assigned','running','retrying')`),
+    index("jobs_routing_idx")
+      .on(t.serviceId, t.createdAt)
+      .where(sql`status = 'routing'`),
+    index("jobs_active_idx")
+      .on(t.status)
+      .where(sql`status in ('queued','routing','assigned','running','retrying')`),
     // A node's held jobs, which every claim counts. A dedicated index, because a claim's generic plan, made
     // while the table is still small, would otherwise count them with a sequential scan ever after.
-    index("jobs_held_idx").on(t.assignedNodeId).where(sql`status in ('assigned','running')`),
+    index("jobs_held_idx")
+      .on(t.assignedNodeId)
+      .where(sql`status in ('assigned','running')`),
   ],
 );
 
@@ -285,7 +331,9 @@ export const jobEvents = pgTable(
   "job_events",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    jobId: uuid("job_id").notNull().references(() => jobs.id),
+    jobId: uuid("job_id")
+      .notNull()
+      .references(() => jobs.id),
     sequence: integer("sequence").notNull(),
     type: text("type", { enum: eventTypes }).notNull(),
     attempt: integer("attempt").notNull(),
@@ -299,7 +347,9 @@ export const jobEvents = pgTable(
 export const jobLogs = pgTable(
   "job_logs",
   {
-    jobId: uuid("job_id").notNull().references(() => jobs.id),
+    jobId: uuid("job_id")
+      .notNull()
+      .references(() => jobs.id),
     sequence: integer("sequence").notNull(),
     level: text("level", { enum: logLevels }).notNull(),
     source: text("source", { enum: logSources }).notNull(),
@@ -313,7 +363,9 @@ export const jobLogs = pgTable(
 export const idempotencyKeys = pgTable(
   "idempotency_keys",
   {
-    accountId: uuid("account_id").notNull().references(() => accounts.id),
+    accountId: uuid("account_id")
+      .notNull()
+      .references(() => accounts.id),
     key: text("key").notNull(),
     fingerprint: text("fingerprint").notNull(),
     jobId: uuid("job_id").notNull(),
@@ -329,7 +381,9 @@ export const webhookEndpoints = pgTable(
   "webhook_endpoints",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    accountId: uuid("account_id").notNull().references(() => accounts.id),
+    accountId: uuid("account_id")
+      .notNull()
+      .references(() => accounts.id),
     url: text("url").notNull(),
     events: text("events").array().notNull(),
     description: text("description"),
@@ -378,7 +432,9 @@ export const webhookDeliveries = pgTable(
     updatedAt: ts("updated_at").notNull().defaultNow(),
   },
   (t) => [
-    index("webhook_deliveries_due_idx").on(t.nextAttemptAt).where(sql`status = 'pending'`),
+    index("webhook_deliveries_due_idx")
+      .on(t.nextAttemptAt)
+      .where(sql`status = 'pending'`),
     index("webhook_deliveries_endpoint_idx").on(t.endpointId, t.createdAt),
     index("webhook_deliveries_job_idx").on(t.jobId, t.createdAt),
   ],

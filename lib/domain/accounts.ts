@@ -11,15 +11,27 @@ import type * as wire from "@/lib/contract/schemas";
 export async function findOrCreateAccount(walletAddress: string): Promise<{ accountId: string; created: boolean }> {
   const d = await db();
   return d.transaction(async (tx) => {
-    const [inserted] = await tx.insert(accounts).values({ walletAddress }).onConflictDoNothing().returning({ id: accounts.id });
+    const [inserted] = await tx
+      .insert(accounts)
+      .values({ walletAddress })
+      .onConflictDoNothing()
+      .returning({ id: accounts.id });
     if (inserted) {
       const starter = env().STARTER_CREDITS;
       if (starter > 0) {
-        await applyLedgerEntry(tx, { accountId: inserted.id, type: "grant", amount: starter, description: "Starter credits" });
+        await applyLedgerEntry(tx, {
+          accountId: inserted.id,
+          type: "grant",
+          amount: starter,
+          description: "Starter credits",
+        });
       }
       return { accountId: inserted.id, created: true };
     }
-    const [existing] = await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.walletAddress, walletAddress));
+    const [existing] = await tx
+      .select({ id: accounts.id })
+      .from(accounts)
+      .where(eq(accounts.walletAddress, walletAddress));
     if (!existing) throw new Error("account vanished during sign-in");
     return { accountId: existing.id, created: false };
   });
@@ -45,9 +57,16 @@ function toProfile(row: typeof accounts.$inferSelect): wire.Profile {
 }
 
 export async function createProfile(accountId: string, input: ProfileInput) {
-  const [row] = await (await db())
+  const [row] = await (
+    await db()
+  )
     .update(accounts)
-    .set({ name: input.name, email: input.email ?? null, organization: input.organization ?? null, profileCreatedAt: sql`now()` })
+    .set({
+      name: input.name,
+      email: input.email ?? null,
+      organization: input.organization ?? null,
+      profileCreatedAt: sql`now()`,
+    })
     .where(sql`${accounts.id} = ${accountId} and ${accounts.profileCreatedAt} is null`)
     .returning();
   if (!row) throw new DomainError("PROFILE_EXISTS", "A developer profile already exists for this account.");
@@ -80,7 +99,9 @@ export interface ProfileUpdate {
 
 export async function updateProfile(accountId: string, input: ProfileUpdate) {
   if (Object.values(input).every((value) => value === undefined)) return getProfile(accountId);
-  const [row] = await (await db())
+  const [row] = await (
+    await db()
+  )
     .update(accounts)
     .set({
       ...(input.name !== undefined ? { name: input.name } : {}),
@@ -96,7 +117,12 @@ export async function updateProfile(accountId: string, input: ProfileUpdate) {
 
 /** The low-balance alert's threshold (null: none, or no profile yet), for the dashboard's banner. */
 export async function getLowBalanceThreshold(accountId: string): Promise<number | null> {
-  const [row] = await (await db()).select({ threshold: accounts.lowBalanceThreshold }).from(accounts).where(eq(accounts.id, accountId));
+  const [row] = await (
+    await db()
+  )
+    .select({ threshold: accounts.lowBalanceThreshold })
+    .from(accounts)
+    .where(eq(accounts.id, accountId));
   return row?.threshold ?? null;
 }
 

@@ -71,7 +71,11 @@ function creditLimitColumns(input: CreditLimitInput): Partial<Pick<KeyRow, "cred
 }
 
 /** Inserts a key (the caller checked the profile); returns its row and the one copy of its secret. */
-export async function insertApiKey(tx: Tx, accountId: string, input: NewApiKey): Promise<{ row: KeyRow; secret: string }> {
+export async function insertApiKey(
+  tx: Tx,
+  accountId: string,
+  input: NewApiKey,
+): Promise<{ row: KeyRow; secret: string }> {
   const secret = generateSecret();
   const [row] = await tx
     .insert(apiKeys)
@@ -91,7 +95,9 @@ export async function insertApiKey(tx: Tx, accountId: string, input: NewApiKey):
 
 export async function createApiKey(accountId: string, input: Omit<NewApiKey, "kind">): Promise<wire.ApiKeyWithSecret> {
   await requireProfile(accountId);
-  const { row, secret } = await (await db()).transaction(async (tx) => {
+  const { row, secret } = await (
+    await db()
+  ).transaction(async (tx) => {
     // The account row's lock serialises concurrent creations, so the cap holds under races.
     await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for("update");
     const [{ live }] = await tx
@@ -99,9 +105,13 @@ export async function createApiKey(accountId: string, input: Omit<NewApiKey, "ki
       .from(apiKeys)
       .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)));
     if (live >= limits.apiKeysPerAccount) {
-      throw new DomainError("LIMIT_REACHED", `An account may hold at most ${limits.apiKeysPerAccount} live API keys; revoke one first.`, {
-        limit: limits.apiKeysPerAccount,
-      });
+      throw new DomainError(
+        "LIMIT_REACHED",
+        `An account may hold at most ${limits.apiKeysPerAccount} live API keys; revoke one first.`,
+        {
+          limit: limits.apiKeysPerAccount,
+        },
+      );
     }
     return insertApiKey(tx, accountId, input);
   });
@@ -110,7 +120,13 @@ export async function createApiKey(accountId: string, input: Omit<NewApiKey, "ki
 
 export async function listApiKeys(accountId: string) {
   await requireProfile(accountId);
-  const rows = await (await db()).select().from(apiKeys).where(eq(apiKeys.accountId, accountId)).orderBy(desc(apiKeys.createdAt));
+  const rows = await (
+    await db()
+  )
+    .select()
+    .from(apiKeys)
+    .where(eq(apiKeys.accountId, accountId))
+    .orderBy(desc(apiKeys.createdAt));
   return rows.map(toApiKey);
 }
 
@@ -124,7 +140,11 @@ export async function revokeApiKey(accountId: string, keyId: string) {
     d.transaction(async (tx) => {
       const [revoked] = await tx
         .update(apiKeys)
-        .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())`, previousSecretHash: null, previousExpiresAt: null })
+        .set({
+          revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())`,
+          previousSecretHash: null,
+          previousExpiresAt: null,
+        })
         .where(ownKey(accountId, keyId))
         .returning();
       if (!revoked) throw notFound("KEY_NOT_FOUND", "The API key");
@@ -163,7 +183,10 @@ export async function rotateApiKey(accountId: string, keyId: string, gracePeriod
       if (current.revokedAt) throw new DomainError("KEY_REVOKED", "A revoked key cannot be rotated.");
       // Its new secret would be shown to the browser; revoking it makes the dashboard create a fresh one.
       if (current.kind === "dashboard") {
-        throw new DomainError("KEY_MANAGED", "The dashboard's own key cannot be rotated; revoke it and the dashboard creates a new one on its next Run.");
+        throw new DomainError(
+          "KEY_MANAGED",
+          "The dashboard's own key cannot be rotated; revoke it and the dashboard creates a new one on its next Run.",
+        );
       }
       const [row] = await tx
         .update(apiKeys)
@@ -187,7 +210,8 @@ export interface ApiKeyPrincipal {
   scopes: Scope[];
 }
 
-const sameHash = (a: string, b: string | null) => b !== null && a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+const sameHash = (a: string, b: string | null) =>
+  b !== null && a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 const lastUsedResolutionMs = 30_000;
 
 /** The principal of a live secret, or null (unknown, revoked, expired, or rotated past its grace). */
@@ -204,7 +228,9 @@ export async function authenticateApiKey(secret: string): Promise<ApiKeyPrincipa
   // lastUsedAt is kept to within 30 s, so a busy key does not write on every request.
   if (Date.now() - key.lastUsedAtMs > lastUsedResolutionMs) {
     key.lastUsedAtMs = Date.now();
-    await (await db())
+    await (
+      await db()
+    )
       .update(apiKeys)
       .set({ lastUsedAt: sql`now()` })
       .where(eq(apiKeys.id, key.keyId))
@@ -221,7 +247,10 @@ const liveKeyByHash = preparedPerDatabase((d) => {
     .from(apiKeys)
     .where(
       and(
-        or(eq(apiKeys.secretHash, hash), and(eq(apiKeys.previousSecretHash, hash), sql`${apiKeys.previousExpiresAt} > now()`)),
+        or(
+          eq(apiKeys.secretHash, hash),
+          and(eq(apiKeys.previousSecretHash, hash), sql`${apiKeys.previousExpiresAt} > now()`),
+        ),
         isNull(apiKeys.revokedAt),
         or(isNull(apiKeys.expiresAt), sql`${apiKeys.expiresAt} > now()`),
       ),

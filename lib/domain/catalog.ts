@@ -31,7 +31,8 @@ export const serviceInputs = {
         .describe("Base64 PNG or JPEG (up to 8 MiB decoded, 50 megapixels), or a data: URL")
         .superRefine((image, ctx) => {
           const inspected = inspectImage(image);
-          if (!inspected.ok) ctx.addIssue({ code: "custom", message: inspected.message, params: { reason: inspected.code } });
+          if (!inspected.ok)
+            ctx.addIssue({ code: "custom", message: inspected.message, params: { reason: inspected.code } });
         }),
     })
     .strict(),
@@ -116,4 +117,5 @@ export function inputJsonSchema(serviceId: ServiceId): Record<string, unknown> {
 }
 
 /** Body limit for a service's execute request (the default for an unknown service: it gets a 404 anyway). */
-export const bodyLimitOf = (serviceId: string) => catalog.find((entry) => entry.serviceId === serviceId)?.bodyLimitBytes ?? limits.defaultBodyBytes;
+export const bodyLimitOf = (serviceId: string) =>
+  catalog.find((entry) => entry.serviceId === serviceId)?.bodyLimitBytes ?? limits.defaultBodyBytes;

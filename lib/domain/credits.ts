@@ -54,7 +54,9 @@ export function toCreditEntry(row: typeof creditLedger.$inferSelect): wire.Credi
 }
 
 export async function getCreditBalance(accountId: string): Promise<wire.CreditBalance> {
-  const [row] = await (await db())
+  const [row] = await (
+    await db()
+  )
     .select({ balance: accounts.creditBalance, updatedAt: accounts.creditUpdatedAt })
     .from(accounts)
     .where(eq(accounts.id, accountId));
@@ -74,7 +76,9 @@ export async function listCreditHistory(accountId: string, page: PageRequest): P
 
 /** The ledger entries of one job (its charge, and its refund if it failed), oldest first: the job page's "what did this cost me". */
 export async function listJobCreditEntries(accountId: string, jobId: string) {
-  const rows = await (await db())
+  const rows = await (
+    await db()
+  )
     .select()
     .from(creditLedger)
     .where(and(eq(creditLedger.accountId, accountId), eq(creditLedger.jobId, jobId)))
@@ -86,8 +90,16 @@ export async function listJobCreditEntries(accountId: string, jobId: string) {
 export async function grantCreditsToAddress(walletAddress: string, amount: number, description = "Operator grant") {
   const d = await db();
   return d.transaction(async (tx) => {
-    const [account] = await tx.select({ id: accounts.id }).from(accounts).where(sql`lower(${accounts.walletAddress}) = lower(${walletAddress})`);
+    const [account] = await tx
+      .select({ id: accounts.id })
+      .from(accounts)
+      .where(sql`lower(${accounts.walletAddress}) = lower(${walletAddress})`);
     if (!account) throw notFound("NOT_FOUND", `The account of ${walletAddress}`);
-    return applyLedgerEntry(tx, { accountId: account.id, type: amount >= 0 ? "grant" : "adjustment", amount, description });
+    return applyLedgerEntry(tx, {
+      accountId: account.id,
+      type: amount >= 0 ? "grant" : "adjustment",
+      amount,
+      description,
+    });
   });
 }

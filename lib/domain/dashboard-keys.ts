@@ -59,11 +59,20 @@ export async function dashboardKeyFor(accountId: string): Promise<DashboardKey> 
       .where(and(eq(dashboardKeys.accountId, accountId), isNotNull(dashboardKeys.sealedSecret)))
       .returning({ apiKeyId: dashboardKeys.apiKeyId });
     for (const { apiKeyId } of retired) {
-      await tx.update(apiKeys).set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())` }).where(eq(apiKeys.id, apiKeyId));
+      await tx
+        .update(apiKeys)
+        .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())` })
+        .where(eq(apiKeys.id, apiKeyId));
       await signalApiKeyChange(tx, apiKeyId);
     }
-    const { row, secret } = await insertApiKey(tx, accountId, { name: dashboardKeyName, scopes: dashboardKeyScopes, kind: "dashboard" });
-    await tx.insert(dashboardKeys).values({ apiKeyId: row.id, accountId, sealedSecret: seal("dashboard-keys", secret, row.id) });
+    const { row, secret } = await insertApiKey(tx, accountId, {
+      name: dashboardKeyName,
+      scopes: dashboardKeyScopes,
+      kind: "dashboard",
+    });
+    await tx
+      .insert(dashboardKeys)
+      .values({ apiKeyId: row.id, accountId, sealedSecret: seal("dashboard-keys", secret, row.id) });
     return { keyId: row.id, secret };
   });
 }

@@ -14,20 +14,30 @@ const leaseEnd = (leaseMs: number) => sql`now() + make_interval(secs => ${leaseM
 export async function takeStreamPlace(accountId: string, cap: number, leaseMs: number): Promise<string | null> {
   return (await db()).transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`event-streams:${accountId}`}, 0))`);
-    await tx.delete(eventStreams).where(and(eq(eventStreams.accountId, accountId), lte(eventStreams.leaseExpiresAt, sql`now()`)));
+    await tx
+      .delete(eventStreams)
+      .where(and(eq(eventStreams.accountId, accountId), lte(eventStreams.leaseExpiresAt, sql`now()`)));
     const [{ open }] = await tx
       .select({ open: sql<number>`count(*)::int` })
       .from(eventStreams)
       .where(and(eq(eventStreams.accountId, accountId), gt(eventStreams.leaseExpiresAt, sql`now()`)));
     if (open >= cap) return null;
-    const [row] = await tx.insert(eventStreams).values({ accountId, leaseExpiresAt: leaseEnd(leaseMs) }).returning({ id: eventStreams.id });
+    const [row] = await tx
+      .insert(eventStreams)
+      .values({ accountId, leaseExpiresAt: leaseEnd(leaseMs) })
+      .returning({ id: eventStreams.id });
     return row.id;
   });
 }
 
 /** A live stream keeps its place for another `leaseMs`. */
 export async function renewStreamPlace(placeId: string, leaseMs: number): Promise<void> {
-  await (await db()).update(eventStreams).set({ leaseExpiresAt: leaseEnd(leaseMs) }).where(eq(eventStreams.id, placeId));
+  await (
+    await db()
+  )
+    .update(eventStreams)
+    .set({ leaseExpiresAt: leaseEnd(leaseMs) })
+    .where(eq(eventStreams.id, placeId));
 }
 
 export async function releaseStreamPlace(placeId: string): Promise<void> {

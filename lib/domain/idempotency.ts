@@ -19,7 +19,12 @@ export interface StoredResponse {
 }
 
 /** The stored response for this key, or undefined; 409 when the key was used for a different request. */
-export async function findReplay(tx: Tx, accountId: string, key: string, fingerprint: string): Promise<StoredResponse | undefined> {
+export async function findReplay(
+  tx: Tx,
+  accountId: string,
+  key: string,
+  fingerprint: string,
+): Promise<StoredResponse | undefined> {
   const [row] = await tx
     .select()
     .from(idempotencyKeys)

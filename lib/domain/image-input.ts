@@ -12,7 +12,8 @@ export interface DecodedImage {
   height: number;
 }
 
-export type ImageInspection = { ok: true; image: DecodedImage } | { ok: false; code: "INVALID_IMAGE" | "IMAGE_TOO_LARGE"; message: string };
+export type ImageInspection =
+  { ok: true; image: DecodedImage } | { ok: false; code: "INVALID_IMAGE" | "IMAGE_TOO_LARGE"; message: string };
 
 class ImageRefused extends Error {
   constructor(
@@ -50,7 +51,8 @@ function decodeImage(image: string): DecodedImage {
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(base64) && !/^[A-Za-z0-9_-]*={0,2}$/.test(base64)) {
     throw invalid("The image is not valid base64.");
   }
-  const decodedLength = Math.floor((base64.length * 3) / 4) - (base64.endsWith("==") ? 2 : base64.endsWith("=") ? 1 : 0);
+  const decodedLength =
+    Math.floor((base64.length * 3) / 4) - (base64.endsWith("==") ? 2 : base64.endsWith("=") ? 1 : 0);
   if (decodedLength > limits.ocrImageBytes) {
     throw new ImageRefused(
       "IMAGE_TOO_LARGE",
@@ -114,4 +116,3 @@ function jpegSize(bytes: Buffer): { width: number; height: number } | undefined 
   }
   return undefined;
 }
-

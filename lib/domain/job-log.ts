@@ -103,7 +103,14 @@ async function appendToLog(tx: Tx, row: JobRow, events: EventInput[], logs: LogI
     node_id: e.nodeId ?? null,
     data: e.data ?? null,
   }));
-  const logRows = logs.map((l, i) => ({ job_id: row.id, sequence: firstLog + i, level: l.level, source: l.source, message: l.message, node_id: l.nodeId ?? null }));
+  const logRows = logs.map((l, i) => ({
+    job_id: row.id,
+    sequence: firstLog + i,
+    level: l.level,
+    source: l.source,
+    message: l.message,
+    node_id: l.nodeId ?? null,
+  }));
   await tx.execute(sql`
     with appended_events as (
       insert into ${jobEvents} (job_id, sequence, type, attempt, node_id, data)
@@ -118,7 +125,12 @@ async function appendToLog(tx: Tx, row: JobRow, events: EventInput[], logs: LogI
 }
 
 /** A new job with its first events and log lines (the start of its log), in the caller's transaction. */
-export async function recordJobCreation(tx: Tx, values: typeof jobs.$inferInsert, events: EventInput[], logs: LogInput[]): Promise<JobRow> {
+export async function recordJobCreation(
+  tx: Tx,
+  values: typeof jobs.$inferInsert,
+  events: EventInput[],
+  logs: LogInput[],
+): Promise<JobRow> {
   const [row] = await tx
     .insert(jobs)
     .values({ ...values, eventSeq: events.length, logSeq: logs.length })
@@ -184,25 +196,55 @@ interface WrittenChanges {
 }
 
 /** Everything that changes the text of a change's statement (not its values): the key of its compiled form. */
-function shapeOf(candidates: Candidates, change: JobChange, from: readonly JobStatus[], unlessWebhooks: boolean, inline: boolean): string {
+function shapeOf(
+  candidates: Candidates,
+  change: JobChange,
+  from: readonly JobStatus[],
+  unlessWebhooks: boolean,
+  inline: boolean,
+): string {
   const set = Object.entries(change.set ?? {})
     .filter(([, value]) => value !== undefined)
-    .map(([column, value]) => `${column}=${value === null ? "null" : value instanceof Computed ? value.kind : "value"}`);
-  return [candidates.shape, change.to, change.through?.status, from.join("|"), change.attempt !== undefined, change.nodeId !== undefined, unlessWebhooks, inline, set.join(",")].join(";");
+    .map(
+      ([column, value]) => `${column}=${value === null ? "null" : value instanceof Computed ? value.kind : "value"}`,
+    );
+  return [
+    candidates.shape,
+    change.to,
+    change.through?.status,
+    from.join("|"),
+    change.attempt !== undefined,
+    change.nodeId !== undefined,
+    unlessWebhooks,
+    inline,
+    set.join(","),
+  ].join(";");
 }
 
 /** The statement of a change's shape, every value a placeholder (see writeJobChanges for its values). */
-function changeStatement(tx: Tx, candidates: Candidates, change: JobChange, from: readonly JobStatus[], unlessWebhooks: boolean, inline: boolean): SQL {
-  const conditions = [sql`${jobs.id} = any((select ids from candidates)::uuid[])`, sql`${jobs.status} in (${literals(from)})`];
+function changeStatement(
+  tx: Tx,
+  candidates: Candidates,
+  change: JobChange,
+  from: readonly JobStatus[],
+  unlessWebhooks: boolean,
+  inline: boolean,
+): SQL {
+  const conditions = [
+    sql`${jobs.id} = any((select ids from candidates)::uuid[])`,
+    sql`${jobs.status} in (${literals(from)})`,
+  ];
   if (change.attempt !== undefined) conditions.push(eq(jobs.attempt, sql.placeholder("attempt")));
   if (change.nodeId !== undefined) conditions.push(eq(jobs.assignedNodeId, sql.placeholder("nodeId")));
-  if (unlessWebhooks && change.to) conditions.push(sql`not exists (${webhookSubscribers(sql`${jobs.accountId}`, { ...change, to: change.to })})`);
+  if (unlessWebhooks && change.to)
+    conditions.push(sql`not exists (${webhookSubscribers(sql`${jobs.accountId}`, { ...change, to: change.to })})`);
   const columns = getTableColumns(jobs) as Record<string, PgColumn>;
   const set: Record<string, SQL | Placeholder> = {};
   for (const [key, value] of Object.entries(change.set ?? {})) {
     if (value === undefined) continue;
     const parameter = sql.placeholder(`set_${key}`);
-    set[key] = value === null ? sql`null` : value instanceof Computed ? value.sqlFor(columns[key], parameter) : parameter;
+    set[key] =
+      value === null ? sql`null` : value instanceof Computed ? value.sqlFor(columns[key], parameter) : parameter;
   }
   const update = tx
     .update(jobs)
@@ -218,7 +260,9 @@ function changeStatement(tx: Tx, candidates: Candidates, change: JobChange, from
   const signals = inline
     ? sql`, pg_notify(${literals([jobChannel])}, c.id::text)${change.to === "routing" ? sql`, pg_notify(${literals([workChannel])}, c.service_id)` : sql``}`
     : sql``;
-  const hasWebhooks = change.to ? sql`exists (${webhookSubscribers(sql`c.account_id`, { ...change, to: change.to })})` : sql`false`;
+  const hasWebhooks = change.to
+    ? sql`exists (${webhookSubscribers(sql`c.account_id`, { ...change, to: change.to })})`
+    : sql`false`;
   // Always one row at least (the left join), so that the count of candidates comes back with no change too.
   return sql`
     with candidates as (select ${candidates.sql} as ids),
@@ -249,7 +293,12 @@ function changeStatement(tx: Tx, candidates: Candidates, change: JobChange, from
  * outbox, refund) is the caller's: each row says whether its developer has subscribers. `unlessWebhooks`
  * leaves alone the jobs whose change would need webhook events, for callers that write outside a transaction.
  */
-async function writeJobChanges(tx: Tx, candidates: Candidates, change: JobChange, options: { unlessWebhooks?: boolean } = {}): Promise<WrittenChanges> {
+async function writeJobChanges(
+  tx: Tx,
+  candidates: Candidates,
+  change: JobChange,
+  options: { unlessWebhooks?: boolean } = {},
+): Promise<WrittenChanges> {
   const events = change.events ?? [];
   const logs = change.logs ?? [];
   const from = change.from ?? (change.to ? statusesBefore(change.to) : activeStatuses);
@@ -261,11 +310,29 @@ async function writeJobChanges(tx: Tx, candidates: Candidates, change: JobChange
     nodeId: change.nodeId,
     eventCount: events.length,
     logCount: logs.length,
-    events: JSON.stringify(events.map((e, i) => ({ i: i + 1, type: e.type, node_id: e.nodeId ?? null, data: e.data ?? null, with_attempt: e.withAttempt ?? false }))),
-    logs: JSON.stringify(logs.map((l, i) => ({ i: i + 1, level: l.level, source: l.source, message: l.message, node_id: l.nodeId ?? null, with_attempt: l.withAttempt ?? false }))),
+    events: JSON.stringify(
+      events.map((e, i) => ({
+        i: i + 1,
+        type: e.type,
+        node_id: e.nodeId ?? null,
+        data: e.data ?? null,
+        with_attempt: e.withAttempt ?? false,
+      })),
+    ),
+    logs: JSON.stringify(
+      logs.map((l, i) => ({
+        i: i + 1,
+        level: l.level,
+        source: l.source,
+        message: l.message,
+        node_id: l.nodeId ?? null,
+        with_attempt: l.withAttempt ?? false,
+      })),
+    ),
   };
   for (const [key, value] of Object.entries(change.set ?? {})) {
-    if (value !== undefined && value !== null) values[`set_${key}`] = value instanceof Computed ? value.parameter : value;
+    if (value !== undefined && value !== null)
+      values[`set_${key}`] = value instanceof Computed ? value.parameter : value;
   }
   // Named by shape (a claim, a start report …): compiled once, every value a parameter.
   const rows = await executeShaped<Record<string, unknown>>(
@@ -328,9 +395,15 @@ export async function recordJobChange(tx: Tx, jobId: string, change: JobChange):
  * statement (webhook events) are left alone and counted in `left`, for the caller to change in a
  * transaction; within one, every candidate in an allowed state is changed.
  */
-export async function recordJobChanges(tx: Tx, candidates: Candidates, change: JobChange, options: { inTransaction: boolean }): Promise<{ rows: JobRow[]; left: number }> {
+export async function recordJobChanges(
+  tx: Tx,
+  candidates: Candidates,
+  change: JobChange,
+  options: { inTransaction: boolean },
+): Promise<{ rows: JobRow[]; left: number }> {
   // A refund must be in the same transaction as the failure it pays back.
-  if (!options.inTransaction && change.to === "failed") throw new Error("A change to failed is written in a transaction.");
+  if (!options.inTransaction && change.to === "failed")
+    throw new Error("A change to failed is written in a transaction.");
   const result = await writeJobChanges(tx, candidates, change, { unlessWebhooks: !options.inTransaction });
   const rows: JobRow[] = [];
   for (const w of result.written) rows.push(await completeJobChange(tx, w, change));
@@ -357,7 +430,12 @@ export async function recordJobChangeAtOnce(jobId: string, change: JobChange): P
  * The one write for a StopOutcome (lib/domain/job-machine.ts): status, columns and the closing events, after
  * the events and log lines that say why (`change.events`, `change.logs`).
  */
-export function recordStopOutcome(tx: Tx, jobId: string, outcome: StopOutcome, change: Omit<JobChange, "to" | "set">): Promise<JobRow | null> {
+export function recordStopOutcome(
+  tx: Tx,
+  jobId: string,
+  outcome: StopOutcome,
+  change: Omit<JobChange, "to" | "set">,
+): Promise<JobRow | null> {
   const why = change.events ?? [];
   switch (outcome.kind) {
     case "reroute":
@@ -372,7 +450,10 @@ export function recordStopOutcome(tx: Tx, jobId: string, outcome: StopOutcome, c
         ...change,
         to: "retrying",
         set: { nextAttemptAt: Computed.secondsFromNow(outcome.delayMs / 1000), leaseExpiresAt: null },
-        events: [...why, { type: "RETRY_SCHEDULED", data: { delayMs: outcome.delayMs, nextAttempt: outcome.nextAttempt } }],
+        events: [
+          ...why,
+          { type: "RETRY_SCHEDULED", data: { delayMs: outcome.delayMs, nextAttempt: outcome.nextAttempt } },
+        ],
       });
     case "fail":
     case "cancel":
@@ -381,7 +462,10 @@ export function recordStopOutcome(tx: Tx, jobId: string, outcome: StopOutcome, c
         to: "failed",
         set: { error: outcome.error, completedAt: Computed.now, leaseExpiresAt: null },
         // A cancellation is its own closing event (JOB_CANCELLED, given by the caller).
-        events: outcome.kind === "fail" ? [...why, { type: "JOB_FAILED", data: { category: outcome.error.category, code: outcome.error.code } }] : why,
+        events:
+          outcome.kind === "fail"
+            ? [...why, { type: "JOB_FAILED", data: { category: outcome.error.category, code: outcome.error.code } }]
+            : why,
       });
   }
 }

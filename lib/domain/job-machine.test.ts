@@ -44,7 +44,11 @@ describe("stopOutcome: what follows a failure, a lost node, a routing timeout or
   const failure = { kind: "attempt-failed", code: "PROVIDER_ERROR", message: "boom", retryDelayMs: 250 } as const;
 
   it("retries a retryable failure after the delay while attempts remain, and fails it on the last attempt", () => {
-    expect(stopOutcome({ attempt: 1, maxAttempts: 3 }, { ...failure, retryable: true })).toEqual({ kind: "retry", nextAttempt: 2, delayMs: 250 });
+    expect(stopOutcome({ attempt: 1, maxAttempts: 3 }, { ...failure, retryable: true })).toEqual({
+      kind: "retry",
+      nextAttempt: 2,
+      delayMs: 250,
+    });
     expect(stopOutcome({ attempt: 3, maxAttempts: 3 }, { ...failure, retryable: true })).toEqual({
       kind: "fail",
       error: { category: "runtime", code: "PROVIDER_ERROR", message: "boom" },
@@ -52,11 +56,17 @@ describe("stopOutcome: what follows a failure, a lost node, a routing timeout or
   });
 
   it("fails a non-retryable failure at once, whatever attempts remain", () => {
-    expect(stopOutcome({ attempt: 1, maxAttempts: 3 }, { ...failure, retryable: false })).toMatchObject({ kind: "fail", error: { code: "PROVIDER_ERROR" } });
+    expect(stopOutcome({ attempt: 1, maxAttempts: 3 }, { ...failure, retryable: false })).toMatchObject({
+      kind: "fail",
+      error: { code: "PROVIDER_ERROR" },
+    });
   });
 
   it("routes a job whose node was lost again at once, or fails it NODE_LOST when no attempts remain", () => {
-    expect(stopOutcome({ attempt: 2, maxAttempts: 3 }, { kind: "node-lost", reason: "lease expired" })).toEqual({ kind: "reroute", nextAttempt: 3 });
+    expect(stopOutcome({ attempt: 2, maxAttempts: 3 }, { kind: "node-lost", reason: "lease expired" })).toEqual({
+      kind: "reroute",
+      nextAttempt: 3,
+    });
     expect(stopOutcome({ attempt: 3, maxAttempts: 3 }, { kind: "node-lost", reason: "lease expired" })).toMatchObject({
       kind: "fail",
       error: { category: "runtime", code: "NODE_LOST" },
@@ -66,8 +76,15 @@ describe("stopOutcome: what follows a failure, a lost node, a routing timeout or
   it("fails an unroutable job as a routing failure and a cancelled one as CANCELLED, attempts aside", () => {
     expect(stopOutcome({ attempt: 0, maxAttempts: 3 }, { kind: "unroutable", waitedMs: 500 })).toEqual({
       kind: "fail",
-      error: { category: "routing", code: "NO_ELIGIBLE_NODE", message: "No eligible execution node took the job within 500 ms." },
+      error: {
+        category: "routing",
+        code: "NO_ELIGIBLE_NODE",
+        message: "No eligible execution node took the job within 500 ms.",
+      },
     });
-    expect(stopOutcome({ attempt: 1, maxAttempts: 3 }, { kind: "cancelled" })).toMatchObject({ kind: "cancel", error: { code: "CANCELLED" } });
+    expect(stopOutcome({ attempt: 1, maxAttempts: 3 }, { kind: "cancelled" })).toMatchObject({
+      kind: "cancel",
+      error: { code: "CANCELLED" },
+    });
   });
 });

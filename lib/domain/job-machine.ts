@@ -66,14 +66,27 @@ export function stopOutcome(job: { attempt: number; maxAttempts: number }, cause
     case "node-lost":
       return attemptsLeft
         ? { kind: "reroute", nextAttempt: job.attempt + 1 }
-        : { kind: "fail", error: { category: "runtime", code: "NODE_LOST", message: `The node stopped answering (${cause.reason}) and no attempts remain.` } };
+        : {
+            kind: "fail",
+            error: {
+              category: "runtime",
+              code: "NODE_LOST",
+              message: `The node stopped answering (${cause.reason}) and no attempts remain.`,
+            },
+          };
     case "attempt-failed":
       return cause.retryable && attemptsLeft
         ? { kind: "retry", nextAttempt: job.attempt + 1, delayMs: cause.retryDelayMs }
         : { kind: "fail", error: { category: "runtime", code: cause.code, message: cause.message } };
     case "unroutable":
-      return { kind: "fail", error: { category: "routing", code: "NO_ELIGIBLE_NODE", message: unroutableMessage(cause.waitedMs) } };
+      return {
+        kind: "fail",
+        error: { category: "routing", code: "NO_ELIGIBLE_NODE", message: unroutableMessage(cause.waitedMs) },
+      };
     case "cancelled":
-      return { kind: "cancel", error: { category: "runtime", code: "CANCELLED", message: "The job was cancelled by its owner." } };
+      return {
+        kind: "cancel",
+        error: { category: "runtime", code: "CANCELLED", message: "The job was cancelled by its owner." },
+      };
   }
 }

@@ -41,7 +41,6 @@ export function toExecutionJob(row: JobRow, node: NodeInfo): ExecutionJob {
   };
 }
 
-
 // ── Submission (lib/domain/submission.ts) ────────────────────────────────────────────────────────
 
 export { submitJob, type Submission, type SubmissionOutcome } from "./submission";
@@ -79,12 +78,18 @@ export interface JobFilters extends PageRequest {
  * Lists carry a short form of each input: string members cut to limits.listInputChars, in SQL, so a page of
  * image jobs never ships megabytes (from the database or to the client). The job's own route has it all.
  */
-const longString = (value: SQL) => sql`jsonb_typeof(${value}) = 'string' and length(${value} #>> '{}') > ${limits.listInputChars}`;
+const longString = (value: SQL) =>
+  sql`jsonb_typeof(${value}) = 'string' and length(${value} #>> '{}') > ${limits.listInputChars}`;
 const listInput = sql<Record<string, unknown>>`coalesce((
   select jsonb_object_agg(e.key, case when ${longString(sql`e.value`)} then to_jsonb(left(e.value #>> '{}', ${limits.listInputChars})) else e.value end)
   from jsonb_each(${jobs.input}) e), '{}'::jsonb)`;
 const inputTruncated = sql<boolean>`exists (select 1 from jsonb_each(${jobs.input}) e where ${longString(sql`e.value`)})`;
-const listColumns = { job: { ...getTableColumns(jobs), input: listInput }, inputTruncated, nodeName: nodes.name, nodeRegion: nodes.region };
+const listColumns = {
+  job: { ...getTableColumns(jobs), input: listInput },
+  inputTruncated,
+  nodeName: nodes.name,
+  nodeRegion: nodes.region,
+};
 
 export async function listJobs(accountId: string, filters: JobFilters): Promise<wire.JobList> {
   const d = await db();
@@ -140,7 +145,11 @@ export function toTelemetryEvent(e: EventRow): TelemetryEvent {
   };
 }
 
-export async function getJobTelemetry(accountId: string, jobId: string, page: PageRequest): Promise<wire.TelemetryPage> {
+export async function getJobTelemetry(
+  accountId: string,
+  jobId: string,
+  page: PageRequest,
+): Promise<wire.TelemetryPage> {
   const d = await db();
   const { job } = await ownedJobRow(d, accountId, jobId);
   const rows = await d
@@ -174,7 +183,9 @@ export async function cancelJob(accountId: string, jobId: string): Promise<Execu
     const { job } = await ownedJobRow(tx, accountId, jobId);
     const changed = await recordStopOutcome(tx, jobId, stopOutcome(job, { kind: "cancelled" }), {
       events: [{ type: "JOB_CANCELLED", data: { previousStatus: job.status }, nodeId: job.assignedNodeId }],
-      logs: [{ level: "warn", source: "platform", message: `Cancelled by the owner while ${job.status}; credits refunded.` }],
+      logs: [
+        { level: "warn", source: "platform", message: `Cancelled by the owner while ${job.status}; credits refunded.` },
+      ],
     });
     if (!changed) throw new DomainError("JOB_FINAL", `The job is already ${job.status}; it cannot be cancelled.`);
   });

@@ -28,7 +28,8 @@ export async function reconcileTreasury(range: { fromBlock: number; toBlock?: nu
   const head = await readHead(config);
   const toBlock = BigInt(range.toBlock ?? Number(head));
   const fromBlock = BigInt(range.fromBlock);
-  if (fromBlock > toBlock) throw new DomainError("INVALID_REQUEST", `The range is empty: block ${fromBlock} is after block ${toBlock}.`);
+  if (fromBlock > toBlock)
+    throw new DomainError("INVALID_REQUEST", `The range is empty: block ${fromBlock} is after block ${toBlock}.`);
   const { decimals, symbol } = await readTokenMetadata(config);
 
   const transfers: TreasuryTransfer[] = [];
@@ -36,7 +37,9 @@ export async function reconcileTreasury(range: { fromBlock: number; toBlock?: nu
     const to = from + config.scanBlocks - 1n < toBlock ? from + config.scanBlocks - 1n : toBlock;
     transfers.push(...(await readTreasuryTransfers(config, from, to)));
   }
-  const recorded = await (await db())
+  const recorded = await (
+    await db()
+  )
     .select({ topUp: topUps, account: accounts.walletAddress })
     .from(topUps)
     .leftJoin(accounts, eq(accounts.id, topUps.accountId))
@@ -51,14 +54,21 @@ export async function reconcileTreasury(range: { fromBlock: number; toBlock?: nu
       txHash,
       from: payer,
       amount: formatTokenAmount(amount, decimals),
-      topUp: !match ? "unrecorded" : match.topUp.failureReason ? `failed (${match.topUp.failureReason})` : match.topUp.status,
+      topUp: !match
+        ? "unrecorded"
+        : match.topUp.failureReason
+          ? `failed (${match.topUp.failureReason})`
+          : match.topUp.status,
       credits: match?.topUp.credits ?? null,
       account: match?.account ?? null,
     };
     return { row, value: amount };
   });
   const sum = (filter: (row: ReconciliationRow) => boolean) =>
-    formatTokenAmount(lines.filter(({ row }) => filter(row)).reduce((total, { value }) => total + value, 0n), decimals);
+    formatTokenAmount(
+      lines.filter(({ row }) => filter(row)).reduce((total, { value }) => total + value, 0n),
+      decimals,
+    );
   return {
     chainId: config.chainId,
     token: `${symbol} ${config.tokenAddress}`,
@@ -68,7 +78,12 @@ export async function reconcileTreasury(range: { fromBlock: number; toBlock?: nu
     transfers: lines.map(({ row }) => row),
     notOnChain: recorded
       .filter((r) => !payments.some((p) => p.txHash === r.topUp.txHash))
-      .map((r) => ({ blockNumber: r.topUp.blockNumber, txHash: r.topUp.txHash, topUp: r.topUp.status, credits: r.topUp.credits })),
+      .map((r) => ({
+        blockNumber: r.topUp.blockNumber,
+        txHash: r.topUp.txHash,
+        topUp: r.topUp.status,
+        credits: r.topUp.credits,
+      })),
     totals: {
       received: sum(() => true),
       credited: sum((row) => row.topUp === "credited"),

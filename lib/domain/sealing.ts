@@ -21,7 +21,9 @@ export function seal(purpose: SealingPurpose, plaintext: string, context = ""): 
   const cipher = createCipheriv("aes-256-gcm", sealingKey(purpose), iv);
   cipher.setAAD(Buffer.from(context));
   const ciphertext = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
-  return [version, iv, cipher.getAuthTag(), ciphertext].map((part) => (typeof part === "string" ? part : part.toString("base64url"))).join(".");
+  return [version, iv, cipher.getAuthTag(), ciphertext]
+    .map((part) => (typeof part === "string" ? part : part.toString("base64url")))
+    .join(".");
 }
 
 /** The plaintext, or null when the value was sealed for another purpose, server secret or context, or altered. */

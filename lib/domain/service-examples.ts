@@ -21,7 +21,9 @@ const textExamples: Omit<Examples, "image-ocr"> = {
     ].join(" "),
     sentences: 2,
   },
-  "language-detect": { text: "Le réseau exécute chaque tâche sur un nœud disponible et rembourse les crédits si elle échoue." },
+  "language-detect": {
+    text: "Le réseau exécute chaque tâche sur un nœud disponible et rembourse les crédits si elle échoue.",
+  },
   "token-count": { text: "How many tokens does this sentence take in GPT-4o's encoding?", model: "gpt-4o" },
   "text-generate": { prompt: "Write a haiku about a job queue that never loses a job.", format: "text" },
 };

@@ -21,9 +21,16 @@ export async function issueNonce(): Promise<{ nonce: string; issuedAt: number }>
 
 /** Sweeper: nonces used, or too old to be used, are dropped. */
 export async function purgeSpentNonces(): Promise<number> {
-  const rows = await (await db())
+  const rows = await (
+    await db()
+  )
     .delete(authNonces)
-    .where(or(isNotNull(authNonces.usedAt), lt(authNonces.createdAt, sql`now() - make_interval(secs => ${nonceTtlMs / 1000})`)))
+    .where(
+      or(
+        isNotNull(authNonces.usedAt),
+        lt(authNonces.createdAt, sql`now() - make_interval(secs => ${nonceTtlMs / 1000})`),
+      ),
+    )
     .returning({ nonce: authNonces.nonce });
   return rows.length;
 }
@@ -83,21 +90,26 @@ export async function verifySignIn(input: VerifySignInInput) {
   if (!parsed?.address || !parsed.nonce || !parsed.domain || !parsed.issuedAt) {
     throw unauthenticated("the message is not an EIP-4361 message");
   }
-  if (!input.sessionNonce || parsed.nonce !== input.sessionNonce) throw unauthenticated("the nonce does not match this session");
+  if (!input.sessionNonce || parsed.nonce !== input.sessionNonce)
+    throw unauthenticated("the nonce does not match this session");
   if (!isForThisApp(parsed)) throw unauthenticated("the message is for another domain");
   if (parsed.chainId === undefined || !signInChainIds().includes(parsed.chainId)) {
     throw unauthenticated("the message names a chain this app does not accept");
   }
   const now = new Date();
-  if (parsed.issuedAt.getTime() > now.getTime() + issuedAtSkewMs) throw unauthenticated("the message was issued in the future");
+  if (parsed.issuedAt.getTime() > now.getTime() + issuedAtSkewMs)
+    throw unauthenticated("the message was issued in the future");
   if (!validateSiweMessage({ message: parsed, domain: parsed.domain, nonce: input.sessionNonce, time: now })) {
     throw unauthenticated("the message is expired or not yet valid");
   }
   const address = getAddress(parsed.address);
-  if (!(await isValidSignature(address, input.message, input.signature))) throw unauthenticated("the signature is invalid");
+  if (!(await isValidSignature(address, input.message, input.signature)))
+    throw unauthenticated("the signature is invalid");
 
   // Consume the nonce exactly once, and only while it is fresh: a replayed message fails here forever.
-  const [consumed] = await (await db())
+  const [consumed] = await (
+    await db()
+  )
     .update(authNonces)
     .set({ usedAt: sql`now()` })
     .where(

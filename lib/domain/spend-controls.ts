@@ -32,7 +32,8 @@ const spendNow = (): Date => clockHolder[clockKey]?.() ?? new Date();
  * The spend clock in SQL, from a bound parameter (null: now()), in the milliseconds jobs.charged_at keeps, so
  * a refund finds its charge's periods exactly.
  */
-export const spendClockSql = (at: Placeholder | SQL) => sql`date_trunc('milliseconds', coalesce(${at}::timestamptz, now()))`;
+export const spendClockSql = (at: Placeholder | SQL) =>
+  sql`date_trunc('milliseconds', coalesce(${at}::timestamptz, now()))`;
 
 // ── Periods ───────────────────────────────────────────────────────────────────────────────────────
 const periods = [
@@ -68,7 +69,8 @@ export function chargeCountersSql(cost: SQL, at: SQL): SQL {
     [
       sql`spent_total = spent_total + ${cost}`,
       ...periods.map(
-        (p) => sql`${p.spent} = case when ${p.start} = ${truncSql(p.unit, at)} then ${p.spent} else 0 end + ${cost}, ${p.start} = ${truncSql(p.unit, at)}`,
+        (p) =>
+          sql`${p.spent} = case when ${p.start} = ${truncSql(p.unit, at)} then ${p.spent} else 0 end + ${cost}, ${p.start} = ${truncSql(p.unit, at)}`,
       ),
     ],
     sql`, `,
@@ -77,7 +79,8 @@ export function chargeCountersSql(cost: SQL, at: SQL): SQL {
 
 /** What the key has spent in the period its limit counts (all time without a reset), at `at`. */
 export function spentAgainstLimitSql(at: SQL): SQL {
-  const inPeriod = (p: (typeof periods)[number]) => sql`case when ${p.start} = ${truncSql(p.unit, at)} then ${p.spent} else 0 end`;
+  const inPeriod = (p: (typeof periods)[number]) =>
+    sql`case when ${p.start} = ${truncSql(p.unit, at)} then ${p.spent} else 0 end`;
   return sql`case credit_limit_reset ${sql.join(
     periods.map((p) => sql`when ${sql.raw(`'${p.reset}'`)} then ${inPeriod(p)}`),
     sql` `,
@@ -94,8 +97,16 @@ const usedIn = (row: KeyRow, reset: CreditLimitReset, at: Date): number => {
 };
 
 /** The key's limit, what is left of it and its usage in the current UTC day, week and month (ApiKey fields). */
-export function keySpendOf(row: KeyRow, at: Date = spendNow()): Pick<wire.ApiKey, "creditLimit" | "creditLimitReset" | "creditLimitRemaining" | "usage"> {
-  const usage = { daily: usedIn(row, "daily", at), weekly: usedIn(row, "weekly", at), monthly: usedIn(row, "monthly", at), total: row.spentTotal };
+export function keySpendOf(
+  row: KeyRow,
+  at: Date = spendNow(),
+): Pick<wire.ApiKey, "creditLimit" | "creditLimitReset" | "creditLimitRemaining" | "usage"> {
+  const usage = {
+    daily: usedIn(row, "daily", at),
+    weekly: usedIn(row, "weekly", at),
+    monthly: usedIn(row, "monthly", at),
+    total: row.spentTotal,
+  };
   const spent = row.creditLimitReset ? usage[row.creditLimitReset] : usage.total;
   return {
     creditLimit: row.creditLimit,
@@ -106,13 +117,21 @@ export function keySpendOf(row: KeyRow, at: Date = spendNow()): Pick<wire.ApiKey
 }
 
 /** 402 KEY_CREDIT_LIMIT: `spent` is what the key had spent in its period when the charge was refused. */
-export function keyCreditLimitError(limit: { creditLimit: number; creditLimitReset: CreditLimitReset | null; spent: number }, cost: number): DomainError {
+export function keyCreditLimitError(
+  limit: { creditLimit: number; creditLimitReset: CreditLimitReset | null; spent: number },
+  cost: number,
+): DomainError {
   const remaining = Math.max(limit.creditLimit - limit.spent, 0);
   const resetsAt = limit.creditLimitReset ? nextReset(limit.creditLimitReset, spendNow()).toISOString() : null;
   return new DomainError(
     "KEY_CREDIT_LIMIT",
     `This API key may spend ${remaining} more credits${resetsAt ? ` until ${resetsAt}` : ""}; the job costs ${cost}.`,
-    { creditLimit: limit.creditLimit, creditLimitRemaining: remaining, creditLimitReset: limit.creditLimitReset, resetsAt } satisfies wire.CreditLimitDetails,
+    {
+      creditLimit: limit.creditLimit,
+      creditLimitRemaining: remaining,
+      creditLimitReset: limit.creditLimitReset,
+      resetsAt,
+    } satisfies wire.CreditLimitDetails,
   );
 }
 
@@ -137,24 +156,39 @@ export async function chargeKeySpend(tx: Tx, apiKeyId: string, cost: number): Pr
     select room.credit_limit, room.credit_limit_reset, room.spent, exists (select 1 from charged) as charged,
            to_char(${at} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at
     from room`);
-  type Row = { credit_limit: string | number | null; credit_limit_reset: CreditLimitReset | null; spent: string | number; charged: boolean; at: string };
+  type Row = {
+    credit_limit: string | number | null;
+    credit_limit_reset: CreditLimitReset | null;
+    spent: string | number;
+    charged: boolean;
+    at: string;
+  };
   const [row] = (result as unknown as { rows: Row[] }).rows;
   if (!row) throw new Error(`API key ${apiKeyId} vanished during a submission`);
   if (row.charged) return new Date(row.at);
-  throw keyCreditLimitError({ creditLimit: Number(row.credit_limit), creditLimitReset: row.credit_limit_reset, spent: Number(row.spent) }, cost);
+  throw keyCreditLimitError(
+    { creditLimit: Number(row.credit_limit), creditLimitReset: row.credit_limit_reset, spent: Number(row.spent) },
+    cost,
+  );
 }
 
 /**
  * A refund gives the key back what its job was charged, in every period the charge still counts in (a
  * charge of an earlier day no longer counts against today). Called before the refund's ledger entry.
  */
-export async function giveBackKeySpend(tx: Tx, job: { apiKeyId: string | null; chargedAt: Date | null; creditCost: number }): Promise<void> {
+export async function giveBackKeySpend(
+  tx: Tx,
+  job: { apiKeyId: string | null; chargedAt: Date | null; creditCost: number },
+): Promise<void> {
   if (!job.apiKeyId || !job.chargedAt || job.creditCost <= 0) return;
   const chargedAt = sql`${job.chargedAt.toISOString()}::timestamptz`;
   const cost = sql`${job.creditCost}::bigint`;
   await tx.execute(sql`
     update ${apiKeys} set spent_total = spent_total - ${cost}, ${sql.join(
-      periods.map((p) => sql`${p.spent} = case when ${p.start} = ${truncSql(p.unit, chargedAt)} then ${p.spent} - ${cost} else ${p.spent} end`),
+      periods.map(
+        (p) =>
+          sql`${p.spent} = case when ${p.start} = ${truncSql(p.unit, chargedAt)} then ${p.spent} - ${cost} else ${p.spent} end`,
+      ),
       sql`, `,
     )}
     where id = ${job.apiKeyId}`);
@@ -179,7 +213,10 @@ export function lowBalanceDeliveriesSql(crossing: SQL, eventId: SQL | Placeholde
 }
 
 /** The general path's alert, after the charge in the same transaction. */
-export async function recordLowBalanceAlert(tx: Tx, charge: { accountId: string; balanceAfter: number; cost: number }): Promise<void> {
+export async function recordLowBalanceAlert(
+  tx: Tx,
+  charge: { accountId: string; balanceAfter: number; cost: number },
+): Promise<void> {
   const crossing = sql`select a.id as account_id, ${charge.balanceAfter}::bigint as balance, a.low_balance_threshold as threshold, ${charge.cost}::bigint as cost
     from ${accounts} a where a.id = ${charge.accountId}`;
   const result = await tx.execute(lowBalanceDeliveriesSql(crossing, sql`${newEventId()}`));

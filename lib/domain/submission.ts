@@ -6,7 +6,16 @@
 import { randomUUID } from "node:crypto";
 import { sql, type SQL } from "drizzle-orm";
 import { executeShaped, sqlLiterals, type Db, type Tx } from "@/lib/db/client";
-import { accounts, apiKeys, creditLedger, idempotencyKeys, jobEvents, jobLogs, jobs, webhookEndpoints } from "@/lib/db/schema";
+import {
+  accounts,
+  apiKeys,
+  creditLedger,
+  idempotencyKeys,
+  jobEvents,
+  jobLogs,
+  jobs,
+  webhookEndpoints,
+} from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { isServiceId, serviceInputs } from "./catalog";
 import { applyLedgerEntry } from "./credits";
@@ -76,7 +85,8 @@ function cachedService(d: Db, serviceId: string): Promise<ServiceRow | undefined
 async function checkSubmission(d: Db, submission: Submission, fingerprint: string | undefined): Promise<NewJob> {
   const { accountId, serviceId } = submission;
   const service = isServiceId(serviceId) ? await cachedService(d, serviceId) : undefined;
-  if (!service || !isServiceId(serviceId)) throw new DomainError("SERVICE_NOT_FOUND", `There is no service '${serviceId}'.`);
+  if (!service || !isServiceId(serviceId))
+    throw new DomainError("SERVICE_NOT_FOUND", `There is no service '${serviceId}'.`);
   if (service.status !== "active") throw new DomainError("SERVICE_DISABLED", `The service '${serviceId}' is disabled.`);
   const parsed = serviceInputs[serviceId].safeParse(submission.input);
   if (!parsed.success) {
@@ -94,7 +104,9 @@ async function checkSubmission(d: Db, submission: Submission, fingerprint: strin
       { type: "JOB_CREATED", data: { serviceId, creditCost } },
       { type: "WORKFLOW_INITIALIZED", data: { workflowRunId, maxAttempts } },
     ] satisfies EventInput[],
-    logs: [{ level: "info", source: "platform", message: `Job accepted for ${serviceId}; ${creditCost} credits charged.` }] satisfies LogInput[],
+    logs: [
+      { level: "info", source: "platform", message: `Job accepted for ${serviceId}; ${creditCost} credits charged.` },
+    ] satisfies LogInput[],
   };
   return {
     row: {
@@ -130,10 +142,12 @@ async function checkSubmission(d: Db, submission: Submission, fingerprint: strin
 }
 
 /** The response shows the job as created (queued), at the database's time of creation. */
-const asCreated = (job: NewJob, createdAt: Date): ExecutionJob => toExecutionJob({ ...job.row, createdAt, updatedAt: createdAt }, null);
+const asCreated = (job: NewJob, createdAt: Date): ExecutionJob =>
+  toExecutionJob({ ...job.row, createdAt, updatedAt: createdAt }, null);
 
 /** An ISO-8601 UTC time with milliseconds, exactly as Date#toISOString writes it (both truncate). */
-const isoOf = (column: ReturnType<typeof sql>) => sql`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const isoOf = (column: ReturnType<typeof sql>) =>
+  sql`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /** The key's limit as the statement found it (its row locked), when the key has one. */
 interface KeyLimitSeen {
@@ -161,12 +175,28 @@ interface StatementOutcome {
  */
 async function createInOneStatement(d: Db, job: NewJob): Promise<StatementOutcome> {
   const { row } = job;
-  const events = [...job.created.events, ...job.routed.events].map((e, i) => ({ sequence: i + 1, type: e.type, data: e.data ?? null }));
-  const logs = job.created.logs.map((l, i) => ({ sequence: i + 1, level: l.level, source: l.source, message: l.message }));
+  const events = [...job.created.events, ...job.routed.events].map((e, i) => ({
+    sequence: i + 1,
+    type: e.type,
+    data: e.data ?? null,
+  }));
+  const logs = job.created.logs.map((l, i) => ({
+    sequence: i + 1,
+    level: l.level,
+    source: l.source,
+    message: l.message,
+  }));
   const key = job.idempotency;
   const inline = await signalsInline();
   const keyed = row.apiKeyId !== null;
-  type Row = { subscribed: boolean; created_at: string | null; key_limit: string | number | null; key_limit_reset: CreditLimitReset | null; key_spent: string | number | null; alerts: string | number };
+  type Row = {
+    subscribed: boolean;
+    created_at: string | null;
+    key_limit: string | number | null;
+    key_limit_reset: CreditLimitReset | null;
+    key_spent: string | number | null;
+    alerts: string | number;
+  };
   const [outcome] = await executeShaped<Row>(
     d,
     "submission",
@@ -199,7 +229,11 @@ async function createInOneStatement(d: Db, job: NewJob): Promise<StatementOutcom
   const keyLimit =
     outcome.key_limit === null || outcome.key_limit === undefined
       ? null
-      : { creditLimit: Number(outcome.key_limit), creditLimitReset: outcome.key_limit_reset, spent: Number(outcome.key_spent) };
+      : {
+          creditLimit: Number(outcome.key_limit),
+          creditLimitReset: outcome.key_limit_reset,
+          spent: Number(outcome.key_spent),
+        };
   return { subscribed: outcome.subscribed, createdAt: outcome.created_at, signalled: inline, keyLimit };
 }
 
@@ -225,7 +259,9 @@ function submissionStatement(inline: boolean, remembered: boolean, keyed: boolea
     ),`
     : sql``;
   const chargeFrom = keyed ? sql` from key_room` : sql``;
-  const withinLimit = keyed ? sql` and (key_room.credit_limit is null or key_room.spent + ${p("creditCost")}::int <= key_room.credit_limit)` : sql``;
+  const withinLimit = keyed
+    ? sql` and (key_room.credit_limit is null or key_room.spent + ${p("creditCost")}::int <= key_room.credit_limit)`
+    : sql``;
   const keySpent = keyed
     ? sql`
     key_spent as (
@@ -302,13 +338,33 @@ async function createInTransaction(tx: Tx, job: NewJob): Promise<ExecutionJob> {
   const created = await recordJobCreation(tx, { ...row, chargedAt }, job.created.events, job.created.logs);
   const body = toExecutionJob(created, null);
   if (job.idempotency) {
-    await storeResponse(tx, { accountId: row.accountId, ...job.idempotency, jobId: row.id, response: { status: 202, body } });
+    await storeResponse(tx, {
+      accountId: row.accountId,
+      ...job.idempotency,
+      jobId: row.id,
+      response: { status: 202, body },
+    });
   }
-  await recordJobChange(tx, row.id, { to: "routing", from: ["queued"], set: { routingStartedAt: Computed.now }, events: job.routed.events });
+  await recordJobChange(tx, row.id, {
+    to: "routing",
+    from: ["queued"],
+    set: { routingStartedAt: Computed.now },
+    events: job.routed.events,
+  });
   // The debit comes last so the account row is locked for the shortest time; a 402 rolls everything back.
   if (row.creditCost > 0) {
-    const charge = await applyLedgerEntry(tx, { accountId: row.accountId, type: "charge", amount: -row.creditCost, jobId: row.id, description: `${row.serviceId} job` });
-    await recordLowBalanceAlert(tx, { accountId: row.accountId, balanceAfter: charge.balanceAfter, cost: row.creditCost });
+    const charge = await applyLedgerEntry(tx, {
+      accountId: row.accountId,
+      type: "charge",
+      amount: -row.creditCost,
+      jobId: row.id,
+      description: `${row.serviceId} job`,
+    });
+    await recordLowBalanceAlert(tx, {
+      accountId: row.accountId,
+      balanceAfter: charge.balanceAfter,
+      cost: row.creditCost,
+    });
   }
   return body;
 }
@@ -319,7 +375,8 @@ const insufficientCredits = (job: NewJob) =>
 async function createJob(d: Db, job: NewJob): Promise<ExecutionJob> {
   const { subscribed, createdAt, signalled, keyLimit } = await createInOneStatement(d, job);
   if (subscribed) return d.transaction((tx) => createInTransaction(tx, job));
-  if (createdAt === null && keyLimit && keyLimit.spent + job.row.creditCost > keyLimit.creditLimit) throw keyCreditLimitError(keyLimit, job.row.creditCost);
+  if (createdAt === null && keyLimit && keyLimit.spent + job.row.creditCost > keyLimit.creditLimit)
+    throw keyCreditLimitError(keyLimit, job.row.creditCost);
   if (createdAt === null) throw insufficientCredits(job);
   // The nodes waiting for this service wake up now that the job is committed (PGlite: its in-process bus).
   if (!signalled) await signal(d, workChannel, job.row.serviceId);

@@ -38,7 +38,12 @@ export function requirePayments(): PaymentsConfig {
 }
 
 const rpcUnavailable = () =>
-  new DomainError("UNAVAILABLE", "The payments network does not answer right now; nothing was recorded. Try again in a moment.", undefined, 5);
+  new DomainError(
+    "UNAVAILABLE",
+    "The payments network does not answer right now; nothing was recorded. Try again in a moment.",
+    undefined,
+    5,
+  );
 
 /** Runs a chain read, turning an RPC failure into the contract's 503. */
 async function fromChain<T>(read: () => Promise<T>): Promise<T> {
@@ -50,20 +55,22 @@ async function fromChain<T>(read: () => Promise<T>): Promise<T> {
   }
 }
 
-
 /** Blocks on top of the including block. */
-export const confirmationsOf = (head: bigint, blockNumber: bigint) => Number(head >= blockNumber ? head - blockNumber : 0n);
+export const confirmationsOf = (head: bigint, blockNumber: bigint) =>
+  Number(head >= blockNumber ? head - blockNumber : 0n);
 
 export type PaymentAssessment =
-  | { kind: "refused"; reason: PaymentRefusalReason }
-  | { kind: "payment"; payer: Address; amount: bigint };
+  { kind: "refused"; reason: PaymentRefusalReason } | { kind: "payment"; payer: Address; amount: bigint };
 
 /**
  * Whose payment a mined transaction is. The payer is the Transfer logs' `from` (a smart-contract wallet's
  * own address, not the transaction's sender): `claimant` when it sent any of the transfers, otherwise the
  * sender of the first one. The amount is the sum of the payer's transfers to the treasury.
  */
-export function assessPayment(observed: Extract<TransactionObservation, { state: "mined" }>, claimant?: string): PaymentAssessment {
+export function assessPayment(
+  observed: Extract<TransactionObservation, { state: "mined" }>,
+  claimant?: string,
+): PaymentAssessment {
   if (observed.reverted) return { kind: "refused", reason: "TX_FAILED" };
   const payment = paymentOf(observed.transfers, claimant);
   return payment ? { kind: "payment", ...payment } : { kind: "refused", reason: "NO_PAYMENT" };
@@ -130,7 +137,13 @@ export async function listTopUps(accountId: string, page: PageRequest): Promise<
   const d = await db();
   const where = eq(topUps.accountId, accountId);
   const [rows, [{ total }]] = await Promise.all([
-    d.select().from(topUps).where(where).orderBy(desc(topUps.createdAt), desc(topUps.id)).limit(page.limit).offset(offsetOf(page)),
+    d
+      .select()
+      .from(topUps)
+      .where(where)
+      .orderBy(desc(topUps.createdAt), desc(topUps.id))
+      .limit(page.limit)
+      .offset(offsetOf(page)),
     d.select({ total: count() }).from(topUps).where(where),
   ]);
   return pageOf(rows.map(toTopUp), total, page);
@@ -138,15 +151,28 @@ export async function listTopUps(accountId: string, page: PageRequest): Promise<
 
 export async function getTopUp(accountId: string, topUpId: string): Promise<wire.TopUp> {
   if (!isUuid(topUpId)) throw notFound("NOT_FOUND", "The top-up");
-  const [row] = await (await db()).select().from(topUps).where(and(eq(topUps.id, topUpId), eq(topUps.accountId, accountId)));
+  const [row] = await (
+    await db()
+  )
+    .select()
+    .from(topUps)
+    .where(and(eq(topUps.id, topUpId), eq(topUps.accountId, accountId)));
   if (!row) throw notFound("NOT_FOUND", "The top-up");
   return toTopUp(row);
 }
 
 const findByHash = async (config: PaymentsConfig, txHash: string) =>
-  (await (await db()).select().from(topUps).where(and(eq(topUps.chainId, config.chainId), eq(topUps.txHash, txHash))))[0];
+  (
+    await (
+      await db()
+    )
+      .select()
+      .from(topUps)
+      .where(and(eq(topUps.chainId, config.chainId), eq(topUps.txHash, txHash)))
+  )[0];
 
-const refused = (reason: PaymentRefusalReason, message: string) => new DomainError("INVALID_PAYMENT", message, { reason });
+const refused = (reason: PaymentRefusalReason, message: string) =>
+  new DomainError("INVALID_PAYMENT", message, { reason });
 
 const refusalMessages: Record<PaymentRefusalReason, string> = {
   WRONG_CHAIN: "Top-ups are paid on another chain.",
@@ -166,9 +192,14 @@ export interface SubmittedTopUp {
  * and recorded (and credited at once when deep enough); one not yet mined is recorded as `submitted` and
  * the watcher follows it.
  */
-export async function submitTopUp(accountId: string, walletAddress: string, request: { chainId: number; txHash: string }): Promise<SubmittedTopUp> {
+export async function submitTopUp(
+  accountId: string,
+  walletAddress: string,
+  request: { chainId: number; txHash: string },
+): Promise<SubmittedTopUp> {
   const config = requirePayments();
-  if (request.chainId !== config.chainId) throw refused("WRONG_CHAIN", `${refusalMessages.WRONG_CHAIN} Pay on chain ${config.chainId}.`);
+  if (request.chainId !== config.chainId)
+    throw refused("WRONG_CHAIN", `${refusalMessages.WRONG_CHAIN} Pay on chain ${config.chainId}.`);
   const known = await findByHash(config, request.txHash);
   if (known) return { topUp: toTopUp(await claimRecorded(config, known, accountId, walletAddress)), created: false };
 
@@ -178,10 +209,22 @@ export async function submitTopUp(accountId: string, walletAddress: string, requ
     const assessed = assessPayment(observed, walletAddress);
     if (assessed.kind === "refused") throw refused(assessed.reason, refusalMessages[assessed.reason]);
     if (!sameAddress(assessed.payer, walletAddress)) throw refused("WRONG_SENDER", refusalMessages.WRONG_SENDER);
-    values = { ...(await minedValues(config, observed, assessed)), accountId, chainId: config.chainId, txHash: request.txHash };
+    values = {
+      ...(await minedValues(config, observed, assessed)),
+      accountId,
+      chainId: config.chainId,
+      txHash: request.txHash,
+    };
   } else {
     await refuseOverSubmittedLimit(accountId);
-    values = { accountId, chainId: config.chainId, txHash: request.txHash, fromAddress: walletAddress, status: "submitted", requiredConfirmations: config.confirmations };
+    values = {
+      accountId,
+      chainId: config.chainId,
+      txHash: request.txHash,
+      fromAddress: walletAddress,
+      status: "submitted",
+      requiredConfirmations: config.confirmations,
+    };
   }
   const [inserted] = await (await db()).insert(topUps).values(values).onConflictDoNothing().returning();
   if (!inserted) {
@@ -195,20 +238,33 @@ export async function submitTopUp(accountId: string, walletAddress: string, requ
 }
 
 async function refuseOverSubmittedLimit(accountId: string): Promise<void> {
-  const [{ pending }] = await (await db())
+  const [{ pending }] = await (
+    await db()
+  )
     .select({ pending: count() })
     .from(topUps)
     .where(and(eq(topUps.accountId, accountId), eq(topUps.status, "submitted")));
   if (pending >= maxSubmittedTopUps) {
-    throw new DomainError("LIMIT_REACHED", `You have ${pending} top-ups waiting to be mined; submit more once they are.`, { limit: maxSubmittedTopUps });
+    throw new DomainError(
+      "LIMIT_REACHED",
+      `You have ${pending} top-ups waiting to be mined; submit more once they are.`,
+      { limit: maxSubmittedTopUps },
+    );
   }
 }
 
 /** An already recorded payment named again: this developer's (200), unattributed from their address (now theirs), or someone else's (409). */
-async function claimRecorded(config: PaymentsConfig, row: TopUpRow, accountId: string, walletAddress: string): Promise<TopUpRow> {
+async function claimRecorded(
+  config: PaymentsConfig,
+  row: TopUpRow,
+  accountId: string,
+  walletAddress: string,
+): Promise<TopUpRow> {
   let mine = row;
   if (row.accountId === null && sameAddress(row.fromAddress, walletAddress)) {
-    const [attributed] = await (await db())
+    const [attributed] = await (
+      await db()
+    )
       .update(topUps)
       .set({ accountId })
       .where(and(eq(topUps.id, row.id), isNull(topUps.accountId)))
@@ -248,11 +304,19 @@ async function minedValues(
 }
 
 /** A mined, recorded payment: credited when deep enough on the canonical chain and someone's to credit. */
-async function settleMined(config: PaymentsConfig, row: TopUpRow, observed: Extract<TransactionObservation, { state: "mined" }>): Promise<TopUpRow> {
+async function settleMined(
+  config: PaymentsConfig,
+  row: TopUpRow,
+  observed: Extract<TransactionObservation, { state: "mined" }>,
+): Promise<TopUpRow> {
   const isDeepEnough = confirmationsOf(observed.head, observed.blockNumber) >= row.requiredConfirmations;
   if (!isDeepEnough || !observed.canonical || row.accountId === null) return row;
   // Nothing credited here means someone else (the watcher, a concurrent submission) just did: read what they wrote.
-  return (await creditTopUp(config, row.id)) ?? (await (await db()).select().from(topUps).where(eq(topUps.id, row.id)))[0] ?? row;
+  return (
+    (await creditTopUp(config, row.id)) ??
+    (await (await db()).select().from(topUps).where(eq(topUps.id, row.id)))[0] ??
+    row
+  );
 }
 
 /** The credit: status, ledger entry and balance in one transaction, at most once per top-up. */
@@ -262,7 +326,9 @@ async function creditTopUp(config: PaymentsConfig, topUpId: string): Promise<Top
     const [credited] = await tx
       .update(topUps)
       .set({ status: "credited", creditedAt: sql`now()`, checkedAt: sql`now()` })
-      .where(and(eq(topUps.id, topUpId), inArray(topUps.status, ["submitted", "confirming"]), isNotNull(topUps.accountId)))
+      .where(
+        and(eq(topUps.id, topUpId), inArray(topUps.status, ["submitted", "confirming"]), isNotNull(topUps.accountId)),
+      )
       .returning();
     if (!credited?.accountId) return undefined;
     if (credited.credits > 0) {
@@ -289,30 +355,53 @@ export async function reconcileTopUp(config: PaymentsConfig, row: TopUpRow): Pro
   const observed = await observeTransaction(config, row.txHash as Hash);
   const d = await db();
   const update = async (set: Partial<typeof topUps.$inferInsert>) =>
-    (await d
-      .update(topUps)
-      .set({ ...set, checkedAt: sql`now()` })
-      .where(and(eq(topUps.id, row.id), inArray(topUps.status, ["submitted", "confirming", "failed"]), isNull(topUps.creditedAt)))
-      .returning())[0] ?? row;
+    (
+      await d
+        .update(topUps)
+        .set({ ...set, checkedAt: sql`now()` })
+        .where(
+          and(
+            eq(topUps.id, row.id),
+            inArray(topUps.status, ["submitted", "confirming", "failed"]),
+            isNull(topUps.creditedAt),
+          ),
+        )
+        .returning()
+    )[0] ?? row;
 
   if (observed.state !== "mined") {
     const wasMined = row.blockNumber !== null;
     const isGone = observed.state === "unknown";
     const isOverdue = Date.now() - row.createdAt.getTime() > config.dropAfterMs;
-    if ((wasMined && isGone) || isOverdue) return update({ status: "failed", failureReason: "DROPPED", blockNumber: null, blockHash: null, confirmations: 0 });
+    if ((wasMined && isGone) || isOverdue)
+      return update({
+        status: "failed",
+        failureReason: "DROPPED",
+        blockNumber: null,
+        blockHash: null,
+        confirmations: 0,
+      });
     if (wasMined) log.warn("top-up reorganised away before its confirmations", { topUpId: row.id, txHash: row.txHash });
     return update({ status: "submitted", blockNumber: null, blockHash: null, confirmations: 0 });
   }
   const assessed = assessPayment(observed, row.fromAddress);
   if (assessed.kind === "refused") return update({ status: "failed", failureReason: assessed.reason });
   // The chain decides whose payment it is: a submitter who named someone else's transaction loses it to the payer.
-  const accountId = sameAddress(assessed.payer, row.fromAddress) && row.accountId ? row.accountId : await accountOfAddress(assessed.payer);
+  const accountId =
+    sameAddress(assessed.payer, row.fromAddress) && row.accountId
+      ? row.accountId
+      : await accountOfAddress(assessed.payer);
   const updated = await update({ ...(await minedValues(config, observed, assessed)), accountId });
   return settleMined(config, updated, observed);
 }
 
 async function accountOfAddress(address: string): Promise<string | null> {
-  const [account] = await (await db()).select({ id: accounts.id }).from(accounts).where(eq(accounts.walletAddress, address));
+  const [account] = await (
+    await db()
+  )
+    .select({ id: accounts.id })
+    .from(accounts)
+    .where(eq(accounts.walletAddress, address));
   return account?.id ?? null;
 }
 
@@ -320,7 +409,13 @@ async function accountOfAddress(address: string): Promise<string | null> {
  * The watcher found these transfers on-chain: record each transaction's payment (a no-op for one already
  * recorded, except that a DROPPED one that was mined after all is looked at again).
  */
-export async function recordFoundTransfers(tx: Tx, config: PaymentsConfig, transfers: TreasuryTransfer[], head: bigint, decimals: number): Promise<number> {
+export async function recordFoundTransfers(
+  tx: Tx,
+  config: PaymentsConfig,
+  transfers: TreasuryTransfer[],
+  head: bigint,
+  decimals: number,
+): Promise<number> {
   let recorded = 0;
   for (const { txHash, block, payer, amount } of paymentsByTransaction(transfers)) {
     const [account] = await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.walletAddress, payer));
@@ -359,7 +454,13 @@ export async function topUpsToReconcile(config: PaymentsConfig, limit: number): 
   return (await db())
     .select()
     .from(topUps)
-    .where(and(eq(topUps.chainId, config.chainId), inArray(topUps.status, ["submitted", "confirming"]), isNotNull(topUps.accountId)))
+    .where(
+      and(
+        eq(topUps.chainId, config.chainId),
+        inArray(topUps.status, ["submitted", "confirming"]),
+        isNotNull(topUps.accountId),
+      ),
+    )
     .orderBy(asc(topUps.checkedAt))
     .limit(limit);
 }
@@ -371,10 +472,18 @@ export async function topUpsToReconcile(config: PaymentsConfig, limit: number): 
 export async function attributeTopUps(accountId: string, walletAddress: string): Promise<number> {
   const config = paymentsConfig();
   if (!config) return 0;
-  const attributed = await (await db())
+  const attributed = await (
+    await db()
+  )
     .update(topUps)
     .set({ accountId, checkedAt: new Date(0) })
-    .where(and(isNull(topUps.accountId), eq(topUps.fromAddress, walletAddress), or(eq(topUps.status, "confirming"), eq(topUps.status, "submitted"))))
+    .where(
+      and(
+        isNull(topUps.accountId),
+        eq(topUps.fromAddress, walletAddress),
+        or(eq(topUps.status, "confirming"), eq(topUps.status, "submitted")),
+      ),
+    )
     .returning({ id: topUps.id });
   if (attributed.length > 0) log.info("top-ups attributed at sign-in", { accountId, count: attributed.length });
   return attributed.length;

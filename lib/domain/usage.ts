@@ -11,7 +11,11 @@ const int = (v: unknown) => Number(v ?? 0);
 type KeyCount = { keyId: string | null; jobs?: unknown; used?: unknown };
 
 /** Jobs and credits used per API key (`keyId` null: jobs submitted without one), most credits first. */
-function byKeyOf(keyJobs: KeyCount[], keyCredits: KeyCount[], keys: { id: string; name: string; prefix: string }[]): UsageSummary["byKey"] {
+function byKeyOf(
+  keyJobs: KeyCount[],
+  keyCredits: KeyCount[],
+  keys: { id: string; name: string; prefix: string }[],
+): UsageSummary["byKey"] {
   const names = new Map(keys.map((k) => [k.id, k]));
   const rows = new Map<string | null, UsageSummary["byKey"][number]>();
   const rowOf = (keyId: string | null) => {
@@ -27,7 +31,10 @@ function byKeyOf(keyJobs: KeyCount[], keyCredits: KeyCount[], keys: { id: string
   return [...rows.values()].sort((a, b) => b.creditsUsed - a.creditsUsed || b.jobs - a.jobs);
 }
 
-export async function getUsageSummary(accountId: string, period: { periodStart?: Date; periodEnd?: Date }): Promise<UsageSummary> {
+export async function getUsageSummary(
+  accountId: string,
+  period: { periodStart?: Date; periodEnd?: Date },
+): Promise<UsageSummary> {
   const periodEnd = period.periodEnd ?? new Date();
   const periodStart = period.periodStart ?? new Date(periodEnd.getTime() - 30 * dayMs);
   const d = await db();
@@ -39,7 +46,8 @@ export async function getUsageSummary(accountId: string, period: { periodStart?:
     lte(creditLedger.createdAt, periodEnd),
   );
   const duration = sql`extract(epoch from (${jobs.completedAt} - ${jobs.createdAt})) * 1000`;
-  const day = (column: typeof jobs.createdAt | typeof creditLedger.createdAt) => sql<string>`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD')`;
+  const day = (column: typeof jobs.createdAt | typeof creditLedger.createdAt) =>
+    sql<string>`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD')`;
 
   const [[totals], serviceRows, serviceCredits, jobDays, creditDays, keyJobs, keyCredits, keys] = await Promise.all([
     d
@@ -48,7 +56,9 @@ export async function getUsageSummary(accountId: string, period: { periodStart?:
         completed: sql<number>`count(*) filter (where ${jobs.status} = 'completed')`,
         failed: sql<number>`count(*) filter (where ${jobs.status} = 'failed')`,
         avg: sql<number | null>`avg(${duration}) filter (where ${jobs.completedAt} is not null)`,
-        p95: sql<number | null>`percentile_cont(0.95) within group (order by ${duration}) filter (where ${jobs.completedAt} is not null)`,
+        p95: sql<
+          number | null
+        >`percentile_cont(0.95) within group (order by ${duration}) filter (where ${jobs.completedAt} is not null)`,
       })
       .from(jobs)
       .where(inPeriod),
@@ -68,20 +78,31 @@ export async function getUsageSummary(accountId: string, period: { periodStart?:
       .innerJoin(jobs, eq(jobs.id, creditLedger.jobId))
       .where(ledgerInPeriod)
       .groupBy(jobs.serviceId),
-    d.select({ date: day(jobs.createdAt), jobs: sql<number>`count(*)` }).from(jobs).where(inPeriod).groupBy(day(jobs.createdAt)),
+    d
+      .select({ date: day(jobs.createdAt), jobs: sql<number>`count(*)` })
+      .from(jobs)
+      .where(inPeriod)
+      .groupBy(day(jobs.createdAt)),
     d
       .select({ date: day(creditLedger.createdAt), used: sql<number>`-sum(${creditLedger.amount})` })
       .from(creditLedger)
       .where(ledgerInPeriod)
       .groupBy(day(creditLedger.createdAt)),
-    d.select({ keyId: jobs.apiKeyId, jobs: sql<number>`count(*)` }).from(jobs).where(inPeriod).groupBy(jobs.apiKeyId),
+    d
+      .select({ keyId: jobs.apiKeyId, jobs: sql<number>`count(*)` })
+      .from(jobs)
+      .where(inPeriod)
+      .groupBy(jobs.apiKeyId),
     d
       .select({ keyId: jobs.apiKeyId, used: sql<number>`-sum(${creditLedger.amount})` })
       .from(creditLedger)
       .innerJoin(jobs, eq(jobs.id, creditLedger.jobId))
       .where(ledgerInPeriod)
       .groupBy(jobs.apiKeyId),
-    d.select({ id: apiKeys.id, name: apiKeys.name, prefix: apiKeys.prefix }).from(apiKeys).where(eq(apiKeys.accountId, accountId)),
+    d
+      .select({ id: apiKeys.id, name: apiKeys.name, prefix: apiKeys.prefix })
+      .from(apiKeys)
+      .where(eq(apiKeys.accountId, accountId)),
   ]);
 
   const creditsByService = new Map(serviceCredits.map((r) => [r.serviceId, int(r.used)]));

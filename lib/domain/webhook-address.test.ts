@@ -37,12 +37,16 @@ describe("the webhook address classifier", () => {
     expect(forbiddenRange(address)).toBe(range);
   });
 
-  it.each(["93.184.216.34", "8.8.8.8", "172.32.0.1", "100.128.0.1", "2606:2800:220:1:248:1893:25c8:1946", "::ffff:8.8.8.8"])(
-    "lets public unicast %s through",
-    (address) => {
-      expect(forbiddenRange(address)).toBeNull();
-    },
-  );
+  it.each([
+    "93.184.216.34",
+    "8.8.8.8",
+    "172.32.0.1",
+    "100.128.0.1",
+    "2606:2800:220:1:248:1893:25c8:1946",
+    "::ffff:8.8.8.8",
+  ])("lets public unicast %s through", (address) => {
+    expect(forbiddenRange(address)).toBeNull();
+  });
 
   it("treats what is not an address as forbidden", () => {
     expect(forbiddenRange("example.com")).toBe("invalid");

@@ -11,11 +11,13 @@ export function forbiddenRange(address: string): string | null {
   if (!ipaddr.isValid(literal)) return "invalid";
   const ip = ipaddr.parse(literal);
   // ::ffff:a.b.c.d is the IPv4 address itself.
-  const effective = ip.kind() === "ipv6" && (ip as ipaddr.IPv6).isIPv4MappedAddress() ? (ip as ipaddr.IPv6).toIPv4Address() : ip;
+  const effective =
+    ip.kind() === "ipv6" && (ip as ipaddr.IPv6).isIPv4MappedAddress() ? (ip as ipaddr.IPv6).toIPv4Address() : ip;
   const range = effective.range();
   if (range !== "unicast") return range;
   // ::a.b.c.d (deprecated IPv4-compatible) may reach the embedded IPv4 address on some stacks.
-  if (effective.kind() === "ipv6" && (effective as ipaddr.IPv6).match(ipaddr.IPv6.parse("::"), 96)) return "ipv4Compatible";
+  if (effective.kind() === "ipv6" && (effective as ipaddr.IPv6).match(ipaddr.IPv6.parse("::"), 96))
+    return "ipv4Compatible";
   return null;
 }
 

@@ -13,7 +13,6 @@ import type { JobStatus, WebhookEventType } from "@/lib/contract/vocabulary";
 import { db } from "./database";
 import { signal } from "./signals";
 
-
 export const webhookChannel = "en_webhooks";
 
 export const newEventId = () => `evt_${randomUUID().replaceAll("-", "")}`;
@@ -40,7 +39,13 @@ export async function recordJobWebhookEvents(tx: Tx, row: JobRow): Promise<void>
   const endpoints = await tx
     .select({ id: webhookEndpoints.id, events: webhookEndpoints.events })
     .from(webhookEndpoints)
-    .where(and(eq(webhookEndpoints.accountId, row.accountId), eq(webhookEndpoints.status, "enabled"), arrayOverlaps(webhookEndpoints.events, types)));
+    .where(
+      and(
+        eq(webhookEndpoints.accountId, row.accountId),
+        eq(webhookEndpoints.status, "enabled"),
+        arrayOverlaps(webhookEndpoints.events, types),
+      ),
+    );
   if (endpoints.length === 0) return;
   const [node] = row.assignedNodeId
     ? await tx.select({ name: nodes.name, region: nodes.region }).from(nodes).where(eq(nodes.id, row.assignedNodeId))
@@ -50,7 +55,14 @@ export async function recordJobWebhookEvents(tx: Tx, row: JobRow): Promise<void>
   const rows = endpoints.flatMap((endpoint) =>
     events
       .filter((event) => endpoint.events.includes(event.type))
-      .map((event) => ({ endpointId: endpoint.id, accountId: row.accountId, eventId: event.eventId, eventType: event.type, jobId: row.id, body: event.body })),
+      .map((event) => ({
+        endpointId: endpoint.id,
+        accountId: row.accountId,
+        eventId: event.eventId,
+        eventType: event.type,
+        jobId: row.id,
+        body: event.body,
+      })),
   );
   await tx.insert(webhookDeliveries).values(rows);
   await signal(tx, webhookChannel, "");
@@ -84,7 +96,9 @@ const leaseMs = () => env().WEBHOOK_TIMEOUT_MS + 5_000;
 export async function claimDueDeliveries(max: number, busyEndpoints: string[]): Promise<ClaimedDelivery[]> {
   const claimId = randomUUID();
   const perEndpoint = limits.webhookInFlightPerEndpoint;
-  const result = await (await db()).execute(sql`
+  const result = await (
+    await db()
+  ).execute(sql`
     with due as (
       select id from (
         select d.id, d.next_attempt_at,
@@ -140,7 +154,9 @@ export async function claimDueDeliveries(max: number, busyEndpoints: string[]): 
 
 /** When the next delivery falls due (null: nothing pending). */
 export async function nextDueAt(): Promise<Date | null> {
-  const result = await (await db()).execute(sql`
+  const result = await (
+    await db()
+  ).execute(sql`
     select min(d.next_attempt_at) as due from ${webhookDeliveries} d join ${webhookEndpoints} e on e.id = d.endpoint_id
     where d.status = 'pending' and e.status = 'enabled'`);
   const due = (result as unknown as { rows: { due: string | Date | null }[] }).rows[0]?.due;
@@ -159,7 +175,8 @@ export function retryDelayMs(n: number, schedule: readonly number[] = env().WEBH
   return schedule[Math.min(n, schedule.length) - 1];
 }
 
-export const isSuccess = (outcome: AttemptOutcome) => outcome.responseStatus !== null && outcome.responseStatus >= 200 && outcome.responseStatus < 300;
+export const isSuccess = (outcome: AttemptOutcome) =>
+  outcome.responseStatus !== null && outcome.responseStatus >= 200 && outcome.responseStatus < 300;
 
 /**
  * Records an attempt and what follows from it: success; a retry on the schedule; `failed` once the next
@@ -175,7 +192,9 @@ export async function recordAttempt(claim: ClaimedDelivery, outcome: AttemptOutc
   const disabledReason = `Every delivery failed for ${Math.round(config.WEBHOOK_DISABLE_AFTER_MS / 3_600_000)} h; disabled automatically.`;
   // One statement (the dispatcher's only write per attempt): the attempt row, the delivery's next state, and
   // the endpoint's failure clock. Nothing happens when the claim is no longer the delivery's.
-  await (await db()).execute(sql`
+  await (
+    await db()
+  ).execute(sql`
     with delivery as (
       update ${webhookDeliveries}
       set status = ${succeeded ? "succeeded" : givesUp ? "failed" : "pending"},

@@ -15,7 +15,8 @@ export const encryptSecret = (plain: string): string => seal("webhook-secrets/v1
 
 export function decryptSecret(stored: string): string {
   const plain = unseal("webhook-secrets/v1", stored);
-  if (plain === null) throw new Error("A webhook secret does not open with this server's secret (SESSION_SECRET changed?)");
+  if (plain === null)
+    throw new Error("A webhook secret does not open with this server's secret (SESSION_SECRET changed?)");
   return plain;
 }
 

@@ -55,7 +55,8 @@ export function toWebhookDelivery(row: DeliveryRow) {
 }
 
 const endpointNotFound = () => notFound("NOT_FOUND", "The webhook endpoint");
-const ownEndpoint = (accountId: string, endpointId: string) => and(eq(webhookEndpoints.id, endpointId), eq(webhookEndpoints.accountId, accountId));
+const ownEndpoint = (accountId: string, endpointId: string) =>
+  and(eq(webhookEndpoints.id, endpointId), eq(webhookEndpoints.accountId, accountId));
 
 async function findEndpoint(accountId: string, endpointId: string): Promise<EndpointRow> {
   if (!isUuid(endpointId)) throw endpointNotFound();
@@ -74,18 +75,33 @@ export async function createWebhookEndpoint(accountId: string, input: EndpointIn
   await requireProfile(accountId);
   const url = checkWebhookUrl(input.url, env().WEBHOOK_ALLOWED_HOSTS);
   const secret = generateWebhookSecret();
-  const row = await (await db()).transaction(async (tx) => {
+  const row = await (
+    await db()
+  ).transaction(async (tx) => {
     // The account row serialises concurrent registrations, so the limit holds under races.
     await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for("update");
-    const [{ n }] = await tx.select({ n: count() }).from(webhookEndpoints).where(eq(webhookEndpoints.accountId, accountId));
+    const [{ n }] = await tx
+      .select({ n: count() })
+      .from(webhookEndpoints)
+      .where(eq(webhookEndpoints.accountId, accountId));
     if (n >= limits.webhookEndpointsPerDeveloper) {
-      throw new DomainError("LIMIT_REACHED", `A developer may have at most ${limits.webhookEndpointsPerDeveloper} webhook endpoints.`, {
-        limit: limits.webhookEndpointsPerDeveloper,
-      });
+      throw new DomainError(
+        "LIMIT_REACHED",
+        `A developer may have at most ${limits.webhookEndpointsPerDeveloper} webhook endpoints.`,
+        {
+          limit: limits.webhookEndpointsPerDeveloper,
+        },
+      );
     }
     const [inserted] = await tx
       .insert(webhookEndpoints)
-      .values({ accountId, url, events: input.events, description: input.description ?? null, secretCiphertext: encryptSecret(secret) })
+      .values({
+        accountId,
+        url,
+        events: input.events,
+        description: input.description ?? null,
+        secretCiphertext: encryptSecret(secret),
+      })
       .returning();
     return inserted;
   });
@@ -93,7 +109,9 @@ export async function createWebhookEndpoint(accountId: string, input: EndpointIn
 }
 
 export async function listWebhookEndpoints(accountId: string) {
-  const rows = await (await db())
+  const rows = await (
+    await db()
+  )
     .select()
     .from(webhookEndpoints)
     .where(eq(webhookEndpoints.accountId, accountId))
@@ -115,7 +133,9 @@ export interface EndpointPatch {
 export async function updateWebhookEndpoint(accountId: string, endpointId: string, patch: EndpointPatch) {
   await findEndpoint(accountId, endpointId);
   const enabling = patch.status === "enabled";
-  const [row] = await (await db())
+  const [row] = await (
+    await db()
+  )
     .update(webhookEndpoints)
     .set({
       ...(patch.url !== undefined ? { url: checkWebhookUrl(patch.url, env().WEBHOOK_ALLOWED_HOSTS) } : {}),
@@ -137,7 +157,12 @@ export async function updateWebhookEndpoint(accountId: string, endpointId: strin
 /** Deletes the endpoint; its deliveries, pending or not, go with it. */
 export async function deleteWebhookEndpoint(accountId: string, endpointId: string): Promise<void> {
   if (!isUuid(endpointId)) throw endpointNotFound();
-  const deleted = await (await db()).delete(webhookEndpoints).where(ownEndpoint(accountId, endpointId)).returning({ id: webhookEndpoints.id });
+  const deleted = await (
+    await db()
+  )
+    .delete(webhookEndpoints)
+    .where(ownEndpoint(accountId, endpointId))
+    .returning({ id: webhookEndpoints.id });
   if (deleted.length === 0) throw endpointNotFound();
 }
 
@@ -145,7 +170,9 @@ export async function deleteWebhookEndpoint(accountId: string, endpointId: strin
 export async function rotateWebhookSecret(accountId: string, endpointId: string) {
   if (!isUuid(endpointId)) throw endpointNotFound();
   const secret = generateWebhookSecret();
-  const [row] = await (await db())
+  const [row] = await (
+    await db()
+  )
     .update(webhookEndpoints)
     .set({
       previousSecretCiphertext: sql`${webhookEndpoints.secretCiphertext}`,
@@ -182,7 +209,13 @@ export async function listDeliveries(accountId: string, endpointId: string, page
   const d = await db();
   const where = and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.accountId, accountId));
   const [rows, [{ total }]] = await Promise.all([
-    d.select().from(webhookDeliveries).where(where).orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id)).limit(page.limit).offset(offsetOf(page)),
+    d
+      .select()
+      .from(webhookDeliveries)
+      .where(where)
+      .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+      .limit(page.limit)
+      .offset(offsetOf(page)),
     d.select({ total: count() }).from(webhookDeliveries).where(where),
   ]);
   return pageOf(rows.map(toWebhookDelivery), total, page);
@@ -192,7 +225,9 @@ export async function listDeliveries(accountId: string, endpointId: string, page
 export async function listJobDeliveries(accountId: string, jobId: string) {
   if (!isUuid(jobId)) throw notFound("JOB_NOT_FOUND", "The job");
   await getJob(accountId, jobId);
-  const rows = await (await db())
+  const rows = await (
+    await db()
+  )
     .select()
     .from(webhookDeliveries)
     .where(and(eq(webhookDeliveries.jobId, jobId), eq(webhookDeliveries.accountId, accountId)))
@@ -215,7 +250,13 @@ export async function redeliver(accountId: string, endpointId: string, deliveryI
       cycleStartedAt: sql`now()`,
       updatedAt: sql`now()`,
     })
-    .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.accountId, accountId)))
+    .where(
+      and(
+        eq(webhookDeliveries.id, deliveryId),
+        eq(webhookDeliveries.endpointId, endpointId),
+        eq(webhookDeliveries.accountId, accountId),
+      ),
+    )
     .returning();
   if (!row) throw notFound("NOT_FOUND", "The delivery");
   await signal(d, webhookChannel, "");

@@ -7,7 +7,16 @@ import { createLogger, type Logger } from "@/lib/log";
 import type { NodeRow } from "@/lib/network/coordinator";
 import { errorResponse } from "./error-envelope";
 import { parseOr400, queryOf, readJson } from "./body";
-import { checkOrigin, requireApiKey, requireDeveloper, requireNode, requireSession, type DeveloperPrincipal, type KeyPrincipal, type SessionPrincipal } from "./guards";
+import {
+  checkOrigin,
+  requireApiKey,
+  requireDeveloper,
+  requireNode,
+  requireSession,
+  type DeveloperPrincipal,
+  type KeyPrincipal,
+  type SessionPrincipal,
+} from "./guards";
 import { rateLimitHeadersOf } from "./rate-limit";
 import { requestIdOf } from "./request-id";
 import type { BodySpec, Credential, Output, RouteSpec } from "./routes";
@@ -31,11 +40,19 @@ const unavailableCodes = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EP
  * be wrapped (drizzle's DrizzleQueryError keeps it as `cause`), so the whole cause chain is inspected.
  */
 function isUnavailable(error: unknown): boolean {
-  for (let e = error, depth = 0; e && typeof e === "object" && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+  for (
+    let e = error, depth = 0;
+    e && typeof e === "object" && depth < 5;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === "string" && (unavailableCodes.has(code) || code.startsWith("08"))) return true;
     // node-postgres reports a connection that died mid-query (or mid-transaction, at its rollback) without a code.
-    if (e instanceof Error && /^Connection terminated|connection error and is not queryable|timeout expired/.test(e.message)) return true;
+    if (
+      e instanceof Error &&
+      /^Connection terminated|connection error and is not queryable|timeout expired/.test(e.message)
+    )
+      return true;
   }
   return false;
 }
@@ -75,11 +92,16 @@ export interface RouteContext<R extends RouteSpec> extends ApiContext<Declared<R
   query: Declared<R["query"]>;
   body: NonNullable<R["body"]> extends BodySpec<infer B, infer _P> ? z.output<B> : undefined;
   /** JSON of the declared response schema (anything, if none is declared); the status defaults to the declared one. */
-  json: (body: [NonNullable<R["response"]["schema"]>] extends [never] ? unknown : Declared<R["response"]["schema"]>, init?: JsonInit) => Response;
+  json: (
+    body: [NonNullable<R["response"]["schema"]>] extends [never] ? unknown : Declared<R["response"]["schema"]>,
+    init?: JsonInit,
+  ) => Response;
 }
 
 /** A route handler as Next.js calls it, carrying its declaration (read by tests/integration/route-declarations.test.ts). */
-export type DeclaredHandler = ((req: Request, ctx?: NextRouteContext<Record<string, string>>) => Promise<Response>) & { route: RouteSpec };
+export type DeclaredHandler = ((req: Request, ctx?: NextRouteContext<Record<string, string>>) => Promise<Response>) & {
+  route: RouteSpec;
+};
 type DeclaredBody = NonNullable<RouteSpec["body"]>;
 type DeclaredParams = Parameters<NonNullable<DeclaredBody["maxBytes"]>>[0];
 
@@ -103,7 +125,11 @@ async function authorize(req: Request, route: RouteSpec): Promise<unknown> {
 
 async function readBody(req: Request, spec: DeclaredBody, params: DeclaredParams): Promise<unknown> {
   if (spec.maxBytesOfBody) {
-    return readJson(req, spec.schema, { allowEmpty: spec.allowEmpty, readLimitBytes: spec.maxBytesOfBody.readUpTo, maxBytes: spec.maxBytesOfBody.limit });
+    return readJson(req, spec.schema, {
+      allowEmpty: spec.allowEmpty,
+      readLimitBytes: spec.maxBytesOfBody.readUpTo,
+      maxBytes: spec.maxBytesOfBody.limit,
+    });
   }
   return readJson(req, spec.schema, { allowEmpty: spec.allowEmpty, maxBytes: spec.maxBytes?.(params) });
 }
@@ -112,7 +138,10 @@ async function readBody(req: Request, spec: DeclaredBody, params: DeclaredParams
  * A route handler for a declared route (lib/http/routes.ts): the credential's guard, then the path params,
  * the query and the body parsed with the declared schemas (400/413/415 in the envelope), then `handler`.
  */
-export function withApi<R extends RouteSpec>(route: R, handler: (req: Request, ctx: RouteContext<R>) => Promise<Response>): DeclaredHandler {
+export function withApi<R extends RouteSpec>(
+  route: R,
+  handler: (req: Request, ctx: RouteContext<R>) => Promise<Response>,
+): DeclaredHandler {
   const status = route.response.status;
   const wrapped = handleApi<Record<string, string>>(async (req, ctx) => {
     const principal = await authorize(req, route);

@@ -13,7 +13,9 @@ export interface ReadJsonOptions<T = unknown> {
 async function readLimited(req: Request, maxBytes: number): Promise<string> {
   const declared = Number(req.headers.get("content-length") ?? "NaN");
   const tooLarge = () =>
-    new DomainError("PAYLOAD_TOO_LARGE", `The request body exceeds the limit of ${maxBytes} bytes.`, { limitBytes: maxBytes });
+    new DomainError("PAYLOAD_TOO_LARGE", `The request body exceeds the limit of ${maxBytes} bytes.`, {
+      limitBytes: maxBytes,
+    });
   if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
   if (!req.body) return "";
   const reader = req.body.getReader();
@@ -43,8 +45,10 @@ const loneSurrogate = /\p{Cs}/u;
 export function checkJsonValue(root: unknown): void {
   const stack: { value: unknown; depth: number }[] = [{ value: root, depth: 0 }];
   const checkString = (s: string) => {
-    if (s.includes("\u0000")) throw new DomainError("INVALID_REQUEST", "Text may not contain the NUL character (U+0000).");
-    if (loneSurrogate.test(s)) throw new DomainError("INVALID_REQUEST", "Text must be well-formed Unicode (no lone surrogates).");
+    if (s.includes("\u0000"))
+      throw new DomainError("INVALID_REQUEST", "Text may not contain the NUL character (U+0000).");
+    if (loneSurrogate.test(s))
+      throw new DomainError("INVALID_REQUEST", "Text must be well-formed Unicode (no lone surrogates).");
   };
   while (stack.length > 0) {
     const { value, depth } = stack.pop() as { value: unknown; depth: number };
@@ -73,8 +77,13 @@ function checkJsonMediaType(contentType: string | null): void {
 }
 
 /** Parses the body as JSON of the given shape; any mismatch is a 400 INVALID_REQUEST with the issues. */
-export async function readJson<S extends z.ZodType>(req: Request, schema: S, options: ReadJsonOptions<z.infer<S>> & { readLimitBytes?: number } = {}): Promise<z.infer<S>> {
-  const maxBytes = typeof options.maxBytes === "number" ? options.maxBytes : (options.readLimitBytes ?? limits.defaultBodyBytes);
+export async function readJson<S extends z.ZodType>(
+  req: Request,
+  schema: S,
+  options: ReadJsonOptions<z.infer<S>> & { readLimitBytes?: number } = {},
+): Promise<z.infer<S>> {
+  const maxBytes =
+    typeof options.maxBytes === "number" ? options.maxBytes : (options.readLimitBytes ?? limits.defaultBodyBytes);
   const contentType = req.headers.get("content-type");
   const text = await (async () => {
     if (contentType === null && options.allowEmpty) return readLimited(req, maxBytes);
@@ -96,7 +105,9 @@ export async function readJson<S extends z.ZodType>(req: Request, schema: S, opt
   if (typeof options.maxBytes === "function") {
     const limit = options.maxBytes(parsed);
     if (Buffer.byteLength(text) > limit) {
-      throw new DomainError("PAYLOAD_TOO_LARGE", `The request body exceeds the limit of ${limit} bytes.`, { limitBytes: limit });
+      throw new DomainError("PAYLOAD_TOO_LARGE", `The request body exceeds the limit of ${limit} bytes.`, {
+        limitBytes: limit,
+      });
     }
   }
   return parsed;

@@ -20,7 +20,9 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 describe("the client address", () => {
   it("is the socket's address, whatever the client sends as X-Forwarded-For or as our own header", async () => {
-    const res = await fetch(baseUrl, { headers: { "x-forwarded-for": "203.0.113.7", "x-en-socket-address": "198.51.100.9" } });
+    const res = await fetch(baseUrl, {
+      headers: { "x-forwarded-for": "203.0.113.7", "x-en-socket-address": "198.51.100.9" },
+    });
     expect(await res.text()).toBe("127.0.0.1");
   });
 });

@@ -28,7 +28,10 @@ export function stampSocketAddresses(): void {
 /** The address to count a request against: behind a trusted proxy the last hop it recorded, else the socket. */
 export function clientAddressOf(req: Request): string {
   if (env().TRUST_PROXY) {
-    const hops = (req.headers.get("x-forwarded-for") ?? "").split(",").map((h) => h.trim()).filter(Boolean);
+    const hops = (req.headers.get("x-forwarded-for") ?? "")
+      .split(",")
+      .map((h) => h.trim())
+      .filter(Boolean);
     if (hops.length > 0) return hops[hops.length - 1];
   }
   return req.headers.get(socketAddressHeader) ?? "unknown";

@@ -29,18 +29,39 @@ function toDomainError(error: unknown, log: Logger): DomainError {
   if (error instanceof ExecutionApiError) {
     // A key problem on the second try is ours, not the developer's.
     const ours = error.code === "INVALID_API_KEY" || error.code === "INSUFFICIENT_SCOPE" || !isErrorCode(error.code);
-    if (!ours) return new DomainError(error.code as ErrorCode, error.message, error.details ?? undefined, error.retryAfterSeconds ?? undefined);
-    log.error("execution API refused the dashboard", { status: error.status, code: error.code, apiRequestId: error.requestId });
+    if (!ours)
+      return new DomainError(
+        error.code as ErrorCode,
+        error.message,
+        error.details ?? undefined,
+        error.retryAfterSeconds ?? undefined,
+      );
+    log.error("execution API refused the dashboard", {
+      status: error.status,
+      code: error.code,
+      apiRequestId: error.requestId,
+    });
     return new DomainError("INTERNAL_ERROR", "The dashboard could not submit the job; try again.");
   }
   log.error("execution API unreachable", { err: error, baseUrl: executionApiUrl() });
   return new DomainError("UNAVAILABLE", "The execution API could not be reached; try again shortly.", undefined, 5);
 }
 
-export async function runAsDashboard({ accountId, serviceId, input, idempotencyKey, log }: DashboardRun): Promise<ExecutionJob> {
+export async function runAsDashboard({
+  accountId,
+  serviceId,
+  input,
+  idempotencyKey,
+  log,
+}: DashboardRun): Promise<ExecutionJob> {
   for (let attempt = 1; ; attempt++) {
     const key = await dashboardKeyFor(accountId);
-    const client = new ExecutionClient({ apiKey: key.secret, baseUrl: executionApiUrl(), timeoutMs: 20_000, maxRetries: 1 });
+    const client = new ExecutionClient({
+      apiKey: key.secret,
+      baseUrl: executionApiUrl(),
+      timeoutMs: 20_000,
+      maxRetries: 1,
+    });
     try {
       const job = await client.execute(serviceId, input, { idempotencyKey });
       log.info("dashboard run", { jobId: job.jobId, serviceId, keyId: key.keyId });

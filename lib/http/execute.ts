@@ -19,7 +19,13 @@ export async function submitAndRespond(
   input: Record<string, unknown>,
   idempotencyKey: string | undefined,
 ): Promise<Response> {
-  const { response, replayed } = await submitJob({ accountId: principal.accountId, apiKeyId: principal.keyId, serviceId, input, idempotencyKey });
+  const { response, replayed } = await submitJob({
+    accountId: principal.accountId,
+    apiKeyId: principal.keyId,
+    serviceId,
+    input,
+    idempotencyKey,
+  });
   return json(response.body, {
     status: response.status,
     headers: {

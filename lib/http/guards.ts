@@ -78,7 +78,10 @@ export function streamCredential(req: Request, principal: DeveloperPrincipal, sc
       stillValid: async () => Boolean((await authenticateApiKey(secret))?.scopes.includes(scope)),
     };
   }
-  return { code: "UNAUTHENTICATED" as const, stillValid: async () => signedInOf(await readSession(req))?.accountId === principal.accountId };
+  return {
+    code: "UNAUTHENTICATED" as const,
+    stillValid: async () => signedInOf(await readSession(req))?.accountId === principal.accountId,
+  };
 }
 
 // Loaded on the first node request only, and once: every dynamic import() goes through the module loader.

@@ -51,13 +51,20 @@ export async function jobEventStream(
   });
   if (!place) {
     await unlisten();
-    throw new DomainError("RATE_LIMITED", `At most ${limits.streamsPerAccount} event streams may be open per account.`, { limit: limits.streamsPerAccount }, 5);
+    throw new DomainError(
+      "RATE_LIMITED",
+      `At most ${limits.streamsPerAccount} event streams may be open per account.`,
+      { limit: limits.streamsPerAccount },
+      5,
+    );
   }
   let released = false;
   const release = () => {
     if (released) return;
     released = true;
-    releaseStreamPlace(place).catch((err: unknown) => log.warn("event stream place not released (its lease will lapse)", { jobId, err }));
+    releaseStreamPlace(place).catch((err: unknown) =>
+      log.warn("event stream place not released (its lease will lapse)", { jobId, err }),
+    );
   };
   const encoder = new TextEncoder();
 
@@ -66,7 +73,8 @@ export async function jobEventStream(
       const send = (text: string) => controller.enqueue(encoder.encode(text));
       let cursor = lastEventId;
       let lastStatus = "";
-      let snapshot: { job: ExecutionJob; events: Awaited<ReturnType<typeof readJobProgress>>["events"] } | undefined = first;
+      let snapshot: { job: ExecutionJob; events: Awaited<ReturnType<typeof readJobProgress>>["events"] } | undefined =
+        first;
       let checkedAt = Date.now();
       let sentAt = Date.now();
       try {
@@ -93,7 +101,12 @@ export async function jobEventStream(
             checkedAt = Date.now();
             await renewStreamPlace(place, limits.streamLeaseMs);
             if (!(await credential.stillValid())) {
-              send(frame("error", { code: credential.code, message: "The credential of this stream was revoked or has expired." }));
+              send(
+                frame("error", {
+                  code: credential.code,
+                  message: "The credential of this stream was revoked or has expired.",
+                }),
+              );
               break;
             }
           }

@@ -19,7 +19,12 @@ const errorDescriptions: Record<number, string> = {
   402: "INSUFFICIENT_CREDITS, or KEY_CREDIT_LIMIT: the API key's credit limit is spent (details: KeyCreditLimitDetails)",
 };
 const errorResponses = (codes: number[]) =>
-  Object.fromEntries(codes.map((code) => [String(code), { description: errorDescriptions[code] ?? `Error (${code})`, ...jsonContent(s.ErrorEnvelope) }]));
+  Object.fromEntries(
+    codes.map((code) => [
+      String(code),
+      { description: errorDescriptions[code] ?? `Error (${code})`, ...jsonContent(s.ErrorEnvelope) },
+    ]),
+  );
 
 function buildDocument() {
   const registry = new OpenAPIRegistry();
@@ -43,7 +48,11 @@ function buildDocument() {
       responses: {
         [String(p.response.status)]: {
           description: p.response.description ?? "OK",
-          ...(p.response.schema ? jsonContent(p.response.schema) : p.response.contentType ? { content: { [p.response.contentType]: { schema: { type: "string" } } } } : {}),
+          ...(p.response.schema
+            ? jsonContent(p.response.schema)
+            : p.response.contentType
+              ? { content: { [p.response.contentType]: { schema: { type: "string" } } } }
+              : {}),
         },
         ...errorResponses([...p.errors, 500]),
       },
@@ -55,7 +64,7 @@ function buildDocument() {
     path: "webhookEvent",
     summary: "A webhook delivery to a registered endpoint",
     description:
-      "Headers (Standard Webhooks): webhook-id (the event id, the same on every retry), webhook-timestamp (Unix seconds), webhook-signature (`v1,<base64 HMAC-SHA256 of \"<id>.<timestamp>.<body>\">` per live secret, space-separated). Answer 2xx within 10 s; anything else is retried.",
+      'Headers (Standard Webhooks): webhook-id (the event id, the same on every retry), webhook-timestamp (Unix seconds), webhook-signature (`v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">` per live secret, space-separated). Answer 2xx within 10 s; anything else is retried.',
     tags: ["Webhooks"],
     request: {
       headers: z.object({ "webhook-id": z.string(), "webhook-timestamp": z.string(), "webhook-signature": z.string() }),
@@ -64,7 +73,10 @@ function buildDocument() {
     responses: { "200": { description: "Any 2xx acknowledges the event" } },
   });
   // KeyCreditLimitDetails is named by the 402 responses' description; no route returns it as a body of its own.
-  return new OpenApiGeneratorV31([...registry.definitions, { type: "schema", schema: s.CreditLimitDetails }]).generateDocument({
+  return new OpenApiGeneratorV31([
+    ...registry.definitions,
+    { type: "schema", schema: s.CreditLimitDetails },
+  ]).generateDocument({
     openapi: "3.1.0",
     info: {
       title: "Execution Network API",

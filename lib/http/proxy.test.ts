@@ -10,7 +10,10 @@ describe("proxy: what the framework would answer without the envelope", () => {
     expect(res.status).toBe(405);
     expect(res.headers.get("x-request-id")).toMatch(/^req_/);
     expect(res.headers.get("allow")).toBe("POST, GET, HEAD, OPTIONS");
-    expect((await res.json()).error).toMatchObject({ code: "METHOD_NOT_ALLOWED", details: { allowed: ["POST", "GET", "HEAD", "OPTIONS"] } });
+    expect((await res.json()).error).toMatchObject({
+      code: "METHOD_NOT_ALLOWED",
+      details: { allowed: ["POST", "GET", "HEAD", "OPTIONS"] },
+    });
     expect(at("/api/developers/jobs/0b0e/logs", "DELETE").status).toBe(405);
     expect(at("/api/developers/keys", "POST").status).toBe(200); // passed on to the route
   });

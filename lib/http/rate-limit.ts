@@ -23,7 +23,12 @@ async function limiterFor(name: string, perMinute: number): Promise<RateLimiterA
   const options = { keyPrefix: name, points: perMinute, duration: 60 };
   const limiter =
     database.driver === "postgres"
-      ? new RateLimiterDrizzle({ ...options, storeClient: database.db, schema: rateLimits, clearExpiredByTimeout: false })
+      ? new RateLimiterDrizzle({
+          ...options,
+          storeClient: database.db,
+          schema: rateLimits,
+          clearExpiredByTimeout: false,
+        })
       : new RateLimiterMemory(options);
   limiters.set(id, limiter);
   return limiter;
@@ -49,7 +54,8 @@ export async function consumeRateLimit(req: Request, name: string, key: string, 
   }
   const resetSeconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
   record(req, { limit: perMinute, remaining: limited ? 0 : res.remainingPoints, resetSeconds });
-  if (limited) throw new DomainError("RATE_LIMITED", "Too many requests; slow down.", { limit: perMinute }, resetSeconds);
+  if (limited)
+    throw new DomainError("RATE_LIMITED", "Too many requests; slow down.", { limit: perMinute }, resetSeconds);
 }
 
 /** The RateLimit-* headers for this request's tightest limit, if any limit applied. */

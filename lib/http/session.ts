@@ -46,7 +46,10 @@ function cookieValue(req: Request): string | undefined {
 
 async function unsealCookie(sealed: string): Promise<SessionData> {
   try {
-    return await unsealData<SessionData>(decodeURIComponent(sealed), { password: sessionSecret(), ttl: sessionMaxAgeSeconds });
+    return await unsealData<SessionData>(decodeURIComponent(sealed), {
+      password: sessionSecret(),
+      ttl: sessionMaxAgeSeconds,
+    });
   } catch {
     return {};
   }

@@ -38,9 +38,16 @@ const liveSince = () => sql`now() - make_interval(secs => ${leaseMs() / 1000})`;
 /** Issues a node credential (operator command). The token is shown once; only its hash is kept. */
 export async function issueNodeToken(name: string, options: { region?: string; embedded?: boolean } = {}) {
   const token = `node_${randomBytes(32).toString("base64url")}`;
-  const [row] = await (await db())
+  const [row] = await (
+    await db()
+  )
     .insert(nodes)
-    .values({ name, region: options.region ?? "local", tokenHash: hashToken(token), embedded: options.embedded ?? false })
+    .values({
+      name,
+      region: options.region ?? "local",
+      tokenHash: hashToken(token),
+      embedded: options.embedded ?? false,
+    })
     .returning();
   return { nodeId: row.id, token };
 }
@@ -49,9 +56,15 @@ export async function issueNodeToken(name: string, options: { region?: string; e
 export async function ensureEmbeddedNode(name: string) {
   const token = `node_${randomBytes(32).toString("base64url")}`;
   const d = await db();
-  const [existing] = await d.select().from(nodes).where(and(eq(nodes.name, name), eq(nodes.embedded, true)));
+  const [existing] = await d
+    .select()
+    .from(nodes)
+    .where(and(eq(nodes.name, name), eq(nodes.embedded, true)));
   if (existing) {
-    await d.update(nodes).set({ tokenHash: hashToken(token), revokedAt: null }).where(eq(nodes.id, existing.id));
+    await d
+      .update(nodes)
+      .set({ tokenHash: hashToken(token), revokedAt: null })
+      .where(eq(nodes.id, existing.id));
     return { nodeId: existing.id, token };
   }
   return issueNodeToken(name, { embedded: true });
@@ -86,7 +99,14 @@ export async function loseJobs(tx: Tx, rows: JobRow[], reason: string): Promise<
       from: heldStatuses,
       attempt: job.attempt,
       events: [lost(job)],
-      logs: [{ level: "warn", source: "platform", message: `Node lost (${reason}) during attempt ${job.attempt}.`, nodeId: job.assignedNodeId }],
+      logs: [
+        {
+          level: "warn",
+          source: "platform",
+          message: `Node lost (${reason}) during attempt ${job.attempt}.`,
+          nodeId: job.assignedNodeId,
+        },
+      ],
     });
     if (row) changed++;
   }
@@ -114,7 +134,10 @@ export async function registerNode(node: NodeRow, registration: NodeRegistration
 /** Keeps the node live and its jobs' leases fresh; tells it which of its jobs to stop. */
 export async function heartbeat(node: NodeRow, activeJobIds: string[]) {
   const d = await db();
-  await d.update(nodes).set({ lastHeartbeatAt: sql`now()` }).where(eq(nodes.id, node.id));
+  await d
+    .update(nodes)
+    .set({ lastHeartbeatAt: sql`now()` })
+    .where(eq(nodes.id, node.id));
   const uuids = activeJobIds.filter(isUuid);
   if (uuids.length === 0) return { cancelJobIds: activeJobIds };
   const kept = await d
@@ -128,11 +151,18 @@ export async function heartbeat(node: NodeRow, activeJobIds: string[]) {
 
 /** A node shutting down gracefully: it claims nothing more. */
 export async function drainNode(node: NodeRow) {
-  await (await db()).update(nodes).set({ drainingAt: sql`now()` }).where(eq(nodes.id, node.id));
+  await (
+    await db()
+  )
+    .update(nodes)
+    .set({ drainingAt: sql`now()` })
+    .where(eq(nodes.id, node.id));
 }
 
 export async function liveNodeCount(): Promise<number> {
-  const [{ live }] = await (await db())
+  const [{ live }] = await (
+    await db()
+  )
     .select({ live: count() })
     .from(nodes)
     .where(and(gt(nodes.lastHeartbeatAt, liveSince()), isNull(nodes.drainingAt), isNull(nodes.revokedAt)));
@@ -162,12 +192,31 @@ const claimCandidates = sql`array(
 /** One claim: the claimed jobs assigned (and started, with `start`), with their events and log lines, in one statement. */
 async function claimOnce(node: NodeRow, max: number, start: boolean): Promise<ClaimedJob[]> {
   const d = await db();
-  const candidates: Candidates = { shape: "claim", sql: claimCandidates, values: { claimNodeId: node.id, claimMax: max } };
+  const candidates: Candidates = {
+    shape: "claim",
+    sql: claimCandidates,
+    values: { claimNodeId: node.id, claimMax: max },
+  };
   const assigned = {
-    events: [{ type: "NODE_ASSIGNED", nodeId: node.id, data: { nodeId: node.id, name: node.name, region: node.region } }],
-    logs: [{ level: "info", source: "platform", message: `Assigned to node ${node.name} (${node.region}).`, nodeId: node.id }],
+    events: [
+      { type: "NODE_ASSIGNED", nodeId: node.id, data: { nodeId: node.id, name: node.name, region: node.region } },
+    ],
+    logs: [
+      {
+        level: "info",
+        source: "platform",
+        message: `Assigned to node ${node.name} (${node.region}).`,
+        nodeId: node.id,
+      },
+    ],
   } satisfies Pick<JobChange, "events" | "logs">;
-  const set = { attempt: Computed.increment, assignedNodeId: node.id, assignedAt: Computed.now, leaseExpiresAt: leaseFromNow(), progress: 0 };
+  const set = {
+    attempt: Computed.increment,
+    assignedNodeId: node.id,
+    assignedAt: Computed.now,
+    leaseExpiresAt: leaseFromNow(),
+    progress: 0,
+  };
   const assign: JobChange = start
     ? {
         to: "running",
@@ -182,10 +231,21 @@ async function claimOnce(node: NodeRow, max: number, start: boolean): Promise<Cl
   // a transaction (the free slots are counted afresh, so the two never claim more than the node can run).
   const atOnce = await recordJobChanges(d, candidates, assign, { inTransaction: false });
   const rows = atOnce.rows;
-  if (atOnce.left > 0) rows.push(...(await d.transaction(async (tx) => (await recordJobChanges(tx, candidates, assign, { inTransaction: true })).rows)));
+  if (atOnce.left > 0)
+    rows.push(
+      ...(await d.transaction(
+        async (tx) => (await recordJobChanges(tx, candidates, assign, { inTransaction: true })).rows,
+      )),
+    );
   // Oldest first, as they were chosen (a statement's RETURNING has no order).
   rows.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
-  return rows.map((row) => ({ jobId: row.id, attempt: row.attempt, serviceId: row.serviceId, input: row.input, timeoutMs: row.timeoutMs }));
+  return rows.map((row) => ({
+    jobId: row.id,
+    attempt: row.attempt,
+    serviceId: row.serviceId,
+    input: row.input,
+    timeoutMs: row.timeoutMs,
+  }));
 }
 
 // Nodes of this process waiting for work, oldest first. A work signal wakes ONE waiter that can run the
@@ -226,7 +286,13 @@ async function workWaiters(): Promise<WorkWaiters> {
  * Claims up to `max` jobs, waiting up to `waitMs` for work to arrive (long poll). Arrival is signalled
  * (NOTIFY / in-process); a periodic re-check is the safety net for signals lost between instances.
  */
-export async function claimJobs(node: NodeRow, max: number, waitMs: number, signal?: AbortSignal, options: { start?: boolean } = {}): Promise<ClaimedJob[]> {
+export async function claimJobs(
+  node: NodeRow,
+  max: number,
+  waitMs: number,
+  signal?: AbortSignal,
+  options: { start?: boolean } = {},
+): Promise<ClaimedJob[]> {
   const deadline = Date.now() + waitMs;
   const waiters = await workWaiters();
   let waitFirst = node.serviceIds.length > 0 && node.serviceIds.every((id) => waiters.drained.has(id));
@@ -296,7 +362,13 @@ const started = {
       : { type: "EXECUTION_STARTED", nodeId: node.id, data: { attempt } },
   ],
   logs: (node: NodeRow, attempt?: number): LogInput[] => [
-    { level: "info", source: "node", message: `Execution started (attempt ${attempt ?? "{attempt}"}).`, nodeId: node.id, withAttempt: attempt === undefined },
+    {
+      level: "info",
+      source: "node",
+      message: `Execution started (attempt ${attempt ?? "{attempt}"}).`,
+      nodeId: node.id,
+      withAttempt: attempt === undefined,
+    },
   ],
 };
 
@@ -314,17 +386,22 @@ export function startExecution(node: NodeRow, jobId: string, attempt: number) {
 const reportedEvents = (node: NodeRow, report: ProgressReport) =>
   (report.providerRequests ?? []).map((data) => ({ type: "PROVIDER_REQUEST" as const, nodeId: node.id, data }));
 const reportedLogs = (node: NodeRow, report: ProgressReport) =>
-  (report.logs ?? []).map((l) => ({ level: l.level, source: "provider" as const, message: l.message, nodeId: node.id }));
+  (report.logs ?? []).map((l) => ({
+    level: l.level,
+    source: "provider" as const,
+    message: l.message,
+    nodeId: node.id,
+  }));
 
 export function reportProgress(node: NodeRow, jobId: string, attempt: number, report: ProgressReport) {
   return changeOrRefuse(jobId, {
-      from: ["running"],
-      attempt,
-      nodeId: node.id,
-      // The same rule as nextProgress, applied to the stored value so concurrent reports cannot lower it.
-      set: report.progress === undefined ? {} : { progress: Computed.atLeast(nextProgress(0, report.progress)) },
-      events: reportedEvents(node, report),
-      logs: reportedLogs(node, report),
+    from: ["running"],
+    attempt,
+    nodeId: node.id,
+    // The same rule as nextProgress, applied to the stored value so concurrent reports cannot lower it.
+    set: report.progress === undefined ? {} : { progress: Computed.atLeast(nextProgress(0, report.progress)) },
+    events: reportedEvents(node, report),
+    logs: reportedLogs(node, report),
   });
 }
 
@@ -337,16 +414,19 @@ export function completeExecution(
   report: ProgressReport = {},
 ) {
   return changeOrRefuse(jobId, {
-      to: "completed",
-      attempt,
-      nodeId: node.id,
-      set: { result, progress: 100, completedAt: Computed.now, leaseExpiresAt: null },
-      events: [
-        ...reportedEvents(node, report),
-        { type: "RESULT_STORED", nodeId: node.id, data: { summary: result.summary } },
-        { type: "EXECUTION_COMPLETED", nodeId: node.id, data: { attempt } },
-      ],
-      logs: [...reportedLogs(node, report), { level: "info", source: "node", message: `Completed: ${result.summary}`, nodeId: node.id }],
+    to: "completed",
+    attempt,
+    nodeId: node.id,
+    set: { result, progress: 100, completedAt: Computed.now, leaseExpiresAt: null },
+    events: [
+      ...reportedEvents(node, report),
+      { type: "RESULT_STORED", nodeId: node.id, data: { summary: result.summary } },
+      { type: "EXECUTION_COMPLETED", nodeId: node.id, data: { attempt } },
+    ],
+    logs: [
+      ...reportedLogs(node, report),
+      { level: "info", source: "node", message: `Completed: ${result.summary}`, nodeId: node.id },
+    ],
   });
 }
 
@@ -366,8 +446,21 @@ export function failExecution(node: NodeRow, jobId: string, attempt: number, fai
       from: heldStatuses,
       attempt,
       nodeId: node.id,
-      events: [{ type: "EXECUTION_FAILED", nodeId: node.id, data: { code: failure.code, message: failure.message, retryable: failure.retryable, attempt } }],
-      logs: [{ level: "error", source: "node", message: `Attempt ${attempt} failed: ${failure.code}: ${failure.message}`, nodeId: node.id }],
+      events: [
+        {
+          type: "EXECUTION_FAILED",
+          nodeId: node.id,
+          data: { code: failure.code, message: failure.message, retryable: failure.retryable, attempt },
+        },
+      ],
+      logs: [
+        {
+          level: "error",
+          source: "node",
+          message: `Attempt ${attempt} failed: ${failure.code}: ${failure.message}`,
+          nodeId: node.id,
+        },
+      ],
     });
   });
 }
@@ -375,12 +468,12 @@ export function failExecution(node: NodeRow, jobId: string, attempt: number, fai
 /** A node giving a job back (graceful shutdown before finishing it): routed again as a new attempt. */
 export function releaseJob(node: NodeRow, jobId: string, attempt: number, reason = "node shutting down") {
   return changeOrRefuse(jobId, {
-      to: "routing",
-      from: heldStatuses,
-      attempt,
-      nodeId: node.id,
-      set: { routingStartedAt: Computed.now, leaseExpiresAt: null },
-      events: [{ type: "ROUTING_STARTED", data: { attempt: attempt + 1, releasedBy: node.id, reason } }],
-      logs: [{ level: "warn", source: "node", message: `Released by the node (${reason}).`, nodeId: node.id }],
+    to: "routing",
+    from: heldStatuses,
+    attempt,
+    nodeId: node.id,
+    set: { routingStartedAt: Computed.now, leaseExpiresAt: null },
+    events: [{ type: "ROUTING_STARTED", data: { attempt: attempt + 1, releasedBy: node.id, reason } }],
+    logs: [{ level: "warn", source: "node", message: `Released by the node (${reason}).`, nodeId: node.id }],
   });
 }

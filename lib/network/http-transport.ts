@@ -25,7 +25,11 @@ export function httpTransport(options: HttpTransportOptions): CoordinatorTranspo
   const base = options.baseUrl.replace(/\/$/, "");
   const maxRetries = options.maxRetries ?? 5;
 
-  async function call<T>(path: string, body: unknown, extra: { waitMs?: number; signal?: AbortSignal } = {}): Promise<T> {
+  async function call<T>(
+    path: string,
+    body: unknown,
+    extra: { waitMs?: number; signal?: AbortSignal } = {},
+  ): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       const timeout = AbortSignal.timeout((options.timeoutMs ?? 15_000) + (extra.waitMs ?? 0));
       const signal = extra.signal ? AbortSignal.any([timeout, extra.signal]) : timeout;
@@ -40,11 +44,14 @@ export function httpTransport(options: HttpTransportOptions): CoordinatorTranspo
         const parsed: unknown = text ? JSON.parse(text) : {};
         if (res.ok) return parsed as T;
         const error = (parsed as { error?: { code?: string; message?: string } }).error ?? {};
-        if (error.code === "JOB_FINAL" || error.code === "LEASE_LOST") throw new JobRevokedError(error.code, error.message ?? error.code);
+        if (error.code === "JOB_FINAL" || error.code === "LEASE_LOST")
+          throw new JobRevokedError(error.code, error.message ?? error.code);
         throw new HttpStatusError(res.status, error.code ?? "HTTP_ERROR", error.message ?? `HTTP ${res.status}`);
       } catch (error) {
         if (extra.signal?.aborted) throw error;
-        const transient = !(error instanceof JobRevokedError) && (!(error instanceof HttpStatusError) || error.status >= 500 || error.status === 429);
+        const transient =
+          !(error instanceof JobRevokedError) &&
+          (!(error instanceof HttpStatusError) || error.status >= 500 || error.status === 429);
         if (!transient || attempt >= maxRetries) throw error;
         await sleep(Math.min(5_000, 100 * 2 ** attempt) * (0.5 + Math.random() / 2), extra.signal);
       }
@@ -56,7 +63,14 @@ export function httpTransport(options: HttpTransportOptions): CoordinatorTranspo
     startsOnClaim: true,
     register: (registration) => call("register", registration),
     heartbeat: (activeJobIds) => call("heartbeat", { activeJobIds }),
-    claim: async (max, waitMs, signal) => (await call<{ jobs: Awaited<ReturnType<CoordinatorTransport["claim"]>> }>("claim", { max, waitMs, start: true }, { waitMs, signal })).jobs,
+    claim: async (max, waitMs, signal) =>
+      (
+        await call<{ jobs: Awaited<ReturnType<CoordinatorTransport["claim"]>> }>(
+          "claim",
+          { max, waitMs, start: true },
+          { waitMs, signal },
+        )
+      ).jobs,
     start: (jobId, attempt) => call(`jobs/${jobId}/start`, { attempt }),
     progress: (jobId, attempt, report) => call(`jobs/${jobId}/progress`, { attempt, ...report }),
     complete: (jobId, attempt, result, report) => call(`jobs/${jobId}/complete`, { attempt, result, ...report }),

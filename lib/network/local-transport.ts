@@ -30,10 +30,14 @@ export function localTransport(token: string): CoordinatorTransport {
     heartbeat: async (ids) => coordinator.heartbeat(await self(), ids),
     claim: async (max, waitMs, signal) => coordinator.claimJobs(await self(), max, waitMs, signal, { start: true }),
     start: async (jobId, attempt) => revoking(async () => coordinator.startExecution(await self(), jobId, attempt)),
-    progress: async (jobId, attempt, report) => revoking(async () => coordinator.reportProgress(await self(), jobId, attempt, report)),
-    complete: async (jobId, attempt, result, report) => revoking(async () => coordinator.completeExecution(await self(), jobId, attempt, result, report)),
-    fail: async (jobId, attempt, failure) => revoking(async () => coordinator.failExecution(await self(), jobId, attempt, failure)),
-    release: async (jobId, attempt, reason) => revoking(async () => coordinator.releaseJob(await self(), jobId, attempt, reason)),
+    progress: async (jobId, attempt, report) =>
+      revoking(async () => coordinator.reportProgress(await self(), jobId, attempt, report)),
+    complete: async (jobId, attempt, result, report) =>
+      revoking(async () => coordinator.completeExecution(await self(), jobId, attempt, result, report)),
+    fail: async (jobId, attempt, failure) =>
+      revoking(async () => coordinator.failExecution(await self(), jobId, attempt, failure)),
+    release: async (jobId, attempt, reason) =>
+      revoking(async () => coordinator.releaseJob(await self(), jobId, attempt, reason)),
     drain: async () => coordinator.drainNode(await self()),
   };
 }

@@ -59,7 +59,11 @@ export class NodeAgent {
       serviceIds,
       concurrency: this.options.concurrency,
     });
-    this.log.info("node registered", { nodeId: this.session.nodeId, serviceIds, concurrency: this.options.concurrency });
+    this.log.info("node registered", {
+      nodeId: this.session.nodeId,
+      serviceIds,
+      concurrency: this.options.concurrency,
+    });
     this.loops = [this.heartbeatLoop(this.session.heartbeatIntervalMs), this.claimLoop()];
     return this.session;
   }
@@ -146,7 +150,11 @@ export class NodeAgent {
     const { job, controller } = entry;
     const provider = this.options.providers[job.serviceId];
     if (!provider) {
-      await this.transport.fail(job.jobId, job.attempt, { code: "SERVICE_UNSUPPORTED", message: `This node cannot run ${job.serviceId}.`, retryable: true });
+      await this.transport.fail(job.jobId, job.attempt, {
+        code: "SERVICE_UNSUPPORTED",
+        message: `This node cannot run ${job.serviceId}.`,
+        retryable: true,
+      });
       return;
     }
     if (!this.transport.startsOnClaim) await this.transport.start(job.jobId, job.attempt);
@@ -184,9 +192,17 @@ export class NodeAgent {
         await this.transport.progress(job.jobId, job.attempt, unreported).catch(() => undefined);
       }
       if (timeout.aborted) {
-        await this.transport.fail(job.jobId, job.attempt, { code: "TIMEOUT", message: `The job exceeded its ${job.timeoutMs} ms timeout.`, retryable: true });
+        await this.transport.fail(job.jobId, job.attempt, {
+          code: "TIMEOUT",
+          message: `The job exceeded its ${job.timeoutMs} ms timeout.`,
+          retryable: true,
+        });
       } else if (error instanceof ProviderError) {
-        await this.transport.fail(job.jobId, job.attempt, { code: error.code, message: error.message, retryable: error.retryable });
+        await this.transport.fail(job.jobId, job.attempt, {
+          code: error.code,
+          message: error.message,
+          retryable: error.retryable,
+        });
       } else if (error instanceof JobRevokedError) {
         this.revoke(job.jobId, error.message);
       } else {

@@ -9,7 +9,14 @@ describe("the node's report buffer", () => {
         { progress: 40, providerRequests: [{ a: 1 }], logs: [{ level: "info", message: "one" }] },
         { progress: 30, providerRequests: [{ b: 2 }], logs: [{ level: "warn", message: "two" }] },
       ),
-    ).toEqual({ progress: 40, providerRequests: [{ a: 1 }, { b: 2 }], logs: [{ level: "info", message: "one" }, { level: "warn", message: "two" }] });
+    ).toEqual({
+      progress: 40,
+      providerRequests: [{ a: 1 }, { b: 2 }],
+      logs: [
+        { level: "info", message: "one" },
+        { level: "warn", message: "two" },
+      ],
+    });
   });
 
   it("hands a fast job's reports to its final report instead of sending them", async () => {

@@ -5,10 +5,13 @@ import type { ProgressReport } from "@/lib/contract/node-protocol";
 const isEmpty = (r: ProgressReport) => r.progress === undefined && !r.providerRequests?.length && !r.logs?.length;
 
 export function mergeReports(a: ProgressReport, b: ProgressReport): ProgressReport {
-  const progress = a.progress === undefined ? b.progress : b.progress === undefined ? a.progress : Math.max(a.progress, b.progress);
+  const progress =
+    a.progress === undefined ? b.progress : b.progress === undefined ? a.progress : Math.max(a.progress, b.progress);
   return {
     ...(progress !== undefined ? { progress } : {}),
-    ...(a.providerRequests || b.providerRequests ? { providerRequests: [...(a.providerRequests ?? []), ...(b.providerRequests ?? [])] } : {}),
+    ...(a.providerRequests || b.providerRequests
+      ? { providerRequests: [...(a.providerRequests ?? []), ...(b.providerRequests ?? [])] }
+      : {}),
     ...(a.logs || b.logs ? { logs: [...(a.logs ?? []), ...(b.logs ?? [])] } : {}),
   };
 }

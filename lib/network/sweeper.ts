@@ -19,7 +19,13 @@ const batch = 200;
 async function lockDue(where: SQL | undefined, write: (tx: Tx, rows: JobRow[]) => Promise<unknown>): Promise<number> {
   const d = await db();
   return d.transaction(async (tx) => {
-    const rows = await tx.select().from(jobs).where(where).orderBy(asc(jobs.createdAt)).limit(batch).for("update", { skipLocked: true });
+    const rows = await tx
+      .select()
+      .from(jobs)
+      .where(where)
+      .orderBy(asc(jobs.createdAt))
+      .limit(batch)
+      .for("update", { skipLocked: true });
     if (rows.length > 0) await write(tx, rows);
     return rows.length;
   });
@@ -95,4 +101,3 @@ export function startSweeper(intervalMs = env().SWEEP_INTERVAL_MS): () => Promis
     await running;
   };
 }
-

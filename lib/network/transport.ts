@@ -16,7 +16,12 @@ export interface CoordinatorTransport {
   claim(max: number, waitMs: number, signal: AbortSignal): Promise<ClaimedJob[]>;
   start(jobId: string, attempt: number): Promise<void>;
   progress(jobId: string, attempt: number, report: ProgressReport): Promise<void>;
-  complete(jobId: string, attempt: number, result: { summary: string; output: Record<string, unknown> }, report?: ProgressReport): Promise<void>;
+  complete(
+    jobId: string,
+    attempt: number,
+    result: { summary: string; output: Record<string, unknown> },
+    report?: ProgressReport,
+  ): Promise<void>;
   fail(jobId: string, attempt: number, failure: ExecutionFailure): Promise<void>;
   release(jobId: string, attempt: number, reason: string): Promise<void>;
   drain(): Promise<void>;
@@ -24,7 +29,10 @@ export interface CoordinatorTransport {
 
 /** The coordinator refused a report because the job ended or moved on: the node must stop the job. */
 export class JobRevokedError extends Error {
-  constructor(readonly code: "JOB_FINAL" | "LEASE_LOST", message: string) {
+  constructor(
+    readonly code: "JOB_FINAL" | "LEASE_LOST",
+    message: string,
+  ) {
     super(message);
     this.name = "JobRevokedError";
   }

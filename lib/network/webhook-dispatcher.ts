@@ -3,7 +3,13 @@
 // receiver does not hold back the others), records each attempt, and sleeps until the next delivery falls
 // due or a NOTIFY says a new one was written.
 import { onSignal } from "@/lib/domain/signals";
-import { claimDueDeliveries, nextDueAt, recordAttempt, webhookChannel, type ClaimedDelivery } from "@/lib/domain/webhook-outbox";
+import {
+  claimDueDeliveries,
+  nextDueAt,
+  recordAttempt,
+  webhookChannel,
+  type ClaimedDelivery,
+} from "@/lib/domain/webhook-outbox";
 import { decryptSecret, signWebhook } from "@/lib/domain/webhook-signing";
 import { env } from "@/lib/env";
 import { limits } from "@/lib/limits";
@@ -50,7 +56,11 @@ export function startWebhookDispatcher(): () => Promise<void> {
         "webhook-signature": signWebhook(secrets, claim.eventId, timestamp, claim.body),
       },
       claim.body,
-      { timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowedHosts: config.WEBHOOK_ALLOWED_HOSTS, maxResponseBytes: limits.webhookResponseBytes },
+      {
+        timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+        allowedHosts: config.WEBHOOK_ALLOWED_HOSTS,
+        maxResponseBytes: limits.webhookResponseBytes,
+      },
     );
     await recordAttempt(claim, outcome);
   };
@@ -58,7 +68,12 @@ export function startWebhookDispatcher(): () => Promise<void> {
   const launch = (claim: ClaimedDelivery) => {
     inFlight.set(claim.endpointId, (inFlight.get(claim.endpointId) ?? 0) + 1);
     const task = send(claim)
-      .catch((err: unknown) => log.error("webhook attempt not recorded; it is retried when its lease ends", { deliveryId: claim.deliveryId, err }))
+      .catch((err: unknown) =>
+        log.error("webhook attempt not recorded; it is retried when its lease ends", {
+          deliveryId: claim.deliveryId,
+          err,
+        }),
+      )
       .finally(() => {
         const left = (inFlight.get(claim.endpointId) ?? 1) - 1;
         if (left > 0) inFlight.set(claim.endpointId, left);

@@ -18,9 +18,12 @@ export interface SendOptions {
 class AttemptError extends Error {}
 
 function resolve(host: string): Promise<LookupAddress[]> {
-  if (forbiddenRange(host) !== "invalid") return Promise.resolve([{ address: host, family: host.includes(":") ? 6 : 4 }]);
+  if (forbiddenRange(host) !== "invalid")
+    return Promise.resolve([{ address: host, family: host.includes(":") ? 6 : 4 }]);
   return new Promise((done, fail) =>
-    dnsLookup(host, { all: true, verbatim: true }, (err, addresses) => (err ? fail(new AttemptError(`DNS_FAILED: ${err.code ?? err.message}`)) : done(addresses))),
+    dnsLookup(host, { all: true, verbatim: true }, (err, addresses) =>
+      err ? fail(new AttemptError(`DNS_FAILED: ${err.code ?? err.message}`)) : done(addresses),
+    ),
   );
 }
 
@@ -32,10 +35,20 @@ function pinnedLookup(addresses: LookupAddress[]): LookupFunction {
   }) as LookupFunction;
 }
 
-export async function sendWebhook(rawUrl: string, headers: Record<string, string>, body: string, options: SendOptions): Promise<AttemptOutcome> {
+export async function sendWebhook(
+  rawUrl: string,
+  headers: Record<string, string>,
+  body: string,
+  options: SendOptions,
+): Promise<AttemptOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  const failed = (error: string): AttemptOutcome => ({ responseStatus: null, latencyMs: elapsed(), error, responseBody: null });
+  const failed = (error: string): AttemptOutcome => ({
+    responseStatus: null,
+    latencyMs: elapsed(),
+    error,
+    responseBody: null,
+  });
   const url = new URL(rawUrl);
   const host = hostOf(url);
   const allowed = isAllowedHost(host, options.allowedHosts);
@@ -53,9 +66,16 @@ export async function sendWebhook(rawUrl: string, headers: Record<string, string
     const addresses = await Promise.race([resolve(host), deadline]);
     if (addresses.length === 0) return failed("DNS_FAILED: no address");
     if (!allowed && addresses.some((a) => forbiddenRange(a.address) !== null)) return failed("DESTINATION_FORBIDDEN");
-    return await Promise.race([exchange(url, host, addresses, headers, body, options, aborter.signal, elapsed), deadline]);
+    return await Promise.race([
+      exchange(url, host, addresses, headers, body, options, aborter.signal, elapsed),
+      deadline,
+    ]);
   } catch (error) {
-    return failed(error instanceof AttemptError ? error.message : `CONNECTION_FAILED: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    return failed(
+      error instanceof AttemptError
+        ? error.message
+        : `CONNECTION_FAILED: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+    );
   } finally {
     clearTimeout(timer);
   }

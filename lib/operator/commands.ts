@@ -14,10 +14,16 @@ export class OperatorInputError extends Error {
 
 type OperatorCommand = (input: unknown) => Promise<Record<string, unknown>>;
 
-function command<Input extends z.ZodType>(schema: Input, run: (input: z.output<Input>) => Promise<Record<string, unknown>>): OperatorCommand {
+function command<Input extends z.ZodType>(
+  schema: Input,
+  run: (input: z.output<Input>) => Promise<Record<string, unknown>>,
+): OperatorCommand {
   return async (input) => {
     const parsed = schema.safeParse(input);
-    if (!parsed.success) throw new OperatorInputError(parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; "));
+    if (!parsed.success)
+      throw new OperatorInputError(
+        parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; "),
+      );
     return run(parsed.data);
   };
 }
@@ -28,7 +34,10 @@ export const operatorCommands = {
   "credits.grant": command(
     z.object({
       address: walletAddress,
-      amount: z.number().int().refine((amount) => amount !== 0 && Number.isSafeInteger(amount), "expected a non-zero whole number"),
+      amount: z
+        .number()
+        .int()
+        .refine((amount) => amount !== 0 && Number.isSafeInteger(amount), "expected a non-zero whole number"),
       description: z.string().min(1).max(200).default("Operator grant"),
     }),
     async ({ address, amount, description }) => {
@@ -36,10 +45,13 @@ export const operatorCommands = {
       return { entryId: entry.id, type: entry.type, amount: entry.amount, balanceAfter: entry.balanceAfter };
     },
   ),
-  "node-token.issue": command(z.object({ name: z.string().min(1).max(100), region: z.string().min(1).max(50).default("local") }), async ({ name, region }) => {
-    const { nodeId, token } = await issueNodeToken(name, { region });
-    return { nodeId, name, token };
-  }),
+  "node-token.issue": command(
+    z.object({ name: z.string().min(1).max(100), region: z.string().min(1).max(50).default("local") }),
+    async ({ name, region }) => {
+      const { nodeId, token } = await issueNodeToken(name, { region });
+      return { nodeId, name, token };
+    },
+  ),
   "payments.reconcile": command(
     z.object({ fromBlock: z.number().int().min(0), toBlock: z.number().int().min(0).optional() }),
     async (range) => reconcileTreasury(range),

@@ -17,11 +17,19 @@ afterAll(async () => {
 
 function post(pathname: string, authorization?: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ socketPath: operatorSocketPath(dataDir), method: "POST", path: pathname, headers: authorization ? { authorization } : {} }, (res) => {
-      let body = "";
-      res.on("data", (d: Buffer) => (body += d.toString()));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-    });
+    const req = request(
+      {
+        socketPath: operatorSocketPath(dataDir),
+        method: "POST",
+        path: pathname,
+        headers: authorization ? { authorization } : {},
+      },
+      (res) => {
+        let body = "";
+        res.on("data", (d: Buffer) => (body += d.toString()));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
     req.on("error", reject);
     req.end("{}");
   });

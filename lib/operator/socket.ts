@@ -47,11 +47,16 @@ async function readBody(req: IncomingMessage): Promise<string | undefined> {
 
 async function handle(req: IncomingMessage, res: ServerResponse, secretDigest: Buffer) {
   const presented = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1] ?? "";
-  if (!timingSafeEqual(digestOf(presented), secretDigest)) return answer(res, 401, { error: { code: "UNAUTHENTICATED", message: "The operator secret is missing or wrong." } });
+  if (!timingSafeEqual(digestOf(presented), secretDigest))
+    return answer(res, 401, {
+      error: { code: "UNAUTHENTICATED", message: "The operator secret is missing or wrong." },
+    });
   const name = /^\/commands\/([\w.-]+)$/.exec(req.url ?? "")?.[1] ?? "";
-  if (req.method !== "POST" || !isOperatorCommand(name)) return answer(res, 404, { error: { code: "NOT_FOUND", message: `No operator command ${req.method} ${req.url}.` } });
+  if (req.method !== "POST" || !isOperatorCommand(name))
+    return answer(res, 404, { error: { code: "NOT_FOUND", message: `No operator command ${req.method} ${req.url}.` } });
   const body = await readBody(req);
-  if (body === undefined) return answer(res, 413, { error: { code: "INVALID_REQUEST", message: "The command's input is too large." } });
+  if (body === undefined)
+    return answer(res, 413, { error: { code: "INVALID_REQUEST", message: "The command's input is too large." } });
   let input: unknown;
   try {
     input = JSON.parse(body);
@@ -61,10 +66,13 @@ async function handle(req: IncomingMessage, res: ServerResponse, secretDigest: B
   try {
     answer(res, 200, { result: await runOperatorCommand(name, input) });
   } catch (error) {
-    if (error instanceof OperatorInputError) return answer(res, 400, { error: { code: "VALIDATION_ERROR", message: error.message } });
+    if (error instanceof OperatorInputError)
+      return answer(res, 400, { error: { code: "VALIDATION_ERROR", message: error.message } });
     if (error instanceof DomainError) return answer(res, 422, { error: { code: error.code, message: error.message } });
     log.error("operator command failed", { command: name, err: error });
-    answer(res, 500, { error: { code: "INTERNAL", message: "The server could not run the command; its log says why." } });
+    answer(res, 500, {
+      error: { code: "INTERNAL", message: "The server could not run the command; its log says why." },
+    });
   }
 }
 
@@ -101,12 +109,21 @@ export async function startOperatorSocket(dataDir: string): Promise<() => Promis
  * Asks the server that holds DATA_DIR to run a command. Undefined when no server answers on its socket
  * (none runs, or a dead one left the file); an OperatorCommandError when it answers with a refusal.
  */
-export async function callOperatorSocket(dataDir: string, name: OperatorCommandName, input: unknown): Promise<Record<string, unknown> | undefined> {
+export async function callOperatorSocket(
+  dataDir: string,
+  name: OperatorCommandName,
+  input: unknown,
+): Promise<Record<string, unknown> | undefined> {
   const socketPath = operatorSocketPath(dataDir);
   const body = JSON.stringify(input);
   return new Promise((resolve, reject) => {
     const req = request(
-      { socketPath, method: "POST", path: `/commands/${name}`, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } },
+      {
+        socketPath,
+        method: "POST",
+        path: `/commands/${name}`,
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+      },
       (res) => {
         let text = "";
         res.setEncoding("utf8");
@@ -134,7 +151,11 @@ export async function callOperatorSocket(dataDir: string, name: OperatorCommandN
     } catch (error) {
       req.destroy();
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return resolve(undefined);
-      return reject(new OperatorCommandError(`Cannot read ${secretFileOf(dataDir)}: run the command as the user who owns DATA_DIR.`));
+      return reject(
+        new OperatorCommandError(
+          `Cannot read ${secretFileOf(dataDir)}: run the command as the user who owns DATA_DIR.`,
+        ),
+      );
     }
     req.end(body);
   });

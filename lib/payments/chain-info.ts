@@ -13,7 +13,9 @@ export interface WalletChain {
 }
 
 export function walletChainOf(chainId: number, explorerUrl?: string): WalletChain {
-  const known = Object.values(chains).find((chain) => typeof chain === "object" && "id" in chain && chain.id === chainId);
+  const known = Object.values(chains).find(
+    (chain) => typeof chain === "object" && "id" in chain && chain.id === chainId,
+  );
   return {
     id: chainId,
     name: known?.name ?? `Chain ${chainId}`,

@@ -73,7 +73,10 @@ async function rpc<T>(call: () => Promise<T>): Promise<T> {
       throw error;
     }
     lastOutcome = "degraded";
-    throw new PaymentsRpcError(`The payments RPC did not answer: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`, { cause: error });
+    throw new PaymentsRpcError(
+      `The payments RPC did not answer: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`,
+      { cause: error },
+    );
   }
 }
 
@@ -116,7 +119,8 @@ export async function readTokenMetadata(config: PaymentsConfig): Promise<TokenMe
   return metadata;
 }
 
-const isNotFound = (error: unknown) => error instanceof TransactionNotFoundError || error instanceof TransactionReceiptNotFoundError;
+const isNotFound = (error: unknown) =>
+  error instanceof TransactionNotFoundError || error instanceof TransactionReceiptNotFoundError;
 
 /** What the chain says of a transaction now: its receipt, the token's transfers to the treasury in it, and whether its block is canonical. */
 export async function observeTransaction(config: PaymentsConfig, txHash: Hash): Promise<TransactionObservation> {
@@ -158,7 +162,11 @@ export async function observeTransaction(config: PaymentsConfig, txHash: Hash): 
 }
 
 /** The token's transfers to the treasury in blocks [fromBlock, toBlock], in chain order. */
-export async function readTreasuryTransfers(config: PaymentsConfig, fromBlock: bigint, toBlock: bigint): Promise<TreasuryTransfer[]> {
+export async function readTreasuryTransfers(
+  config: PaymentsConfig,
+  fromBlock: bigint,
+  toBlock: bigint,
+): Promise<TreasuryTransfer[]> {
   const logs = await rpc(() =>
     clientOf(config).getLogs({
       address: config.tokenAddress,
@@ -169,7 +177,10 @@ export async function readTreasuryTransfers(config: PaymentsConfig, fromBlock: b
     }),
   );
   return logs
-    .filter((log) => !log.removed && log.transactionHash && log.blockHash && log.blockNumber !== null && log.logIndex !== null)
+    .filter(
+      (log) =>
+        !log.removed && log.transactionHash && log.blockHash && log.blockNumber !== null && log.logIndex !== null,
+    )
     .map((log) => ({
       txHash: log.transactionHash as Hash,
       from: getAddress(log.args.from as Address),

@@ -12,7 +12,14 @@ import { db } from "@/lib/domain/database";
 import { recordFoundTransfers, reconcileTopUp, topUpsToReconcile } from "@/lib/domain/top-ups";
 import { paymentsConfig, type PaymentsConfig } from "@/lib/env";
 import { log } from "@/lib/log";
-import { PaymentsRpcError, paymentsRpcHealth, readChainId, readHead, readTokenMetadata, readTreasuryTransfers } from "./chain";
+import {
+  PaymentsRpcError,
+  paymentsRpcHealth,
+  readChainId,
+  readHead,
+  readTokenMetadata,
+  readTreasuryTransfers,
+} from "./chain";
 
 const instanceId = randomUUID();
 /** Block ranges scanned per tick at most, so a long catch-up still lets re-checks run. */
@@ -51,7 +58,16 @@ async function leaseScan(config: PaymentsConfig, head: bigint): Promise<bigint |
   const [leased] = await d
     .update(paymentScans)
     .set({ leaseOwner: instanceId, leaseExpiresAt: sql`now() + make_interval(secs => ${leaseMs / 1000})` })
-    .where(and(scanKey(config), or(eq(paymentScans.leaseOwner, instanceId), isNull(paymentScans.leaseExpiresAt), lt(paymentScans.leaseExpiresAt, sql`now()`))))
+    .where(
+      and(
+        scanKey(config),
+        or(
+          eq(paymentScans.leaseOwner, instanceId),
+          isNull(paymentScans.leaseExpiresAt),
+          lt(paymentScans.leaseExpiresAt, sql`now()`),
+        ),
+      ),
+    )
     .returning({ nextBlock: paymentScans.nextBlock });
   return leased ? BigInt(leased.nextBlock) : undefined;
 }
@@ -67,13 +83,17 @@ async function scanNewBlocks(config: PaymentsConfig, head: bigint, cursor: bigin
     const to = from + config.scanBlocks - 1n < head ? from + config.scanBlocks - 1n : head;
     const transfers = await readTreasuryTransfers(config, from, to);
     const next = (to < finalHeight ? to : finalHeight) + 1n;
-    recorded += await (await db()).transaction(async (tx) => {
+    recorded += await (
+      await db()
+    ).transaction(async (tx) => {
       const found = await recordFoundTransfers(tx, config, transfers, head, decimals);
       if (next > from) {
         await tx
           .update(paymentScans)
           .set({ nextBlock: Number(next), updatedAt: sql`now()` })
-          .where(and(scanKey(config), eq(paymentScans.leaseOwner, instanceId), eq(paymentScans.nextBlock, Number(from))));
+          .where(
+            and(scanKey(config), eq(paymentScans.leaseOwner, instanceId), eq(paymentScans.nextBlock, Number(from))),
+          );
       }
       return found;
     });
@@ -85,7 +105,9 @@ async function scanNewBlocks(config: PaymentsConfig, head: bigint, cursor: bigin
 }
 
 /** One look at the chain: scan, then re-check uncredited top-ups. */
-export async function watchPaymentsOnce(config: PaymentsConfig): Promise<{ recorded: number; reconciled: number; active: boolean }> {
+export async function watchPaymentsOnce(
+  config: PaymentsConfig,
+): Promise<{ recorded: number; reconciled: number; active: boolean }> {
   const head = await readHead(config);
   const cursor = await leaseScan(config, head);
   if (cursor === undefined) return { recorded: 0, reconciled: 0, active: false };
@@ -144,7 +166,8 @@ export function startPaymentWatcher(config = paymentsConfig()): () => Promise<vo
       .catch((err: unknown) => {
         failures++;
         watcherFailing = true;
-        if (err instanceof PaymentsRpcError) log.warn("payments RPC unavailable; backing off", { err: err.message, failures });
+        if (err instanceof PaymentsRpcError)
+          log.warn("payments RPC unavailable; backing off", { err: err.message, failures });
         else log.error("payment watcher failed", { err });
       })
       .finally(() => {

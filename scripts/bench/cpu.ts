@@ -79,7 +79,8 @@ export interface CpuUse {
 
 /** Starts measuring; the returned function gives the CPU used since. */
 export function measureCpu(serverPid: number | undefined, postgres: boolean | BackendsCpu): () => CpuUse {
-  const postgresNow = () => (postgres === false ? Number.NaN : postgres === true ? postgresSeconds() : postgres.cpuSeconds());
+  const postgresNow = () =>
+    postgres === false ? Number.NaN : postgres === true ? postgresSeconds() : postgres.cpuSeconds();
   const started = performance.now();
   const server0 = serverPid ? processSeconds(serverPid) : Number.NaN;
   const pg0 = postgresNow();

@@ -10,7 +10,6 @@ import { createThrowawayDatabase } from "@/tests/support/postgres";
 import { summarize, type Summary } from "./stats";
 import { setTimeout as sleep } from "node:timers/promises";
 
-
 export interface GraphileResult {
   concurrency: number;
   /** created_at (the database's clock at add_job) → job:start, steady arrivals. */
@@ -73,7 +72,8 @@ export async function benchGraphileWorker(options: GraphileOptions): Promise<Gra
       let delay = 5;
       while (!ids.every((id) => completed.has(id))) {
         if (errors.length) throw new Error(`graphile-worker: ${errors[0]}`);
-        if (Date.now() > deadline) throw new Error(`graphile-worker did not finish ${ids.length} jobs in ${options.timeoutMs} ms`);
+        if (Date.now() > deadline)
+          throw new Error(`graphile-worker did not finish ${ids.length} jobs in ${options.timeoutMs} ms`);
         await sleep(delay);
         delay = Math.min(100, delay * 2);
       }

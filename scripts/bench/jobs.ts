@@ -17,7 +17,12 @@ export interface Submitted {
 }
 
 /** Submits job `i` to the server at `baseUrl` (any instance sharing the database) with an API key. */
-export async function submitJobTo(baseUrl: string, apiKey: string, i: number, serviceAndInput: [string, unknown] = [serviceId, jobInput(i)]): Promise<Submitted> {
+export async function submitJobTo(
+  baseUrl: string,
+  apiKey: string,
+  i: number,
+  serviceAndInput: [string, unknown] = [serviceId, jobInput(i)],
+): Promise<Submitted> {
   const [service, input] = serviceAndInput;
   const started = performance.now();
   const res = await fetch(`${baseUrl}/api/marketplace/services/${service}/execute`, {
@@ -42,7 +47,11 @@ export const worstCaseSummarize: [string, unknown] = ["text-summarize", { text: 
  * Open loop: submission i leaves at start + i/rate whatever the previous ones are doing, so a slow
  * answer does not lower the offered rate.
  */
-export async function submitSteadily<T>(rate: number, count: number, submitOne: (i: number) => Promise<T>): Promise<T[]> {
+export async function submitSteadily<T>(
+  rate: number,
+  count: number,
+  submitOne: (i: number) => Promise<T>,
+): Promise<T[]> {
   const start = performance.now();
   const pending: Promise<T>[] = [];
   for (let i = 0; i < count; i++) {
@@ -55,7 +64,11 @@ export async function submitSteadily<T>(rate: number, count: number, submitOne: 
 }
 
 /** Closed loop: `concurrency` submitters, each sending its next job as soon as the last was answered. */
-export async function submitBurst<T>(count: number, concurrency: number, submitOne: (i: number) => Promise<T>): Promise<T[]> {
+export async function submitBurst<T>(
+  count: number,
+  concurrency: number,
+  submitOne: (i: number) => Promise<T>,
+): Promise<T[]> {
   const results: T[] = new Array(count);
   let next = 0;
   const worker = async () => {
@@ -72,13 +85,21 @@ async function countWithStatus(server: ServerUnderTest, status: string): Promise
 }
 
 /** Polls the job list (with backoff) until `total` of the account's jobs are final. */
-export async function waitUntilFinal(server: ServerUnderTest, total: number, timeoutMs: number): Promise<{ completed: number; failed: number }> {
+export async function waitUntilFinal(
+  server: ServerUnderTest,
+  total: number,
+  timeoutMs: number,
+): Promise<{ completed: number; failed: number }> {
   const deadline = Date.now() + timeoutMs;
   let delay = 20;
   for (;;) {
-    const [completed, failed] = await Promise.all([countWithStatus(server, "completed"), countWithStatus(server, "failed")]);
+    const [completed, failed] = await Promise.all([
+      countWithStatus(server, "completed"),
+      countWithStatus(server, "failed"),
+    ]);
     if (completed + failed >= total) return { completed, failed };
-    if (Date.now() > deadline) throw new Error(`only ${completed + failed} of ${total} jobs finished within ${timeoutMs} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`only ${completed + failed} of ${total} jobs finished within ${timeoutMs} ms`);
     await sleep(delay);
     delay = Math.min(250, delay * 2);
   }

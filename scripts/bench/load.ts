@@ -52,7 +52,10 @@ interface Sample {
 const serviceInputs: [string, unknown][] = [
   ["token-count", { text: "How many tokens is this sentence?" }],
   ["text-sentiment", { text: "The soak test went remarkably well today." }],
-  ["text-summarize", { text: "Load tests find problems. They run for minutes. They mix traffic. This one writes a report." }],
+  [
+    "text-summarize",
+    { text: "Load tests find problems. They run for minutes. They mix traffic. This one writes a report." },
+  ],
   ["language-detect", { text: "This is an ordinary English sentence about load testing and servers." }],
 ];
 
@@ -65,7 +68,9 @@ async function probeLiveness(servers: string[], until: number, samples: Sample[]
     const started = performance.now();
     let status = 0;
     try {
-      const res = await fetch(`${servers[i % servers.length]}/api/health/live`, { signal: AbortSignal.timeout(30_000) });
+      const res = await fetch(`${servers[i % servers.length]}/api/health/live`, {
+        signal: AbortSignal.timeout(30_000),
+      });
       status = res.status;
       await res.arrayBuffer();
     } catch {
@@ -78,9 +83,21 @@ async function probeLiveness(servers: string[], until: number, samples: Sample[]
 }
 
 /** One virtual user: a developer's mix of API calls and dashboard page views, alternating servers. */
-async function virtualUser(index: number, servers: string[], dev: Developer, key: string, until: number, samples: Sample[], jobs: string[]) {
+async function virtualUser(
+  index: number,
+  servers: string[],
+  dev: Developer,
+  key: string,
+  until: number,
+  samples: Sample[],
+  jobs: string[],
+) {
   const pick = <T>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)];
-  const timed = async (route: string, send: () => Promise<Response>, consume: (res: Response) => Promise<unknown> = (res) => res.text()) => {
+  const timed = async (
+    route: string,
+    send: () => Promise<Response>,
+    consume: (res: Response) => Promise<unknown> = (res) => res.text(),
+  ) => {
     const started = performance.now();
     let status = 0;
     try {
@@ -96,15 +113,26 @@ async function virtualUser(index: number, servers: string[], dev: Developer, key
   for (let i = 0; Date.now() < until; i++) {
     const base = servers[(index + i) % servers.length];
     const withKey = (p: string, init: RequestInit = {}) =>
-      fetch(`${base}${p}`, { ...init, headers: { "x-api-key": key, "content-type": "application/json", ...(init.headers as Record<string, string>) } });
+      fetch(`${base}${p}`, {
+        ...init,
+        headers: { "x-api-key": key, "content-type": "application/json", ...(init.headers as Record<string, string>) },
+      });
     const roll = Math.random();
     const recent = jobs.length ? pick(jobs.slice(-50)) : undefined;
     if (roll < 0.25 || !recent) {
       const [serviceId, input] = pick(serviceInputs);
-      await timed("POST execute", () => withKey(`/api/marketplace/services/${serviceId}/execute`, { method: "POST", body: JSON.stringify({ input }) }), async (res) => {
-        const body = (await res.json()) as { jobId?: string };
-        if (body.jobId) jobs.push(body.jobId);
-      });
+      await timed(
+        "POST execute",
+        () =>
+          withKey(`/api/marketplace/services/${serviceId}/execute`, {
+            method: "POST",
+            body: JSON.stringify({ input }),
+          }),
+        async (res) => {
+          const body = (await res.json()) as { jobId?: string };
+          if (body.jobId) jobs.push(body.jobId);
+        },
+      );
     } else if (roll < 0.5) {
       await timed("GET job", () => withKey(`/api/developers/jobs/${recent}`));
     } else if (roll < 0.62) {
@@ -115,10 +143,14 @@ async function virtualUser(index: number, servers: string[], dev: Developer, key
       await timed("GET credits", () => withKey(pick(["/api/credits/balance", "/api/credits/history?limit=20"])));
     } else if (roll < 0.8) {
       // SSE: read the stream until the job's final status closes it (at most 10 s).
-      await timed("SSE events", () => withKey(`/api/developers/jobs/${recent}/events`, { signal: AbortSignal.timeout(10_000) }));
+      await timed("SSE events", () =>
+        withKey(`/api/developers/jobs/${recent}/events`, { signal: AbortSignal.timeout(10_000) }),
+      );
     } else {
       const page = pick(["/overview", "/jobs", "/keys", "/credits", "/services"]);
-      await timed("page (dashboard)", () => fetch(`${base}${page}`, { headers: { cookie: dev.cookie }, redirect: "manual" }));
+      await timed("page (dashboard)", () =>
+        fetch(`${base}${page}`, { headers: { cookie: dev.cookie }, redirect: "manual" }),
+      );
     }
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -155,20 +187,34 @@ async function main() {
     const { issueNodeToken } = await import("@/lib/network/coordinator");
     for (let i = 0; i < 3; i++) {
       const { token } = await issueNodeToken(`load-node-${i}`, { region: "load" });
-      nodes.push(await startNodeProcess(origins[i % origins.length], token, ["--name", `load-node-${i}`, "--concurrency", "4"], { LOG_LEVEL: "error" }));
+      nodes.push(
+        await startNodeProcess(origins[i % origins.length], token, ["--name", `load-node-${i}`, "--concurrency", "4"], {
+          LOG_LEVEL: "error",
+        }),
+      );
     }
     servers.forEach((s, i) => memory.set(`server ${i + 1} (next start)`, { start: rssOfGroup(s.pid), pgid: s.pid }));
-    nodes.forEach((n, i) => memory.set(`node ${i + 1}`, { start: rssOfGroup(n.process.pid ?? 0), pgid: n.process.pid ?? 0 }));
+    nodes.forEach((n, i) =>
+      memory.set(`node ${i + 1}`, { start: rssOfGroup(n.process.pid ?? 0), pgid: n.process.pid ?? 0 }),
+    );
 
     const dev = await signUpDeveloper(origins[0], { name: "Load Developer" });
     const keys = await Promise.all(Array.from({ length: users }, () => dev.createApiKey()));
-    say(`${users} virtual users for ${seconds} s against ${origins.join(" and ")}, 3 nodes, database ${new URL(database.url).pathname.slice(1)}`);
+    say(
+      `${users} virtual users for ${seconds} s against ${origins.join(" and ")}, 3 nodes, database ${new URL(database.url).pathname.slice(1)}`,
+    );
     const samples: Sample[] = [];
     const jobs: string[] = [];
     const started = Date.now();
     const until = started + seconds * 1000;
-    const ticker = setInterval(() => say(`${Math.round((Date.now() - started) / 1000)} s: ${samples.length} requests`), 30_000);
-    await Promise.all([...keys.map((key, i) => virtualUser(i, origins, dev, key, until, samples, jobs)), probeLiveness(origins, until, samples)]);
+    const ticker = setInterval(
+      () => say(`${Math.round((Date.now() - started) / 1000)} s: ${samples.length} requests`),
+      30_000,
+    );
+    await Promise.all([
+      ...keys.map((key, i) => virtualUser(i, origins, dev, key, until, samples, jobs)),
+      probeLiveness(origins, until, samples),
+    ]);
     clearInterval(ticker);
     const elapsed = (Date.now() - started) / 1000;
     for (const m of memory.values()) m.end = rssOfGroup(m.pgid);
@@ -180,12 +226,16 @@ async function main() {
     try {
       const deadline = Date.now() + 120_000;
       while (Date.now() < deadline) {
-        const { rows } = await db.query<{ n: number }>("select count(*)::int as n from jobs where status not in ('completed', 'failed')");
+        const { rows } = await db.query<{ n: number }>(
+          "select count(*)::int as n from jobs where status not in ('completed', 'failed')",
+        );
         if (rows[0].n === 0) break;
         await new Promise((r) => setTimeout(r, 1_000));
       }
       audit = await auditDatabase(db);
-      const statuses = await db.query<{ status: string; n: number }>("select status, count(*)::int as n from jobs group by status order by status");
+      const statuses = await db.query<{ status: string; n: number }>(
+        "select status, count(*)::int as n from jobs group by status order by status",
+      );
       say(`jobs: ${statuses.rows.map((r) => `${r.status} ${r.n}`).join(", ")}`);
     } finally {
       await db.end();
@@ -199,7 +249,13 @@ async function main() {
   }
 }
 
-function render(r: { elapsed: number; samples: Sample[]; memory: Map<string, { start: number; end?: number }>; audit: AuditReport; jobs: number }): string {
+function render(r: {
+  elapsed: number;
+  samples: Sample[];
+  memory: Map<string, { start: number; end?: number }>;
+  audit: AuditReport;
+  jobs: number;
+}): string {
   const routes = [...new Set(r.samples.map((s) => s.route))].sort();
   // A dashboard page must answer 200: a redirect to sign-in would mean the session was lost.
   const isError = (s: Sample) =>
@@ -207,20 +263,36 @@ function render(r: { elapsed: number; samples: Sample[]; memory: Map<string, { s
   const rows = routes.map((route) => {
     const of = r.samples.filter((s) => s.route === route);
     const sum = summarize(of.map((s) => s.ms));
-    return [route, String(of.length), perSecond(of.length / r.elapsed), ms(sum.p50), ms(sum.p99), ms(sum.max), String(of.filter((s) => s.status === 429).length), String(of.filter(isError).length)];
+    return [
+      route,
+      String(of.length),
+      perSecond(of.length / r.elapsed),
+      ms(sum.p50),
+      ms(sum.p99),
+      ms(sum.max),
+      String(of.filter((s) => s.status === 429).length),
+      String(of.filter(isError).length),
+    ];
   });
   const total = r.samples.length;
   const errors = r.samples.filter(isError);
   const limited = r.samples.filter((s) => s.status === 429).length;
   const errorKinds = [...new Set(errors.map((e) => `${e.route} → ${e.status || "no answer"}`))];
-  const memoryRows = [...r.memory].map(([name, m]) => [name, `${m.start.toFixed(0)} MB`, `${(m.end ?? Number.NaN).toFixed(0)} MB`]);
+  const memoryRows = [...r.memory].map(([name, m]) => [
+    name,
+    `${m.start.toFixed(0)} MB`,
+    `${(m.end ?? Number.NaN).toFixed(0)} MB`,
+  ]);
   return [
     "## Load soak (`npm run bench:load`)",
     "",
     `Run ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, ${(r.elapsed / 60).toFixed(1)} minutes, ${users} virtual users (each its own API key, ~20 ms think time), ` +
       `two \`next start\` instances sharing one PostgreSQL database (throwaway, on the machine's server), three standalone nodes (concurrency 4), ` +
       `product defaults otherwise (rate limits on); a liveness probe (\`GET /api/health/live\` every ~100 ms, alternating instances) runs throughout and is counted with the requests. ${os.cpus().length} cores (${os.cpus()[0]?.model ?? "unknown CPU"}), Node ${process.version}, ` +
-      `load average at the end ${os.loadavg().map((l) => l.toFixed(1)).join(" / ")}: the machine is shared with other work, so the figures are a floor, not a capacity.`,
+      `load average at the end ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(" / ")}: the machine is shared with other work, so the figures are a floor, not a capacity.`,
     "",
     `**${total} requests in ${r.elapsed.toFixed(0)} s = ${perSecond(total / r.elapsed)}**; ${r.jobs} jobs submitted; errors other than 429: ${errors.length} ` +
       `(${((errors.length / Math.max(1, total)) * 100).toFixed(2)} %)${errorKinds.length ? `: ${errorKinds.slice(0, 8).join("; ")}` : ""}; 429s: ${limited}.`,

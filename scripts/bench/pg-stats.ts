@@ -50,15 +50,22 @@ export async function enableStatementStats(databaseUrl: string): Promise<boolean
 }
 
 /** Starts counting statements and WAL from now; the returned function reads what happened since. */
-export async function measureDatabase(databaseUrl: string, withStatements: boolean): Promise<() => Promise<{ statements?: StatementReport; walBytes: number }>> {
-  const walAt = (client: pg.Client) => client.query<{ lsn: string }>("select pg_current_wal_lsn()::text as lsn").then((r) => r.rows[0].lsn);
+export async function measureDatabase(
+  databaseUrl: string,
+  withStatements: boolean,
+): Promise<() => Promise<{ statements?: StatementReport; walBytes: number }>> {
+  const walAt = (client: pg.Client) =>
+    client.query<{ lsn: string }>("select pg_current_wal_lsn()::text as lsn").then((r) => r.rows[0].lsn);
   const start = await withClient(databaseUrl, async (client) => {
     if (withStatements) await client.query("select pg_stat_statements_reset()");
     return walAt(client);
   });
   return () =>
     withClient(databaseUrl, async (client) => {
-      const { rows: wal } = await client.query<{ bytes: string }>("select pg_wal_lsn_diff(pg_current_wal_lsn(), $1)::text as bytes", [start]);
+      const { rows: wal } = await client.query<{ bytes: string }>(
+        "select pg_wal_lsn_diff(pg_current_wal_lsn(), $1)::text as bytes",
+        [start],
+      );
       const walBytes = Number(wal[0].bytes);
       if (!withStatements) return { walBytes };
       const { rows } = await client.query<{ query: string; toplevel: boolean; calls: string; total: number }>(
@@ -67,11 +74,22 @@ export async function measureDatabase(databaseUrl: string, withStatements: boole
            and query not like '%pg_stat_statements%' and query not like '%pg_current_wal_lsn%' and query not like '%pg_stat_activity%'
          order by total_exec_time desc`,
       );
-      const all = rows.map((r) => ({ query: r.query.replace(/\s+/g, " ").trim(), toplevel: r.toplevel, calls: Number(r.calls), totalMs: r.total, meanMs: r.total / Number(r.calls) }));
+      const all = rows.map((r) => ({
+        query: r.query.replace(/\s+/g, " ").trim(),
+        toplevel: r.toplevel,
+        calls: Number(r.calls),
+        totalMs: r.total,
+        meanMs: r.total / Number(r.calls),
+      }));
       const toplevel = all.filter((q) => q.toplevel);
       return {
         walBytes,
-        statements: { calls: toplevel.reduce((a, s) => a + s.calls, 0), totalMs: toplevel.reduce((a, s) => a + s.totalMs, 0), all, top: all.slice(0, 10) },
+        statements: {
+          calls: toplevel.reduce((a, s) => a + s.calls, 0),
+          totalMs: toplevel.reduce((a, s) => a + s.totalMs, 0),
+          all,
+          top: all.slice(0, 10),
+        },
       };
     });
 }
@@ -86,7 +104,12 @@ export async function readTableWrites(databaseUrl: string): Promise<TableWrites[
       `select relname as table, n_tup_ins::text as ins, n_tup_upd::text as upd, n_tup_del::text as del
        from pg_stat_user_tables where n_tup_ins + n_tup_upd + n_tup_del > 0 order by n_tup_ins + n_tup_upd + n_tup_del desc`,
     );
-    return rows.map((r) => ({ table: r.table, inserted: Number(r.ins), updated: Number(r.upd), deleted: Number(r.del) }));
+    return rows.map((r) => ({
+      table: r.table,
+      inserted: Number(r.ins),
+      updated: Number(r.upd),
+      deleted: Number(r.del),
+    }));
   });
 }
 
@@ -136,7 +159,9 @@ export function trackBackendsCpu(databaseUrl: string): BackendsCpu & { stop(): P
   let stopped = false;
   const loop = withClient(databaseUrl, async (client) => {
     while (!stopped) {
-      const { rows } = await client.query<{ pid: number }>("select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()");
+      const { rows } = await client.query<{ pid: number }>(
+        "select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()",
+      );
       rows.forEach((r) => read(r.pid));
       await new Promise((r) => setTimeout(r, 250));
     }

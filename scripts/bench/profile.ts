@@ -43,7 +43,9 @@ function shortLocation(url: string, line: number): string {
   if (!url) return "(native or V8)";
   const file = url.replace(/^file:\/\//, "");
   const dependency = /node_modules\/((?:@[^/]+\/)?[^/]+)\/(.*)$/.exec(file);
-  const shown = dependency ? `${dependency[1]} › ${path.basename(dependency[2])}` : path.relative(process.cwd(), file) || file;
+  const shown = dependency
+    ? `${dependency[1]} › ${path.basename(dependency[2])}`
+    : path.relative(process.cwd(), file) || file;
   return `${shown}:${line + 1}`;
 }
 
@@ -69,7 +71,8 @@ export function summarizeProfiles(dir: string, window: ProfileWindow, count = 15
       if (own?.url && !own.url.startsWith("node:")) return shortLocation(own.url, own.lineNumber);
       for (let at = parents.get(id); at !== undefined; at = parents.get(at)) {
         const frame = frames.get(at);
-        if (frame?.url && !frame.url.startsWith("node:")) return `${own?.url ? "node" : "native"}, from ${shortLocation(frame.url, frame.lineNumber)}`;
+        if (frame?.url && !frame.url.startsWith("node:"))
+          return `${own?.url ? "node" : "native"}, from ${shortLocation(frame.url, frame.lineNumber)}`;
       }
       return own?.url ? shortLocation(own.url, own.lineNumber) : "(native or V8)";
     };

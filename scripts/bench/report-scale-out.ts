@@ -11,7 +11,9 @@ const appMsPerJob = (s: ScaleOutResult) => sum(s.processes.map((p) => p.msPerJob
 const appPercent = (s: ScaleOutResult) => (appMsPerJob(s) * s.jobs) / (s.cpu.seconds * 10);
 const statementsPerJob = (s: ScaleOutResult) => (s.statements ? s.statements.calls / s.jobs : Number.NaN);
 const commitsPerJob = (s: ScaleOutResult) =>
-  s.statements ? sum(s.statements.all.filter((q) => /^commit\b/i.test(q.query)).map((q) => q.calls)) / s.jobs : Number.NaN;
+  s.statements
+    ? sum(s.statements.all.filter((q) => /^commit\b/i.test(q.query)).map((q) => q.calls)) / s.jobs
+    : Number.NaN;
 const fixed = (v: number, digits = 1) => (Number.isFinite(v) ? v.toFixed(digits) : "n/a");
 
 export function scaleOutSection(r: RunResults): string {
@@ -83,7 +85,9 @@ function contentionLine(s: ScaleOutResult): string[] {
   const top = s.statements?.top[0];
   if (!s.statements || !top) return [];
   const share = top.totalMs / Math.max(1e-9, s.statements.totalMs);
-  const typical = [...s.statements.all.map((q) => q.meanMs)].sort((a, b) => a - b)[Math.floor(s.statements.all.length / 2)] ?? Number.NaN;
+  const typical =
+    [...s.statements.all.map((q) => q.meanMs)].sort((a, b) => a - b)[Math.floor(s.statements.all.length / 2)] ??
+    Number.NaN;
   const balanceRow = /update "accounts" set "credit_balance"/i.test(top.query) && top.meanMs > 10 * typical;
   return [
     `- **Contention.** The statement with the most execution time over the burst is \`${top.query.slice(0, 70)}…\` ` +
@@ -108,8 +112,11 @@ export function beyondOneMachineSection(r: RunResults): string {
   const notifies = notifiesPerJob(s.statements, s.jobs);
   const commits = commitsPerJob(s);
   const perInstance = s.connections.total / s.instances;
-  const biggest = s.tableWrites.slice(0, 3).map((w) => `${w.table} ${((w.inserted + w.updated + w.deleted) / s.jobsInDatabase).toFixed(1)}`);
-  const measuredOr = (v: number, text: string) => (Number.isFinite(v) ? text : "n/a (needs `--private-postgres` for pg_stat_statements)");
+  const biggest = s.tableWrites
+    .slice(0, 3)
+    .map((w) => `${w.table} ${((w.inserted + w.updated + w.deleted) / s.jobsInDatabase).toFixed(1)}`);
+  const measuredOr = (v: number, text: string) =>
+    Number.isFinite(v) ? text : "n/a (needs `--private-postgres` for pg_stat_statements)";
   return [
     "### Beyond one machine: what bounds jobs/s, and what we would do",
     "",

@@ -57,7 +57,12 @@ const escapeCell = (s: string) => s.replace(/\|/g, "\\|").replace(/`/g, "'");
 
 export function profileSection(title: string, profile: ProfileSummary | undefined): string {
   if (!profile) return "";
-  const rows = profile.top.map((f) => [escapeCell(f.name), `\`${escapeCell(f.where)}\``, ms(f.selfMs), `${((f.selfMs / profile.busyMs) * 100).toFixed(1)} %`]);
+  const rows = profile.top.map((f) => [
+    escapeCell(f.name),
+    `\`${escapeCell(f.where)}\``,
+    ms(f.selfMs),
+    `${((f.selfMs / profile.busyMs) * 100).toFixed(1)} %`,
+  ]);
   return [
     `#### CPU profile: ${title}`,
     "",
@@ -79,11 +84,18 @@ export function notifiesPerJob(statements: StatementReport | undefined, jobs: nu
   return statements.all.filter((s) => /pg_notify|^notify /i.test(s.query)).reduce((a, s) => a + s.calls, 0) / jobs;
 }
 
-export function databaseSection(title: string, work: { statements?: StatementReport; walBytesPerJob: number; tableWrites: TableWrites[]; jobsInDatabase: number }, jobs: number): string {
+export function databaseSection(
+  title: string,
+  work: { statements?: StatementReport; walBytesPerJob: number; tableWrites: TableWrites[]; jobsInDatabase: number },
+  jobs: number,
+): string {
   const parts = [`#### PostgreSQL's work: ${title}`, ""];
   const writes = work.tableWrites
     .slice(0, 8)
-    .map((w) => `${w.table} ${((w.inserted + w.updated + w.deleted) / work.jobsInDatabase).toFixed(2)} (${w.inserted} ins, ${w.updated} upd, ${w.deleted} del)`);
+    .map(
+      (w) =>
+        `${w.table} ${((w.inserted + w.updated + w.deleted) / work.jobsInDatabase).toFixed(2)} (${w.inserted} ins, ${w.updated} upd, ${w.deleted} del)`,
+    );
   parts.push(
     `Rows written per job (every table, the database's whole life ÷ its ${work.jobsInDatabase} jobs): **${rowsPerJob(work.tableWrites, work.jobsInDatabase).toFixed(1)}** — ${writes.join("; ")}. ` +
       `WAL per job over the burst: **${(work.walBytesPerJob / 1024).toFixed(1)} KiB** (the whole cluster's WAL ÷ the burst's jobs; on a shared server it includes whatever else ran).`,

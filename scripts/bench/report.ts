@@ -72,7 +72,8 @@ export interface RunResults {
 }
 
 const p50p99 = (s: Summary) => `${ms(s.p50)} / ${ms(s.p99)}`;
-const cpuMsPerJob = (percentOfCore: number, c: CpuUse, jobs: number) => ((percentOfCore / 100) * c.seconds * 1000) / jobs;
+const cpuMsPerJob = (percentOfCore: number, c: CpuUse, jobs: number) =>
+  ((percentOfCore / 100) * c.seconds * 1000) / jobs;
 const cpuCells = (c: CpuUse) => [percent(c.server), percent(c.postgres), percent(c.bench), percent(c.other)];
 
 function httpSection(r: RunResults): string {
@@ -92,7 +93,17 @@ function httpSection(r: RunResults): string {
       "CPU columns: percent of one core, over the measured window.",
     "",
     table(
-      ["route", "req/s", "p50", "p99", "non-2xx/errors", "server CPU", "PostgreSQL CPU", "load generator CPU", "other processes CPU"],
+      [
+        "route",
+        "req/s",
+        "p50",
+        "p99",
+        "non-2xx/errors",
+        "server CPU",
+        "PostgreSQL CPU",
+        "load generator CPU",
+        "other processes CPU",
+      ],
       [
         row("GET /api/health/live", http.health),
         row("POST /api/marketplace/services/token-count/execute", http.execute),
@@ -126,8 +137,18 @@ function overheadSection(r: RunResults): string {
     p50p99(n.steady.submit),
     percent(n.steady.cpu.server),
   ]);
-  const graphileRow = (name: string, concurrency: number, s: Summary) =>
-    [name, String(concurrency), ms(s.p50), ms(s.p99), ms(s.avg), ms(s.max), "", "", "", ""];
+  const graphileRow = (name: string, concurrency: number, s: Summary) => [
+    name,
+    String(concurrency),
+    ms(s.p50),
+    ms(s.p99),
+    ms(s.avg),
+    ms(s.max),
+    "",
+    "",
+    "",
+    "",
+  ];
   for (const g of r.graphile) {
     rows.push(graphileRow("graphile-worker, created_at → start", g.concurrency, g.overhead));
     rows.push(graphileRow("graphile-worker, addJob() → start", g.concurrency, g.addToStart));
@@ -141,7 +162,18 @@ function overheadSection(r: RunResults): string {
       "(addJob() called → start).",
     "",
     table(
-      ["queue", "concurrency", "p50", "p99", "avg", "max", "created → assigned p50 / p99", "assigned → started p50 / p99", "submit round trip p50 / p99", "server CPU"],
+      [
+        "queue",
+        "concurrency",
+        "p50",
+        "p99",
+        "avg",
+        "max",
+        "created → assigned p50 / p99",
+        "assigned → started p50 / p99",
+        "submit round trip p50 / p99",
+        "server CPU",
+      ],
       rows,
     ),
   ].join("\n");
@@ -233,8 +265,24 @@ function comparisonSection(r: RunResults): string {
 
 /** Issue 13's targets: on PostgreSQL, and (looser, one process doing everything) on PGlite. */
 const targets = {
-  postgres: { overheadP50: 5, overheadP99: 20, jobsPerSecond: 300, ofGraphile: 0.4, appCpuMs: 3, databaseCpuMs: 2, executeOfTrivial: 0.25 },
-  pglite: { overheadP50: 10, overheadP99: undefined, jobsPerSecond: 150, ofGraphile: undefined, appCpuMs: undefined, databaseCpuMs: undefined, executeOfTrivial: 0.25 },
+  postgres: {
+    overheadP50: 5,
+    overheadP99: 20,
+    jobsPerSecond: 300,
+    ofGraphile: 0.4,
+    appCpuMs: 3,
+    databaseCpuMs: 2,
+    executeOfTrivial: 0.25,
+  },
+  pglite: {
+    overheadP50: 10,
+    overheadP99: undefined,
+    jobsPerSecond: 150,
+    ofGraphile: undefined,
+    appCpuMs: undefined,
+    databaseCpuMs: undefined,
+    executeOfTrivial: 0.25,
+  },
 };
 
 /** Verdicts computed from this run's figures against issue 13's targets (the throughput ones: with the most nodes). */
@@ -246,22 +294,38 @@ function standingSection(r: RunResults): string {
   for (const n of r.nodes) {
     const o = n.steady.overhead;
     const label = `${n.nodes} node${n.nodes === 1 ? "" : "s"}`;
-    const p99 = aim.overheadP99 === undefined ? ms(o.p99) : `${ms(o.p99)} (target ≤ ${aim.overheadP99} ms: ${verdict(o.p99 <= aim.overheadP99)})`;
-    lines.push(`- Queue overhead, ${label}: p50 ${ms(o.p50)} (target ≤ ${aim.overheadP50} ms: ${verdict(o.p50 <= aim.overheadP50)}), p99 ${p99}.`);
+    const p99 =
+      aim.overheadP99 === undefined
+        ? ms(o.p99)
+        : `${ms(o.p99)} (target ≤ ${aim.overheadP99} ms: ${verdict(o.p99 <= aim.overheadP99)})`;
+    lines.push(
+      `- Queue overhead, ${label}: p50 ${ms(o.p50)} (target ≤ ${aim.overheadP50} ms: ${verdict(o.p50 <= aim.overheadP50)}), p99 ${p99}.`,
+    );
     const toAssigned = n.steady.createdToAssigned.p50;
     const toStarted = n.steady.assignedToStarted.p50;
     lines.push(
       `  Of the median, created → assigned (submission commit, wake-up, claim) is ${ms(toAssigned)} and assigned → started (the node's start report) ${ms(toStarted)}.`,
     );
     const judged = n.nodes === most;
-    const throughput = judged ? ` (target ≥ ${aim.jobsPerSecond}/s: ${verdict(n.burst.jobsPerSecond >= aim.jobsPerSecond)})` : "";
+    const throughput = judged
+      ? ` (target ≥ ${aim.jobsPerSecond}/s: ${verdict(n.burst.jobsPerSecond >= aim.jobsPerSecond)})`
+      : "";
     const g = r.graphile[r.nodes.indexOf(n)];
     if (g) {
       const x = n.burst.jobsPerSecond / g.burst.jobsPerSecond;
-      const ofGraphile = judged && aim.ofGraphile !== undefined ? `; target ≥ ${aim.ofGraphile}×: ${verdict(x >= aim.ofGraphile)}` : "";
-      lines.push(`- Throughput, ${label}: ${perSecond(n.burst.jobsPerSecond)}${throughput} vs graphile-worker's ${perSecond(g.burst.jobsPerSecond)} at concurrency ${g.concurrency} (${x.toFixed(2)}×${ofGraphile}).`);
-      const ours = { app: cpuMsPerJob(n.burst.cpu.server, n.burst.cpu, n.burst.jobs), db: cpuMsPerJob(n.burst.cpu.postgres, n.burst.cpu, n.burst.jobs) };
-      const theirs = { app: cpuMsPerJob(g.burst.cpu.bench, g.burst.cpu, g.burst.jobs), db: cpuMsPerJob(g.burst.cpu.postgres, g.burst.cpu, g.burst.jobs) };
+      const ofGraphile =
+        judged && aim.ofGraphile !== undefined ? `; target ≥ ${aim.ofGraphile}×: ${verdict(x >= aim.ofGraphile)}` : "";
+      lines.push(
+        `- Throughput, ${label}: ${perSecond(n.burst.jobsPerSecond)}${throughput} vs graphile-worker's ${perSecond(g.burst.jobsPerSecond)} at concurrency ${g.concurrency} (${x.toFixed(2)}×${ofGraphile}).`,
+      );
+      const ours = {
+        app: cpuMsPerJob(n.burst.cpu.server, n.burst.cpu, n.burst.jobs),
+        db: cpuMsPerJob(n.burst.cpu.postgres, n.burst.cpu, n.burst.jobs),
+      };
+      const theirs = {
+        app: cpuMsPerJob(g.burst.cpu.bench, g.burst.cpu, g.burst.jobs),
+        db: cpuMsPerJob(g.burst.cpu.postgres, g.burst.cpu, g.burst.jobs),
+      };
       const cpuTargets =
         judged && aim.appCpuMs !== undefined && aim.databaseCpuMs !== undefined
           ? ` (targets ≤ ${aim.appCpuMs} ms: ${verdict(ours.app <= aim.appCpuMs)}; ≤ ${aim.databaseCpuMs} ms: ${verdict(ours.db <= aim.databaseCpuMs)})`
@@ -271,18 +335,27 @@ function standingSection(r: RunResults): string {
           `(${ratio(ours.app + ours.db, theirs.app + theirs.db)} in total).`,
       );
     } else {
-      lines.push(`- Throughput, ${label}: ${perSecond(n.burst.jobsPerSecond)}${throughput}; ${ms(cpuMsPerJob(n.burst.cpu.server, n.burst.cpu, n.burst.jobs))} of the server's CPU per job (the database's included).`);
+      lines.push(
+        `- Throughput, ${label}: ${perSecond(n.burst.jobsPerSecond)}${throughput}; ${ms(cpuMsPerJob(n.burst.cpu.server, n.burst.cpu, n.burst.jobs))} of the server's CPU per job (the database's included).`,
+      );
     }
     const c = n.burst.cpu;
     const limits: string[] = [];
-    if (c.server >= 85) limits.push(`the server process used ${percent(c.server)} of a core: its event loop (HTTP, coordinator, nodes${r.driver === "pglite" ? " and the embedded database" : ""}) is the bottleneck`);
+    if (c.server >= 85)
+      limits.push(
+        `the server process used ${percent(c.server)} of a core: its event loop (HTTP, coordinator, nodes${r.driver === "pglite" ? " and the embedded database" : ""}) is the bottleneck`,
+      );
     if (c.postgres >= 85) limits.push(`PostgreSQL used ${percent(c.postgres)} of a core`);
-    if (c.other >= 50) limits.push(`other processes used ${percent(c.other)} of a core, so these figures are pessimistic`);
+    if (c.other >= 50)
+      limits.push(`other processes used ${percent(c.other)} of a core, so these figures are pessimistic`);
     if (limits.length) lines.push(`- While ${label} drained: ${limits.join("; ")}.`);
   }
   const api = r.http;
   const noisy = [api.health.cpu, api.execute.cpu, ...r.nodes.map((n) => n.steady.cpu)].some((c) => c.other >= 50);
-  if (noisy) lines.push("- Other processes took at least half a core during some phases (see the CPU columns): rerun on a quiet machine before comparing runs.");
+  if (noisy)
+    lines.push(
+      "- Other processes took at least half a core during some phases (see the CPU columns): rerun on a quiet machine before comparing runs.",
+    );
   const executeRatio = api.execute.requestsPerSecond / api.health.requestsPerSecond;
   lines.push(
     `- Submission throughput is ${ratio(api.execute.requestsPerSecond, api.health.requestsPerSecond)} the trivial route's ` +
@@ -328,12 +401,21 @@ function workSection(r: RunResults): string {
   const nodes = r.nodes[r.nodes.length - 1];
   const scale = r.scaleOut[r.scaleOut.length - 1];
   const parts: string[] = [];
-  if (nodes?.database) parts.push(databaseSection(`${nodes.nodes} embedded nodes, end-to-end burst`, nodes.database, nodes.burst.jobs));
-  if (scale) parts.push(databaseSection(`${scale.instances} instances with standalone nodes, end-to-end burst`, scale, scale.jobs));
+  if (nodes?.database)
+    parts.push(databaseSection(`${nodes.nodes} embedded nodes, end-to-end burst`, nodes.database, nodes.burst.jobs));
+  if (scale)
+    parts.push(
+      databaseSection(`${scale.instances} instances with standalone nodes, end-to-end burst`, scale, scale.jobs),
+    );
   if (nodes?.profile) parts.push(profileSection(`the server with ${nodes.nodes} embedded nodes`, nodes.profile));
-  if (scale?.profile) parts.push(profileSection(`the ${scale.instances} server instances of the scale-out (no nodes inside)`, scale.profile));
+  if (scale?.profile)
+    parts.push(
+      profileSection(`the ${scale.instances} server instances of the scale-out (no nodes inside)`, scale.profile),
+    );
   if (parts.length === 0) return "";
-  const where = r.profileDir ? ` Profiles: \`${r.profileDir}/\` (open in Chrome DevTools or speedscope); a profiled run is slower than an unprofiled one.` : " Run with `--profile` for CPU profiles of the servers.";
+  const where = r.profileDir
+    ? ` Profiles: \`${r.profileDir}/\` (open in Chrome DevTools or speedscope); a profiled run is slower than an unprofiled one.`
+    : " Run with `--profile` for CPU profiles of the servers.";
   return ["### Where the time goes", "", `Measured in this run.${where}`, "", parts.join("\n\n")].join("\n");
 }
 

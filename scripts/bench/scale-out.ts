@@ -8,7 +8,17 @@ import { createThrowawayDatabase } from "@/tests/support/postgres";
 import { startNodeProcess, type Child } from "@/tests/support/processes";
 import { measureCpu, measureProcessesCpu, type CpuUse } from "./cpu";
 import { readAllJobTimes, submitBurst, submitJobTo, waitUntilFinal } from "./jobs";
-import { enableStatementStats, measureDatabase, readTableWrites, sampleConnections, trackBackendsCpu, withClient, type ConnectionPeak, type StatementReport, type TableWrites } from "./pg-stats";
+import {
+  enableStatementStats,
+  measureDatabase,
+  readTableWrites,
+  sampleConnections,
+  trackBackendsCpu,
+  withClient,
+  type ConnectionPeak,
+  type StatementReport,
+  type TableWrites,
+} from "./pg-stats";
 import { monotonicMicros, summarizeProfiles, type ProfileSummary } from "./profile";
 import { startServerInstance, startServerUnderTest, type ServerInstance } from "./server";
 
@@ -62,9 +72,13 @@ export interface ScaleOutResult extends DatabaseWork {
 
 /** A node token from the operator command, run against the shared database. */
 async function issueNodeToken(databaseUrl: string, name: string): Promise<string> {
-  const { stdout } = await run(process.execPath, ["--import", "tsx", "scripts/node-token.ts", name, "--region", "bench"], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn" },
-  });
+  const { stdout } = await run(
+    process.execPath,
+    ["--import", "tsx", "scripts/node-token.ts", name, "--region", "bench"],
+    {
+      env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn" },
+    },
+  );
   return (JSON.parse(stdout.trim().split("\n").pop() ?? "{}") as { token: string }).token;
 }
 
@@ -85,7 +99,12 @@ export async function benchScaleOut(o: ScaleOutOptions, cleanups: Set<() => Prom
   cleanups.add(cleanUp);
   try {
     if (o.profileDir) mkdirSync(o.profileDir, { recursive: true });
-    const common = { driver: "postgres" as const, databaseUrl: database.url, embeddedNodes: 0, cpuProfileDir: o.profileDir };
+    const common = {
+      driver: "postgres" as const,
+      databaseUrl: database.url,
+      embeddedNodes: 0,
+      cpuProfileDir: o.profileDir,
+    };
     // One after the other: the first applies the migrations.
     const first = await startServerUnderTest(common);
     instances.push(first);
@@ -93,7 +112,14 @@ export async function benchScaleOut(o: ScaleOutOptions, cleanups: Set<() => Prom
     for (let i = 0; i < o.nodes; i++) {
       const token = await issueNodeToken(database.url, `bench-node-${i + 1}`);
       const attachedTo = instances[i % instances.length].baseUrl;
-      nodes.push(await startNodeProcess(attachedTo, token, ["--name", `bench-node-${i + 1}`, "--concurrency", String(o.nodeConcurrency)]));
+      nodes.push(
+        await startNodeProcess(attachedTo, token, [
+          "--name",
+          `bench-node-${i + 1}`,
+          "--concurrency",
+          String(o.nodeConcurrency),
+        ]),
+      );
     }
     const withStatements = await enableStatementStats(database.url);
     let submitted = 0;
@@ -101,7 +127,9 @@ export async function benchScaleOut(o: ScaleOutOptions, cleanups: Set<() => Prom
       const base = submitted;
       submitted += count;
       // Round robin: submission i goes to instance i mod N.
-      const jobs = await submitBurst(count, o.submitters, (i) => submitJobTo(instances[(base + i) % instances.length].baseUrl, first.apiKey, base + i));
+      const jobs = await submitBurst(count, o.submitters, (i) =>
+        submitJobTo(instances[(base + i) % instances.length].baseUrl, first.apiKey, base + i),
+      );
       const final = await waitUntilFinal(first, submitted, o.timeoutMs);
       return { jobs, final };
     };
@@ -124,7 +152,10 @@ export async function benchScaleOut(o: ScaleOutOptions, cleanups: Set<() => Prom
     const { statements, walBytes } = await databaseWork();
     const peak = await connections();
 
-    const times = await readAllJobTimes(first, measured.jobs.map((j) => j.jobId));
+    const times = await readAllJobTimes(
+      first,
+      measured.jobs.map((j) => j.jobId),
+    );
     const created = times.map((t) => t.created);
     const spanMs = Math.max(...times.map((t) => t.completed).filter(Number.isFinite)) - Math.min(...created);
     const jobs = times.length;
@@ -133,7 +164,10 @@ export async function benchScaleOut(o: ScaleOutOptions, cleanups: Set<() => Prom
     // Stopped backends have flushed their row counters.
     await new Promise((r) => setTimeout(r, 500));
     const tableWrites = await readTableWrites(database.url);
-    const jobsInDatabase = await withClient(database.url, async (c) => (await c.query<{ n: number }>("select count(*)::int as n from jobs")).rows[0].n);
+    const jobsInDatabase = await withClient(
+      database.url,
+      async (c) => (await c.query<{ n: number }>("select count(*)::int as n from jobs")).rows[0].n,
+    );
     return {
       instances: o.instances,
       nodes: o.nodes,
@@ -157,4 +191,3 @@ export async function benchScaleOut(o: ScaleOutOptions, cleanups: Set<() => Prom
     await cleanUp();
   }
 }
-

@@ -41,7 +41,9 @@ const starterCredits = String(10 ** 12);
 export async function startServerInstance(options: ServerOptions): Promise<ServerInstance> {
   const dataDir = options.driver === "pglite" ? mkdtempSync(path.join(os.tmpdir(), "en-bench-")) : undefined;
   const ownDatabase =
-    options.driver === "postgres" && !options.databaseUrl ? await createThrowawayDatabase(options.adminUrl ?? "", "en_bench") : undefined;
+    options.driver === "postgres" && !options.databaseUrl
+      ? await createThrowawayDatabase(options.adminUrl ?? "", "en_bench")
+      : undefined;
   const databaseUrl = options.databaseUrl ?? ownDatabase?.url;
   const cleanUp = async () => {
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
@@ -51,17 +53,20 @@ export async function startServerInstance(options: ServerOptions): Promise<Serve
   const defaults = parseEnv({ NODE_ENV: "production" });
   let child: Child;
   try {
-    child = await startServerProcess({
-      ...(dataDir ? { DATA_DIR: dataDir } : {}),
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-      EMBEDDED_NODES: String(options.embeddedNodes),
-      SWEEP_INTERVAL_MS: String(defaults.SWEEP_INTERVAL_MS),
-      RATE_LIMIT_PER_MINUTE: "0",
-      ACCOUNT_RATE_PER_MINUTE: "0",
-      STARTER_CREDITS: starterCredits,
-      LOG_LEVEL: "warn",
-      ...options.env,
-    }, options.cpuProfileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`] : []);
+    child = await startServerProcess(
+      {
+        ...(dataDir ? { DATA_DIR: dataDir } : {}),
+        ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+        EMBEDDED_NODES: String(options.embeddedNodes),
+        SWEEP_INTERVAL_MS: String(defaults.SWEEP_INTERVAL_MS),
+        RATE_LIMIT_PER_MINUTE: "0",
+        ACCOUNT_RATE_PER_MINUTE: "0",
+        STARTER_CREDITS: starterCredits,
+        LOG_LEVEL: "warn",
+        ...options.env,
+      },
+      options.cpuProfileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`] : [],
+    );
   } catch (error) {
     await cleanUp();
     throw error;

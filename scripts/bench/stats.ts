@@ -32,7 +32,8 @@ export const ms = (v: number) => (Number.isFinite(v) ? `${v < 10 ? v.toFixed(2) 
 export const perSecond = (v: number) => (Number.isFinite(v) ? `${v < 100 ? v.toFixed(1) : Math.round(v)}/s` : "n/a");
 export const percent = (v: number) => (Number.isFinite(v) ? `${Math.round(v)} %` : "n/a");
 /** `a / b` as "2.35×"; n/a when either side is missing or zero. */
-export const ratio = (a: number, b: number) => (Number.isFinite(a) && Number.isFinite(b) && b !== 0 ? `${(a / b).toFixed(2)}×` : "n/a");
+export const ratio = (a: number, b: number) =>
+  Number.isFinite(a) && Number.isFinite(b) && b !== 0 ? `${(a / b).toFixed(2)}×` : "n/a";
 
 /** A Markdown table; the same text is printed to the terminal. */
 export function table(header: string[], rows: string[][]): string {

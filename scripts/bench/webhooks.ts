@@ -37,11 +37,21 @@ async function main() {
     for (const r of receiver.received) {
       const event = JSON.parse(r.body) as { data: { job: { jobId: string; completedAt: string } } };
       const id = event.data.job.jobId;
-      if (!acknowledgedAt.has(id)) acknowledgedAt.set(id, { completedAt: Date.parse(event.data.job.completedAt), ackAt: r.receivedAt });
+      if (!acknowledgedAt.has(id))
+        acknowledgedAt.set(id, { completedAt: Date.parse(event.data.job.completedAt), ackAt: r.receivedAt });
     }
     const latencies = [...acknowledgedAt.values()].map((v) => v.ackAt - v.completedAt);
     const s = summarize(latencies);
-    const result = { driver: adminUrl ? "postgres" : "pglite", rate, jobs: total, completed, failed, delivered: acknowledgedAt.size, requests: receiver.received.length, latencyMs: { p50: s.p50, p99: s.p99, avg: Math.round(s.avg), max: s.max } };
+    const result = {
+      driver: adminUrl ? "postgres" : "pglite",
+      rate,
+      jobs: total,
+      completed,
+      failed,
+      delivered: acknowledgedAt.size,
+      requests: receiver.received.length,
+      latencyMs: { p50: s.p50, p99: s.p99, avg: Math.round(s.avg), max: s.max },
+    };
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } finally {
     await server.stop();

@@ -10,7 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { services as servicesTable } from "@/lib/db/schema";
 import { grantCreditsToAddress } from "@/lib/domain/credits";
 import { db } from "@/lib/domain/database";
-import { startOpenAiCompatibleServer, type OpenAiCompatibleServer } from "@/lib/network/providers/testing/openai-compatible-server";
+import {
+  startOpenAiCompatibleServer,
+  type OpenAiCompatibleServer,
+} from "@/lib/network/providers/testing/openai-compatible-server";
 import {
   ExecutionApiError,
   ExecutionClient,
@@ -34,7 +37,9 @@ const onePixelPng = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mN
 beforeAll(async () => {
   llm = await startOpenAiCompatibleServer({ behaviour: { reply: "slow", delayMs: 120_000 } });
   // Starter credits below image-ocr's cost (5), so a fresh developer meets INSUFFICIENT_CREDITS.
-  server = await startTestServer({ env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: "sk-test", LLM_MODEL: "gpt-4o-mini", STARTER_CREDITS: "4" } });
+  server = await startTestServer({
+    env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: "sk-test", LLM_MODEL: "gpt-4o-mini", STARTER_CREDITS: "4" },
+  });
   dev = await signUpDeveloper(server.baseUrl);
   await grantCreditsToAddress(dev.address, 200, "Test grant");
   client = new ExecutionClient({ apiKey: await dev.createApiKey(), baseUrl: server.baseUrl });
@@ -68,9 +73,20 @@ describe("the client against the real server", () => {
   it("lists the services", async () => {
     const services = await client.listServices();
     expect(services.map((s) => s.serviceId)).toEqual(
-      expect.arrayContaining(["text-sentiment", "text-summarize", "language-detect", "token-count", "image-ocr", "text-generate"]),
+      expect.arrayContaining([
+        "text-sentiment",
+        "text-summarize",
+        "language-detect",
+        "token-count",
+        "image-ocr",
+        "text-generate",
+      ]),
     );
-    expect(services.find((s) => s.serviceId === "token-count")).toMatchObject({ status: "active", creditCost: 1, inputSchema: expect.any(Object) });
+    expect(services.find((s) => s.serviceId === "token-count")).toMatchObject({
+      status: "active",
+      creditCost: 1,
+      inputSchema: expect.any(Object),
+    });
   });
 
   it("executes token-count and waits for its result", async () => {
@@ -78,13 +94,21 @@ describe("the client against the real server", () => {
     expect(job).toMatchObject({ serviceId: "token-count", status: "queued", progress: 0, result: null });
     const updates: string[] = [];
     completed = await client.waitForJob(job.jobId, { ...fast, onUpdate: (j) => updates.push(j.status) });
-    expect(completed).toMatchObject({ jobId: job.jobId, workflowRunId: job.workflowRunId, status: "completed", progress: 100 });
+    expect(completed).toMatchObject({
+      jobId: job.jobId,
+      workflowRunId: job.workflowRunId,
+      status: "completed",
+      progress: 100,
+    });
     expect(completed.result?.output).toMatchObject({ tokens: expect.any(Number) });
     expect(updates.at(-1)).toBe("completed");
   });
 
   it("creates a job through createJob, the same way", async () => {
-    const job = await client.createJob({ type: "developer_job", payload: { serviceId: "language-detect", input: { text: "Ceci est une phrase en français, sans aucun doute." } } });
+    const job = await client.createJob({
+      type: "developer_job",
+      payload: { serviceId: "language-detect", input: { text: "Ceci est une phrase en français, sans aucun doute." } },
+    });
     const done = await client.waitForJob(job.jobId, fast);
     expect(done).toMatchObject({ serviceId: "language-detect", status: "completed" });
   });
@@ -109,7 +133,10 @@ describe("the client against the real server", () => {
   });
 
   it("streams a live job's events until its final state", async () => {
-    const job = await client.execute("text-summarize", { text: "Execution is asynchronous. Jobs are durable. Telemetry explains progress. Results come last.", sentences: 2 });
+    const job = await client.execute("text-summarize", {
+      text: "Execution is asynchronous. Jobs are durable. Telemetry explains progress. Results come last.",
+      sentences: 2,
+    });
     const events = await collect(client.streamJobEvents(job.jobId));
     const telemetry = events.flatMap((e) => (e.type === "telemetry" ? [e] : []));
     expect(telemetry.map((e) => e.event.sequence)).toEqual(telemetry.map((_, i) => i + 1));
@@ -127,7 +154,12 @@ describe("the client against the real server", () => {
   });
 
   it("lists jobs with filters and dates in every accepted form, and iterates every page", async () => {
-    const filters = { serviceId: "token-count", status: "completed", dateFrom: startedAt, dateTo: Date.now() + 60_000 } as const;
+    const filters = {
+      serviceId: "token-count",
+      status: "completed",
+      dateFrom: startedAt,
+      dateTo: Date.now() + 60_000,
+    } as const;
     const page = await client.listJobs({ ...filters, limit: 1 });
     expect(page.data.map((j) => j.jobId)).toEqual([completed.jobId]);
     expect(page.pagination).toMatchObject({ page: 1, limit: 1, total: 1, hasMore: false });
@@ -138,7 +170,10 @@ describe("the client against the real server", () => {
     expect(iterated).toEqual(everything.data.map((j) => j.jobId));
     expect(iterated.length).toBe(everything.pagination.total);
 
-    await expect(client.listJobs({ dateFrom: Date.now() + 3_600_000 })).resolves.toMatchObject({ data: [], pagination: { total: 0 } });
+    await expect(client.listJobs({ dateFrom: Date.now() + 3_600_000 })).resolves.toMatchObject({
+      data: [],
+      pagination: { total: 0 },
+    });
   });
 
   it("an idempotency key makes a repeated submission a replay, and a different one a conflict", async () => {
@@ -146,7 +181,9 @@ describe("the client against the real server", () => {
     const first = await client.execute("token-count", input, { idempotencyKey: "e2e-intent-1" });
     const replay = await client.execute("token-count", input, { idempotencyKey: "e2e-intent-1" });
     expect(replay.jobId).toBe(first.jobId);
-    const conflict = await apiErrorOf(client.execute("token-count", { text: "something else" }, { idempotencyKey: "e2e-intent-1" }));
+    const conflict = await apiErrorOf(
+      client.execute("token-count", { text: "something else" }, { idempotencyKey: "e2e-intent-1" }),
+    );
     expect(conflict).toMatchObject({ status: 409, code: "IDEMPOTENCY_CONFLICT" });
   });
 
@@ -162,7 +199,11 @@ describe("the client against the real server", () => {
       }
       return response;
     };
-    const flaky = new ExecutionClient({ apiKey: await dev.createApiKey(), baseUrl: server.baseUrl, fetch: losingFetch });
+    const flaky = new ExecutionClient({
+      apiKey: await dev.createApiKey(),
+      baseUrl: server.baseUrl,
+      fetch: losingFetch,
+    });
     const before = (await client.listJobs({ serviceId: "token-count" })).pagination.total;
     const job = await flaky.execute("token-count", { text: "lost response" });
     expect(lost).toBe(true);
@@ -175,7 +216,8 @@ describe("the client against the real server", () => {
   it("waitForJob gives up at its deadline with the last state, and cancelJob stops a running job", async () => {
     const job = await client.execute("text-generate", { prompt: "Write a long story." });
     // Follow the live stream until the job is running on the node (the LLM endpoint stalls), then stop listening.
-    for await (const event of client.streamJobEvents(job.jobId)) if (event.type === "status" && event.job.status === "running") break;
+    for await (const event of client.streamJobEvents(job.jobId))
+      if (event.type === "status" && event.job.status === "running") break;
 
     const timeout = await client.waitForJob(job.jobId, { intervalMs: 50, timeoutMs: 300 }).catch((e: unknown) => e);
     expect(timeout).toBeInstanceOf(JobWaitTimeoutError);
@@ -238,14 +280,25 @@ describe("the README", () => {
       // The package name resolves to the source, so the examples run without a build.
       await writeFile(path.join(dir, "package.json"), JSON.stringify({ type: "module" }));
       const paths = { "@execution-network/client": [path.join(repo, "lib/client/src/index.ts")] };
-      await writeFile(path.join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: { module: "esnext", moduleResolution: "bundler", paths } }));
-      const env = { ...process.env, EXECUTION_NETWORK_API_KEY: await dev.createApiKey(), EXECUTION_BASE_URL: server.baseUrl };
+      await writeFile(
+        path.join(dir, "tsconfig.json"),
+        JSON.stringify({ compilerOptions: { module: "esnext", moduleResolution: "bundler", paths } }),
+      );
+      const env = {
+        ...process.env,
+        EXECUTION_NETWORK_API_KEY: await dev.createApiKey(),
+        EXECUTION_BASE_URL: server.baseUrl,
+      };
       const outputs: string[] = [];
       for (const [i, code] of examples.entries()) {
         const file = path.join(dir, `example-${i}.ts`);
         await writeFile(file, code);
         // Asynchronous: the server lives in this process and must keep answering.
-        const { stdout } = await promisify(execFile)(path.join(repo, "node_modules/.bin/tsx"), [file], { cwd: dir, env, timeout: 60_000 });
+        const { stdout } = await promisify(execFile)(path.join(repo, "node_modules/.bin/tsx"), [file], {
+          cwd: dir,
+          env,
+          timeout: 60_000,
+        });
         outputs.push(stdout);
       }
       expect(outputs.join("\n")).toContain("submitted");
@@ -275,24 +328,42 @@ describe("error mapping of the real server", () => {
     });
     const jobs = await readOnly.listJobs();
     const jobId = jobs.data[0]?.jobId ?? "";
-    expect(await apiErrorOf(readOnly.getJobTelemetry(jobId))).toMatchObject({ code: "INSUFFICIENT_SCOPE", details: { requiredScope: "telemetry:read" } });
-    expect(await apiErrorOf(readOnly.getCreditBalance())).toMatchObject({ code: "INSUFFICIENT_SCOPE", details: { requiredScope: "credits:read" } });
+    expect(await apiErrorOf(readOnly.getJobTelemetry(jobId))).toMatchObject({
+      code: "INSUFFICIENT_SCOPE",
+      details: { requiredScope: "telemetry:read" },
+    });
+    expect(await apiErrorOf(readOnly.getCreditBalance())).toMatchObject({
+      code: "INSUFFICIENT_SCOPE",
+      details: { requiredScope: "credits:read" },
+    });
   });
 
   it("INSUFFICIENT_CREDITS", async () => {
     const broke = await signUpDeveloper(server.baseUrl);
     const brokeClient = new ExecutionClient({ apiKey: await broke.createApiKey(), baseUrl: server.baseUrl });
-    expect(await apiErrorOf(brokeClient.execute("image-ocr", { image: onePixelPng }))).toMatchObject({ status: 402, code: "INSUFFICIENT_CREDITS" });
+    expect(await apiErrorOf(brokeClient.execute("image-ocr", { image: onePixelPng }))).toMatchObject({
+      status: 402,
+      code: "INSUFFICIENT_CREDITS",
+    });
     await expect(brokeClient.getCreditBalance()).resolves.toMatchObject({ balance: 4 });
   });
 
   it("SERVICE_NOT_FOUND and JOB_NOT_FOUND (someone else's job is not found either)", async () => {
-    expect(await apiErrorOf(client.execute("no-such-service", { text: "x" }))).toMatchObject({ status: 404, code: "SERVICE_NOT_FOUND" });
-    expect(await apiErrorOf(client.getJob("00000000-0000-4000-8000-000000000000"))).toMatchObject({ status: 404, code: "JOB_NOT_FOUND" });
+    expect(await apiErrorOf(client.execute("no-such-service", { text: "x" }))).toMatchObject({
+      status: 404,
+      code: "SERVICE_NOT_FOUND",
+    });
+    expect(await apiErrorOf(client.getJob("00000000-0000-4000-8000-000000000000"))).toMatchObject({
+      status: 404,
+      code: "JOB_NOT_FOUND",
+    });
     const other = await signUpDeveloper(server.baseUrl);
     const otherClient = new ExecutionClient({ apiKey: await other.createApiKey(), baseUrl: server.baseUrl });
     const [mine] = (await client.listJobs({ limit: 1 })).data;
-    expect(await apiErrorOf(otherClient.getJob(mine?.jobId ?? ""))).toMatchObject({ status: 404, code: "JOB_NOT_FOUND" });
+    expect(await apiErrorOf(otherClient.getJob(mine?.jobId ?? ""))).toMatchObject({
+      status: 404,
+      code: "JOB_NOT_FOUND",
+    });
   });
 
   it("SERVICE_DISABLED", async () => {
@@ -300,7 +371,10 @@ describe("error mapping of the real server", () => {
     const database = await db();
     await database.update(servicesTable).set({ status: "disabled" }).where(eq(servicesTable.id, "text-sentiment"));
     try {
-      expect(await apiErrorOf(client.execute("text-sentiment", { text: "great" }))).toMatchObject({ status: 409, code: "SERVICE_DISABLED" });
+      expect(await apiErrorOf(client.execute("text-sentiment", { text: "great" }))).toMatchObject({
+        status: 409,
+        code: "SERVICE_DISABLED",
+      });
     } finally {
       await database.update(servicesTable).set({ status: "active" }).where(eq(servicesTable.id, "text-sentiment"));
     }
@@ -309,14 +383,24 @@ describe("error mapping of the real server", () => {
   it("INVALID_SERVICE_INPUT, with the issues", async () => {
     const error = await apiErrorOf(client.execute("text-summarize", { text: "", sentences: 99 }));
     expect(error).toMatchObject({ status: 422, code: "INVALID_SERVICE_INPUT" });
-    expect(error.details?.issues).toEqual(expect.arrayContaining([expect.objectContaining({ path: "text" }), expect.objectContaining({ path: "sentences" })]));
+    expect(error.details?.issues).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ path: "text" }),
+        expect.objectContaining({ path: "sentences" }),
+      ]),
+    );
   });
 
   it("IDEMPOTENCY_CONFLICT through createJob too", async () => {
     const payload = { serviceId: "token-count", input: { text: "one" } };
     await client.createJob({ type: "developer_job", payload }, { idempotencyKey: "e2e-intent-2" });
     expect(
-      await apiErrorOf(client.createJob({ type: "developer_job", payload: { ...payload, input: { text: "two" } } }, { idempotencyKey: "e2e-intent-2" })),
+      await apiErrorOf(
+        client.createJob(
+          { type: "developer_job", payload: { ...payload, input: { text: "two" } } },
+          { idempotencyKey: "e2e-intent-2" },
+        ),
+      ),
     ).toMatchObject({ status: 409, code: "IDEMPOTENCY_CONFLICT" });
   });
 });

@@ -28,7 +28,9 @@ describe("constructing the client", () => {
   });
 
   it("constructs in a browser only when explicitly allowed", () => {
-    const client = inFakeBrowser(() => new ExecutionClient({ apiKey: "dev_x", baseUrl: "https://api.example", dangerouslyAllowBrowser: true }));
+    const client = inFakeBrowser(
+      () => new ExecutionClient({ apiKey: "dev_x", baseUrl: "https://api.example", dangerouslyAllowBrowser: true }),
+    );
     expect(client).toBeInstanceOf(ExecutionClient);
   });
 
@@ -36,8 +38,12 @@ describe("constructing the client", () => {
     expect(() => new ExecutionClient({ apiKey: "", baseUrl: "https://api.example" })).toThrow(ExecutionNetworkError);
     expect(() => new ExecutionClient({ apiKey: "dev_x", baseUrl: "/relative" })).toThrow(/baseUrl/);
     expect(() => new ExecutionClient({ apiKey: "dev_x", baseUrl: "ftp://api.example" })).toThrow(/baseUrl/);
-    expect(() => new ExecutionClient({ apiKey: "dev_x", baseUrl: "https://api.example", maxRetries: -1 })).toThrow(/maxRetries/);
-    expect(() => new ExecutionClient({ apiKey: "dev_x", baseUrl: "https://api.example", timeoutMs: 0 })).toThrow(/timeoutMs/);
+    expect(() => new ExecutionClient({ apiKey: "dev_x", baseUrl: "https://api.example", maxRetries: -1 })).toThrow(
+      /maxRetries/,
+    );
+    expect(() => new ExecutionClient({ apiKey: "dev_x", baseUrl: "https://api.example", timeoutMs: 0 })).toThrow(
+      /timeoutMs/,
+    );
   });
 
   it("has the documented defaults", () => {
@@ -46,12 +52,19 @@ describe("constructing the client", () => {
   });
 
   it("sends x-api-key and user-agent on every request", async () => {
-    api = await startFakeApi((req) => ({ status: 200, body: req.url.startsWith("/api/developers/jobs/") ? jobFixture({}) : [] }));
+    api = await startFakeApi((req) => ({
+      status: 200,
+      body: req.url.startsWith("/api/developers/jobs/") ? jobFixture({}) : [],
+    }));
     const client = new ExecutionClient({ apiKey: "dev_secret", baseUrl: api.baseUrl });
     await client.listServices();
     await client.getJob("job_1");
     expect(api.requests.map((r) => [r.url, r.headers["x-api-key"], r.headers["user-agent"]])).toEqual(
-      ["/api/marketplace/services", "/api/developers/jobs/job_1"].map((url) => [url, "dev_secret", `execution-network-client/${VERSION} node/${process.versions.node}`]),
+      ["/api/marketplace/services", "/api/developers/jobs/job_1"].map((url) => [
+        url,
+        "dev_secret",
+        `execution-network-client/${VERSION} node/${process.versions.node}`,
+      ]),
     );
   });
 
@@ -62,7 +75,9 @@ describe("constructing the client", () => {
   });
 
   it("reports the package's version", () => {
-    const pkg = JSON.parse(readFileSync(new URL("../../lib/client/package.json", import.meta.url), "utf8")) as { version: string };
+    const pkg = JSON.parse(readFileSync(new URL("../../lib/client/package.json", import.meta.url), "utf8")) as {
+      version: string;
+    };
     expect(VERSION).toBe(pkg.version);
     expect(VERSION).toBe("0.2.0");
   });

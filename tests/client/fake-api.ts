@@ -41,7 +41,13 @@ export async function startFakeApi(script: Script): Promise<FakeApi> {
   const requests: RecordedRequest[] = [];
   const server = http.createServer((req, res) => {
     // Recorded on arrival, so a request the client abandons early still counts as an attempt.
-    const request: RecordedRequest = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: "", at: performance.now() };
+    const request: RecordedRequest = {
+      method: req.method ?? "",
+      url: req.url ?? "",
+      headers: req.headers,
+      body: "",
+      at: performance.now(),
+    };
     const n = requests.push(request) - 1;
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -58,7 +64,8 @@ export async function startFakeApi(script: Script): Promise<FakeApi> {
       }
       const send = () => {
         if (res.destroyed) return;
-        const body = reply.body === undefined ? "" : typeof reply.body === "string" ? reply.body : JSON.stringify(reply.body);
+        const body =
+          reply.body === undefined ? "" : typeof reply.body === "string" ? reply.body : JSON.stringify(reply.body);
         res.writeHead(reply.status, { "content-type": "application/json", ...reply.headers });
         res.end(body);
       };

@@ -24,8 +24,10 @@ const telemetry = (sequence: number, type: string) => ({
   timestamp: "2025-01-01T00:00:00.000Z",
   attempt: 1,
 });
-const statusMessage = (status: string, id?: number) => `${id ? `id: ${id}\n` : ""}event: status\ndata: ${JSON.stringify(jobFixture({ status }))}\n\n`;
-const telemetryMessage = (sequence: number, type: string) => `id: ${sequence}\nevent: telemetry\ndata: ${JSON.stringify(telemetry(sequence, type))}\n\n`;
+const statusMessage = (status: string, id?: number) =>
+  `${id ? `id: ${id}\n` : ""}event: status\ndata: ${JSON.stringify(jobFixture({ status }))}\n\n`;
+const telemetryMessage = (sequence: number, type: string) =>
+  `id: ${sequence}\nevent: telemetry\ndata: ${JSON.stringify(telemetry(sequence, type))}\n\n`;
 
 /** An event-stream reply that writes `chunks` a few ms apart, then ends (or drops) the connection. */
 function stream(chunks: string[], end: "end" | "drop" = "end"): Reply {
@@ -48,7 +50,8 @@ function stream(chunks: string[], end: "end" | "drop" = "end"): Reply {
 
 async function collect(events: AsyncIterable<JobStreamEvent>): Promise<string[]> {
   const seen: string[] = [];
-  for await (const e of events) seen.push(e.type === "status" ? `status:${e.job.status}` : `telemetry:${e.event.sequence}:${e.event.type}`);
+  for await (const e of events)
+    seen.push(e.type === "status" ? `status:${e.job.status}` : `telemetry:${e.event.sequence}:${e.event.type}`);
   return seen;
 }
 
@@ -64,10 +67,17 @@ describe("streamJobEvents", () => {
       "\n",
       "event: future-kind\ndata: {}\n\n",
       statusMessage("completed", 3),
-    ].join("§").split("§");
+    ]
+      .join("§")
+      .split("§");
     api = await startFakeApi(() => stream(body));
     const events = await collect(clientFor().streamJobEvents("job_1"));
-    expect(events).toEqual(["status:queued", "telemetry:1:JOB_CREATED", "telemetry:2:WORKFLOW_INITIALIZED", "status:completed"]);
+    expect(events).toEqual([
+      "status:queued",
+      "telemetry:1:JOB_CREATED",
+      "telemetry:2:WORKFLOW_INITIALIZED",
+      "status:completed",
+    ]);
     expect(api.requests).toHaveLength(1);
     expect(api.requests[0]).toMatchObject({ method: "GET", url: "/api/developers/jobs/job_1/events" });
     expect(api.requests[0]?.headers.accept).toBe("text/event-stream");
@@ -75,7 +85,9 @@ describe("streamJobEvents", () => {
   });
 
   it("gives each message the stream's last event id", async () => {
-    api = await startFakeApi(() => stream([statusMessage("running"), telemetryMessage(7, "EXECUTION_STARTED"), statusMessage("completed")]));
+    api = await startFakeApi(() =>
+      stream([statusMessage("running"), telemetryMessage(7, "EXECUTION_STARTED"), statusMessage("completed")]),
+    );
     const ids: (string | null)[] = [];
     for await (const e of clientFor().streamJobEvents("job_1")) ids.push(e.id);
     expect(ids).toEqual([null, "7", "7"]);
@@ -84,7 +96,15 @@ describe("streamJobEvents", () => {
   it("reconnects after a dropped connection with Last-Event-ID and continues where it stopped", async () => {
     api = await startFakeApi((_, n) =>
       n === 0
-        ? stream(["retry: 10\n\n", statusMessage("running"), telemetryMessage(1, "JOB_CREATED"), telemetryMessage(2, "WORKFLOW_INITIALIZED")], "drop")
+        ? stream(
+            [
+              "retry: 10\n\n",
+              statusMessage("running"),
+              telemetryMessage(1, "JOB_CREATED"),
+              telemetryMessage(2, "WORKFLOW_INITIALIZED"),
+            ],
+            "drop",
+          )
         : stream([statusMessage("running"), telemetryMessage(3, "ROUTING_STARTED"), statusMessage("completed")]),
     );
     const events = await collect(clientFor().streamJobEvents("job_1"));
@@ -137,7 +157,9 @@ describe("streamJobEvents", () => {
     expect(api.requests).toHaveLength(1);
 
     await api.close();
-    api = await startFakeApi((_, n) => (n === 0 ? { status: 503, headers: { "retry-after": "0" } } : stream([statusMessage("completed")])));
+    api = await startFakeApi((_, n) =>
+      n === 0 ? { status: 503, headers: { "retry-after": "0" } } : stream([statusMessage("completed")]),
+    );
     expect(await collect(clientFor().streamJobEvents("job_1"))).toEqual(["status:completed"]);
   });
 

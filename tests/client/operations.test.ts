@@ -7,25 +7,42 @@ import { jobFixture, startFakeApi, type FakeApi, type RecordedRequest, type Repl
 let api: FakeApi;
 afterEach(() => api?.close());
 
-async function call(reply: Reply | ((r: RecordedRequest, n: number) => Reply), run: (client: ExecutionClient) => Promise<unknown>) {
+async function call(
+  reply: Reply | ((r: RecordedRequest, n: number) => Reply),
+  run: (client: ExecutionClient) => Promise<unknown>,
+) {
   api = await startFakeApi(typeof reply === "function" ? reply : () => reply);
   const result = await run(new ExecutionClient({ apiKey: "dev_test", baseUrl: api.baseUrl, maxRetries: 0 }));
   return { result, request: api.requests[0] as RecordedRequest };
 }
 
-const pagination = (page: number, totalPages: number): Pagination => ({ page, limit: 2, total: totalPages * 2, totalPages, hasMore: page < totalPages });
+const pagination = (page: number, totalPages: number): Pagination => ({
+  page,
+  limit: 2,
+  total: totalPages * 2,
+  totalPages,
+  hasMore: page < totalPages,
+});
 const page = <T>(data: T[], p: number, of: number) => ({ status: 200, body: { data, pagination: pagination(p, of) } });
 
 describe("operations", () => {
   it("listServices: GET /api/marketplace/services", async () => {
-    const { result, request } = await call({ status: 200, body: [{ serviceId: "token-count" }] }, (c) => c.listServices());
+    const { result, request } = await call({ status: 200, body: [{ serviceId: "token-count" }] }, (c) =>
+      c.listServices(),
+    );
     expect(request).toMatchObject({ method: "GET", url: "/api/marketplace/services", body: "" });
     expect(result).toEqual([{ serviceId: "token-count" }]);
   });
 
   it("execute: POST /api/marketplace/services/:id/execute with { input } as JSON", async () => {
-    const { result, request } = await call({ status: 202, body: jobFixture() }, (c) => c.execute("token count/é", { text: "hi" }));
-    expect(request).toMatchObject({ method: "POST", url: "/api/marketplace/services/token%20count%2F%C3%A9/execute", body: '{"input":{"text":"hi"}}' });
+    const { result, request } = await call({ status: 202, body: jobFixture() }, (c) =>
+      c.execute("token count/é", { text: "hi" }),
+    );
+    expect(request).toMatchObject({
+      method: "POST",
+      url: "/api/marketplace/services/token%20count%2F%C3%A9/execute",
+      body: '{"input":{"text":"hi"}}',
+    });
     expect(request.headers["content-type"]).toBe("application/json");
     expect(result).toMatchObject({ jobId: "job_1", workflowRunId: "wfr_1", status: "queued" });
   });
@@ -39,7 +56,14 @@ describe("operations", () => {
 
   it("listJobs: filters as query parameters, dates sent as ISO whatever form they are given in", async () => {
     const { request } = await call(page([], 1, 1), (c) =>
-      c.listJobs({ page: 2, limit: 5, status: "failed", serviceId: "token-count", dateFrom: 1_735_689_600_000, dateTo: new Date("2025-01-31T12:00:00Z") }),
+      c.listJobs({
+        page: 2,
+        limit: 5,
+        status: "failed",
+        serviceId: "token-count",
+        dateFrom: 1_735_689_600_000,
+        dateTo: new Date("2025-01-31T12:00:00Z"),
+      }),
     );
     const url = new URL(request.url, "http://x");
     expect(url.pathname).toBe("/api/developers/jobs");
@@ -51,17 +75,23 @@ describe("operations", () => {
       dateFrom: "2025-01-01T00:00:00.000Z",
       dateTo: "2025-01-31T12:00:00.000Z",
     });
-    const { request: second } = await call(page([], 1, 1), (c) => c.listJobs({ dateFrom: "2025-01-01T01:00:00+01:00" }));
+    const { request: second } = await call(page([], 1, 1), (c) =>
+      c.listJobs({ dateFrom: "2025-01-01T01:00:00+01:00" }),
+    );
     expect(second.url).toBe("/api/developers/jobs?dateFrom=2025-01-01T00%3A00%3A00.000Z");
   });
 
   it("getJob, getJobLogs, cancelJob: the job's own paths", async () => {
     const { request: get } = await call({ status: 200, body: jobFixture() }, (c) => c.getJob("job_1"));
     expect(get).toMatchObject({ method: "GET", url: "/api/developers/jobs/job_1" });
-    const { request: logs, result } = await call({ status: 200, body: [{ sequence: 1, message: "queued" }] }, (c) => c.getJobLogs("job_1"));
+    const { request: logs, result } = await call({ status: 200, body: [{ sequence: 1, message: "queued" }] }, (c) =>
+      c.getJobLogs("job_1"),
+    );
     expect(logs).toMatchObject({ method: "GET", url: "/api/developers/jobs/job_1/logs" });
     expect(result).toEqual([{ sequence: 1, message: "queued" }]);
-    const { request: cancel } = await call({ status: 200, body: jobFixture({ status: "failed" }) }, (c) => c.cancelJob("job_1"));
+    const { request: cancel } = await call({ status: 200, body: jobFixture({ status: "failed" }) }, (c) =>
+      c.cancelJob("job_1"),
+    );
     expect(cancel).toMatchObject({ method: "POST", url: "/api/developers/jobs/job_1/cancel", body: "" });
     expect(cancel.headers["idempotency-key"]).toBeTruthy();
   });
@@ -75,20 +105,26 @@ describe("operations", () => {
     const { request } = await call({ status: 200, body: {} }, (c) =>
       c.getUsageSummary({ periodStart: "2025-01-01", periodEnd: new Date("2025-02-01T00:00:00Z") }),
     );
-    expect(request.url).toBe("/api/developers/metrics?periodStart=2025-01-01T00%3A00%3A00.000Z&periodEnd=2025-02-01T00%3A00%3A00.000Z");
+    expect(request.url).toBe(
+      "/api/developers/metrics?periodStart=2025-01-01T00%3A00%3A00.000Z&periodEnd=2025-02-01T00%3A00%3A00.000Z",
+    );
     const { request: metrics } = await call({ status: 200, body: {} }, (c) => c.getMetrics());
     expect(metrics.url).toBe("/api/developers/metrics");
   });
 
   it("getCreditBalance and getCreditHistory", async () => {
-    const { request: balance } = await call({ status: 200, body: { balance: 99, currency: "credits" } }, (c) => c.getCreditBalance());
+    const { request: balance } = await call({ status: 200, body: { balance: 99, currency: "credits" } }, (c) =>
+      c.getCreditBalance(),
+    );
     expect(balance.url).toBe("/api/credits/balance");
     const { request: history } = await call(page([], 1, 1), (c) => c.getCreditHistory({ limit: 10 }));
     expect(history.url).toBe("/api/credits/history?limit=10");
   });
 
   it("topUps.config, topUps.list (every top-up when iterated) and topUps.get with the id as one path segment", async () => {
-    const { result: config, request: configRequest } = await call({ status: 200, body: { enabled: false } }, (c) => c.topUps.config());
+    const { result: config, request: configRequest } = await call({ status: 200, body: { enabled: false } }, (c) =>
+      c.topUps.config(),
+    );
     expect(configRequest).toMatchObject({ method: "GET", url: "/api/credits/top-ups/config" });
     expect(config).toEqual({ enabled: false });
     const topUps = ["t1", "t2", "t3"].map((topUpId) => ({ topUpId }));
@@ -124,7 +160,10 @@ describe("operations", () => {
       },
     );
     expect(result).toEqual({ first: ["a", "b"], all: ["a", "b", "c"] });
-    expect(api.requests.map((r) => r.url)).toEqual(["/api/credits/history?page=1&limit=2", "/api/credits/history?page=2&limit=2"]);
+    expect(api.requests.map((r) => r.url)).toEqual([
+      "/api/credits/history?page=1&limit=2",
+      "/api/credits/history?page=2&limit=2",
+    ]);
   });
 
   it("iterateJobs walks every page with the same filters and stops when hasMore is false", async () => {
@@ -141,14 +180,24 @@ describe("operations", () => {
       },
     );
     expect(result).toEqual(["a", "b", "c", "d", "e"]);
-    expect(api.requests.map((r) => r.url)).toEqual([1, 2, 3].map((p) => `/api/developers/jobs?limit=2&status=completed&page=${p}`));
+    expect(api.requests.map((r) => r.url)).toEqual(
+      [1, 2, 3].map((p) => `/api/developers/jobs?limit=2&status=completed&page=${p}`),
+    );
   });
 
   it("iterateJobs skips a job a shifting list shows twice", async () => {
     // A new job arrived between the two page reads and pushed "b" onto page 2.
-    const pages = [["a", "b"], ["b", "c"]];
+    const pages = [
+      ["a", "b"],
+      ["b", "c"],
+    ];
     const { result } = await call(
-      (_, n) => page((pages[n] ?? []).map((jobId) => jobFixture({ jobId })), n + 1, 2),
+      (_, n) =>
+        page(
+          (pages[n] ?? []).map((jobId) => jobFixture({ jobId })),
+          n + 1,
+          2,
+        ),
       async (c) => {
         const seen: string[] = [];
         for await (const job of c.iterateJobs({ limit: 2 })) seen.push(job.jobId);

@@ -21,7 +21,16 @@ interface PackResult {
   files: { path: string }[];
 }
 
-const services = [{ serviceId: "token-count", name: "Token count", description: "Counts tokens.", creditCost: 1, status: "active", inputSchema: {} }];
+const services = [
+  {
+    serviceId: "token-count",
+    name: "Token count",
+    description: "Counts tokens.",
+    creditCost: 1,
+    status: "active",
+    inputSchema: {},
+  },
+];
 
 let workDir: string;
 let appDir: string;
@@ -34,8 +43,13 @@ beforeAll(async () => {
   const { stdout } = await run("npm", ["pack", "--json", "--pack-destination", workDir], { cwd: packageDir });
   [packed] = JSON.parse(stdout) as PackResult[];
   await run("mkdir", ["-p", appDir]);
-  await writeFile(path.join(appDir, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
-  await run("npm", ["install", "--offline", "--no-audit", "--no-fund", path.join(workDir, packed.filename)], { cwd: appDir });
+  await writeFile(
+    path.join(appDir, "package.json"),
+    JSON.stringify({ name: "consumer", private: true, type: "module" }),
+  );
+  await run("npm", ["install", "--offline", "--no-audit", "--no-fund", path.join(workDir, packed.filename)], {
+    cwd: appDir,
+  });
   api = await startFakeApi(() => ({ status: 200, body: services }));
 }, 180_000);
 
@@ -47,7 +61,16 @@ afterAll(async () => {
 describe("the published package", () => {
   it("contains the build, the types and the README, and nothing else", () => {
     const files = packed.files.map((f) => f.path).sort();
-    expect(files).toEqual(expect.arrayContaining(["README.md", "package.json", "dist/index.js", "dist/index.d.ts", "dist/client.js", "dist/types.d.ts"]));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        "README.md",
+        "package.json",
+        "dist/index.js",
+        "dist/index.d.ts",
+        "dist/client.js",
+        "dist/types.d.ts",
+      ]),
+    );
     expect(files.filter((f) => !f.startsWith("dist/") && !["README.md", "package.json"].includes(f))).toEqual([]);
     expect(files.some((f) => f.endsWith(".test.js") || f.includes("src/"))).toBe(false);
   });
@@ -68,7 +91,12 @@ console.log(JSON.stringify({ version: VERSION, errorClass: typeof ExecutionApiEr
     expect(api.requests.at(-1)?.headers["x-api-key"]).toBe("dev_pack_test");
 
     const { stdout: tree } = await run("npm", ["ls", "--all", "--parseable"], { cwd: appDir });
-    expect(tree.trim().split("\n").map((p) => path.relative(appDir, p))).toEqual(["", "node_modules/@execution-network/client"]);
+    expect(
+      tree
+        .trim()
+        .split("\n")
+        .map((p) => path.relative(appDir, p)),
+    ).toEqual(["", "node_modules/@execution-network/client"]);
   });
 
   it("type-checks, with the README's examples, in a Node-only TypeScript project through the exports map", async () => {
@@ -113,9 +141,15 @@ export async function run(): Promise<ExecutionJob["status"]> {
 
   it("stays small: packed and minified+gzipped sizes within budget", async ({ annotate }) => {
     const entry = path.join(appDir, "node_modules/@execution-network/client/dist/index.js");
-    const { stdout: bundle } = await run(bin("esbuild"), [entry, "--bundle", "--minify", "--format=esm", "--platform=node"], { maxBuffer: 10 * 1024 * 1024 });
+    const { stdout: bundle } = await run(
+      bin("esbuild"),
+      [entry, "--bundle", "--minify", "--format=esm", "--platform=node"],
+      { maxBuffer: 10 * 1024 * 1024 },
+    );
     const minGz = gzipSync(bundle).length;
-    await annotate(`packed ${packed.size} B (unpacked ${packed.unpackedSize} B); minified ${bundle.length} B, min+gz ${minGz} B`);
+    await annotate(
+      `packed ${packed.size} B (unpacked ${packed.unpackedSize} B); minified ${bundle.length} B, min+gz ${minGz} B`,
+    );
     expect(packed.size).toBeLessThan(40 * 1024);
     expect(minGz).toBeLessThan(10 * 1024);
   });

@@ -4,7 +4,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ExecutionApiError, ExecutionClient, ExecutionConnectionError } from "@/lib/client/src/index";
 import { envelope, jobFixture, startFakeApi, type FakeApi, type Reply } from "./fake-api";
 
-const services = [{ serviceId: "token-count", name: "Token count", description: "", creditCost: 1, status: "active", inputSchema: {} }];
+const services = [
+  { serviceId: "token-count", name: "Token count", description: "", creditCost: 1, status: "active", inputSchema: {} },
+];
 const ok: Reply = { status: 200, body: services };
 const accepted: Reply = { status: 202, body: jobFixture() };
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -12,18 +14,25 @@ const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 let api: FakeApi;
 afterEach(() => api?.close());
 
-const clientFor = (options: { maxRetries?: number } = {}) => new ExecutionClient({ apiKey: "dev_test", baseUrl: api.baseUrl, ...options });
+const clientFor = (options: { maxRetries?: number } = {}) =>
+  new ExecutionClient({ apiKey: "dev_test", baseUrl: api.baseUrl, ...options });
 
 describe("retries", () => {
   it.each([429, 502, 503, 504])("retries HTTP %i and returns the first success", async (status) => {
-    api = await startFakeApi((_, n) => (n < 2 ? { status, headers: { "retry-after": "0" }, body: { error: { code: "X", message: "x", requestId: "r" } } } : ok));
+    api = await startFakeApi((_, n) =>
+      n < 2
+        ? { status, headers: { "retry-after": "0" }, body: { error: { code: "X", message: "x", requestId: "r" } } }
+        : ok,
+    );
     await expect(clientFor().listServices()).resolves.toEqual(services);
     expect(api.requests).toHaveLength(3);
   });
 
   it("gives up after maxRetries and throws the last error", async () => {
     api = await startFakeApi(() => ({ ...envelope("UNAVAILABLE", 503), headers: { "retry-after": "0" } }));
-    const error = await clientFor().listServices().catch((e: unknown) => e);
+    const error = await clientFor()
+      .listServices()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ExecutionApiError);
     expect(error).toMatchObject({ status: 503, code: "UNAVAILABLE", retryAfterSeconds: 0 });
     expect(api.requests).toHaveLength(3); // 1 + maxRetries (2)
@@ -93,7 +102,9 @@ describe("retries", () => {
   });
 
   it("waits the Retry-After seconds before the next attempt", async () => {
-    api = await startFakeApi((_, n) => (n === 0 ? { ...envelope("RATE_LIMITED", 429), headers: { "retry-after": "1" } } : ok));
+    api = await startFakeApi((_, n) =>
+      n === 0 ? { ...envelope("RATE_LIMITED", 429), headers: { "retry-after": "1" } } : ok,
+    );
     await clientFor().listServices();
     const [first, second] = api.requests;
     expect(second.at - first.at).toBeGreaterThanOrEqual(950);
@@ -116,7 +127,10 @@ describe("retries", () => {
 
   it("maxRetries can be lowered per call", async () => {
     api = await startFakeApi(() => ({ status: 503, headers: { "retry-after": "0" } }));
-    await expect(clientFor().listServices({ maxRetries: 0 })).rejects.toMatchObject({ status: 503, code: "UNKNOWN_ERROR" });
+    await expect(clientFor().listServices({ maxRetries: 0 })).rejects.toMatchObject({
+      status: 503,
+      code: "UNKNOWN_ERROR",
+    });
     expect(api.requests).toHaveLength(1);
   });
 });

@@ -103,7 +103,9 @@ describe("aborts", () => {
       return { status: 503, headers: { "retry-after": "30" } };
     });
     const abortedAt = abortTime(controller);
-    const { error, settledAt } = await settle(clientFor().execute("token-count", { text: "x" }, { signal: controller.signal }));
+    const { error, settledAt } = await settle(
+      clientFor().execute("token-count", { text: "x" }, { signal: controller.signal }),
+    );
     expect(error).toBeInstanceOf(ExecutionAbortError);
     expect(settledAt - abortedAt()).toBeLessThan(promptlyMs);
     expect(api.requests).toHaveLength(1);
@@ -120,7 +122,9 @@ describe("aborts", () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
     const abortedAt = abortTime(controller);
-    const { error, settledAt } = await settle(clientFor({ fetch: neverAnswers }).listServices({ signal: controller.signal }));
+    const { error, settledAt } = await settle(
+      clientFor({ fetch: neverAnswers }).listServices({ signal: controller.signal }),
+    );
     expect(error).toBeInstanceOf(ExecutionAbortError);
     expect(settledAt - abortedAt()).toBeLessThan(promptlyMs);
   });
@@ -132,7 +136,9 @@ describe("aborts", () => {
       return { status: 200, body: jobFixture({ status: "running" }) };
     });
     const abortedAt = abortTime(controller);
-    const { error, settledAt } = await settle(clientFor().waitForJob("job_1", { intervalMs: 30_000, signal: controller.signal }));
+    const { error, settledAt } = await settle(
+      clientFor().waitForJob("job_1", { intervalMs: 30_000, signal: controller.signal }),
+    );
     expect(error).toBeInstanceOf(ExecutionAbortError);
     expect(api.requests).toHaveLength(1);
     expect(settledAt - abortedAt()).toBeLessThan(promptlyMs);

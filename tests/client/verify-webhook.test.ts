@@ -5,12 +5,20 @@ import { describe, expect, it } from "vitest";
 import { generateWebhookSecret, signWebhook } from "@/lib/domain/webhook-signing";
 import { verifyWebhook, WebhookVerificationError, ExecutionNetworkError } from "../../lib/client/src/index";
 
-const body = JSON.stringify({ type: "job.completed", timestamp: "2026-11-23T00:00:00.000Z", data: { job: { jobId: "j1" }, sequence: 7 } });
+const body = JSON.stringify({
+  type: "job.completed",
+  timestamp: "2026-11-23T00:00:00.000Z",
+  data: { job: { jobId: "j1" }, sequence: 7 },
+});
 const eventId = "evt_0123456789abcdef0123456789abcdef";
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 function serverHeaders(secrets: string[], timestamp = nowSeconds(), payload = body) {
-  return { "webhook-id": eventId, "webhook-timestamp": String(timestamp), "webhook-signature": signWebhook(secrets, eventId, timestamp, payload) };
+  return {
+    "webhook-id": eventId,
+    "webhook-timestamp": String(timestamp),
+    "webhook-signature": signWebhook(secrets, eventId, timestamp, payload),
+  };
 }
 
 const failure = (run: () => unknown) => {
@@ -35,7 +43,11 @@ describe("verifyWebhook", () => {
 
     const timestamp = new Date();
     const theirs = new Webhook(secret).sign(eventId, timestamp, body);
-    const headers = { "webhook-id": eventId, "webhook-timestamp": String(Math.floor(timestamp.getTime() / 1000)), "webhook-signature": theirs };
+    const headers = {
+      "webhook-id": eventId,
+      "webhook-timestamp": String(Math.floor(timestamp.getTime() / 1000)),
+      "webhook-signature": theirs,
+    };
     expect(verifyWebhook(body, headers, secret)).toEqual(JSON.parse(body));
     expect(serverHeaders([secret], Math.floor(timestamp.getTime() / 1000))["webhook-signature"]).toBe(theirs);
   });
@@ -60,7 +72,12 @@ describe("verifyWebhook", () => {
       () => verifyWebhook(body, headers, generateWebhookSecret()),
       () => verifyWebhook(body.replace("7", "8"), headers, secret),
       () => verifyWebhook(body, { ...headers, "webhook-id": "evt_other" }, secret),
-      () => verifyWebhook(body, { ...headers, "webhook-signature": headers["webhook-signature"].replace("v1,", "v2,") }, secret),
+      () =>
+        verifyWebhook(
+          body,
+          { ...headers, "webhook-signature": headers["webhook-signature"].replace("v1,", "v2,") },
+          secret,
+        ),
       () => verifyWebhook(body, { "webhook-id": eventId, "webhook-timestamp": headers["webhook-timestamp"] }, secret),
     ]) {
       const error = failure(run);
@@ -71,9 +88,15 @@ describe("verifyWebhook", () => {
 
   it("refuses timestamps outside the tolerance, either way", () => {
     const secret = generateWebhookSecret();
-    expect(failure(() => verifyWebhook(body, serverHeaders([secret], nowSeconds() - 301), secret))).toBeInstanceOf(WebhookVerificationError);
-    expect(failure(() => verifyWebhook(body, serverHeaders([secret], nowSeconds() + 301), secret))).toBeInstanceOf(WebhookVerificationError);
-    expect(verifyWebhook(body, serverHeaders([secret], nowSeconds() - 600), secret, { toleranceSeconds: 900 }).type).toBe("job.completed");
+    expect(failure(() => verifyWebhook(body, serverHeaders([secret], nowSeconds() - 301), secret))).toBeInstanceOf(
+      WebhookVerificationError,
+    );
+    expect(failure(() => verifyWebhook(body, serverHeaders([secret], nowSeconds() + 301), secret))).toBeInstanceOf(
+      WebhookVerificationError,
+    );
+    expect(
+      verifyWebhook(body, serverHeaders([secret], nowSeconds() - 600), secret, { toleranceSeconds: 900 }).type,
+    ).toBe("job.completed");
   });
 
   it("reads Fetch Headers and Node's header objects alike", () => {

@@ -16,11 +16,19 @@ describe("waitForJob", () => {
       { status: "queued", progress: 0, updatedAt: "2025-01-01T00:00:00.000Z" },
       { status: "queued", progress: 0, updatedAt: "2025-01-01T00:00:00.000Z" },
       { status: "running", progress: 50, updatedAt: "2025-01-01T00:00:01.000Z" },
-      { status: "completed", progress: 100, updatedAt: "2025-01-01T00:00:02.000Z", result: { summary: "3 tokens", output: { tokens: 3 } } },
+      {
+        status: "completed",
+        progress: 100,
+        updatedAt: "2025-01-01T00:00:02.000Z",
+        result: { summary: "3 tokens", output: { tokens: 3 } },
+      },
     ];
     api = await startFakeApi((_, n) => jobReply(states[Math.min(n, states.length - 1)] ?? {}));
     const updates: string[] = [];
-    const job = await clientFor().waitForJob("job_1", { intervalMs: 20, onUpdate: (j) => updates.push(`${j.status}:${j.progress}`) });
+    const job = await clientFor().waitForJob("job_1", {
+      intervalMs: 20,
+      onUpdate: (j) => updates.push(`${j.status}:${j.progress}`),
+    });
     expect(job).toMatchObject({ status: "completed", progress: 100, result: { summary: "3 tokens" } });
     expect(updates).toEqual(["queued:0", "running:50", "completed:100"]);
     expect(api.requests.every((r) => r.url === "/api/developers/jobs/job_1")).toBe(true);
@@ -72,7 +80,13 @@ describe("waitForJob", () => {
   });
 
   it("keeps polling through transient failures", async () => {
-    api = await startFakeApi((_, n) => (n === 1 ? { drop: true } : n === 2 ? { status: 503, headers: { "retry-after": "0" } } : jobReply({ status: n === 0 ? "running" : "completed" })));
+    api = await startFakeApi((_, n) =>
+      n === 1
+        ? { drop: true }
+        : n === 2
+          ? { status: 503, headers: { "retry-after": "0" } }
+          : jobReply({ status: n === 0 ? "running" : "completed" }),
+    );
     await expect(clientFor().waitForJob("job_1", { intervalMs: 20 })).resolves.toMatchObject({ status: "completed" });
     expect(api.requests).toHaveLength(4);
   });

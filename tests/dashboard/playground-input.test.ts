@@ -7,13 +7,18 @@ import { catalog, inputJsonSchema, serviceInputs } from "@/lib/domain/catalog";
 
 const issuesOf = (serviceId: keyof typeof serviceInputs, input: unknown) => {
   const parsed = serviceInputs[serviceId].safeParse(input);
-  return parsed.success ? [] : parsed.error.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message }));
+  return parsed.success
+    ? []
+    : parsed.error.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message }));
 };
 
 describe("fields from the input schema", () => {
   it("gives each service one field per top-level property, with a widget for its type", () => {
     const kinds = Object.fromEntries(
-      catalog.map(({ serviceId }) => [serviceId, fieldsOf(inputJsonSchema(serviceId)).map((f) => `${f.name}:${f.kind}${f.required ? "" : "?"}`)]),
+      catalog.map(({ serviceId }) => [
+        serviceId,
+        fieldsOf(inputJsonSchema(serviceId)).map((f) => `${f.name}:${f.kind}${f.required ? "" : "?"}`),
+      ]),
     );
     expect(kinds).toEqual({
       "text-sentiment": ["text:textarea"],
@@ -26,7 +31,11 @@ describe("fields from the input schema", () => {
   });
 
   it("puts required properties first even when the stored schema (jsonb) reordered its keys", () => {
-    const stored = { type: "object", properties: { format: { type: "string" }, prompt: { type: "string" } }, required: ["prompt"] };
+    const stored = {
+      type: "object",
+      properties: { format: { type: "string" }, prompt: { type: "string" } },
+      required: ["prompt"],
+    };
     expect(fieldsOf(stored).map((f) => f.name)).toEqual(["prompt", "format"]);
   });
 
@@ -54,8 +63,13 @@ describe("validation before Run", () => {
     expect(validate(input as Record<string, unknown>)).toEqual(issuesOf(serviceId, input));
   });
 
-  it("groups issues by their field, with whole-input issues under \"\"", () => {
-    expect(errorsByField([{ path: "sentences", message: "too big" }, { path: "", message: "Unrecognized key" }])).toEqual({
+  it('groups issues by their field, with whole-input issues under ""', () => {
+    expect(
+      errorsByField([
+        { path: "sentences", message: "too big" },
+        { path: "", message: "Unrecognized key" },
+      ]),
+    ).toEqual({
       sentences: ["too big"],
       "": ["Unrecognized key"],
     });
@@ -67,7 +81,7 @@ describe("code examples", () => {
     const { curl, client } = codeExamples("https://api.example.com", "text-sentiment", { text: "it's great" });
     expect(curl).toContain("https://api.example.com/api/marketplace/services/text-sentiment/execute");
     expect(curl).toContain(`-d '{"input":{"text":"it'\\''s great"}}'`);
-    expect(curl).toContain('x-api-key: $EXECUTION_NETWORK_API_KEY');
+    expect(curl).toContain("x-api-key: $EXECUTION_NETWORK_API_KEY");
     expect(curl).toContain("Idempotency-Key: $(uuidgen)");
     expect(client).toContain('client.execute(\n  "text-sentiment",');
     expect(client).toContain("idempotencyKey: randomUUID()");

@@ -46,7 +46,9 @@ describe("database audit", () => {
   it("finds a second charge for one job", async () => {
     await db.exec(`drop index credit_ledger_job_type_idx`);
     expect(
-      await violationsAfter(`insert into credit_ledger (account_id, type, amount, balance_after, job_id, description) values ('${account}', 'charge', -3, 94, '${job}', 'x'); update accounts set credit_balance = 94`),
+      await violationsAfter(
+        `insert into credit_ledger (account_id, type, amount, balance_after, job_id, description) values ('${account}', 'charge', -3, 94, '${job}', 'x'); update accounts set credit_balance = 94`,
+      ),
     ).toContain("job without exactly one charge of its cost");
   });
 
@@ -55,7 +57,9 @@ describe("database audit", () => {
     const keyed = `insert into api_keys (id, account_id, name, scopes, prefix, secret_hash, spent_total) values ('${key}', '${account}', 'k', '{jobs:read}', 'abcdefgh', 'h', 3);
       update jobs set api_key_id = '${key}'`;
     expect(await violationsAfter(keyed)).toEqual([]);
-    expect(await violationsAfter(`update api_keys set spent_total = 2`)).toContain("a key's spend is not what its jobs were charged minus refunded (CONTRACT §11)");
+    expect(await violationsAfter(`update api_keys set spent_total = 2`)).toContain(
+      "a key's spend is not what its jobs were charged minus refunded (CONTRACT §11)",
+    );
   });
 
   it("finds a job that never finished", async () => {
@@ -63,14 +67,16 @@ describe("database audit", () => {
   });
 
   it("finds a gap in the telemetry sequence", async () => {
-    expect(await violationsAfter(`update job_events set sequence = 3 where sequence = 2; update jobs set event_seq = 3`)).toContain(
-      "telemetry sequence with a gap (not 1…event_seq)",
-    );
+    expect(
+      await violationsAfter(`update job_events set sequence = 3 where sequence = 2; update jobs set event_seq = 3`),
+    ).toContain("telemetry sequence with a gap (not 1…event_seq)");
   });
 
   it("finds a refund on a completed job", async () => {
     expect(
-      await violationsAfter(`insert into credit_ledger (account_id, type, amount, balance_after, job_id, description) values ('${account}', 'refund', 3, 100, '${job}', 'r'); update accounts set credit_balance = 100`),
+      await violationsAfter(
+        `insert into credit_ledger (account_id, type, amount, balance_after, job_id, description) values ('${account}', 'refund', 3, 100, '${job}', 'r'); update accounts set credit_balance = 100`,
+      ),
     ).toContain("refund that does not match the job's outcome (one refund of its cost when failed, none otherwise)");
   });
 });

@@ -4,7 +4,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startOpenAiCompatibleServer, type OpenAiCompatibleServer } from "@/lib/network/providers/testing/openai-compatible-server";
+import {
+  startOpenAiCompatibleServer,
+  type OpenAiCompatibleServer,
+} from "@/lib/network/providers/testing/openai-compatible-server";
 import { openEmbeddedForAudit, auditDatabase } from "../support/audit";
 import { signUpDeveloper } from "../support/developer";
 import { eventually, execute } from "../support/jobs";
@@ -35,7 +38,12 @@ const env = {
 };
 
 async function startServer() {
-  const child = await startServerProcess({ ...env, LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: "sk-test", LLM_MODEL: "test-model" });
+  const child = await startServerProcess({
+    ...env,
+    LLM_BASE_URL: llm.baseUrl,
+    LLM_API_KEY: "sk-test",
+    LLM_MODEL: "test-model",
+  });
   children.push(child);
   return child;
 }
@@ -55,7 +63,9 @@ describe("fault: kill -9 the server on the embedded database mid-run", () => {
       submitted.push(((await res.json()) as { jobId: string }).jobId);
     }
     const jobList = async () =>
-      (await (await dev.withKey(key, "/api/developers/jobs?limit=100")).json()) as { data: { jobId: string; status: string }[] };
+      (await (await dev.withKey(key, "/api/developers/jobs?limit=100")).json()) as {
+        data: { jobId: string; status: string }[];
+      };
     // The crash falls mid-run: a job is running and others wait.
     const before = await eventually(jobList, (l) => l.data.some((j) => j.status === "running"));
     await first.kill("SIGKILL");

@@ -2,7 +2,10 @@
 // go back to routing and another node finishes every one of them, each charged once.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueNodeToken } from "@/lib/network/coordinator";
-import { startOpenAiCompatibleServer, type OpenAiCompatibleServer } from "@/lib/network/providers/testing/openai-compatible-server";
+import {
+  startOpenAiCompatibleServer,
+  type OpenAiCompatibleServer,
+} from "@/lib/network/providers/testing/openai-compatible-server";
 import { signUpDeveloper } from "../support/developer";
 import { eventually, getJob, submit, type JobView } from "../support/jobs";
 import { startNodeProcess, type Child } from "../support/processes";
@@ -37,7 +40,12 @@ afterAll(async () => {
 
 async function startNode(name: string) {
   const { token } = await issueNodeToken(name, { region: "test" });
-  const child = await startNodeProcess(server.baseUrl, token, ["--name", name, "--concurrency", "2", "--grace-ms", "100"], llmEnv());
+  const child = await startNodeProcess(
+    server.baseUrl,
+    token,
+    ["--name", name, "--concurrency", "2", "--grace-ms", "100"],
+    llmEnv(),
+  );
   children.push(child);
   return child;
 }
@@ -56,7 +64,9 @@ describe("fault: kill -9 a standalone node mid-job", () => {
       async () => Promise.all(jobs.map((j) => getJob(dev, key, j.jobId))),
       (views) => views.some((v) => v.status === "running" && v.assignedNode?.name === "node-doomed"),
     );
-    const lost = held.filter((v) => v.assignedNode?.name === "node-doomed" && v.status !== "completed").map((v) => v.jobId);
+    const lost = held
+      .filter((v) => v.assignedNode?.name === "node-doomed" && v.status !== "completed")
+      .map((v) => v.jobId);
     await doomed.kill("SIGKILL");
     await startNode("node-survivor");
 

@@ -48,7 +48,15 @@ function trafficAgainst(dev: Developer, key: string, workers: number) {
   const answers: Answer[] = [];
   let running = true;
   const routes: [string, () => Promise<Response>][] = [
-    ["execute", () => dev.withKey(key, "/api/marketplace/services/token-count/execute", { method: "POST", body: JSON.stringify({ input: { text: "outage" } }), headers: { "content-type": "application/json" } })],
+    [
+      "execute",
+      () =>
+        dev.withKey(key, "/api/marketplace/services/token-count/execute", {
+          method: "POST",
+          body: JSON.stringify({ input: { text: "outage" } }),
+          headers: { "content-type": "application/json" },
+        }),
+    ],
     ["jobs", () => dev.withKey(key, "/api/developers/jobs?limit=5")],
     ["balance", () => dev.withKey(key, "/api/credits/balance")],
     ["services", () => dev.withKey(key, "/api/marketplace/services")],
@@ -88,7 +96,9 @@ async function activeJobs(url: string): Promise<number> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query<{ n: number }>("select count(*)::int as n from jobs where status not in ('completed', 'failed')");
+    const { rows } = await client.query<{ n: number }>(
+      "select count(*)::int as n from jobs where status not in ('completed', 'failed')",
+    );
     return rows[0].n;
   } finally {
     await client.end();
@@ -122,14 +132,21 @@ describe("fault: PostgreSQL stops for 10 s under load", () => {
 
     // Never a 5xx other than the envelope's 503; never a dropped connection.
     const unexpected = answers.filter((a) => !(a.status < 500 || (a.status === 503 && a.code === "UNAVAILABLE")));
-    const unhandled = server.output().split("\n").filter((l) => l.includes("unhandled error")).slice(0, 3).join("\n");
+    const unhandled = server
+      .output()
+      .split("\n")
+      .filter((l) => l.includes("unhandled error"))
+      .slice(0, 3)
+      .join("\n");
     expect(unexpected, `server log:\n${unhandled}`).toEqual([]);
     // Every refusal is the envelope's 503 with Retry-After and a request id.
     const refused = answers.filter((a) => a.status === 503);
     expect(refused.length).toBeGreaterThan(0);
     expect(refused.filter((a) => !a.retryAfter || !a.requestId)).toEqual([]);
     // While the database was down (after a short settling), nothing succeeded or failed any other way.
-    const duringOutage = answers.filter((a) => a.at > stoppedAt + 1_000 && a.at < restartedAt && a.route !== "services");
+    const duringOutage = answers.filter(
+      (a) => a.at > stoppedAt + 1_000 && a.at < restartedAt && a.route !== "services",
+    );
     expect(duringOutage.length).toBeGreaterThan(10);
     expect(duringOutage.filter((a) => a.status !== 503)).toEqual([]);
     // After recovery everything succeeds again.
@@ -140,7 +157,11 @@ describe("fault: PostgreSQL stops for 10 s under load", () => {
     // Jobs accepted before, and after, the outage all finish; the data is consistent.
     const accepted = answers.filter((a) => a.status === 202 && a.jobId).map((a) => a.jobId as string);
     expect(accepted.length).toBeGreaterThan(0);
-    await eventually(() => activeJobs(database.url), (active) => active === 0, 120_000);
+    await eventually(
+      () => activeJobs(database.url),
+      (active) => active === 0,
+      120_000,
+    );
     expectCleanAudit(await auditPostgres(database.url), "PostgreSQL outage");
   });
 });

@@ -11,7 +11,8 @@ const run = promisify(execFile);
 function binDir(): string {
   const root = "/usr/lib/postgresql";
   const versions = readdirSync(root).sort((a, b) => Number(b) - Number(a));
-  if (versions.length === 0) throw new Error("No PostgreSQL server binaries under /usr/lib/postgresql (apt-get install postgresql)");
+  if (versions.length === 0)
+    throw new Error("No PostgreSQL server binaries under /usr/lib/postgresql (apt-get install postgresql)");
   return path.join(root, versions[0], "bin");
 }
 
@@ -27,7 +28,10 @@ export interface PrivatePostgres {
 }
 
 /** `settings` are extra server settings (`-c name=value`), e.g. for the bench's pg_stat_statements. */
-export async function createPrivatePostgres(port: number, settings: Record<string, string> = {}): Promise<PrivatePostgres> {
+export async function createPrivatePostgres(
+  port: number,
+  settings: Record<string, string> = {},
+): Promise<PrivatePostgres> {
   const bin = binDir();
   const dir = mkdtempSync(path.join(tmpdir(), "en-faults-pg-"));
   const data = path.join(dir, "data");
@@ -39,7 +43,9 @@ export async function createPrivatePostgres(port: number, settings: Record<strin
   };
   if (asRoot) await run("chown", ["postgres", dir]);
   await exec("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8"]);
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200${Object.entries(settings)
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200${Object.entries(
+    settings,
+  )
     .map(([name, value]) => ` -c ${name}=${value}`)
     .join("")}`;
   let running = false;

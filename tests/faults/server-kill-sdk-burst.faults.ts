@@ -45,7 +45,12 @@ describe("fault: kill -9 the server during a burst of SDK submissions", () => {
     const first = await startServer();
     const baseUrl = String(first.ready.baseUrl);
     const dev = await signUpDeveloper(baseUrl);
-    const client = new ExecutionClient({ apiKey: await dev.createApiKey(), baseUrl, maxRetries: 20, timeoutMs: 10_000 });
+    const client = new ExecutionClient({
+      apiKey: await dev.createApiKey(),
+      baseUrl,
+      maxRetries: 20,
+      timeoutMs: 10_000,
+    });
 
     const logical = 60;
     const keys = Array.from({ length: logical }, (_, i) => `fault-burst-${i}-${crypto.randomUUID()}`);
@@ -57,7 +62,11 @@ describe("fault: kill -9 the server during a burst of SDK submissions", () => {
       answered++;
       return job;
     });
-    await eventually(async () => answered, (n) => n >= 8, 60_000);
+    await eventually(
+      async () => answered,
+      (n) => n >= 8,
+      60_000,
+    );
     await first.kill("SIGKILL");
     const answeredBeforeCrash = answered;
     await sleep(2_000);

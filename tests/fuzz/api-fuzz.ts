@@ -89,7 +89,16 @@ interface Operation {
 }
 
 type OpenApi = {
-  paths: Record<string, Record<string, { parameters?: { name: string; in: string; schema?: JsonSchema }[]; requestBody?: { content?: Record<string, { schema?: JsonSchema }> } }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        parameters?: { name: string; in: string; schema?: JsonSchema }[];
+        requestBody?: { content?: Record<string, { schema?: JsonSchema }> };
+      }
+    >
+  >;
   components?: { schemas?: Record<string, JsonSchema> };
 };
 
@@ -151,14 +160,18 @@ function fromSchema(schema: JsonSchema | undefined, doc: OpenApi, depth = 0): fc
   if (alternatives) return fc.oneof(...alternatives.map((s) => fromSchema(s, doc, depth + 1)));
   if (schema.allOf) return fromSchema(schema.allOf[0], doc, depth + 1);
   if (schema.const !== undefined) return fc.constant(schema.const);
-  if (schema.enum) return fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...schema.enum) }, { weight: 1, arbitrary: anyString });
+  if (schema.enum)
+    return fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...schema.enum) }, { weight: 1, arbitrary: anyString });
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
   switch (type) {
     case "object": {
       const props = Object.entries(schema.properties ?? {});
       const record = Object.fromEntries(props.map(([k, v]) => [k, fromSchema(v, doc, depth + 1)]));
       return fc.oneof(
-        { weight: 6, arbitrary: fc.record(record, { requiredKeys: (schema.required ?? []).filter((k) => k in record) }) },
+        {
+          weight: 6,
+          arbitrary: fc.record(record, { requiredKeys: (schema.required ?? []).filter((k) => k in record) }),
+        },
         { weight: 2, arbitrary: fc.record(record, { requiredKeys: [] }) },
         { weight: 1, arbitrary: fc.dictionary(anyString, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 5 }) },
       );
@@ -180,8 +193,16 @@ function fromSchema(schema: JsonSchema | undefined, doc: OpenApi, depth = 0): fc
     case "string": {
       const sized = fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 60, 200) });
       const formatted =
-        schema.format === "uuid" ? fc.uuid() : schema.format === "date-time" ? fc.date({ noInvalidDate: true }).map((d) => d.toISOString()) : sized;
-      return fc.oneof({ weight: 5, arbitrary: formatted }, { weight: 1, arbitrary: anyString }, { weight: 1, arbitrary: anyNumber });
+        schema.format === "uuid"
+          ? fc.uuid()
+          : schema.format === "date-time"
+            ? fc.date({ noInvalidDate: true }).map((d) => d.toISOString())
+            : sized;
+      return fc.oneof(
+        { weight: 5, arbitrary: formatted },
+        { weight: 1, arbitrary: anyString },
+        { weight: 1, arbitrary: anyNumber },
+      );
     }
     default:
       return fc.jsonValue({ maxDepth: 3 });
@@ -199,19 +220,43 @@ const encode = (value: string) => {
   return encoded.slice(0, 1_000).replace(/%[0-9A-F]?$/i, "");
 };
 
-const malformedEscapes = fc.constantFrom("%ED%A0%80", "%ED%BF%BF", "%C0%AF", "%FF", "%", "%zz", "%E2%82", "a%00b", "%252e");
+const malformedEscapes = fc.constantFrom(
+  "%ED%A0%80",
+  "%ED%BF%BF",
+  "%C0%AF",
+  "%FF",
+  "%",
+  "%zz",
+  "%E2%82",
+  "a%00b",
+  "%252e",
+);
 
 function pathSegment(name: string, credentials: FuzzCredentials): fc.Arbitrary<string> {
   const known = name === "keyId" ? credentials.spareKeyIds : name === "jobId" ? credentials.jobIds : [];
-  const serviceIds = ["token-count", "text-summarize", "text-sentiment", "language-detect", "image-ocr", "text-generate"];
-  return fc.oneof(
-    ...(known.length ? [{ weight: 4, arbitrary: fc.constantFrom(...known) }] : []),
-    ...(name === "id" ? [{ weight: 4, arbitrary: fc.constantFrom(...serviceIds) }] : []),
-    { weight: 2, arbitrary: fc.uuid() },
-    { weight: 2, arbitrary: anyString.map(encode).filter((s) => s.length > 0) },
-    { weight: 2, arbitrary: malformedEscapes },
-    { weight: 1, arbitrary: fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 1, maxLength: 6 }).map((bytes) => bytes.map((b) => `%${b.toString(16).padStart(2, "0").toUpperCase()}`).join("")) },
-  ).filter((segment) => !isDotSegment(segment));
+  const serviceIds = [
+    "token-count",
+    "text-summarize",
+    "text-sentiment",
+    "language-detect",
+    "image-ocr",
+    "text-generate",
+  ];
+  return fc
+    .oneof(
+      ...(known.length ? [{ weight: 4, arbitrary: fc.constantFrom(...known) }] : []),
+      ...(name === "id" ? [{ weight: 4, arbitrary: fc.constantFrom(...serviceIds) }] : []),
+      { weight: 2, arbitrary: fc.uuid() },
+      { weight: 2, arbitrary: anyString.map(encode).filter((s) => s.length > 0) },
+      { weight: 2, arbitrary: malformedEscapes },
+      {
+        weight: 1,
+        arbitrary: fc
+          .array(fc.integer({ min: 0, max: 255 }), { minLength: 1, maxLength: 6 })
+          .map((bytes) => bytes.map((b) => `%${b.toString(16).padStart(2, "0").toUpperCase()}`).join("")),
+      },
+    )
+    .filter((segment) => !isDotSegment(segment));
 }
 
 // A URL parser (fetch's included) removes "." and ".." segments, escaped ones ("%2E", ".%2e") too, before
@@ -223,17 +268,36 @@ function isDotSegment(segment: string): boolean {
 
 function queryOf(op: Operation, doc: OpenApi): fc.Arbitrary<string> {
   const declared = op.query.map(({ name, schema }) =>
-    fc.option(fromSchema(schema, doc).map((v) => `${encodeURIComponent(name)}=${encode(typeof v === "string" ? v : JSON.stringify(v) ?? "")}`), { nil: undefined }),
+    fc.option(
+      fromSchema(schema, doc).map(
+        (v) => `${encodeURIComponent(name)}=${encode(typeof v === "string" ? v : (JSON.stringify(v) ?? ""))}`,
+      ),
+      { nil: undefined },
+    ),
   );
-  const extra = fc.option(fc.oneof(malformedEscapes.map((e) => `${e}=${e}`), fc.tuple(anyString, anyString).map(([k, v]) => `${encode(k)}=${encode(v)}`)), { nil: undefined, freq: 4 });
-  return fc.tuple(fc.tuple(...declared), extra).map(([values, more]) => [...values, more].filter((p): p is string => Boolean(p)).join("&"));
+  const extra = fc.option(
+    fc.oneof(
+      malformedEscapes.map((e) => `${e}=${e}`),
+      fc.tuple(anyString, anyString).map(([k, v]) => `${encode(k)}=${encode(v)}`),
+    ),
+    { nil: undefined, freq: 4 },
+  );
+  return fc
+    .tuple(fc.tuple(...declared), extra)
+    .map(([values, more]) => [...values, more].filter((p): p is string => Boolean(p)).join("&"));
 }
 
 // Header values fetch will send: visible ASCII (it refuses control characters and most of Latin-1).
-const headerText = fc
-  .string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 80 });
+const headerText = fc.string({
+  unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)),
+  maxLength: 80,
+});
 
-function credentialHeaders(op: Operation, c: FuzzCredentials, origin: string): fc.Arbitrary<[string, Record<string, string>]> {
+function credentialHeaders(
+  op: Operation,
+  c: FuzzCredentials,
+  origin: string,
+): fc.Arbitrary<[string, Record<string, string>]> {
   // The session is never handed to a route that ends it: later cases need it to get past the guard.
   const endsSession = /logout|sign-?out/i.test(op.template);
   const choices: fc.Arbitrary<[string, Record<string, string>]>[] = [
@@ -241,13 +305,23 @@ function credentialHeaders(op: Operation, c: FuzzCredentials, origin: string): f
     fc.constant<[string, Record<string, string>]>(["api key", { "x-api-key": c.apiKey }]),
     headerText.map((v): [string, Record<string, string>] => ["bad api key", { "x-api-key": v }]),
     headerText.map((v): [string, Record<string, string>] => ["bad cookie", { cookie: `en_session=${v}`, origin }]),
-    fc.constantFrom("http://evil.example", "null", origin).map((o): [string, Record<string, string>] => ["bad bearer", { authorization: `Bearer node_${o}` }]),
+    fc
+      .constantFrom("http://evil.example", "null", origin)
+      .map((o): [string, Record<string, string>] => ["bad bearer", { authorization: `Bearer node_${o}` }]),
   ];
   if (!endsSession) {
     choices.push(fc.constant<[string, Record<string, string>]>(["session", { cookie: c.cookie, origin }]));
-    choices.push(fc.constant<[string, Record<string, string>]>(["session, foreign origin", { cookie: c.cookie, origin: "http://evil.example" }]));
+    choices.push(
+      fc.constant<[string, Record<string, string>]>([
+        "session, foreign origin",
+        { cookie: c.cookie, origin: "http://evil.example" },
+      ]),
+    );
   }
-  if (c.nodeToken) choices.push(fc.constant<[string, Record<string, string>]>(["node token", { authorization: `Bearer ${c.nodeToken}` }]));
+  if (c.nodeToken)
+    choices.push(
+      fc.constant<[string, Record<string, string>]>(["node token", { authorization: `Bearer ${c.nodeToken}` }]),
+    );
   const weights = choices.map((_, i) => (i === 1 || i === 5 || i === choices.length - 1 ? 4 : 1));
   return fc.oneof(...choices.map((arbitrary, i) => ({ weight: weights[i], arbitrary })));
 }
@@ -274,24 +348,54 @@ function bodyOf(op: Operation, doc: OpenApi): fc.Arbitrary<[string, string | Uin
   return fc.oneof(
     { weight: 8, arbitrary: shaped.map((v): [string, string] => ["schema-shaped", json(v)]) },
     { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 4 }).map((v): [string, string] => ["random JSON", json(v)]) },
-    { weight: 1, arbitrary: fc.integer({ min: 1_000, max: 8_000 }).map((d): [string, string] => ["deep nesting", deeplyNested(d, '{"a":', "}")]) },
-    { weight: 1, arbitrary: fc.integer({ min: 1_000, max: 8_000 }).map((d): [string, string] => ["deep arrays", deeplyNested(d, "[", "]")]) },
-    { weight: 1, arbitrary: shaped.map((v): [string, string] => ["lone surrogate", json(v).replace(/"([^"\\]*)"/, '"$1\\ud800"')]) },
-    { weight: 1, arbitrary: fc.constant<[string, string]>(["lone surrogate input", '{"input":{"text":"\\ud800","prompt":"\\udfff"}}']) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .integer({ min: 1_000, max: 8_000 })
+        .map((d): [string, string] => ["deep nesting", deeplyNested(d, '{"a":', "}")]),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .integer({ min: 1_000, max: 8_000 })
+        .map((d): [string, string] => ["deep arrays", deeplyNested(d, "[", "]")]),
+    },
+    {
+      weight: 1,
+      arbitrary: shaped.map((v): [string, string] => ["lone surrogate", json(v).replace(/"([^"\\]*)"/, '"$1\\ud800"')]),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constant<[string, string]>([
+        "lone surrogate input",
+        '{"input":{"text":"\\ud800","prompt":"\\udfff"}}',
+      ]),
+    },
     { weight: 1, arbitrary: fc.string({ maxLength: 60 }).map((s): [string, string] => ["not JSON", s]) },
-    { weight: 1, arbitrary: fc.uint8Array({ minLength: 1, maxLength: 200 }).map((b): [string, Uint8Array] => ["raw bytes", b]) },
+    {
+      weight: 1,
+      arbitrary: fc.uint8Array({ minLength: 1, maxLength: 200 }).map((b): [string, Uint8Array] => ["raw bytes", b]),
+    },
     { weight: 1, arbitrary: fc.constant<[string, undefined]>(["no body", undefined]) },
   );
 }
 
 const otherMethods = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
-export function caseArbitrary(ops: Operation[], doc: OpenApi, credentials: FuzzCredentials, origin: string): fc.Arbitrary<FuzzCase> {
+export function caseArbitrary(
+  ops: Operation[],
+  doc: OpenApi,
+  credentials: FuzzCredentials,
+  origin: string,
+): fc.Arbitrary<FuzzCase> {
   return fc.oneof(
     ...ops.map((op) =>
       fc
         .record({
-          method: fc.oneof({ weight: 9, arbitrary: fc.constant(op.method) }, { weight: 1, arbitrary: fc.constantFrom(...otherMethods) }),
+          method: fc.oneof(
+            { weight: 9, arbitrary: fc.constant(op.method) },
+            { weight: 1, arbitrary: fc.constantFrom(...otherMethods) },
+          ),
           segments: fc.tuple(...op.pathParams.map((p) => pathSegment(p, credentials))),
           query: queryOf(op, doc),
           credential: credentialHeaders(op, credentials, origin),
@@ -329,7 +433,10 @@ const uuidPattern = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
 
 async function send(baseUrl: string, c: FuzzCase, limitMs: number): Promise<FuzzOutcome> {
   const url = `${baseUrl}${c.path}${c.query ? `?${c.query}` : ""}`;
-  const claimWait = c.path === "/api/nodes/claim" && typeof c.body === "string" ? Number((/"waitMs":\s*(\d+)/.exec(c.body) ?? [])[1] ?? 0) : 0;
+  const claimWait =
+    c.path === "/api/nodes/claim" && typeof c.body === "string"
+      ? Number((/"waitMs":\s*(\d+)/.exec(c.body) ?? [])[1] ?? 0)
+      : 0;
   const budget = limitMs + (Number.isFinite(claimWait) ? Math.min(claimWait, 25_000) : 0);
   const started = performance.now();
   const problems: string[] = [];
@@ -337,14 +444,24 @@ async function send(baseUrl: string, c: FuzzCase, limitMs: number): Promise<Fuzz
   let text = "";
   let requestId: string | null = null;
   try {
-    const res = await fetch(url, { method: c.method, headers: c.headers, body: typeof c.body === "string" ? c.body : c.body && new Blob([new Uint8Array(c.body)]), redirect: "manual", signal: AbortSignal.timeout(budget) });
+    const res = await fetch(url, {
+      method: c.method,
+      headers: c.headers,
+      body: typeof c.body === "string" ? c.body : c.body && new Blob([new Uint8Array(c.body)]),
+      redirect: "manual",
+      signal: AbortSignal.timeout(budget),
+    });
     status = res.status;
     requestId = res.headers.get("x-request-id");
     if ((res.headers.get("content-type") ?? "").startsWith("text/event-stream")) await res.body?.cancel();
     else text = await res.text();
   } catch (error) {
     const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : "";
-    problems.push(error instanceof Error && error.name === "TimeoutError" ? `no answer within ${budget} ms` : `connection failed${cause}`);
+    problems.push(
+      error instanceof Error && error.name === "TimeoutError"
+        ? `no answer within ${budget} ms`
+        : `connection failed${cause}`,
+    );
   }
   const ms = Math.round(performance.now() - started);
   let code: string | undefined;
@@ -364,14 +481,26 @@ async function send(baseUrl: string, c: FuzzCase, limitMs: number): Promise<Fuzz
     problems.push(`unexpected status ${status}`);
   }
   const charset = /charset=([^;\s]+)/i.exec(c.headers["content-type"] ?? "")?.[1]?.toLowerCase();
-  if (status >= 200 && status < 300 && c.readsBody && c.body !== undefined && charset && charset !== "utf-8" && charset !== "utf8") {
+  if (
+    status >= 200 &&
+    status < 300 &&
+    c.readsBody &&
+    c.body !== undefined &&
+    charset &&
+    charset !== "utf-8" &&
+    charset !== "utf8"
+  ) {
     problems.push(`non-UTF-8 charset (${charset}) accepted`);
   }
   return { case: c, status, ms, code, problems, responseText: text };
 }
 
 /** Submissions shaped by each service's own input schema (from the catalog), so some jobs really start. */
-function executionArbitrary(services: { serviceId: string; inputSchema: JsonSchema }[], doc: OpenApi, apiKey: string): fc.Arbitrary<FuzzCase> {
+function executionArbitrary(
+  services: { serviceId: string; inputSchema: JsonSchema }[],
+  doc: OpenApi,
+  apiKey: string,
+): fc.Arbitrary<FuzzCase> {
   return fc.constantFrom(...services).chain((service) =>
     fromSchema(service.inputSchema, doc).map((input): FuzzCase => ({
       operation: "POST /api/marketplace/services/{id}/execute [api key, catalog-shaped input]",
@@ -390,7 +519,10 @@ export async function fuzzApi(baseUrl: string, options: FuzzOptions): Promise<Fu
   const doc = (await (await fetch(`${baseUrl}/api/openapi.json`)).json()) as OpenApi;
   const ops = operationsOf(doc);
   if (ops.length === 0) throw new Error("the OpenAPI document lists no routes");
-  const services = (await (await fetch(`${baseUrl}/api/marketplace/services`)).json()) as { serviceId: string; inputSchema: JsonSchema }[];
+  const services = (await (await fetch(`${baseUrl}/api/marketplace/services`)).json()) as {
+    serviceId: string;
+    inputSchema: JsonSchema;
+  }[];
   const arbitrary = fc.oneof(
     { weight: 19, arbitrary: caseArbitrary(ops, doc, options.credentials, new URL(baseUrl).origin) },
     { weight: 1, arbitrary: executionArbitrary(services, doc, options.credentials.apiKey) },
@@ -417,7 +549,14 @@ export async function fuzzApi(baseUrl: string, options: FuzzOptions): Promise<Fu
     }
   };
   await Promise.all(Array.from({ length: options.concurrency ?? 4 }, worker));
-  return { cases: cases.length, byStatus, failures, touched: [...new Set(touched.map((t) => t.toLowerCase()))], writes, seed: options.seed };
+  return {
+    cases: cases.length,
+    byStatus,
+    failures,
+    touched: [...new Set(touched.map((t) => t.toLowerCase()))],
+    writes,
+    seed: options.seed,
+  };
 }
 
 /** A path that is not valid percent-encoded UTF-8. */
@@ -434,17 +573,21 @@ const isMalformedPath = (path: string) => {
 export function classify(f: FuzzOutcome): string {
   const noEnvelope = f.problems.some((p) => p.includes("envelope") || p.includes("x-request-id"));
   if (f.status === 405 && noEnvelope) return "405 without the envelope / x-request-id";
-  if (f.status >= 500 && !f.code && isMalformedPath(f.case.path)) return "5xx (framework, plain text) on malformed percent-encoding in the path";
+  if (f.status >= 500 && !f.code && isMalformedPath(f.case.path))
+    return "5xx (framework, plain text) on malformed percent-encoding in the path";
   if (f.status >= 500 && f.case.bodyKind.startsWith("deep")) return "5xx on deeply nested JSON";
   const surrogate = typeof f.case.body === "string" && /\\u[dD][89a-fA-F][0-9a-fA-F]{2}/.test(f.case.body);
-  if (f.status >= 500 && (f.case.bodyKind.startsWith("lone surrogate") || surrogate)) return "5xx on a lone UTF-16 surrogate";
+  if (f.status >= 500 && (f.case.bodyKind.startsWith("lone surrogate") || surrogate))
+    return "5xx on a lone UTF-16 surrogate";
   if (f.problems.some((p) => p.startsWith("non-UTF-8"))) return "non-UTF-8 charset accepted";
   const [declaredMethod, template] = f.case.operation.split(" ");
   return `${f.problems.map((p) => p.replace(/\d+ ms/, "n ms")).join("; ")} | ${declaredMethod} ${template} [${f.case.bodyKind}]`;
 }
 
 /** Failures grouped by defect class, with the routes each was seen on and one example. */
-export function groupFailures(failures: FuzzOutcome[]): { key: string; count: number; routes: string[]; example: FuzzOutcome }[] {
+export function groupFailures(
+  failures: FuzzOutcome[],
+): { key: string; count: number; routes: string[]; example: FuzzOutcome }[] {
   const groups = new Map<string, { key: string; count: number; routes: string[]; example: FuzzOutcome }>();
   for (const f of failures) {
     const key = classify(f);

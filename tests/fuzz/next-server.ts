@@ -17,11 +17,17 @@ const nextBin = path.join(root, "node_modules", "next", "dist", "bin", "next");
 
 /** Builds (SDK + `next build`) only when `.next` is missing or older than the sources: the one build rule of the test suites. */
 export async function ensureBuild(log: (line: string) => void = () => undefined): Promise<void> {
-  const { ensureNextBuild } = (await import(path.join(root, "scripts", "build-if-stale.mjs"))) as { ensureNextBuild(): boolean };
+  const { ensureNextBuild } = (await import(path.join(root, "scripts", "build-if-stale.mjs"))) as {
+    ensureNextBuild(): boolean;
+  };
   if (ensureNextBuild()) log("built the app (sources had changed)");
 }
 
-export async function startNextServer(port: number, env: Record<string, string>, readyTimeoutMs = 120_000): Promise<NextServer> {
+export async function startNextServer(
+  port: number,
+  env: Record<string, string>,
+  readyTimeoutMs = 120_000,
+): Promise<NextServer> {
   const baseUrl = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, [nextBin, "start", "-p", String(port), "-H", "127.0.0.1"], {
     cwd: root,

@@ -19,17 +19,27 @@ async function prepareCredentials(baseUrl: string, databaseUrl: string): Promise
   const apiKey = await dev.createApiKey();
   const spareKeyIds: string[] = [];
   for (let i = 0; i < 3; i++) {
-    const res = await dev.session("/api/developers/keys", { method: "POST", body: JSON.stringify({ name: `spare ${i}`, scopes: ["jobs:read"] }) });
+    const res = await dev.session("/api/developers/keys", {
+      method: "POST",
+      body: JSON.stringify({ name: `spare ${i}`, scopes: ["jobs:read"] }),
+    });
     spareKeyIds.push(((await res.json()) as { keyId: string }).keyId);
   }
   const jobIds: string[] = [];
   for (const text of ["fuzz one", "fuzz two"]) {
-    const res = await dev.withKey(apiKey, "/api/marketplace/services/token-count/execute", { method: "POST", body: JSON.stringify({ input: { text } }) });
+    const res = await dev.withKey(apiKey, "/api/marketplace/services/token-count/execute", {
+      method: "POST",
+      body: JSON.stringify({ input: { text } }),
+    });
     jobIds.push(((await res.json()) as { jobId: string }).jobId);
   }
   // A developer who has used the playground: the dashboard key, made by the first Run that passes the route's
   // guards (whatever the Run's outcome), exists before the audit's snapshot, so fuzzed Runs reuse it.
-  const run = await dev.session("/api/dashboard/services/token-count/run", { method: "POST", headers: { "idempotency-key": "fuzz-setup-run" }, body: JSON.stringify({ input: { text: "fuzz three" } }) });
+  const run = await dev.session("/api/dashboard/services/token-count/run", {
+    method: "POST",
+    headers: { "idempotency-key": "fuzz-setup-run" },
+    body: JSON.stringify({ input: { text: "fuzz three" } }),
+  });
   if (run.status !== 202) throw new Error(`the setup's dashboard Run answered ${run.status}: ${await run.text()}`);
   jobIds.push(((await run.json()) as { jobId: string }).jobId);
   // A node token, so node routes are fuzzed past their guard too (issued the operator's way, in the database).
@@ -42,7 +52,9 @@ async function prepareCredentials(baseUrl: string, databaseUrl: string): Promise
 async function waitForFinalJobs(db: pg.Client, timeoutMs: number) {
   const deadline = Date.now() + timeoutMs;
   for (let delay = 200; Date.now() < deadline; delay = Math.min(delay * 2, 2_000)) {
-    const { rows } = await db.query<{ n: number }>("select count(*)::int as n from jobs where status not in ('completed', 'failed')");
+    const { rows } = await db.query<{ n: number }>(
+      "select count(*)::int as n from jobs where status not in ('completed', 'failed')",
+    );
     if (rows[0].n === 0) return;
     await new Promise((r) => setTimeout(r, delay));
   }
@@ -56,7 +68,10 @@ async function main(): Promise<number> {
   try {
     if (!baseUrl || !databaseUrl) {
       await ensureBuild(say);
-      scratch = await createThrowawayDatabase(process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test", "en_fuzz");
+      scratch = await createThrowawayDatabase(
+        process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test",
+        "en_fuzz",
+      );
       databaseUrl = scratch.url;
       server = await startNextServer(port, {
         DATABASE_URL: databaseUrl,
@@ -79,12 +94,16 @@ async function main(): Promise<number> {
       const started = Date.now();
       const report = await fuzzApi(baseUrl, { runs, seed, credentials, onProgress: (n) => say(`${n} cases`) });
       const seconds = (Date.now() - started) / 1000;
-      say(`${report.cases} cases in ${seconds.toFixed(0)} s (${(report.cases / seconds).toFixed(0)}/s); statuses ${JSON.stringify(report.byStatus)}`);
+      say(
+        `${report.cases} cases in ${seconds.toFixed(0)} s (${(report.cases / seconds).toFixed(0)}/s); statuses ${JSON.stringify(report.byStatus)}`,
+      );
       const groups = groupFailures(report.failures);
       for (const g of groups) {
         const e = g.example;
-        say(`FAIL ×${g.count}: ${g.key}\n    on ${g.routes.length} route(s): ${g.routes.slice(0, 4).join(", ")}${g.routes.length > 4 ? ", …" : ""}\n    e.g. ${e.case.method} ${e.case.path}${e.case.query ? `?${e.case.query.slice(0, 200)}` : ""} → ${e.status} ${e.code ?? ""} ${e.responseText.slice(0, 160)}` +
-          `\n    headers ${JSON.stringify({ ...e.case.headers, cookie: undefined, "x-api-key": undefined })} body (${e.case.bodyKind}) ${typeof e.case.body === "string" ? e.case.body.slice(0, 200) : ""}`);
+        say(
+          `FAIL ×${g.count}: ${g.key}\n    on ${g.routes.length} route(s): ${g.routes.slice(0, 4).join(", ")}${g.routes.length > 4 ? ", …" : ""}\n    e.g. ${e.case.method} ${e.case.path}${e.case.query ? `?${e.case.query.slice(0, 200)}` : ""} → ${e.status} ${e.code ?? ""} ${e.responseText.slice(0, 160)}` +
+            `\n    headers ${JSON.stringify({ ...e.case.headers, cookie: undefined, "x-api-key": undefined })} body (${e.case.bodyKind}) ${typeof e.case.body === "string" ? e.case.body.slice(0, 200) : ""}`,
+        );
       }
 
       await waitForFinalJobs(db, 60_000);
@@ -95,7 +114,11 @@ async function main(): Promise<number> {
       const audit = await auditDatabase(db);
       say(`audit: ${describeAudit(audit)}`);
       const ok = report.failures.length === 0 && unexplained.length === 0 && audit.violations.length === 0;
-      say(ok ? `passed: ${report.cases} cases, seed ${seed}` : `FAILED (seed ${seed}: FUZZ_SEED=${seed} reproduces the cases)`);
+      say(
+        ok
+          ? `passed: ${report.cases} cases, seed ${seed}`
+          : `FAILED (seed ${seed}: FUZZ_SEED=${seed} reproduces the cases)`,
+      );
       return ok ? 0 : 1;
     } finally {
       await db.end();

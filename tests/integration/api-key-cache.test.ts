@@ -28,7 +28,8 @@ describe.skipIf(!usePostgres())("API keys on two server instances of one Postgre
   });
 
   /** A read on the instance the developer did not manage the key on. */
-  const useOnOtherInstance = (key: string) => fetch(`${otherInstance}/api/credits/balance`, { headers: { "x-api-key": key } });
+  const useOnOtherInstance = (key: string) =>
+    fetch(`${otherInstance}/api/credits/balance`, { headers: { "x-api-key": key } });
 
   it("a key revoked on one instance fails at once on the other, which had just used it", async () => {
     const key = await dev.createApiKey();
@@ -45,7 +46,9 @@ describe.skipIf(!usePostgres())("API keys on two server instances of one Postgre
     const { keyId } = await keyIdOf(dev, key);
     expect((await useOnOtherInstance(key)).status).toBe(200);
 
-    const rotated = (await (await dev.session(`/api/developers/keys/${keyId}/rotate`, { method: "POST" })).json()) as { key: string };
+    const rotated = (await (await dev.session(`/api/developers/keys/${keyId}/rotate`, { method: "POST" })).json()) as {
+      key: string;
+    };
 
     await expectError(await useOnOtherInstance(key), 401, "INVALID_API_KEY");
     expect((await useOnOtherInstance(rotated.key)).status).toBe(200);

@@ -31,7 +31,10 @@ interface ApiKeyView {
 }
 
 async function createKey(owner: Developer, body: Record<string, unknown> = {}): Promise<ApiKeyView & { key: string }> {
-  const res = await owner.session("/api/developers/keys", { method: "POST", body: JSON.stringify({ name: "key", scopes: allScopes, ...body }) });
+  const res = await owner.session("/api/developers/keys", {
+    method: "POST",
+    body: JSON.stringify({ name: "key", scopes: allScopes, ...body }),
+  });
   expect(res.status).toBe(201);
   return res.json();
 }
@@ -42,9 +45,13 @@ async function listKeys(owner: Developer): Promise<ApiKeyView[]> {
   return res.json();
 }
 
-const revoke = (owner: Developer, keyId: string) => owner.session(`/api/developers/keys/${keyId}`, { method: "DELETE" });
+const revoke = (owner: Developer, keyId: string) =>
+  owner.session(`/api/developers/keys/${keyId}`, { method: "DELETE" });
 const rotate = (owner: Developer, keyId: string, body?: unknown) =>
-  owner.session(`/api/developers/keys/${keyId}/rotate`, { method: "POST", ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  owner.session(`/api/developers/keys/${keyId}/rotate`, {
+    method: "POST",
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
 
 /** A cheap read that any key with credits:read may make; 200 when the key is live. */
 const useKey = (key: string) => dev.withKey(key, "/api/credits/balance");
@@ -86,7 +93,10 @@ describe("creating a key", () => {
 
   it("needs a profile first (404 PROFILE_NOT_FOUND)", async () => {
     const newcomer = await signUpDeveloper(server.baseUrl, { profile: false });
-    const res = await newcomer.session("/api/developers/keys", { method: "POST", body: JSON.stringify({ name: "k", scopes: ["jobs:read"] }) });
+    const res = await newcomer.session("/api/developers/keys", {
+      method: "POST",
+      body: JSON.stringify({ name: "k", scopes: ["jobs:read"] }),
+    });
     await expectError(res, 404, "PROFILE_NOT_FOUND");
   });
 
@@ -100,10 +110,17 @@ describe("creating a key", () => {
     ["an expiresAt that is not an ISO time", { name: "k", scopes: ["jobs:read"], expiresAt: "tomorrow" }],
     ["an extra member", { name: "k", scopes: ["jobs:read"], admin: true }],
     ["a name containing a NUL character", { name: "k\u0000", scopes: ["jobs:read"] }],
-    ["an expiresAt the database cannot store (year 0)", { name: "k", scopes: ["jobs:read"], expiresAt: "0000-01-01T00:00:00Z" }],
+    [
+      "an expiresAt the database cannot store (year 0)",
+      { name: "k", scopes: ["jobs:read"], expiresAt: "0000-01-01T00:00:00Z" },
+    ],
   ])("refuses %s with 400 INVALID_REQUEST", async (_, body) => {
     const before = await listKeys(dev);
-    await expectError(await dev.session("/api/developers/keys", { method: "POST", body: JSON.stringify(body) }), 400, "INVALID_REQUEST");
+    await expectError(
+      await dev.session("/api/developers/keys", { method: "POST", body: JSON.stringify(body) }),
+      400,
+      "INVALID_REQUEST",
+    );
     expect(await listKeys(dev)).toHaveLength(before.length);
   });
 
@@ -192,7 +209,10 @@ describe("revoking a key", () => {
 
   it("refuses a cookie-authenticated revoke without the app's Origin, and the key keeps working", async () => {
     const created = await createKey(dev);
-    const res = await fetch(`${server.baseUrl}/api/developers/keys/${created.keyId}`, { method: "DELETE", headers: { cookie: dev.cookie } });
+    const res = await fetch(`${server.baseUrl}/api/developers/keys/${created.keyId}`, {
+      method: "DELETE",
+      headers: { cookie: dev.cookie },
+    });
     await expectError(res, 403, "FORBIDDEN_ORIGIN");
     expect((await useKey(created.key)).status).toBe(200);
   });
@@ -204,7 +224,12 @@ describe("rotating a key", () => {
     const res = await rotate(dev, created.keyId);
     expect(res.status).toBe(200);
     const rotated = (await res.json()) as ApiKeyView & { key: string };
-    expect(rotated).toMatchObject({ keyId: created.keyId, name: "rotating", scopes: ["credits:read", "jobs:read"], revokedAt: null });
+    expect(rotated).toMatchObject({
+      keyId: created.keyId,
+      name: "rotating",
+      scopes: ["credits:read", "jobs:read"],
+      revokedAt: null,
+    });
     expect(rotated.key).toMatch(/^dev_[0-9A-Za-z]{32,}$/);
     expect(rotated.key).not.toBe(created.key);
     expect(rotated.prefix).toBe(rotated.key.slice(4, 12));
@@ -232,7 +257,11 @@ describe("rotating a key", () => {
   it("stops the old secret once the grace period is over", async () => {
     const created = await createKey(dev);
     const rotated = (await (await rotate(dev, created.keyId, { gracePeriodSeconds: 1 })).json()) as { key: string };
-    await eventually(() => useKey(created.key).then((r) => r.status), (status) => status === 401, 10_000);
+    await eventually(
+      () => useKey(created.key).then((r) => r.status),
+      (status) => status === 401,
+      10_000,
+    );
     expect((await useKey(rotated.key)).status).toBe(200);
   });
 
@@ -284,7 +313,10 @@ describe("expiring keys", () => {
 
   it("refuses an expiresAt outside 1970–9999 (e.g. year 0050) with 400 INVALID_REQUEST", async () => {
     for (const expiresAt of ["0050-06-15T00:00:00.000Z", "0000-01-01T00:00:00Z"]) {
-      const res = await dev.session("/api/developers/keys", { method: "POST", body: JSON.stringify({ name: "antique", scopes: allScopes, expiresAt }) });
+      const res = await dev.session("/api/developers/keys", {
+        method: "POST",
+        body: JSON.stringify({ name: "antique", scopes: allScopes, expiresAt }),
+      });
       await expectError(res, 400, "INVALID_REQUEST");
     }
   });
@@ -299,7 +331,11 @@ describe("expiring keys", () => {
   it("refuses an expiresAt in the past with 400 INVALID_REQUEST: a key is never born expired", async () => {
     const res = await dev.session("/api/developers/keys", {
       method: "POST",
-      body: JSON.stringify({ name: "already expired", scopes: allScopes, expiresAt: new Date(Date.now() - 60_000).toISOString() }),
+      body: JSON.stringify({
+        name: "already expired",
+        scopes: allScopes,
+        expiresAt: new Date(Date.now() - 60_000).toISOString(),
+      }),
     });
     await expectError(res, 400, "INVALID_REQUEST");
   });
@@ -314,7 +350,10 @@ describe("keys belong to one developer", () => {
     expect((await listKeys(other)).map((k) => k.keyId)).not.toContain(mine.keyId);
 
     expect((await useKey(mine.key)).status).toBe(200);
-    expect((await listKeys(dev)).find((k) => k.keyId === mine.keyId)).toMatchObject({ revokedAt: null, prefix: mine.prefix });
+    expect((await listKeys(dev)).find((k) => k.keyId === mine.keyId)).toMatchObject({
+      revokedAt: null,
+      prefix: mine.prefix,
+    });
   });
 });
 
@@ -326,12 +365,26 @@ describe("scopes are enforced on every API-key route", () => {
 
   type Route = [name: string, scope: string, ok: number, request: () => [string, RequestInit]];
   const routes: Route[] = [
-    ["execute", "services:execute", 202, () => ["/api/marketplace/services/token-count/execute", { method: "POST", body: JSON.stringify({ input: { text: "hi" } }) }]],
+    [
+      "execute",
+      "services:execute",
+      202,
+      () => [
+        "/api/marketplace/services/token-count/execute",
+        { method: "POST", body: JSON.stringify({ input: { text: "hi" } }) },
+      ],
+    ],
     [
       "create a developer_job",
       "services:execute",
       202,
-      () => ["/api/developers/jobs", { method: "POST", body: JSON.stringify({ type: "developer_job", payload: { serviceId: "token-count", input: { text: "hi" } } }) }],
+      () => [
+        "/api/developers/jobs",
+        {
+          method: "POST",
+          body: JSON.stringify({ type: "developer_job", payload: { serviceId: "token-count", input: { text: "hi" } } }),
+        },
+      ],
     ],
     ["list jobs", "jobs:read", 200, () => ["/api/developers/jobs", {}]],
     ["job detail", "jobs:read", 200, () => [`/api/developers/jobs/${jobId}`, {}]],
@@ -342,12 +395,15 @@ describe("scopes are enforced on every API-key route", () => {
     ["usage metrics", "credits:read", 200, () => ["/api/developers/metrics", {}]],
   ];
 
-  it.each(routes)("%s: 403 INSUFFICIENT_SCOPE naming %s for a key with every other scope", async (_, scope, __, request) => {
-    const key = await dev.createApiKey(allScopes.filter((s) => s !== scope));
-    const [path, init] = request();
-    const error = await expectError(await dev.withKey(key, path, init), 403, "INSUFFICIENT_SCOPE");
-    expect(error.details).toEqual({ requiredScope: scope });
-  });
+  it.each(routes)(
+    "%s: 403 INSUFFICIENT_SCOPE naming %s for a key with every other scope",
+    async (_, scope, __, request) => {
+      const key = await dev.createApiKey(allScopes.filter((s) => s !== scope));
+      const [path, init] = request();
+      const error = await expectError(await dev.withKey(key, path, init), 403, "INSUFFICIENT_SCOPE");
+      expect(error.details).toEqual({ requiredScope: scope });
+    },
+  );
 
   it.each(routes)("%s: a key with only %s gets %i", async (_, scope, ok, request) => {
     const key = await dev.createApiKey([scope]);
@@ -358,7 +414,11 @@ describe("scopes are enforced on every API-key route", () => {
 
   it("job events: 403 without telemetry:read, a stream with it", async () => {
     const without = await dev.createApiKey(allScopes.filter((s) => s !== "telemetry:read"));
-    const error = await expectError(await dev.withKey(without, `/api/developers/jobs/${jobId}/events`), 403, "INSUFFICIENT_SCOPE");
+    const error = await expectError(
+      await dev.withKey(without, `/api/developers/jobs/${jobId}/events`),
+      403,
+      "INSUFFICIENT_SCOPE",
+    );
     expect(error.details).toEqual({ requiredScope: "telemetry:read" });
 
     const only = await dev.createApiKey(["telemetry:read"]);
@@ -374,7 +434,11 @@ describe("scopes are enforced on every API-key route", () => {
     const owner = await dev.createApiKey();
     const job = await submit(dev, owner, "token-count", { text: "to cancel" });
     const without = await dev.createApiKey(allScopes.filter((s) => s !== "services:execute"));
-    const error = await expectError(await dev.withKey(without, `/api/developers/jobs/${job.jobId}/cancel`, { method: "POST" }), 403, "INSUFFICIENT_SCOPE");
+    const error = await expectError(
+      await dev.withKey(without, `/api/developers/jobs/${job.jobId}/cancel`, { method: "POST" }),
+      403,
+      "INSUFFICIENT_SCOPE",
+    );
     expect(error.details).toEqual({ requiredScope: "services:execute" });
 
     const only = await dev.createApiKey(["services:execute"]);

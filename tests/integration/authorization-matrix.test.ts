@@ -86,7 +86,11 @@ interface Row {
   /** The request ends the session it carries: session columns use a fresh sign-in, not Alice's shared one. */
   endsSession?: boolean;
 }
-const row = (request: Build, expected: Cells, options: Pick<Row, "endsSession"> = {}): Row => ({ request, expected, ...options });
+const row = (request: Build, expected: Cells, options: Pick<Row, "endsSession"> = {}): Row => ({
+  request,
+  expected,
+  ...options,
+});
 
 const executeBody = { input: { text: "matrix" } };
 const webhookBody = { url: "http://127.0.0.1:9/matrix", events: ["job.completed"] };
@@ -102,7 +106,11 @@ async function freshEndpoint(f: Fixtures): Promise<string> {
 /** A well-formed sign-in whose signature is not the message's signer's: refused after the Origin check. */
 async function forgedSignIn(baseUrl: string): Promise<Request> {
   const { nonce } = await requestNonce(baseUrl);
-  const message = siweMessage({ address: privateKeyToAccount(generatePrivateKey()).address, host: new URL(baseUrl).host, nonce });
+  const message = siweMessage({
+    address: privateKeyToAccount(generatePrivateKey()).address,
+    host: new URL(baseUrl).host,
+    nonce,
+  });
   const signature = await privateKeyToAccount(generatePrivateKey()).signMessage({ message });
   return { method: "POST", path: "/api/auth/verify", body: { message, signature } };
 }
@@ -114,9 +122,16 @@ const deleteFreshEndpoint: Build = async (f) => {
 };
 
 let baseUrl = "";
-const get = (path: string | ((f: Fixtures) => string)): Build => (f) => ({ method: "GET", path: typeof path === "string" ? path : path(f) });
+const get =
+  (path: string | ((f: Fixtures) => string)): Build =>
+  (f) => ({ method: "GET", path: typeof path === "string" ? path : path(f) });
 const send =
-  (method: string, path: string | ((f: Fixtures) => string | Promise<string>), body?: unknown, headers?: () => Record<string, string>): Build =>
+  (
+    method: string,
+    path: string | ((f: Fixtures) => string | Promise<string>),
+    body?: unknown,
+    headers?: () => Record<string, string>,
+  ): Build =>
   async (f) => ({ method, path: typeof path === "string" ? path : await path(f), body, headers: headers?.() });
 
 // ── The matrix ──
@@ -130,114 +145,566 @@ const matrix: Record<string, Row> = {
   "GET /api/openapi.json": row(get("/api/openapi.json"), every("200")),
 
   // Sign-in: no credential, but only from the app's own Origin (a forged signature then fails with 401).
-  "POST /api/auth/verify": row(() => forgedSignIn(baseUrl),
-    [O, O, O, O, O, O, /**/ O, O, O, O, O, O, /**/ O, O, /**/ U, O, O, U, U, U]),
-  "GET /api/auth/session": row(get("/api/auth/session"),
-    [U, U, U, U, U, U, /**/ U, U, U, U, U, U, /**/ U, U, /**/ "200", "200", "200", U, U, "200"]),
-  "POST /api/auth/logout": row(send("POST", "/api/auth/logout"),
-    [O, O, O, O, O, O, /**/ O, O, O, O, O, O, /**/ O, O, /**/ "204", O, O, "204", "204", "204"], { endsSession: true }),
-  "POST /api/auth/logout-everywhere": row(send("POST", "/api/auth/logout-everywhere"),
-    [O, O, O, O, O, O, /**/ O, O, O, O, O, O, /**/ O, O, /**/ "204", O, O, U, U, "204"], { endsSession: true }),
+  "POST /api/auth/verify": row(
+    () => forgedSignIn(baseUrl),
+    [O, O, O, O, O, O, /**/ O, O, O, O, O, O, /**/ O, O, /**/ U, O, O, U, U, U],
+  ),
+  "GET /api/auth/session": row(get("/api/auth/session"), [
+    U,
+    U,
+    U,
+    U,
+    U,
+    U,
+    /**/ U,
+    U,
+    U,
+    U,
+    U,
+    U,
+    /**/ U,
+    U,
+    /**/ "200",
+    "200",
+    "200",
+    U,
+    U,
+    "200",
+  ]),
+  "POST /api/auth/logout": row(
+    send("POST", "/api/auth/logout"),
+    [O, O, O, O, O, O, /**/ O, O, O, O, O, O, /**/ O, O, /**/ "204", O, O, "204", "204", "204"],
+    { endsSession: true },
+  ),
+  "POST /api/auth/logout-everywhere": row(
+    send("POST", "/api/auth/logout-everywhere"),
+    [O, O, O, O, O, O, /**/ O, O, O, O, O, O, /**/ O, O, /**/ "204", O, O, U, U, "204"],
+    { endsSession: true },
+  ),
 
   // Wallet-session routes: an API key is no credential here; mutations check the Origin first.
-  "POST /api/developers": row(send("POST", "/api/developers", { name: "Again" }),
-    [O, O, O, O, O, O, /**/ O, O, O, O, O, O, /**/ O, O, /**/ EXISTS, O, O, U, U, EXISTS]),
-  "GET /api/developers/me": row(get("/api/developers/me"),
-    [U, U, U, U, U, U, /**/ U, U, U, U, U, U, /**/ U, U, /**/ "200", "200", "200", U, U, "200"]),
-  "PATCH /api/developers/me": row(send("PATCH", "/api/developers/me", { name: "Alice Matrix" }),
-    [O, O, O, O, O, O, /**/ O, O, O, O, O, O, /**/ O, O, /**/ "200", O, O, U, U, "200"]),
-  "POST /api/developers/keys": row(send("POST", "/api/developers/keys", { name: "matrix", scopes: ["jobs:read"] }),
-    [O, O, O, O, O, O, /**/ O, O, O, O, O, O, /**/ O, O, /**/ "201", O, O, U, U, "201"]),
-  "GET /api/developers/keys": row(get("/api/developers/keys"),
-    [U, U, U, U, U, U, /**/ U, U, U, U, U, U, /**/ U, U, /**/ "200", "200", "200", U, U, "200"]),
-  "DELETE /api/developers/keys/{keyId}": row(send("DELETE", (f) => `/api/developers/keys/${f.keyToRevoke}`),
-    [O, O, O, O, O, O, /**/ O, O, O, O, O, O, /**/ O, O, /**/ "200", O, O, U, U, KEY]),
-  "PATCH /api/developers/keys/{keyId}": row(send("PATCH", (f) => `/api/developers/keys/${f.keyToRotate}`, { creditLimit: 50, creditLimitReset: "daily" }),
-    [O, O, O, O, O, O, /**/ O, O, O, O, O, O, /**/ O, O, /**/ "200", O, O, U, U, KEY]),
-  "POST /api/developers/keys/{keyId}/rotate": row(send("POST", (f) => `/api/developers/keys/${f.keyToRotate}/rotate`, {}),
-    [O, O, O, O, O, O, /**/ O, O, O, O, O, O, /**/ O, O, /**/ "200", O, O, U, U, KEY]),
-  "POST /api/dashboard/services/{serviceId}/run": row(send("POST", "/api/dashboard/services/token-count/run", executeBody, () => ({ "idempotency-key": crypto.randomUUID() })),
-    [O, O, O, O, O, O, /**/ O, O, O, O, O, O, /**/ O, O, /**/ "202", O, O, U, U, "202"]),
+  "POST /api/developers": row(send("POST", "/api/developers", { name: "Again" }), [
+    O,
+    O,
+    O,
+    O,
+    O,
+    O,
+    /**/ O,
+    O,
+    O,
+    O,
+    O,
+    O,
+    /**/ O,
+    O,
+    /**/ EXISTS,
+    O,
+    O,
+    U,
+    U,
+    EXISTS,
+  ]),
+  "GET /api/developers/me": row(get("/api/developers/me"), [
+    U,
+    U,
+    U,
+    U,
+    U,
+    U,
+    /**/ U,
+    U,
+    U,
+    U,
+    U,
+    U,
+    /**/ U,
+    U,
+    /**/ "200",
+    "200",
+    "200",
+    U,
+    U,
+    "200",
+  ]),
+  "PATCH /api/developers/me": row(send("PATCH", "/api/developers/me", { name: "Alice Matrix" }), [
+    O,
+    O,
+    O,
+    O,
+    O,
+    O,
+    /**/ O,
+    O,
+    O,
+    O,
+    O,
+    O,
+    /**/ O,
+    O,
+    /**/ "200",
+    O,
+    O,
+    U,
+    U,
+    "200",
+  ]),
+  "POST /api/developers/keys": row(send("POST", "/api/developers/keys", { name: "matrix", scopes: ["jobs:read"] }), [
+    O,
+    O,
+    O,
+    O,
+    O,
+    O,
+    /**/ O,
+    O,
+    O,
+    O,
+    O,
+    O,
+    /**/ O,
+    O,
+    /**/ "201",
+    O,
+    O,
+    U,
+    U,
+    "201",
+  ]),
+  "GET /api/developers/keys": row(get("/api/developers/keys"), [
+    U,
+    U,
+    U,
+    U,
+    U,
+    U,
+    /**/ U,
+    U,
+    U,
+    U,
+    U,
+    U,
+    /**/ U,
+    U,
+    /**/ "200",
+    "200",
+    "200",
+    U,
+    U,
+    "200",
+  ]),
+  "DELETE /api/developers/keys/{keyId}": row(
+    send("DELETE", (f) => `/api/developers/keys/${f.keyToRevoke}`),
+    [O, O, O, O, O, O, /**/ O, O, O, O, O, O, /**/ O, O, /**/ "200", O, O, U, U, KEY],
+  ),
+  "PATCH /api/developers/keys/{keyId}": row(
+    send("PATCH", (f) => `/api/developers/keys/${f.keyToRotate}`, { creditLimit: 50, creditLimitReset: "daily" }),
+    [O, O, O, O, O, O, /**/ O, O, O, O, O, O, /**/ O, O, /**/ "200", O, O, U, U, KEY],
+  ),
+  "POST /api/developers/keys/{keyId}/rotate": row(
+    send("POST", (f) => `/api/developers/keys/${f.keyToRotate}/rotate`, {}),
+    [O, O, O, O, O, O, /**/ O, O, O, O, O, O, /**/ O, O, /**/ "200", O, O, U, U, KEY],
+  ),
+  "POST /api/dashboard/services/{serviceId}/run": row(
+    send("POST", "/api/dashboard/services/token-count/run", executeBody, () => ({
+      "idempotency-key": crypto.randomUUID(),
+    })),
+    [O, O, O, O, O, O, /**/ O, O, O, O, O, O, /**/ O, O, /**/ "202", O, O, U, U, "202"],
+  ),
 
   // Execution: an API key with services:execute, nothing else.
-  "POST /api/marketplace/services/{id}/execute": row(send("POST", "/api/marketplace/services/token-count/execute", executeBody),
-    [K, K, K, K, K, K, /**/ S, "202", S, S, S, S, /**/ "202", K, /**/ K, K, K, K, K, K]),
-  "POST /api/developers/jobs": row(send("POST", "/api/developers/jobs", { type: "developer_job", payload: { serviceId: "token-count", input: { text: "matrix" } } }),
-    [K, K, K, K, K, K, /**/ S, "202", S, S, S, S, /**/ "202", K, /**/ K, K, K, K, K, K]),
+  "POST /api/marketplace/services/{id}/execute": row(
+    send("POST", "/api/marketplace/services/token-count/execute", executeBody),
+    [K, K, K, K, K, K, /**/ S, "202", S, S, S, S, /**/ "202", K, /**/ K, K, K, K, K, K],
+  ),
+  "POST /api/developers/jobs": row(
+    send("POST", "/api/developers/jobs", {
+      type: "developer_job",
+      payload: { serviceId: "token-count", input: { text: "matrix" } },
+    }),
+    [K, K, K, K, K, K, /**/ S, "202", S, S, S, S, /**/ "202", K, /**/ K, K, K, K, K, K],
+  ),
 
   // Jobs: a key with the route's scope, or the session; another developer's job does not exist.
-  "GET /api/developers/jobs": row(get("/api/developers/jobs"),
-    [K, K, K, K, K, K, /**/ S, S, "200", S, S, S, /**/ "200", K, /**/ "200", "200", "200", K, K, "200"]),
-  "GET /api/developers/jobs/{jobId}": row(get((f) => `/api/developers/jobs/${f.jobId}`),
-    [K, K, K, K, K, K, /**/ S, S, "200", S, S, S, /**/ JOB, K, /**/ "200", "200", "200", K, K, JOB]),
-  "GET /api/developers/jobs/{jobId}/logs": row(get((f) => `/api/developers/jobs/${f.jobId}/logs`),
-    [K, K, K, K, K, K, /**/ S, S, "200", S, S, S, /**/ JOB, K, /**/ "200", "200", "200", K, K, JOB]),
-  "GET /api/developers/jobs/{jobId}/telemetry": row(get((f) => `/api/developers/jobs/${f.jobId}/telemetry`),
-    [K, K, K, K, K, K, /**/ S, S, S, "200", S, S, /**/ JOB, K, /**/ "200", "200", "200", K, K, JOB]),
-  "GET /api/developers/jobs/{jobId}/events": row(get((f) => `/api/developers/jobs/${f.jobId}/events`),
-    [K, K, K, K, K, K, /**/ S, S, S, "200", S, S, /**/ JOB, K, /**/ "200", "200", "200", K, K, JOB]),
-  "POST /api/developers/jobs/{jobId}/cancel": row(send("POST", (f) => freshQueuedJob(f).then((id) => `/api/developers/jobs/${id}/cancel`)),
-    [K, K, K, K, K, K, /**/ S, "200", S, S, S, S, /**/ JOB, K, /**/ "200", O, O, K, K, JOB]),
-  "GET /api/developers/jobs/{jobId}/webhook-deliveries": row(get((f) => `/api/developers/jobs/${f.jobId}/webhook-deliveries`),
-    [K, K, K, K, K, K, /**/ S, S, S, S, S, "200", /**/ JOB, K, /**/ "200", "200", "200", K, K, JOB]),
+  "GET /api/developers/jobs": row(get("/api/developers/jobs"), [
+    K,
+    K,
+    K,
+    K,
+    K,
+    K,
+    /**/ S,
+    S,
+    "200",
+    S,
+    S,
+    S,
+    /**/ "200",
+    K,
+    /**/ "200",
+    "200",
+    "200",
+    K,
+    K,
+    "200",
+  ]),
+  "GET /api/developers/jobs/{jobId}": row(
+    get((f) => `/api/developers/jobs/${f.jobId}`),
+    [K, K, K, K, K, K, /**/ S, S, "200", S, S, S, /**/ JOB, K, /**/ "200", "200", "200", K, K, JOB],
+  ),
+  "GET /api/developers/jobs/{jobId}/logs": row(
+    get((f) => `/api/developers/jobs/${f.jobId}/logs`),
+    [K, K, K, K, K, K, /**/ S, S, "200", S, S, S, /**/ JOB, K, /**/ "200", "200", "200", K, K, JOB],
+  ),
+  "GET /api/developers/jobs/{jobId}/telemetry": row(
+    get((f) => `/api/developers/jobs/${f.jobId}/telemetry`),
+    [K, K, K, K, K, K, /**/ S, S, S, "200", S, S, /**/ JOB, K, /**/ "200", "200", "200", K, K, JOB],
+  ),
+  "GET /api/developers/jobs/{jobId}/events": row(
+    get((f) => `/api/developers/jobs/${f.jobId}/events`),
+    [K, K, K, K, K, K, /**/ S, S, S, "200", S, S, /**/ JOB, K, /**/ "200", "200", "200", K, K, JOB],
+  ),
+  "POST /api/developers/jobs/{jobId}/cancel": row(
+    send("POST", (f) => freshQueuedJob(f).then((id) => `/api/developers/jobs/${id}/cancel`)),
+    [K, K, K, K, K, K, /**/ S, "200", S, S, S, S, /**/ JOB, K, /**/ "200", O, O, K, K, JOB],
+  ),
+  "GET /api/developers/jobs/{jobId}/webhook-deliveries": row(
+    get((f) => `/api/developers/jobs/${f.jobId}/webhook-deliveries`),
+    [K, K, K, K, K, K, /**/ S, S, S, S, S, "200", /**/ JOB, K, /**/ "200", "200", "200", K, K, JOB],
+  ),
 
   // Webhooks: webhooks:manage or the session; another developer's endpoint does not exist.
-  "POST /api/developers/webhooks": row(send("POST", "/api/developers/webhooks", webhookBody),
-    [K, K, K, K, K, K, /**/ S, S, S, S, S, "201", /**/ "201", K, /**/ "201", O, O, K, K, "201"]),
-  "GET /api/developers/webhooks": row(get("/api/developers/webhooks"),
-    [K, K, K, K, K, K, /**/ S, S, S, S, S, "200", /**/ "200", K, /**/ "200", "200", "200", K, K, "200"]),
-  "GET /api/developers/webhooks/{endpointId}": row(get((f) => `/api/developers/webhooks/${f.endpointId}`),
-    [K, K, K, K, K, K, /**/ S, S, S, S, S, "200", /**/ NF, K, /**/ "200", "200", "200", K, K, NF]),
-  "PATCH /api/developers/webhooks/{endpointId}": row(send("PATCH", (f) => `/api/developers/webhooks/${f.endpointId}`, { description: "matrix" }),
-    [K, K, K, K, K, K, /**/ S, S, S, S, S, "200", /**/ NF, K, /**/ "200", O, O, K, K, NF]),
-  "DELETE /api/developers/webhooks/{endpointId}": row(deleteFreshEndpoint,
-    [K, K, K, K, K, K, /**/ S, S, S, S, S, "204", /**/ NF, K, /**/ "204", O, O, K, K, NF]),
-  "POST /api/developers/webhooks/{endpointId}/rotate-secret": row(send("POST", (f) => `/api/developers/webhooks/${f.endpointId}/rotate-secret`),
-    [K, K, K, K, K, K, /**/ S, S, S, S, S, "200", /**/ NF, K, /**/ "200", O, O, K, K, NF]),
-  "POST /api/developers/webhooks/{endpointId}/test": row(send("POST", (f) => `/api/developers/webhooks/${f.endpointId}/test`),
-    [K, K, K, K, K, K, /**/ S, S, S, S, S, "202", /**/ NF, K, /**/ "202", O, O, K, K, NF]),
-  "GET /api/developers/webhooks/{endpointId}/deliveries": row(get((f) => `/api/developers/webhooks/${f.endpointId}/deliveries`),
-    [K, K, K, K, K, K, /**/ S, S, S, S, S, "200", /**/ NF, K, /**/ "200", "200", "200", K, K, NF]),
-  "POST /api/developers/webhooks/{endpointId}/deliveries/{deliveryId}/redeliver": row(send("POST", (f) => `/api/developers/webhooks/${f.endpointId}/deliveries/${f.deliveryId}/redeliver`),
-    [K, K, K, K, K, K, /**/ S, S, S, S, S, "202", /**/ NF, K, /**/ "202", O, O, K, K, NF]),
+  "POST /api/developers/webhooks": row(send("POST", "/api/developers/webhooks", webhookBody), [
+    K,
+    K,
+    K,
+    K,
+    K,
+    K,
+    /**/ S,
+    S,
+    S,
+    S,
+    S,
+    "201",
+    /**/ "201",
+    K,
+    /**/ "201",
+    O,
+    O,
+    K,
+    K,
+    "201",
+  ]),
+  "GET /api/developers/webhooks": row(get("/api/developers/webhooks"), [
+    K,
+    K,
+    K,
+    K,
+    K,
+    K,
+    /**/ S,
+    S,
+    S,
+    S,
+    S,
+    "200",
+    /**/ "200",
+    K,
+    /**/ "200",
+    "200",
+    "200",
+    K,
+    K,
+    "200",
+  ]),
+  "GET /api/developers/webhooks/{endpointId}": row(
+    get((f) => `/api/developers/webhooks/${f.endpointId}`),
+    [K, K, K, K, K, K, /**/ S, S, S, S, S, "200", /**/ NF, K, /**/ "200", "200", "200", K, K, NF],
+  ),
+  "PATCH /api/developers/webhooks/{endpointId}": row(
+    send("PATCH", (f) => `/api/developers/webhooks/${f.endpointId}`, { description: "matrix" }),
+    [K, K, K, K, K, K, /**/ S, S, S, S, S, "200", /**/ NF, K, /**/ "200", O, O, K, K, NF],
+  ),
+  "DELETE /api/developers/webhooks/{endpointId}": row(deleteFreshEndpoint, [
+    K,
+    K,
+    K,
+    K,
+    K,
+    K,
+    /**/ S,
+    S,
+    S,
+    S,
+    S,
+    "204",
+    /**/ NF,
+    K,
+    /**/ "204",
+    O,
+    O,
+    K,
+    K,
+    NF,
+  ]),
+  "POST /api/developers/webhooks/{endpointId}/rotate-secret": row(
+    send("POST", (f) => `/api/developers/webhooks/${f.endpointId}/rotate-secret`),
+    [K, K, K, K, K, K, /**/ S, S, S, S, S, "200", /**/ NF, K, /**/ "200", O, O, K, K, NF],
+  ),
+  "POST /api/developers/webhooks/{endpointId}/test": row(
+    send("POST", (f) => `/api/developers/webhooks/${f.endpointId}/test`),
+    [K, K, K, K, K, K, /**/ S, S, S, S, S, "202", /**/ NF, K, /**/ "202", O, O, K, K, NF],
+  ),
+  "GET /api/developers/webhooks/{endpointId}/deliveries": row(
+    get((f) => `/api/developers/webhooks/${f.endpointId}/deliveries`),
+    [K, K, K, K, K, K, /**/ S, S, S, S, S, "200", /**/ NF, K, /**/ "200", "200", "200", K, K, NF],
+  ),
+  "POST /api/developers/webhooks/{endpointId}/deliveries/{deliveryId}/redeliver": row(
+    send("POST", (f) => `/api/developers/webhooks/${f.endpointId}/deliveries/${f.deliveryId}/redeliver`),
+    [K, K, K, K, K, K, /**/ S, S, S, S, S, "202", /**/ NF, K, /**/ "202", O, O, K, K, NF],
+  ),
 
   // Credits and usage: credits:read or the session; each developer reads its own.
-  "GET /api/credits/balance": row(get("/api/credits/balance"),
-    [K, K, K, K, K, K, /**/ S, S, S, S, "200", S, /**/ "200", K, /**/ "200", "200", "200", K, K, "200"]),
-  "GET /api/credits/history": row(get("/api/credits/history"),
-    [K, K, K, K, K, K, /**/ S, S, S, S, "200", S, /**/ "200", K, /**/ "200", "200", "200", K, K, "200"]),
+  "GET /api/credits/balance": row(get("/api/credits/balance"), [
+    K,
+    K,
+    K,
+    K,
+    K,
+    K,
+    /**/ S,
+    S,
+    S,
+    S,
+    "200",
+    S,
+    /**/ "200",
+    K,
+    /**/ "200",
+    "200",
+    "200",
+    K,
+    K,
+    "200",
+  ]),
+  "GET /api/credits/history": row(get("/api/credits/history"), [
+    K,
+    K,
+    K,
+    K,
+    K,
+    K,
+    /**/ S,
+    S,
+    S,
+    S,
+    "200",
+    S,
+    /**/ "200",
+    K,
+    /**/ "200",
+    "200",
+    "200",
+    K,
+    K,
+    "200",
+  ]),
   // Top-ups (CONTRACT §10; this server has payments disabled): the config is public; paying is the session's
   // own act (its Origin checked); reading is credits:read or the session, each developer's own.
   "GET /api/credits/top-ups/config": row(get("/api/credits/top-ups/config"), every("200")),
-  "POST /api/credits/top-ups": row(send("POST", "/api/credits/top-ups", { chainId: 1, txHash: `0x${"ab".repeat(32)}` }),
-    [O, O, O, O, O, O, /**/ O, O, O, O, O, O, /**/ O, O, /**/ "409 PAYMENTS_DISABLED", O, O, U, U, "409 PAYMENTS_DISABLED"]),
-  "GET /api/credits/top-ups": row(get("/api/credits/top-ups"),
-    [K, K, K, K, K, K, /**/ S, S, S, S, "200", S, /**/ "200", K, /**/ "200", "200", "200", K, K, "200"]),
-  "GET /api/credits/top-ups/{topUpId}": row(get("/api/credits/top-ups/00000000-0000-4000-8000-000000000000"),
-    [K, K, K, K, K, K, /**/ S, S, S, S, NF, S, /**/ NF, K, /**/ NF, NF, NF, K, K, NF]),
-  "GET /api/developers/metrics": row(get("/api/developers/metrics"),
-    [K, K, K, K, K, K, /**/ S, S, S, S, "200", S, /**/ "200", K, /**/ "200", "200", "200", K, K, "200"]),
+  "POST /api/credits/top-ups": row(
+    send("POST", "/api/credits/top-ups", { chainId: 1, txHash: `0x${"ab".repeat(32)}` }),
+    [
+      O,
+      O,
+      O,
+      O,
+      O,
+      O,
+      /**/ O,
+      O,
+      O,
+      O,
+      O,
+      O,
+      /**/ O,
+      O,
+      /**/ "409 PAYMENTS_DISABLED",
+      O,
+      O,
+      U,
+      U,
+      "409 PAYMENTS_DISABLED",
+    ],
+  ),
+  "GET /api/credits/top-ups": row(get("/api/credits/top-ups"), [
+    K,
+    K,
+    K,
+    K,
+    K,
+    K,
+    /**/ S,
+    S,
+    S,
+    S,
+    "200",
+    S,
+    /**/ "200",
+    K,
+    /**/ "200",
+    "200",
+    "200",
+    K,
+    K,
+    "200",
+  ]),
+  "GET /api/credits/top-ups/{topUpId}": row(get("/api/credits/top-ups/00000000-0000-4000-8000-000000000000"), [
+    K,
+    K,
+    K,
+    K,
+    K,
+    K,
+    /**/ S,
+    S,
+    S,
+    S,
+    NF,
+    S,
+    /**/ NF,
+    K,
+    /**/ NF,
+    NF,
+    NF,
+    K,
+    K,
+    NF,
+  ]),
+  "GET /api/developers/metrics": row(get("/api/developers/metrics"), [
+    K,
+    K,
+    K,
+    K,
+    K,
+    K,
+    /**/ S,
+    S,
+    S,
+    S,
+    "200",
+    S,
+    /**/ "200",
+    K,
+    /**/ "200",
+    "200",
+    "200",
+    K,
+    K,
+    "200",
+  ]),
 
   // Execution nodes: their bearer token only; a job the node does not hold is refused as such.
-  "POST /api/nodes/register": row(send("POST", "/api/nodes/register", { name: "matrix-node", serviceIds: ["language-detect"], concurrency: 1 }),
-    [T, T, T, T, T, T, /**/ T, T, T, T, T, T, /**/ T, "200", /**/ T, T, T, T, T, T]),
-  "POST /api/nodes/heartbeat": row(send("POST", "/api/nodes/heartbeat", { activeJobIds: [] }),
-    [T, T, T, T, T, T, /**/ T, T, T, T, T, T, /**/ T, "200", /**/ T, T, T, T, T, T]),
-  "POST /api/nodes/claim": row(send("POST", "/api/nodes/claim", { max: 1, waitMs: 0 }),
-    [T, T, T, T, T, T, /**/ T, T, T, T, T, T, /**/ T, "200", /**/ T, T, T, T, T, T]),
-  "POST /api/nodes/jobs/{jobId}/start": row(send("POST", (f) => `/api/nodes/jobs/${f.jobId}/start`, { attempt: 1 }),
-    [T, T, T, T, T, T, /**/ T, T, T, T, T, T, /**/ T, HELD, /**/ T, T, T, T, T, T]),
-  "POST /api/nodes/jobs/{jobId}/progress": row(send("POST", (f) => `/api/nodes/jobs/${f.jobId}/progress`, { attempt: 1, progress: 50 }),
-    [T, T, T, T, T, T, /**/ T, T, T, T, T, T, /**/ T, HELD, /**/ T, T, T, T, T, T]),
-  "POST /api/nodes/jobs/{jobId}/complete": row(send("POST", (f) => `/api/nodes/jobs/${f.jobId}/complete`, { attempt: 1, result: { summary: "forged", output: {} } }),
-    [T, T, T, T, T, T, /**/ T, T, T, T, T, T, /**/ T, HELD, /**/ T, T, T, T, T, T]),
-  "POST /api/nodes/jobs/{jobId}/fail": row(send("POST", (f) => `/api/nodes/jobs/${f.jobId}/fail`, { attempt: 1, code: "FORGED", message: "forged", retryable: false }),
-    [T, T, T, T, T, T, /**/ T, T, T, T, T, T, /**/ T, HELD, /**/ T, T, T, T, T, T]),
-  "POST /api/nodes/jobs/{jobId}/release": row(send("POST", (f) => `/api/nodes/jobs/${f.jobId}/release`, { attempt: 1 }),
-    [T, T, T, T, T, T, /**/ T, T, T, T, T, T, /**/ T, HELD, /**/ T, T, T, T, T, T]),
+  "POST /api/nodes/register": row(
+    send("POST", "/api/nodes/register", { name: "matrix-node", serviceIds: ["language-detect"], concurrency: 1 }),
+    [T, T, T, T, T, T, /**/ T, T, T, T, T, T, /**/ T, "200", /**/ T, T, T, T, T, T],
+  ),
+  "POST /api/nodes/heartbeat": row(send("POST", "/api/nodes/heartbeat", { activeJobIds: [] }), [
+    T,
+    T,
+    T,
+    T,
+    T,
+    T,
+    /**/ T,
+    T,
+    T,
+    T,
+    T,
+    T,
+    /**/ T,
+    "200",
+    /**/ T,
+    T,
+    T,
+    T,
+    T,
+    T,
+  ]),
+  "POST /api/nodes/claim": row(send("POST", "/api/nodes/claim", { max: 1, waitMs: 0 }), [
+    T,
+    T,
+    T,
+    T,
+    T,
+    T,
+    /**/ T,
+    T,
+    T,
+    T,
+    T,
+    T,
+    /**/ T,
+    "200",
+    /**/ T,
+    T,
+    T,
+    T,
+    T,
+    T,
+  ]),
+  "POST /api/nodes/jobs/{jobId}/start": row(
+    send("POST", (f) => `/api/nodes/jobs/${f.jobId}/start`, { attempt: 1 }),
+    [T, T, T, T, T, T, /**/ T, T, T, T, T, T, /**/ T, HELD, /**/ T, T, T, T, T, T],
+  ),
+  "POST /api/nodes/jobs/{jobId}/progress": row(
+    send("POST", (f) => `/api/nodes/jobs/${f.jobId}/progress`, { attempt: 1, progress: 50 }),
+    [T, T, T, T, T, T, /**/ T, T, T, T, T, T, /**/ T, HELD, /**/ T, T, T, T, T, T],
+  ),
+  "POST /api/nodes/jobs/{jobId}/complete": row(
+    send("POST", (f) => `/api/nodes/jobs/${f.jobId}/complete`, {
+      attempt: 1,
+      result: { summary: "forged", output: {} },
+    }),
+    [T, T, T, T, T, T, /**/ T, T, T, T, T, T, /**/ T, HELD, /**/ T, T, T, T, T, T],
+  ),
+  "POST /api/nodes/jobs/{jobId}/fail": row(
+    send("POST", (f) => `/api/nodes/jobs/${f.jobId}/fail`, {
+      attempt: 1,
+      code: "FORGED",
+      message: "forged",
+      retryable: false,
+    }),
+    [T, T, T, T, T, T, /**/ T, T, T, T, T, T, /**/ T, HELD, /**/ T, T, T, T, T, T],
+  ),
+  "POST /api/nodes/jobs/{jobId}/release": row(
+    send("POST", (f) => `/api/nodes/jobs/${f.jobId}/release`, { attempt: 1 }),
+    [T, T, T, T, T, T, /**/ T, T, T, T, T, T, /**/ T, HELD, /**/ T, T, T, T, T, T],
+  ),
   // Last: the node stops receiving work.
-  "POST /api/nodes/drain": row(send("POST", "/api/nodes/drain"),
-    [T, T, T, T, T, T, /**/ T, T, T, T, T, T, /**/ T, "204", /**/ T, T, T, T, T, T]),
+  "POST /api/nodes/drain": row(send("POST", "/api/nodes/drain"), [
+    T,
+    T,
+    T,
+    T,
+    T,
+    T,
+    /**/ T,
+    T,
+    T,
+    T,
+    T,
+    T,
+    /**/ T,
+    "204",
+    /**/ T,
+    T,
+    T,
+    T,
+    T,
+    T,
+  ]),
 };
 
 // ── The credentials behind each column ──
@@ -246,7 +713,11 @@ const methods = ["get", "put", "post", "delete", "options", "head", "patch", "tr
 const routeKey = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
 const declaredRoutes = () => Object.values(routes).map((r) => routeKey(r.method, r.path));
 const documentedRoutes = () =>
-  Object.entries(openApiDocument().paths ?? {}).flatMap(([path, item]) => Object.keys(item ?? {}).filter((m) => methods.includes(m)).map((m) => routeKey(m, path)));
+  Object.entries(openApiDocument().paths ?? {}).flatMap(([path, item]) =>
+    Object.keys(item ?? {})
+      .filter((m) => methods.includes(m))
+      .map((m) => routeKey(m, path)),
+  );
 
 const fixture = withDeveloper({
   embeddedNodes: 0,
@@ -283,14 +754,22 @@ beforeAll(async () => {
     keyId(alice.createApiKey(["jobs:read"])),
     keyId(alice.createApiKey(["jobs:read"])),
     signIn(baseUrl, alice.account),
-    Promise.all(scopes.map(async (scope) => [scope, await alice.createApiKey([scope])] as const)).then((keys) => Object.fromEntries(keys) as Record<Scope, string>),
+    Promise.all(scopes.map(async (scope) => [scope, await alice.createApiKey([scope])] as const)).then(
+      (keys) => Object.fromEntries(keys) as Record<Scope, string>,
+    ),
   ]);
   const bobKey = await bob.createApiKey();
   await alice.session(`/api/developers/keys/${revoked.keyId}`, { method: "DELETE" });
-  const rotation = await alice.session(`/api/developers/keys/${rotated.keyId}/rotate`, { method: "POST", body: JSON.stringify({ gracePeriodSeconds: 1 }) });
+  const rotation = await alice.session(`/api/developers/keys/${rotated.keyId}/rotate`, {
+    method: "POST",
+    body: JSON.stringify({ gracePeriodSeconds: 1 }),
+  });
   expect(rotation.status).toBe(200);
   const graceEnds = Date.now() + 1_000;
-  expect((await fetch(`${baseUrl}/api/auth/logout`, { method: "POST", headers: sessionHeaders(signedOut.cookie, baseUrl) })).status).toBe(204);
+  expect(
+    (await fetch(`${baseUrl}/api/auth/logout`, { method: "POST", headers: sessionHeaders(signedOut.cookie, baseUrl) }))
+      .status,
+  ).toBe(204);
   const { issueNodeToken } = await import("@/lib/network/coordinator");
   const node = await issueNodeToken("matrix-node");
 
@@ -298,7 +777,15 @@ beforeAll(async () => {
   const endpointId = await freshEndpoint({ alice } as Fixtures);
   const test = await alice.session(`/api/developers/webhooks/${endpointId}/test`, { method: "POST" });
   expect(test.status).toBe(202);
-  fixtures = { alice, aliceKey, jobId: job.jobId, endpointId, deliveryId: ((await test.json()) as { deliveryId: string }).deliveryId, keyToRevoke: toRevoke.keyId, keyToRotate: toRotate.keyId };
+  fixtures = {
+    alice,
+    aliceKey,
+    jobId: job.jobId,
+    endpointId,
+    deliveryId: ((await test.json()) as { deliveryId: string }).deliveryId,
+    keyToRevoke: toRevoke.keyId,
+    keyToRotate: toRotate.keyId,
+  };
 
   const key = (secret: string) => async () => ({ "x-api-key": secret });
   // A request that ends its session gets a session of its own, so Alice's and Bob's shared ones live on.
@@ -339,7 +826,8 @@ async function outcomeOf(res: Response): Promise<string> {
   const text = await res.text();
   try {
     const { error } = JSON.parse(text) as { error?: { code?: string; message?: string; requestId?: string } };
-    if (error && typeof error.message === "string" && error.requestId === res.headers.get("x-request-id")) return `${res.status} ${error.code}`;
+    if (error && typeof error.message === "string" && error.requestId === res.headers.get("x-request-id"))
+      return `${res.status} ${error.code}`;
   } catch {
     // not JSON: reported below
   }
@@ -351,7 +839,11 @@ async function ask(name: string, situation: Situation): Promise<string> {
   const { method, path, body, headers, cleanup } = await request(fixtures);
   const res = await fetch(`${baseUrl}${path}`, {
     method,
-    headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers, ...(await credentials[situation](endsSession)) },
+    headers: {
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+      ...headers,
+      ...(await credentials[situation](endsSession)),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const outcome = await outcomeOf(res);
@@ -366,7 +858,9 @@ describe("authorization matrix", () => {
   });
 
   it("has a column for a key holding only each scope there is", () => {
-    expect(situations.filter((s) => s.startsWith("only ")).sort()).toEqual(scopes.map((scope) => `only ${scope}`).sort());
+    expect(situations.filter((s) => s.startsWith("only ")).sort()).toEqual(
+      scopes.map((scope) => `only ${scope}`).sort(),
+    );
   });
 
   it.each(Object.keys(matrix))("%s answers each credential situation as the table says", async (name) => {

@@ -13,7 +13,10 @@ import { getJob, submit, telemetry } from "../support/jobs";
 import { withDeveloper } from "../support/with-developer";
 
 // No embedded node: the tests' own nodes are the only ones that claim.
-const ctx = withDeveloper({ embeddedNodes: 0, env: { ROUTING_TIMEOUT_MS: "600000", WEBHOOK_ALLOWED_HOSTS: "127.0.0.1" } });
+const ctx = withDeveloper({
+  embeddedNodes: 0,
+  env: { ROUTING_TIMEOUT_MS: "600000", WEBHOOK_ALLOWED_HOSTS: "127.0.0.1" },
+});
 
 async function node(name: string, concurrency: number) {
   const { token } = await issueNodeToken(name, { region: "test" });
@@ -37,7 +40,10 @@ describe("a node's claim", () => {
 
     const first = await getJob(ctx.dev, ctx.key, jobs[0].jobId);
     expect(first).toMatchObject({ status: "assigned", attempt: 1 });
-    expect((await telemetry(ctx.dev, ctx.key, jobs[0].jobId)).at(-1)).toMatchObject({ type: "NODE_ASSIGNED", attempt: 1 });
+    expect((await telemetry(ctx.dev, ctx.key, jobs[0].jobId)).at(-1)).toMatchObject({
+      type: "NODE_ASSIGNED",
+      attempt: 1,
+    });
     expect(await getJob(ctx.dev, ctx.key, jobs[2].jobId)).toMatchObject({ status: "routing", attempt: 0 });
     expect((await claimJobs(await node("takes-the-rest", 1), 5, 0)).map((c) => c.jobId)).toEqual([jobs[2].jobId]);
   });
@@ -71,7 +77,9 @@ describe("a node's claim", () => {
 
     const claimed = await claimJobs(starter, 1, 0, undefined, { start: true });
     expect(claimed.map((c) => c.jobId)).toEqual([job.jobId]);
-    const deliveries = await (await db())
+    const deliveries = await (
+      await db()
+    )
       .select({ body: webhookDeliveries.body })
       .from(webhookDeliveries)
       .where(eq(webhookDeliveries.jobId, job.jobId));
@@ -86,7 +94,12 @@ describe("a node's claim", () => {
 
   it("over HTTP starts the claimed jobs when the node asks (start: true), and only then", async () => {
     const { token } = await issueNodeToken("claims-over-http", { region: "test" });
-    await registerNode(await authenticateNode(token), { name: "claims-over-http", region: "test", serviceIds: ["token-count"], concurrency: 2 });
+    await registerNode(await authenticateNode(token), {
+      name: "claims-over-http",
+      region: "test",
+      serviceIds: ["token-count"],
+      concurrency: 2,
+    });
     const claim = async (body: unknown) => {
       const res = await fetch(`${ctx.server.baseUrl}/api/nodes/claim`, {
         method: "POST",
@@ -99,7 +112,10 @@ describe("a node's claim", () => {
     const started = await submitTokenCount("started over HTTP");
     expect((await claim({ max: 1, start: true })).map((j) => j.jobId)).toEqual([started.jobId]);
     expect(await getJob(ctx.dev, ctx.key, started.jobId)).toMatchObject({ status: "running", attempt: 1 });
-    expect((await telemetry(ctx.dev, ctx.key, started.jobId)).slice(-2).map((e) => e.type)).toEqual(["NODE_ASSIGNED", "EXECUTION_STARTED"]);
+    expect((await telemetry(ctx.dev, ctx.key, started.jobId)).slice(-2).map((e) => e.type)).toEqual([
+      "NODE_ASSIGNED",
+      "EXECUTION_STARTED",
+    ]);
 
     const assigned = await submitTokenCount("only assigned over HTTP");
     expect((await claim({ max: 1 })).map((j) => j.jobId)).toEqual([assigned.jobId]);
@@ -144,7 +160,9 @@ describe("a job change", () => {
     const before = await telemetry(ctx.dev, ctx.key, job.jobId);
     // routing → running skips assigned; the statement of this shape is compiled once, the check must still hold.
     for (let i = 0; i < 2; i++) {
-      await expect(recordJobChangeAtOnce(job.jobId, { to: "running", from: ["routing"], events: [{ type: "EXECUTION_STARTED" }] })).rejects.toThrow(/cannot become running/);
+      await expect(
+        recordJobChangeAtOnce(job.jobId, { to: "running", from: ["routing"], events: [{ type: "EXECUTION_STARTED" }] }),
+      ).rejects.toThrow(/cannot become running/);
     }
     expect(await getJob(ctx.dev, ctx.key, job.jobId)).toMatchObject({ status: "routing" });
     expect(await telemetry(ctx.dev, ctx.key, job.jobId)).toEqual(before);

@@ -43,7 +43,9 @@ describe("CPU-bound providers never stall the API", () => {
         await new Promise((r) => setTimeout(r, 10));
       }
     })();
-    const jobs = await Promise.all(Array.from({ length: 4 }, () => submit(dev, key, "text-summarize", { text: tinySentences })));
+    const jobs = await Promise.all(
+      Array.from({ length: 4 }, () => submit(dev, key, "text-summarize", { text: tinySentences })),
+    );
     const finished = await Promise.all(jobs.map((j) => waitForStatus(dev, key, j.jobId)));
     done = true;
     await probing;
@@ -55,7 +57,9 @@ describe("CPU-bound providers never stall the API", () => {
     // How long one job's summarizing took (measured by the provider itself): a provider on the event loop
     // holds every request for at least that long.
     const workMs = await Promise.all(
-      jobs.map(async (j) => Number((await telemetry(dev, key, j.jobId)).find((e) => e.type === "PROVIDER_REQUEST")?.data?.latencyMs)),
+      jobs.map(async (j) =>
+        Number((await telemetry(dev, key, j.jobId)).find((e) => e.type === "PROVIDER_REQUEST")?.data?.latencyMs),
+      ),
     );
     const sorted = [...probes].sort((a, b) => a - b);
     const median = sorted[Math.floor(sorted.length / 2)];

@@ -6,7 +6,9 @@ const ctx = withDeveloper({ embeddedNodes: 0, env: { STARTER_CREDITS: "37", RATE
 
 describe("credits under concurrency", () => {
   it("accepts exactly the 37 affordable submissions out of 100 concurrent ones and ends at 0", async () => {
-    const responses = await Promise.all(Array.from({ length: 100 }, (_, i) => execute(ctx.dev, ctx.key, "token-count", { text: `job ${i}` })));
+    const responses = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => execute(ctx.dev, ctx.key, "token-count", { text: `job ${i}` })),
+    );
     const statuses = responses.map((r) => r.status);
     expect(statuses.filter((s) => s === 202)).toHaveLength(37);
     expect(statuses.filter((s) => s === 402)).toHaveLength(63);

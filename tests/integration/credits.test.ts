@@ -156,7 +156,13 @@ describe("operator grants", () => {
 
     expect(await balanceOf(dev)).toBe(150);
     const [latest, starter] = (await history(dev)).data;
-    expect(latest).toMatchObject({ type: "grant", amount: 50, balanceAfter: 150, jobId: null, description: expect.stringMatching(/\S/) });
+    expect(latest).toMatchObject({
+      type: "grant",
+      amount: 50,
+      balanceAfter: 150,
+      jobId: null,
+      description: expect.stringMatching(/\S/),
+    });
     expect(starter).toMatchObject({ type: "grant", amount: 100, balanceAfter: 100 });
   });
 
@@ -164,7 +170,12 @@ describe("operator grants", () => {
     const dev = await signUpDeveloper(server.baseUrl);
     const { grantCreditsToAddress } = await import("@/lib/domain/credits");
     await grantCreditsToAddress(dev.address.toLowerCase(), 7, "Hackathon prize");
-    expect((await history(dev)).data[0]).toMatchObject({ type: "grant", amount: 7, balanceAfter: 107, description: "Hackathon prize" });
+    expect((await history(dev)).data[0]).toMatchObject({
+      type: "grant",
+      amount: 7,
+      balanceAfter: 107,
+      description: "Hackathon prize",
+    });
   });
 });
 

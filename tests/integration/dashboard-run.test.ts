@@ -24,7 +24,13 @@ async function read(res: Response): Promise<{ status: number; body: any; headers
 
 const runPath = (serviceId: string) => `/api/dashboard/services/${serviceId}/run`;
 
-function run(dev: Developer, serviceId: string, input: unknown, idempotencyKey: string | null = randomUUID(), headers: Record<string, string> = {}) {
+function run(
+  dev: Developer,
+  serviceId: string,
+  input: unknown,
+  idempotencyKey: string | null = randomUUID(),
+  headers: Record<string, string> = {},
+) {
   return dev
     .session(runPath(serviceId), {
       method: "POST",
@@ -43,7 +49,8 @@ interface KeyView {
 }
 const listKeys = async (dev: Developer) => (await read(await dev.session("/api/developers/keys"))).body as KeyView[];
 const dashboardKeys = async (dev: Developer) => (await listKeys(dev)).filter((k) => k.kind === "dashboard");
-const balance = async (dev: Developer) => (await read(await dev.session("/api/credits/balance"))).body.balance as number;
+const balance = async (dev: Developer) =>
+  (await read(await dev.session("/api/credits/balance"))).body.balance as number;
 
 async function expectError(res: { status: number; body: any; headers: Headers }, status: number, code: string) {
   expect(res.status).toBe(status);
@@ -64,7 +71,11 @@ describe("who may Run", () => {
 
   it("403 FORBIDDEN_ORIGIN from another origin or with no Origin, and nothing is created", async () => {
     const dev = await signUpDeveloper(server.baseUrl);
-    await expectError(await run(dev, "token-count", { text: "hi" }, randomUUID(), { origin: "https://evil.example" }), 403, "FORBIDDEN_ORIGIN");
+    await expectError(
+      await run(dev, "token-count", { text: "hi" }, randomUUID(), { origin: "https://evil.example" }),
+      403,
+      "FORBIDDEN_ORIGIN",
+    );
     const bare = await fetch(`${server.baseUrl}${runPath("token-count")}`, {
       method: "POST",
       headers: { cookie: dev.cookie, "content-type": "application/json", "idempotency-key": randomUUID() },
@@ -115,7 +126,9 @@ describe("the dashboard key", () => {
     const dev = await signUpDeveloper(server.baseUrl);
     expect((await run(dev, "token-count", { text: "one" })).status).toBe(202);
     const [original] = await dashboardKeys(dev);
-    expect((await read(await dev.session(`/api/developers/keys/${original.keyId}`, { method: "DELETE" }))).status).toBe(200);
+    expect((await read(await dev.session(`/api/developers/keys/${original.keyId}`, { method: "DELETE" }))).status).toBe(
+      200,
+    );
 
     const after = await run(dev, "token-count", { text: "two" });
     expect(after.status).toBe(202);
@@ -134,7 +147,12 @@ describe("the dashboard key", () => {
     const { db } = await import("@/lib/domain/database");
     const { apiKeys } = await import("@/lib/db/schema");
     const { eq, sql } = await import("drizzle-orm");
-    await (await db()).update(apiKeys).set({ expiresAt: sql`now() - interval '1 second'` }).where(eq(apiKeys.id, original.keyId));
+    await (
+      await db()
+    )
+      .update(apiKeys)
+      .set({ expiresAt: sql`now() - interval '1 second'` })
+      .where(eq(apiKeys.id, original.keyId));
 
     expect((await run(dev, "token-count", { text: "two" })).status).toBe(202);
     const live = (await dashboardKeys(dev)).filter((k) => k.revokedAt === null);
@@ -146,7 +164,11 @@ describe("the dashboard key", () => {
     const dev = await signUpDeveloper(server.baseUrl);
     await run(dev, "token-count", { text: "one" });
     const [key] = await dashboardKeys(dev);
-    await expectError(await read(await dev.session(`/api/developers/keys/${key.keyId}/rotate`, { method: "POST" })), 409, "KEY_MANAGED");
+    await expectError(
+      await read(await dev.session(`/api/developers/keys/${key.keyId}/rotate`, { method: "POST" })),
+      409,
+      "KEY_MANAGED",
+    );
   });
 
   it("is stored sealed: the row holds no plaintext, and it opens only with the dashboard's key and its own id", async () => {
@@ -219,9 +241,15 @@ describe("refusals from the API reach the form in the contract's envelope", () =
     const { db } = await import("@/lib/domain/database");
     const { accounts } = await import("@/lib/db/schema");
     const { sql } = await import("drizzle-orm");
-    await (await db()).update(accounts).set({ creditBalance: 1 }).where(sql`lower(${accounts.walletAddress}) = lower(${dev.address})`);
+    await (
+      await db()
+    )
+      .update(accounts)
+      .set({ creditBalance: 1 })
+      .where(sql`lower(${accounts.walletAddress}) = lower(${dev.address})`);
     // A valid 1×1 PNG: the input passes image-ocr's checks, so the balance is what refuses it.
-    const onePixelPng = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+    const onePixelPng =
+      "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
     await expectError(await run(dev, "image-ocr", { image: onePixelPng }), 402, "INSUFFICIENT_CREDITS");
   });
 });

@@ -49,7 +49,10 @@ describe("the developer profile", () => {
 
   it("can be created only once: a second POST is 409 PROFILE_EXISTS and changes nothing", async () => {
     const dev = await signUpDeveloper(server.baseUrl, { name: "First Name" });
-    const again = await dev.session("/api/developers", { method: "POST", body: JSON.stringify({ name: "Second Name" }) });
+    const again = await dev.session("/api/developers", {
+      method: "POST",
+      body: JSON.stringify({ name: "Second Name" }),
+    });
     await expectError(again, 409, "PROFILE_EXISTS");
     expect((await (await dev.session("/api/developers/me")).json()).name).toBe("First Name");
   });
@@ -63,7 +66,10 @@ describe("the developer profile", () => {
       })
     ).json();
 
-    const renamed = await dev.session("/api/developers/me", { method: "PATCH", body: JSON.stringify({ name: "After" }) });
+    const renamed = await dev.session("/api/developers/me", {
+      method: "PATCH",
+      body: JSON.stringify({ name: "After" }),
+    });
     expect(renamed.status).toBe(200);
     expect(await renamed.json()).toEqual({ ...created, name: "After" });
 
@@ -71,7 +77,12 @@ describe("the developer profile", () => {
       method: "PATCH",
       body: JSON.stringify({ email: "after@example.com", organization: "New Org" }),
     });
-    expect(await moved.json()).toEqual({ ...created, name: "After", email: "after@example.com", organization: "New Org" });
+    expect(await moved.json()).toEqual({
+      ...created,
+      name: "After",
+      email: "after@example.com",
+      organization: "New Org",
+    });
     expect(await (await dev.session("/api/developers/me")).json()).toEqual({
       ...created,
       name: "After",
@@ -82,11 +93,21 @@ describe("the developer profile", () => {
 
   it("clears email and organization with null, but never the name", async () => {
     const dev = await signUpDeveloper(server.baseUrl, { profile: false });
-    await dev.session("/api/developers", { method: "POST", body: JSON.stringify({ name: "Keeps", email: "k@example.com", organization: "Org" }) });
-    const cleared = await dev.session("/api/developers/me", { method: "PATCH", body: JSON.stringify({ email: null, organization: null }) });
+    await dev.session("/api/developers", {
+      method: "POST",
+      body: JSON.stringify({ name: "Keeps", email: "k@example.com", organization: "Org" }),
+    });
+    const cleared = await dev.session("/api/developers/me", {
+      method: "PATCH",
+      body: JSON.stringify({ email: null, organization: null }),
+    });
     expect(cleared.status).toBe(200);
     expect(await cleared.json()).toMatchObject({ name: "Keeps", email: null, organization: null });
-    await expectError(await dev.session("/api/developers/me", { method: "PATCH", body: JSON.stringify({ name: null }) }), 400, "INVALID_REQUEST");
+    await expectError(
+      await dev.session("/api/developers/me", { method: "PATCH", body: JSON.stringify({ name: null }) }),
+      400,
+      "INVALID_REQUEST",
+    );
   });
 
   it("treats an empty PATCH as a no-op: 200 with the profile unchanged", async () => {
@@ -99,12 +120,19 @@ describe("the developer profile", () => {
 
   it("cannot be updated before it exists (404 PROFILE_NOT_FOUND)", async () => {
     const dev = await signUpDeveloper(server.baseUrl, { profile: false });
-    await expectError(await dev.session("/api/developers/me", { method: "PATCH", body: JSON.stringify({ name: "X" }) }), 404, "PROFILE_NOT_FOUND");
+    await expectError(
+      await dev.session("/api/developers/me", { method: "PATCH", body: JSON.stringify({ name: "X" }) }),
+      404,
+      "PROFILE_NOT_FOUND",
+    );
   });
 
   it("accepts a name of exactly 80 characters", async () => {
     const dev = await signUpDeveloper(server.baseUrl, { profile: false });
-    const res = await dev.session("/api/developers", { method: "POST", body: JSON.stringify({ name: "n".repeat(80) }) });
+    const res = await dev.session("/api/developers", {
+      method: "POST",
+      body: JSON.stringify({ name: "n".repeat(80) }),
+    });
     expect(res.status).toBe(201);
   });
 });
@@ -123,31 +151,54 @@ describe("profile validation", () => {
     ["an organization containing a NUL character", { name: "Ada", organization: "\u0000" }],
   ];
 
-  it.each(invalidBodies)("POST /api/developers refuses %s with 400 INVALID_REQUEST and creates nothing", async (_, body) => {
-    const dev = await signUpDeveloper(server.baseUrl, { profile: false });
-    await expectError(await dev.session("/api/developers", { method: "POST", body: JSON.stringify(body) }), 400, "INVALID_REQUEST");
-    await expectError(await dev.session("/api/developers/me"), 404, "PROFILE_NOT_FOUND");
-  });
+  it.each(invalidBodies)(
+    "POST /api/developers refuses %s with 400 INVALID_REQUEST and creates nothing",
+    async (_, body) => {
+      const dev = await signUpDeveloper(server.baseUrl, { profile: false });
+      await expectError(
+        await dev.session("/api/developers", { method: "POST", body: JSON.stringify(body) }),
+        400,
+        "INVALID_REQUEST",
+      );
+      await expectError(await dev.session("/api/developers/me"), 404, "PROFILE_NOT_FOUND");
+    },
+  );
 
   it("PATCH /api/developers/me refuses invalid members with 400 and leaves the profile unchanged", async () => {
     const dev = await signUpDeveloper(server.baseUrl, { name: "Unchanged" });
     const before = await (await dev.session("/api/developers/me")).json();
     for (const body of [{ name: "" }, { name: "n".repeat(81) }, { email: "nope" }, { extra: true }]) {
-      await expectError(await dev.session("/api/developers/me", { method: "PATCH", body: JSON.stringify(body) }), 400, "INVALID_REQUEST");
+      await expectError(
+        await dev.session("/api/developers/me", { method: "PATCH", body: JSON.stringify(body) }),
+        400,
+        "INVALID_REQUEST",
+      );
     }
     expect(await (await dev.session("/api/developers/me")).json()).toEqual(before);
   });
 
   it("PATCH /api/developers/me refuses a name containing a NUL character with 400", async () => {
     const dev = await signUpDeveloper(server.baseUrl, { name: "Unchanged" });
-    await expectError(await dev.session("/api/developers/me", { method: "PATCH", body: JSON.stringify({ name: "a\u0000b" }) }), 400, "INVALID_REQUEST");
+    await expectError(
+      await dev.session("/api/developers/me", { method: "PATCH", body: JSON.stringify({ name: "a\u0000b" }) }),
+      400,
+      "INVALID_REQUEST",
+    );
     expect((await (await dev.session("/api/developers/me")).json()).name).toBe("Unchanged");
   });
 
   it("refuses malformed JSON with 400 and a body that is not JSON with 415", async () => {
     const dev = await signUpDeveloper(server.baseUrl, { profile: false });
-    await expectError(await dev.session("/api/developers", { method: "POST", body: "{not json" }), 400, "INVALID_REQUEST");
-    const text = await dev.session("/api/developers", { method: "POST", body: "name=Ada", headers: { "content-type": "text/plain" } });
+    await expectError(
+      await dev.session("/api/developers", { method: "POST", body: "{not json" }),
+      400,
+      "INVALID_REQUEST",
+    );
+    const text = await dev.session("/api/developers", {
+      method: "POST",
+      body: "name=Ada",
+      headers: { "content-type": "text/plain" },
+    });
     await expectError(text, 415, "UNSUPPORTED_MEDIA_TYPE");
   });
 });

@@ -16,25 +16,44 @@ describe("execute refuses, in the contract's order", () => {
       body: JSON.stringify({ input: { text: "x" } }),
     });
     await expectError(anon, 401, "INVALID_API_KEY");
-    await expectError(await execute(ctx.dev, "dev_" + "x".repeat(43), "token-count", { text: "x" }), 401, "INVALID_API_KEY");
+    await expectError(
+      await execute(ctx.dev, "dev_" + "x".repeat(43), "token-count", { text: "x" }),
+      401,
+      "INVALID_API_KEY",
+    );
   });
 
   it("403 INSUFFICIENT_SCOPE naming the required scope, before looking at the body", async () => {
     const readOnly = await ctx.dev.createApiKey(["jobs:read"]);
-    const res = await ctx.dev.withKey(readOnly, "/api/marketplace/services/nope/execute", { method: "POST", body: "{broken" });
+    const res = await ctx.dev.withKey(readOnly, "/api/marketplace/services/nope/execute", {
+      method: "POST",
+      body: "{broken",
+    });
     const error = await expectError(res, 403, "INSUFFICIENT_SCOPE");
     expect(error.details).toEqual({ requiredScope: "services:execute" });
   });
 
   it("400 INVALID_REQUEST for malformed JSON, extra members, or a missing input", async () => {
-    for (const body of ["{broken", JSON.stringify({ input: { text: "x" }, extra: 1 }), JSON.stringify({}), JSON.stringify({ input: "text" })]) {
-      const res = await ctx.dev.withKey(ctx.key, "/api/marketplace/services/token-count/execute", { method: "POST", body });
+    for (const body of [
+      "{broken",
+      JSON.stringify({ input: { text: "x" }, extra: 1 }),
+      JSON.stringify({}),
+      JSON.stringify({ input: "text" }),
+    ]) {
+      const res = await ctx.dev.withKey(ctx.key, "/api/marketplace/services/token-count/execute", {
+        method: "POST",
+        body,
+      });
       await expectError(res, 400, "INVALID_REQUEST");
     }
   });
 
   it("400 INVALID_REQUEST for a bad Idempotency-Key", async () => {
-    await expectError(await execute(ctx.dev, ctx.key, "token-count", { text: "x" }, { "idempotency-key": "k".repeat(256) }), 400, "INVALID_REQUEST");
+    await expectError(
+      await execute(ctx.dev, ctx.key, "token-count", { text: "x" }, { "idempotency-key": "k".repeat(256) }),
+      400,
+      "INVALID_REQUEST",
+    );
   });
 
   it("415 for a body that is not JSON", async () => {
@@ -57,15 +76,26 @@ describe("execute refuses, in the contract's order", () => {
   });
 
   it("422 INVALID_SERVICE_INPUT with the issues", async () => {
-    const error = await expectError(await execute(ctx.dev, ctx.key, "text-summarize", { text: "", sentences: 99 }), 422, "INVALID_SERVICE_INPUT");
+    const error = await expectError(
+      await execute(ctx.dev, ctx.key, "text-summarize", { text: "", sentences: 99 }),
+      422,
+      "INVALID_SERVICE_INPUT",
+    );
     expect(error.details?.issues).toEqual(
-      expect.arrayContaining([expect.objectContaining({ path: "text" }), expect.objectContaining({ path: "sentences" })]),
+      expect.arrayContaining([
+        expect.objectContaining({ path: "text" }),
+        expect.objectContaining({ path: "sentences" }),
+      ]),
     );
   });
 
   it("402 INSUFFICIENT_CREDITS when the balance cannot pay, leaving the balance untouched", async () => {
     // image-ocr costs 5; the starter balance here is 3.
-    await expectError(await execute(ctx.dev, ctx.key, "image-ocr", { image: onePixelPng }), 402, "INSUFFICIENT_CREDITS");
+    await expectError(
+      await execute(ctx.dev, ctx.key, "image-ocr", { image: onePixelPng }),
+      402,
+      "INSUFFICIENT_CREDITS",
+    );
     const balance = await (await ctx.dev.withKey(ctx.key, "/api/credits/balance")).json();
     expect(balance.balance).toBe(3);
   });
@@ -94,9 +124,13 @@ describe("execute refuses, in the contract's order", () => {
   });
 
   it("echoes a well-formed x-request-id and replaces a malformed one", async () => {
-    const echoed = await fetch(`${ctx.server.baseUrl}/api/marketplace/services`, { headers: { "x-request-id": "abc.DEF-123_x" } });
+    const echoed = await fetch(`${ctx.server.baseUrl}/api/marketplace/services`, {
+      headers: { "x-request-id": "abc.DEF-123_x" },
+    });
     expect(echoed.headers.get("x-request-id")).toBe("abc.DEF-123_x");
-    const replaced = await fetch(`${ctx.server.baseUrl}/api/marketplace/services`, { headers: { "x-request-id": "bad id!" } });
+    const replaced = await fetch(`${ctx.server.baseUrl}/api/marketplace/services`, {
+      headers: { "x-request-id": "bad id!" },
+    });
     expect(replaced.headers.get("x-request-id")).toMatch(/^req_/);
   });
 });

@@ -13,12 +13,24 @@ describe("a job's normal run", () => {
     expect(res.status).toBe(202);
     const job = await res.json();
     expect(res.headers.get("location")).toBe(`/api/developers/jobs/${job.jobId}`);
-    expect(job).toMatchObject({ serviceId: "token-count", status: "queued", progress: 0, attempt: 0, maxAttempts: 3, creditCost: 1, result: null, error: null, assignedNode: null });
+    expect(job).toMatchObject({
+      serviceId: "token-count",
+      status: "queued",
+      progress: 0,
+      attempt: 0,
+      maxAttempts: 3,
+      creditCost: 1,
+      result: null,
+      error: null,
+      assignedNode: null,
+    });
     expect(job.workflowRunId).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it("completes on a node with a result, progress 100 and the exact event order", async () => {
-    const created = await submit(ctx.dev, ctx.key, "token-count", { text: "The quick brown fox jumps over the lazy dog." });
+    const created = await submit(ctx.dev, ctx.key, "token-count", {
+      text: "The quick brown fox jumps over the lazy dog.",
+    });
     const job = await waitForStatus(ctx.dev, ctx.key, created.jobId);
     expect(job.status).toBe("completed");
     expect(job.progress).toBe(100);
@@ -48,7 +60,11 @@ describe("a job's normal run", () => {
   it("keeps logs oldest first with sources and levels", async () => {
     const created = await submit(ctx.dev, ctx.key, "text-sentiment", { text: "I love this product. It is wonderful." });
     await waitForStatus(ctx.dev, ctx.key, created.jobId);
-    const logs = (await (await ctx.dev.withKey(ctx.key, `/api/developers/jobs/${created.jobId}/logs`)).json()) as { sequence: number; source: string; level: string }[];
+    const logs = (await (await ctx.dev.withKey(ctx.key, `/api/developers/jobs/${created.jobId}/logs`)).json()) as {
+      sequence: number;
+      source: string;
+      level: string;
+    }[];
     expect(logs.map((l) => l.sequence)).toEqual(logs.map((_, i) => i + 1));
     expect(new Set(logs.map((l) => l.source))).toContain("platform");
     expect(new Set(logs.map((l) => l.source))).toContain("node");

@@ -23,7 +23,9 @@ const pngClaiming = (width: number, height: number): string => pngHeaderClaiming
 async function expectRefused(image: string, reason: RegExp) {
   const res = await execute(dev, key, "image-ocr", { image });
   expect(res.status).toBe(422);
-  const body = (await res.json()) as { error: { code: string; details: { issues: { path: string; message: string }[] } } };
+  const body = (await res.json()) as {
+    error: { code: string; details: { issues: { path: string; message: string }[] } };
+  };
   expect(body.error.code).toBe("INVALID_SERVICE_INPUT");
   expect(body.error.details.issues[0]).toMatchObject({ path: "image", message: expect.stringMatching(reason) });
 }
@@ -33,7 +35,10 @@ describe("image-ocr input is checked at submission", () => {
     const before = (await (await dev.withKey(key, "/api/credits/balance")).json()).balance;
     await expectRefused("not base64 at all!", /base64/);
     await expectRefused(Buffer.from("GIF89a and then some").toString("base64"), /neither PNG nor JPEG/);
-    await expectRefused(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0]).toString("base64"), /truncated or corrupt/);
+    await expectRefused(
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0]).toString("base64"),
+      /truncated or corrupt/,
+    );
     await expectRefused(pngClaiming(20_000, 20_000), /megapixels/);
     await expectRefused(`data:image/gif;base64,${onePixelPng}`, /Only PNG and JPEG/);
     expect((await (await dev.withKey(key, "/api/credits/balance")).json()).balance).toBe(before);
@@ -51,7 +56,9 @@ describe("job lists carry short inputs", () => {
     const big = await submit(dev, key, "text-sentiment", { text: long });
     const small = await submit(dev, key, "token-count", { text: "hello", model: "gpt-4o" });
     const res = await dev.withKey(key, "/api/developers/jobs?limit=100");
-    const list = (await res.json()) as { data: { jobId: string; input: Record<string, unknown>; inputTruncated: boolean }[] };
+    const list = (await res.json()) as {
+      data: { jobId: string; input: Record<string, unknown>; inputTruncated: boolean }[];
+    };
     const listedBig = list.data.find((j) => j.jobId === big.jobId);
     const listedSmall = list.data.find((j) => j.jobId === small.jobId);
     expect(listedBig).toMatchObject({ inputTruncated: true, input: { text: long.slice(0, 200) } });

@@ -13,7 +13,10 @@ let aliceJobs: JobView[];
 let bobJob: JobView;
 beforeAll(async () => {
   server = await startTestServer({ embeddedNodes: 1 });
-  [alice, bob] = await Promise.all([signUpDeveloper(server.baseUrl, { name: "Alice" }), signUpDeveloper(server.baseUrl, { name: "Bob" })]);
+  [alice, bob] = await Promise.all([
+    signUpDeveloper(server.baseUrl, { name: "Alice" }),
+    signUpDeveloper(server.baseUrl, { name: "Bob" }),
+  ]);
   [aliceKey, bobKey] = await Promise.all([alice.createApiKey(), bob.createApiKey()]);
   // Alice: a completed sentiment (1 credit) and a completed summary (2 credits); Bob: one token count.
   aliceJobs = [
@@ -51,7 +54,6 @@ describe("another developer's job does not exist for you", () => {
     expect(foreign.status).toBe(missing.status);
     expect((await foreign.json()).error.message).toBe((await missing.json()).error.message);
   });
-
 });
 
 describe("lists, credits and metrics are per developer", () => {
@@ -85,13 +87,23 @@ describe("lists, credits and metrics are per developer", () => {
 
   it("Bob's metrics count only Bob's job and credits", async () => {
     const metrics = await (await bob.withKey(bobKey, "/api/developers/metrics")).json();
-    expect(metrics).toMatchObject({ totalJobs: 1, completedJobs: 1, failedJobs: 0, activeJobs: 0, creditsUsed: 1, successRate: 1 });
+    expect(metrics).toMatchObject({
+      totalJobs: 1,
+      completedJobs: 1,
+      failedJobs: 0,
+      activeJobs: 0,
+      creditsUsed: 1,
+      successRate: 1,
+    });
     expect(metrics.byService).toEqual([{ serviceId: "token-count", jobs: 1, completed: 1, failed: 0, creditsUsed: 1 }]);
   });
 
   it("Alice's metrics count only Alice's jobs and credits", async () => {
     const metrics = await (await alice.session("/api/developers/metrics")).json();
     expect(metrics).toMatchObject({ totalJobs: 2, completedJobs: 2, failedJobs: 0, creditsUsed: 3 });
-    expect(metrics.byService.map((s: { serviceId: string }) => s.serviceId).sort()).toEqual(["text-sentiment", "text-summarize"]);
+    expect(metrics.byService.map((s: { serviceId: string }) => s.serviceId).sort()).toEqual([
+      "text-sentiment",
+      "text-summarize",
+    ]);
   });
 });

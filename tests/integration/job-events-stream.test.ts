@@ -8,7 +8,9 @@ const ctx = withDeveloper();
 
 describe("the job events stream (SSE)", () => {
   it("streams every telemetry event in order, status changes, and ends at the final state", async () => {
-    const job = await submit(ctx.dev, ctx.key, "text-summarize", { text: "One sentence here. Another sentence there. A third one closes." });
+    const job = await submit(ctx.dev, ctx.key, "text-summarize", {
+      text: "One sentence here. Another sentence there. A third one closes.",
+    });
     const res = await ctx.dev.withKey(ctx.key, `/api/developers/jobs/${job.jobId}/events`);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toContain("text/event-stream");
@@ -23,7 +25,9 @@ describe("the job events stream (SSE)", () => {
   it("resumes after Last-Event-ID", async () => {
     const job = await submit(ctx.dev, ctx.key, "token-count", { text: "resume me" });
     await waitForStatus(ctx.dev, ctx.key, job.jobId);
-    const res = await ctx.dev.withKey(ctx.key, `/api/developers/jobs/${job.jobId}/events`, { headers: { "last-event-id": "3" } });
+    const res = await ctx.dev.withKey(ctx.key, `/api/developers/jobs/${job.jobId}/events`, {
+      headers: { "last-event-id": "3" },
+    });
     const events = (await readEventStream(res)).filter((m) => m.event === "telemetry");
     expect(events[0].data.sequence).toBe(4);
     expect(events.at(-1)?.data.type).toBe("EXECUTION_COMPLETED");
@@ -34,7 +38,9 @@ describe("the job events stream (SSE)", () => {
     const other = await signUpDeveloper(ctx.server.baseUrl);
     const otherKey = await other.createApiKey();
     expect((await other.withKey(otherKey, `/api/developers/jobs/${job.jobId}/events`)).status).toBe(404);
-    const bad = await ctx.dev.withKey(ctx.key, `/api/developers/jobs/${job.jobId}/events`, { headers: { "last-event-id": "abc" } });
+    const bad = await ctx.dev.withKey(ctx.key, `/api/developers/jobs/${job.jobId}/events`, {
+      headers: { "last-event-id": "abc" },
+    });
     expect(bad.status).toBe(400);
   });
 

@@ -21,8 +21,14 @@ const ctx = withDeveloper();
 beforeAll(async () => {
   // One at a time, so creation order is submission order.
   const plan: [string, Record<string, unknown>][] = [
-    ...Array.from({ length: 14 }, (_, i): [string, Record<string, unknown>] => ["token-count", { text: `Job number ${i + 1} counts its tokens.` }]),
-    ...Array.from({ length: 6 }, (_, i): [string, Record<string, unknown>] => ["language-detect", { text: `This sentence number ${i + 1} is plainly written in English.` }]),
+    ...Array.from({ length: 14 }, (_, i): [string, Record<string, unknown>] => [
+      "token-count",
+      { text: `Job number ${i + 1} counts its tokens.` },
+    ]),
+    ...Array.from({ length: 6 }, (_, i): [string, Record<string, unknown>] => [
+      "language-detect",
+      { text: `This sentence number ${i + 1} is plainly written in English.` },
+    ]),
     ...Array.from({ length: 3 }, (): [string, Record<string, unknown>] => ["text-summarize", { text: blankText }]),
     ["text-sentiment", { text: "What a wonderful, delightful day." }],
   ];
@@ -31,7 +37,10 @@ beforeAll(async () => {
   jobs = await Promise.all(submitted.map((job) => waitForStatus(ctx.dev, ctx.key, job.jobId)));
 });
 
-async function listJobs(query = "", fetchWith: (path: string) => Promise<Response> = (path) => ctx.dev.withKey(ctx.key, path)) {
+async function listJobs(
+  query = "",
+  fetchWith: (path: string) => Promise<Response> = (path) => ctx.dev.withKey(ctx.key, path),
+) {
   const res = await fetchWith(`/api/developers/jobs${query ? `?${query}` : ""}`);
   return { status: res.status, body: (await res.json()) as JobList };
 }
@@ -55,7 +64,8 @@ describe("GET /api/developers/jobs lists a developer's jobs", () => {
     expect(idsOf(pages.flatMap((p) => p.data))).toEqual(idsOf(newestFirst(jobs)));
     expect(pages.map((p) => p.data.length)).toEqual([5, 5, 5, 5, 4]);
     expect(pages.map((p) => p.pagination.hasMore)).toEqual([true, true, true, true, false]);
-    for (const [i, p] of pages.entries()) expect(p.pagination).toMatchObject({ page: i + 1, limit: 5, total: 24, totalPages: 5 });
+    for (const [i, p] of pages.entries())
+      expect(p.pagination).toMatchObject({ page: i + 1, limit: 5, total: 24, totalPages: 5 });
   });
 
   it("answers a page past the end with no jobs and the same totals", async () => {
@@ -103,7 +113,9 @@ describe("filters of the job list", () => {
 
   it("by serviceId, and an unknown service simply matches nothing", async () => {
     const detections = await listJobs("serviceId=language-detect");
-    expect(idsOf(detections.body.data)).toEqual(idsOf(newestFirst(jobs.filter((j) => j.serviceId === "language-detect"))));
+    expect(idsOf(detections.body.data)).toEqual(
+      idsOf(newestFirst(jobs.filter((j) => j.serviceId === "language-detect"))),
+    );
     expect(detections.body.pagination.total).toBe(6);
 
     const none = await listJobs("serviceId=no-such-service");
@@ -132,7 +144,9 @@ describe("filters of the job list", () => {
 
   it("finds a job by its own createdAt as both bounds", async () => {
     const job = jobs[8];
-    const iso = await listJobs(`dateFrom=${encodeURIComponent(String(job.createdAt))}&dateTo=${encodeURIComponent(String(job.createdAt))}`);
+    const iso = await listJobs(
+      `dateFrom=${encodeURIComponent(String(job.createdAt))}&dateTo=${encodeURIComponent(String(job.createdAt))}`,
+    );
     expect(idsOf(iso.body.data)).toContain(job.jobId);
     const epoch = await listJobs(`dateFrom=${createdMs(job)}&dateTo=${createdMs(job)}`);
     expect(idsOf(epoch.body.data)).toContain(job.jobId);
@@ -157,14 +171,26 @@ describe("filters of the job list", () => {
     const from = jobs[4].createdAt as string;
     const to = createdMs(jobs[22]);
     const expected = newestFirst(
-      jobs.filter((j) => j.status === "completed" && j.serviceId === "token-count" && createdMs(j) >= Date.parse(from) && createdMs(j) <= to),
+      jobs.filter(
+        (j) =>
+          j.status === "completed" &&
+          j.serviceId === "token-count" &&
+          createdMs(j) >= Date.parse(from) &&
+          createdMs(j) <= to,
+      ),
     );
     const query = `status=completed&serviceId=token-count&dateFrom=${encodeURIComponent(from)}&dateTo=${to}&limit=4`;
     const first = await listJobs(`${query}&page=1`);
     const second = await listJobs(`${query}&page=2`);
     const rest = await listJobs(`${query}&page=3`);
     expect(idsOf([...first.body.data, ...second.body.data, ...rest.body.data])).toEqual(idsOf(expected));
-    expect(first.body.pagination).toEqual({ page: 1, limit: 4, total: expected.length, totalPages: Math.ceil(expected.length / 4), hasMore: true });
+    expect(first.body.pagination).toEqual({
+      page: 1,
+      limit: 4,
+      total: expected.length,
+      totalPages: Math.ceil(expected.length / 4),
+      hasMore: true,
+    });
   });
 });
 
@@ -185,7 +211,11 @@ describe("who may list jobs", () => {
 
   it("not an API key without jobs:read (403 naming the scope), nor nobody (401)", async () => {
     const executeOnly = await ctx.dev.createApiKey(["services:execute"]);
-    const error = await expectError(await ctx.dev.withKey(executeOnly, "/api/developers/jobs"), 403, "INSUFFICIENT_SCOPE");
+    const error = await expectError(
+      await ctx.dev.withKey(executeOnly, "/api/developers/jobs"),
+      403,
+      "INSUFFICIENT_SCOPE",
+    );
     expect(error.details).toEqual({ requiredScope: "jobs:read" });
     expect((await fetch(`${ctx.server.baseUrl}/api/developers/jobs`)).status).toBe(401);
   });
@@ -203,7 +233,10 @@ describe("who may list jobs", () => {
 describe("GET /api/developers/jobs/:jobId returns the full ExecutionJob", () => {
   const fields = [...executionJobFields].sort();
 
-  async function readJob(jobId: string, fetchWith: (path: string) => Promise<Response> = (path) => ctx.dev.withKey(ctx.key, path)) {
+  async function readJob(
+    jobId: string,
+    fetchWith: (path: string) => Promise<Response> = (path) => ctx.dev.withKey(ctx.key, path),
+  ) {
     const res = await fetchWith(`/api/developers/jobs/${jobId}`);
     expect(res.status).toBe(200);
     return (await res.json()) as JobView & Record<string, unknown>;
@@ -233,7 +266,12 @@ describe("GET /api/developers/jobs/:jobId returns the full ExecutionJob", () => 
       creditCost: 1,
       attempt: 1,
       maxAttempts: 3,
-      assignedNode: { nodeId: expect.any(String), name: expect.any(String), region: "embedded", assignedAt: expect.any(String) },
+      assignedNode: {
+        nodeId: expect.any(String),
+        name: expect.any(String),
+        region: "embedded",
+        assignedAt: expect.any(String),
+      },
       result: { summary: expect.any(String), output: expect.objectContaining({ tokens: expect.any(Number) }) },
       error: null,
     });
@@ -271,7 +309,11 @@ describe("GET /api/developers/jobs/:jobId returns the full ExecutionJob", () => 
   it.each(["not-a-uuid", "123", "00000000-0000-4000-8000-000000000000", "' or 1=1 --"])(
     "answers 404 JOB_NOT_FOUND for %s",
     async (jobId) => {
-      await expectError(await ctx.dev.withKey(ctx.key, `/api/developers/jobs/${encodeURIComponent(jobId)}`), 404, "JOB_NOT_FOUND");
+      await expectError(
+        await ctx.dev.withKey(ctx.key, `/api/developers/jobs/${encodeURIComponent(jobId)}`),
+        404,
+        "JOB_NOT_FOUND",
+      );
     },
   );
 });

@@ -17,7 +17,12 @@ beforeAll(async () => {
   // Every developer starts with 10 credits; token-count costs 1, text-summarize 2.
   server = await startTestServer({
     embeddedNodes: 0,
-    env: { STARTER_CREDITS: "10", WEBHOOK_ALLOWED_HOSTS: "127.0.0.1", RATE_LIMIT_PER_MINUTE: "0", ACCOUNT_RATE_PER_MINUTE: "0" },
+    env: {
+      STARTER_CREDITS: "10",
+      WEBHOOK_ALLOWED_HOSTS: "127.0.0.1",
+      RATE_LIMIT_PER_MINUTE: "0",
+      ACCOUNT_RATE_PER_MINUTE: "0",
+    },
   });
 });
 afterAll(async () => {
@@ -38,10 +43,16 @@ let developers = 0;
 async function alertingDeveloper(threshold: number | null, events = ["credits.low"]): Promise<Alerting> {
   const dev = await signUpDeveloper(server.baseUrl);
   const path = `/developer-${++developers}`;
-  const res = await dev.session("/api/developers/webhooks", { method: "POST", body: JSON.stringify({ url: receiver.url(path), events }) });
+  const res = await dev.session("/api/developers/webhooks", {
+    method: "POST",
+    body: JSON.stringify({ url: receiver.url(path), events }),
+  });
   expect(res.status).toBe(201);
   const { endpointId, secret } = await res.json();
-  const set = await dev.session("/api/developers/me", { method: "PATCH", body: JSON.stringify({ lowBalanceThreshold: threshold }) });
+  const set = await dev.session("/api/developers/me", {
+    method: "PATCH",
+    body: JSON.stringify({ lowBalanceThreshold: threshold }),
+  });
   expect(set.status).toBe(200);
   return { dev, key: await dev.createApiKey(), endpointId, secret, path };
 }
@@ -51,13 +62,16 @@ const charge = async (a: Alerting, n = 0): Promise<JobView> => {
   expect(res.status).toBe(202);
   return res.json();
 };
-const balanceOf = async (a: Alerting) => ((await (await a.dev.withKey(a.key, "/api/credits/balance")).json()) as { balance: number }).balance;
+const balanceOf = async (a: Alerting) =>
+  ((await (await a.dev.withKey(a.key, "/api/credits/balance")).json()) as { balance: number }).balance;
 
 /** The credits.low deliveries recorded for the endpoint (the outbox, read through the API). */
 async function alertsOf(a: Alerting): Promise<{ eventId: string; eventType: string; jobId: string | null }[]> {
   const res = await a.dev.session(`/api/developers/webhooks/${a.endpointId}/deliveries?limit=100`);
   expect(res.status).toBe(200);
-  return ((await res.json()).data as { eventId: string; eventType: string; jobId: string | null }[]).filter((d) => d.eventType === "credits.low");
+  return ((await res.json()).data as { eventId: string; eventType: string; jobId: string | null }[]).filter(
+    (d) => d.eventType === "credits.low",
+  );
 }
 
 /** The credits.low events the receiver got for this developer, each verified with the endpoint's secret. */
@@ -71,19 +85,35 @@ describe("the low-balance threshold on the profile", () => {
   it("is null at first, set and cleared with PATCH /api/developers/me", async () => {
     const dev = await signUpDeveloper(server.baseUrl);
     expect((await (await dev.session("/api/developers/me")).json()).lowBalanceThreshold).toBeNull();
-    const set = await dev.session("/api/developers/me", { method: "PATCH", body: JSON.stringify({ lowBalanceThreshold: 25 }) });
+    const set = await dev.session("/api/developers/me", {
+      method: "PATCH",
+      body: JSON.stringify({ lowBalanceThreshold: 25 }),
+    });
     expect(set.status).toBe(200);
     expect(await set.json()).toMatchObject({ name: "Ada Developer", lowBalanceThreshold: 25 });
     expect((await (await dev.session("/api/developers/me")).json()).lowBalanceThreshold).toBe(25);
-    const zero = await dev.session("/api/developers/me", { method: "PATCH", body: JSON.stringify({ lowBalanceThreshold: 0 }) });
+    const zero = await dev.session("/api/developers/me", {
+      method: "PATCH",
+      body: JSON.stringify({ lowBalanceThreshold: 0 }),
+    });
     expect((await zero.json()).lowBalanceThreshold).toBe(0);
-    const cleared = await dev.session("/api/developers/me", { method: "PATCH", body: JSON.stringify({ lowBalanceThreshold: null }) });
+    const cleared = await dev.session("/api/developers/me", {
+      method: "PATCH",
+      body: JSON.stringify({ lowBalanceThreshold: null }),
+    });
     expect((await cleared.json()).lowBalanceThreshold).toBeNull();
   });
 
   it.each([-1, 2.5, "10", 2 ** 53, true])("refuses %j with 400 INVALID_REQUEST", async (threshold) => {
     const dev = await signUpDeveloper(server.baseUrl);
-    await expectError(await dev.session("/api/developers/me", { method: "PATCH", body: JSON.stringify({ lowBalanceThreshold: threshold }) }), 400, "INVALID_REQUEST");
+    await expectError(
+      await dev.session("/api/developers/me", {
+        method: "PATCH",
+        body: JSON.stringify({ lowBalanceThreshold: threshold }),
+      }),
+      400,
+      "INVALID_REQUEST",
+    );
   });
 
   it("is changed only from the app's own Origin (403 FORBIDDEN_ORIGIN)", async () => {
@@ -116,7 +146,9 @@ describe.each([
 
     // Two refunds take the balance back to the threshold (6 → 7 → 8): the alert is armed again.
     for (const job of [crossing, refunded]) {
-      expect((await a.dev.withKey(a.key, `/api/developers/jobs/${job.jobId}/cancel`, { method: "POST" })).status).toBe(200);
+      expect((await a.dev.withKey(a.key, `/api/developers/jobs/${job.jobId}/cancel`, { method: "POST" })).status).toBe(
+        200,
+      );
     }
     expect(await balanceOf(a)).toBe(8);
     expect(await alertsOf(a)).toHaveLength(1);
@@ -141,7 +173,11 @@ describe.each([
     const a = await alertingDeveloper(10, events);
     // The key's limit refuses the charge: nothing is charged, so nothing crosses.
     const { key } = await createKey(a.dev, { creditLimit: 1 });
-    await expectError(await execute(a.dev, key, "text-summarize", { text: "Two credits. More than the key may spend." }), 402, "KEY_CREDIT_LIMIT");
+    await expectError(
+      await execute(a.dev, key, "text-summarize", { text: "Two credits. More than the key may spend." }),
+      402,
+      "KEY_CREDIT_LIMIT",
+    );
     expect(await balanceOf(a)).toBe(10);
     expect(await alertsOf(a)).toHaveLength(0);
     await charge(a, 1); // 10 → 9: crosses
@@ -157,7 +193,9 @@ describe.each([
 describe("credits.low under concurrency and without a threshold", () => {
   it("is recorded exactly once when many charges at once cross the threshold", async () => {
     const a = await alertingDeveloper(5);
-    const responses = await Promise.all(Array.from({ length: 10 }, (_, i) => execute(a.dev, a.key, "token-count", { text: `at once ${i}` })));
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => execute(a.dev, a.key, "token-count", { text: `at once ${i}` })),
+    );
     expect(responses.every((r) => r.status === 202)).toBe(true);
     expect(await balanceOf(a)).toBe(0);
     expect(await alertsOf(a)).toHaveLength(1);

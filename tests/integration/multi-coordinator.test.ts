@@ -18,7 +18,14 @@ describe.skipIf(!usePostgres())("two coordinator instances and two nodes on one 
     const database = await createScratchDatabase();
     cleanups.push(database.drop);
     // Routing time is not under test: a loaded machine must not fail jobs by the routing timeout.
-    const env = { DATABASE_URL: database.url, EMBEDDED_NODES: "0", STARTER_CREDITS: "5000", RATE_LIMIT_PER_MINUTE: "0", SWEEP_INTERVAL_MS: "200", ROUTING_TIMEOUT_MS: "600000" };
+    const env = {
+      DATABASE_URL: database.url,
+      EMBEDDED_NODES: "0",
+      STARTER_CREDITS: "5000",
+      RATE_LIMIT_PER_MINUTE: "0",
+      SWEEP_INTERVAL_MS: "200",
+      ROUTING_TIMEOUT_MS: "600000",
+    };
     const [a, b] = await Promise.all([startServerProcess(env), startServerProcess(env)]);
     children.push(a, b);
     const urls = [a.ready.baseUrl as string, b.ready.baseUrl as string];
@@ -30,7 +37,13 @@ describe.skipIf(!usePostgres())("two coordinator instances and two nodes on one 
       tokens.push(issued.ready.token as string);
     }
     const nodes = await Promise.all(
-      tokens.map((token, i) => startChild("scripts/node.ts", ["--url", urls[i], "--token", token, "--concurrency", "8", "--services", "token-count"], {})),
+      tokens.map((token, i) =>
+        startChild(
+          "scripts/node.ts",
+          ["--url", urls[i], "--token", token, "--concurrency", "8", "--services", "token-count"],
+          {},
+        ),
+      ),
     );
     children.push(...nodes);
 
@@ -42,7 +55,11 @@ describe.skipIf(!usePostgres())("two coordinator instances and two nodes on one 
         Array.from({ length: 50 }, (_, i) => {
           const n = start + i;
           // Alternate instances: submissions land on both coordinators.
-          const via = { ...dev, withKey: (k: string, p: string, init?: RequestInit) => fetch(`${urls[n % 2]}${p}`, { ...init, headers: { "x-api-key": k, "content-type": "application/json" } }) };
+          const via = {
+            ...dev,
+            withKey: (k: string, p: string, init?: RequestInit) =>
+              fetch(`${urls[n % 2]}${p}`, { ...init, headers: { "x-api-key": k, "content-type": "application/json" } }),
+          };
           return execute(via, key, "token-count", { text: `job number ${n}` });
         }),
       );
@@ -53,7 +70,10 @@ describe.skipIf(!usePostgres())("two coordinator instances and two nodes on one 
     await client.connect();
     try {
       await eventually(
-        async () => Number((await client.query("select count(*) from jobs where status in ('completed','failed')")).rows[0].count),
+        async () =>
+          Number(
+            (await client.query("select count(*) from jobs where status in ('completed','failed')")).rows[0].count,
+          ),
         (done) => done === total,
         240_000,
       );
@@ -64,7 +84,9 @@ describe.skipIf(!usePostgres())("two coordinator instances and two nodes on one 
         from jobs j join job_events e on e.job_id = j.id
         group by j.id, j.status`);
       expect(perJob.rows).toHaveLength(total);
-      const anomalies = perJob.rows.filter((r) => r.status !== "completed" || Number(r.assigned) !== 1 || Number(r.completed) !== 1);
+      const anomalies = perJob.rows.filter(
+        (r) => r.status !== "completed" || Number(r.assigned) !== 1 || Number(r.completed) !== 1,
+      );
       expect(anomalies).toEqual([]);
       const byNode = await client.query("select assigned_node_id, count(*) from jobs group by assigned_node_id");
       expect(byNode.rows).toHaveLength(2); // both nodes took work

@@ -19,10 +19,13 @@ describe("a named statement", () => {
 
   it("runs each shape it is given, as often as it is asked", async () => {
     const d = await db();
-    const shape = (withTwo: boolean) => () => sql`select ${sql.placeholder("one")}::int as one${withTwo ? sql`, ${sql.placeholder("two")}::int as two` : sql``}`;
+    const shape = (withTwo: boolean) => () =>
+      sql`select ${sql.placeholder("one")}::int as one${withTwo ? sql`, ${sql.placeholder("two")}::int as two` : sql``}`;
     for (let i = 0; i < 3; i++) {
       expect(await executeShaped(d, "test_shapes", "one", shape(false), { one: 1 })).toEqual([{ one: 1 }]);
-      expect(await executeShaped(d, "test_shapes", "two", shape(true), { one: 1, two: 2 })).toEqual([{ one: 1, two: 2 }]);
+      expect(await executeShaped(d, "test_shapes", "two", shape(true), { one: 1, two: 2 })).toEqual([
+        { one: 1, two: 2 },
+      ]);
     }
   });
 
@@ -42,8 +45,11 @@ describe("a named statement", () => {
   it("is refused when its text keeps changing, as it does with a value interpolated into it", async () => {
     const d = await db();
     const interpolated = (n: number) => () => sql.raw(`select ${n} as n`);
-    for (let n = 0; n < maxShapesPerName; n++) await executeShaped(d, "test_interpolated", `n${n}`, interpolated(n), {});
-    await expect(executeShaped(d, "test_interpolated", `n${maxShapesPerName}`, interpolated(maxShapesPerName), {})).rejects.toThrow(/interpolated/);
+    for (let n = 0; n < maxShapesPerName; n++)
+      await executeShaped(d, "test_interpolated", `n${n}`, interpolated(n), {});
+    await expect(
+      executeShaped(d, "test_interpolated", `n${maxShapesPerName}`, interpolated(maxShapesPerName), {}),
+    ).rejects.toThrow(/interpolated/);
   });
 });
 
@@ -57,14 +63,18 @@ describe("a statement compiled once per shape", () => {
     };
     for (let i = 0; i < 3; i++) {
       expect(await executeShaped(d, "test_compiled", "one", build(false), { one: i })).toEqual([{ one: i }]);
-      expect(await executeShaped(d, "test_compiled", "two", build(true), { one: i, two: i * 2 })).toEqual([{ one: i, two: i * 2 }]);
+      expect(await executeShaped(d, "test_compiled", "two", build(true), { one: i, two: i * 2 })).toEqual([
+        { one: i, two: i * 2 },
+      ]);
     }
     expect(builds).toBe(2);
   });
 
   it("refuses a value built into its text, which would be the first call's on every later call", async () => {
     const d = await db();
-    await expect(executeShaped(d, "test_compiled_value", "n", () => sql`select ${7}::int as n`, {})).rejects.toThrow(/placeholder/);
+    await expect(executeShaped(d, "test_compiled_value", "n", () => sql`select ${7}::int as n`, {})).rejects.toThrow(
+      /placeholder/,
+    );
   });
 
   it("fails as drizzle's queries fail (the database's code, named by its query), and the next call runs", async () => {
@@ -92,7 +102,8 @@ describe("a statement compiled once per shape", () => {
       })
       .catch(() => undefined);
     await insertedYet;
-    const count = () => sql`select count(*)::int as n from test_compiled_isolated where id > ${sql.placeholder("above")}::int`;
+    const count = () =>
+      sql`select count(*)::int as n from test_compiled_isolated where id > ${sql.placeholder("above")}::int`;
     // Outside the transaction it sees nothing of it: not its uncommitted row (PGlite would, if it ran inside).
     expect(await executeShaped(d, "test_compiled_isolation", "count", count, { above: 0 })).toEqual([{ n: 0 }]);
     await rolledBack;

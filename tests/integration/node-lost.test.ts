@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueNodeToken } from "@/lib/network/coordinator";
-import { startOpenAiCompatibleServer, type OpenAiCompatibleServer } from "@/lib/network/providers/testing/openai-compatible-server";
+import {
+  startOpenAiCompatibleServer,
+  type OpenAiCompatibleServer,
+} from "@/lib/network/providers/testing/openai-compatible-server";
 import { eventually, getJob, submit, telemetry, typesOf, waitForStatus } from "../support/jobs";
 import { startNodeProcess, type Child } from "../support/processes";
 import { expectError } from "../support/expect-error";
@@ -20,11 +23,17 @@ afterAll(() => llm.close());
 const ctx = withDeveloper(() => ({ embeddedNodes: 0, env: { ...llmEnv(), NODE_LEASE_MS: "4000" } }));
 afterAll(() => Promise.all(children.map((c) => c.kill())));
 
-const liveNodes = async () => ((await (await fetch(`${ctx.server.baseUrl}/api/health`)).json()) as { nodes: number }).nodes;
+const liveNodes = async () =>
+  ((await (await fetch(`${ctx.server.baseUrl}/api/health`)).json()) as { nodes: number }).nodes;
 
 async function node(name: string, graceMs = 100) {
   const { token } = await issueNodeToken(name, { region: "test" });
-  const child = await startNodeProcess(ctx.server.baseUrl, token, ["--name", name, "--concurrency", "2", "--grace-ms", String(graceMs)], llmEnv());
+  const child = await startNodeProcess(
+    ctx.server.baseUrl,
+    token,
+    ["--name", name, "--concurrency", "2", "--grace-ms", String(graceMs)],
+    llmEnv(),
+  );
   children.push(child);
   return child;
 }
@@ -76,11 +85,18 @@ describe("execution nodes", () => {
     const later = await submit(ctx.dev, ctx.key, "token-count", { text: "submitted during the drain" });
     await exited;
     expect(await getJob(ctx.dev, ctx.key, job.jobId)).toMatchObject({ status: "completed", attempt: 1 });
-    expect(await getJob(ctx.dev, ctx.key, later.jobId)).toMatchObject({ status: "routing", assignedNode: null, attempt: 0 });
+    expect(await getJob(ctx.dev, ctx.key, later.jobId)).toMatchObject({
+      status: "routing",
+      assignedNode: null,
+      attempt: 0,
+    });
 
     llm.behave({ reply: "normal" });
     await node("node-c");
-    expect(await waitForStatus(ctx.dev, ctx.key, later.jobId)).toMatchObject({ status: "completed", assignedNode: { name: "node-c" } });
+    expect(await waitForStatus(ctx.dev, ctx.key, later.jobId)).toMatchObject({
+      status: "completed",
+      assignedNode: { name: "node-c" },
+    });
   });
 
   it("a node stopped with SIGTERM past its grace period releases the job, which another node completes", async () => {
@@ -100,7 +116,10 @@ describe("execution nodes", () => {
     expect(typesOf(events)).not.toContain("NODE_LOST");
     const rerouted = events.filter((e) => e.type === "ROUTING_STARTED");
     expect(rerouted).toHaveLength(2);
-    expect(rerouted[1]).toMatchObject({ attempt: 1, data: { attempt: 2, releasedBy: expect.any(String), reason: "node shutting down" } });
+    expect(rerouted[1]).toMatchObject({
+      attempt: 1,
+      data: { attempt: 2, releasedBy: expect.any(String), reason: "node shutting down" },
+    });
   });
 
   it("refuses a report from a node that does not hold the running job: 409 LEASE_LOST, the job untouched", async () => {
@@ -121,7 +140,13 @@ describe("execution nodes", () => {
       await expectError(res, 409, "LEASE_LOST");
     }
     const after = await getJob(ctx.dev, ctx.key, job.jobId);
-    expect(after).toMatchObject({ status: "running", attempt: 1, assignedNode: running.assignedNode, result: null, error: null });
+    expect(after).toMatchObject({
+      status: "running",
+      attempt: 1,
+      assignedNode: running.assignedNode,
+      result: null,
+      error: null,
+    });
     expect(after.progress).toBeLessThan(50);
     llm.behave({ reply: "normal" });
     await ctx.dev.withKey(ctx.key, `/api/developers/jobs/${job.jobId}/cancel`, { method: "POST" });
@@ -143,14 +168,22 @@ describe("execution nodes", () => {
         headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
         body: typeof body === "string" ? body : JSON.stringify(body),
       });
-    const codeOf = async (res: Response) => [res.status, ((await res.json()) as { error: { code: string } }).error.code];
-    expect(await codeOf(await post("register", { name: "", serviceIds: [], concurrency: 0 }))).toEqual([400, "INVALID_REQUEST"]);
+    const codeOf = async (res: Response) => [
+      res.status,
+      ((await res.json()) as { error: { code: string } }).error.code,
+    ];
+    expect(await codeOf(await post("register", { name: "", serviceIds: [], concurrency: 0 }))).toEqual([
+      400,
+      "INVALID_REQUEST",
+    ]);
     expect(await codeOf(await post("claim", "{not json"))).toEqual([400, "INVALID_REQUEST"]);
     expect(await codeOf(await post("jobs/not-a-uuid/start", { attempt: 1 }))).toEqual([404, "JOB_NOT_FOUND"]);
     // A job this node does not hold: its report is refused, the job is untouched.
     const job = await submit(ctx.dev, ctx.key, "token-count", { text: "held by someone else" });
     const done = await waitForStatus(ctx.dev, ctx.key, job.jobId);
-    expect(await codeOf(await post(`jobs/${job.jobId}/complete`, { attempt: 1, result: { summary: "forged", output: {} } }))).toEqual([409, "JOB_FINAL"]);
+    expect(
+      await codeOf(await post(`jobs/${job.jobId}/complete`, { attempt: 1, result: { summary: "forged", output: {} } })),
+    ).toEqual([409, "JOB_FINAL"]);
     expect(await getJob(ctx.dev, ctx.key, job.jobId)).toEqual(done);
   });
 

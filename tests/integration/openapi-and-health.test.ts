@@ -20,7 +20,9 @@ interface OpenApiDocument {
 async function expectEnvelope(res: Response) {
   const text = await res.text();
   const body = JSON.parse(text) as { error: { code: string; message: string; requestId: string } };
-  expect(body.error).toEqual(expect.objectContaining({ code: expect.any(String), message: expect.any(String), requestId: expect.any(String) }));
+  expect(body.error).toEqual(
+    expect.objectContaining({ code: expect.any(String), message: expect.any(String), requestId: expect.any(String) }),
+  );
   expect(res.headers.get("x-request-id")).toBe(body.error.requestId);
   expect(text).not.toMatch(/\bat \S+ \(|node_modules|\.ts:\d+|stack/i);
   return body.error;
@@ -133,7 +135,19 @@ describe("the OpenAPI document", () => {
 
   it("names the error envelope and the other contract objects as components", () => {
     expect(Object.keys(document.components.schemas)).toEqual(
-      expect.arrayContaining(["Error", "ExecutionService", "ApiKey", "DeveloperProfile", "CreditBalance", "CreditEntry", "UsageSummary", "TelemetryEvent", "WebhookEndpoint", "WebhookDelivery", "WebhookEvent"]),
+      expect.arrayContaining([
+        "Error",
+        "ExecutionService",
+        "ApiKey",
+        "DeveloperProfile",
+        "CreditBalance",
+        "CreditEntry",
+        "UsageSummary",
+        "TelemetryEvent",
+        "WebhookEndpoint",
+        "WebhookDelivery",
+        "WebhookEvent",
+      ]),
     );
   });
 
@@ -141,7 +155,12 @@ describe("the OpenAPI document", () => {
     const id = crypto.randomUUID();
     const checked: string[] = [];
     for (const [path, operations] of Object.entries(document.paths)) {
-      const url = path.replace("{keyId}", id).replace("{jobId}", id).replace("{endpointId}", id).replace("{deliveryId}", id).replace("{id}", "token-count");
+      const url = path
+        .replace("{keyId}", id)
+        .replace("{jobId}", id)
+        .replace("{endpointId}", id)
+        .replace("{deliveryId}", id)
+        .replace("{id}", "token-count");
       for (const method of Object.keys(operations)) {
         const aborter = new AbortController();
         const res = await fetch(`${server.baseUrl}${url}`, {
@@ -226,7 +245,10 @@ describe("the public service list", () => {
       description: expect.stringMatching(/\S/),
       creditCost: expect.any(Number),
       status: expect.stringMatching(/^(active|disabled)$/),
-      inputSchema: expect.objectContaining({ type: "object", properties: expect.objectContaining({ [required]: expect.anything() }) }),
+      inputSchema: expect.objectContaining({
+        type: "object",
+        properties: expect.objectContaining({ [required]: expect.anything() }),
+      }),
     });
     expect(Number.isInteger(service?.creditCost)).toBe(true);
     expect(service?.creditCost).toBeGreaterThanOrEqual(0);
@@ -261,9 +283,33 @@ describe("error responses", () => {
         401,
         "INVALID_API_KEY",
       ],
-      [fetch(`${server.baseUrl}/api/auth/verify`, { method: "POST", headers: { "content-type": "application/json", origin: server.baseUrl }, body: "{broken" }), 400, "INVALID_REQUEST"],
-      [fetch(`${server.baseUrl}/api/auth/verify`, { method: "POST", headers: { "content-type": "text/plain", origin: server.baseUrl }, body: "x" }), 415, "UNSUPPORTED_MEDIA_TYPE"],
-      [fetch(`${server.baseUrl}/api/developers`, { method: "POST", headers: { "content-type": "application/json", origin: "https://evil.example" }, body: "{}" }), 403, "FORBIDDEN_ORIGIN"],
+      [
+        fetch(`${server.baseUrl}/api/auth/verify`, {
+          method: "POST",
+          headers: { "content-type": "application/json", origin: server.baseUrl },
+          body: "{broken",
+        }),
+        400,
+        "INVALID_REQUEST",
+      ],
+      [
+        fetch(`${server.baseUrl}/api/auth/verify`, {
+          method: "POST",
+          headers: { "content-type": "text/plain", origin: server.baseUrl },
+          body: "x",
+        }),
+        415,
+        "UNSUPPORTED_MEDIA_TYPE",
+      ],
+      [
+        fetch(`${server.baseUrl}/api/developers`, {
+          method: "POST",
+          headers: { "content-type": "application/json", origin: "https://evil.example" },
+          body: "{}",
+        }),
+        403,
+        "FORBIDDEN_ORIGIN",
+      ],
     ];
     for (const [pending, status, code] of cases) await expectError(await pending, status, code);
   });

@@ -15,25 +15,44 @@ describe("a queued job", () => {
     const before = await getJob(ctx.dev, ctx.key, job.jobId);
     expect(before).toMatchObject({ status: "routing", assignedNode: null, attempt: 0 });
     const bob = await signUpDeveloper(ctx.server.baseUrl, { name: "Bob" });
-    await expectError(await bob.withKey(await bob.createApiKey(), `/api/developers/jobs/${job.jobId}/cancel`, { method: "POST" }), 404, "JOB_NOT_FOUND");
-    await expectError(await bob.session(`/api/developers/jobs/${job.jobId}/cancel`, { method: "POST" }), 404, "JOB_NOT_FOUND");
+    await expectError(
+      await bob.withKey(await bob.createApiKey(), `/api/developers/jobs/${job.jobId}/cancel`, { method: "POST" }),
+      404,
+      "JOB_NOT_FOUND",
+    );
+    await expectError(
+      await bob.session(`/api/developers/jobs/${job.jobId}/cancel`, { method: "POST" }),
+      404,
+      "JOB_NOT_FOUND",
+    );
     expect(await getJob(ctx.dev, ctx.key, job.jobId)).toEqual(before);
     expect(typesOf(await telemetry(ctx.dev, ctx.key, job.jobId))).not.toContain("JOB_CANCELLED");
   });
 
   it("is cancelled by its owner before any node picks it up: failed with CANCELLED, JOB_CANCELLED, refunded", async () => {
     const start = await balance();
-    const job = await submit(ctx.dev, ctx.key, "text-summarize", { text: "Nobody will pick this up. It is cancelled first." });
+    const job = await submit(ctx.dev, ctx.key, "text-summarize", {
+      text: "Nobody will pick this up. It is cancelled first.",
+    });
     expect(await balance()).toBe(start - 2);
     const res = await ctx.dev.withKey(ctx.key, `/api/developers/jobs/${job.jobId}/cancel`, { method: "POST" });
     expect(res.status).toBe(200);
     const cancelled = await res.json();
-    expect(cancelled).toMatchObject({ jobId: job.jobId, status: "failed", attempt: 0, assignedNode: null, result: null, error: { code: "CANCELLED" } });
+    expect(cancelled).toMatchObject({
+      jobId: job.jobId,
+      status: "failed",
+      attempt: 0,
+      assignedNode: null,
+      result: null,
+      error: { code: "CANCELLED" },
+    });
     expect(await getJob(ctx.dev, ctx.key, job.jobId)).toEqual(cancelled);
     expect(typesOf(await telemetry(ctx.dev, ctx.key, job.jobId)).at(-1)).toBe("JOB_CANCELLED");
     expect(await balance()).toBe(start);
     const history = await (await ctx.dev.withKey(ctx.key, "/api/credits/history?limit=2")).json();
-    expect(history.data.map((e: { type: string; amount: number; jobId: string | null }) => [e.type, e.amount, e.jobId])).toEqual([
+    expect(
+      history.data.map((e: { type: string; amount: number; jobId: string | null }) => [e.type, e.amount, e.jobId]),
+    ).toEqual([
       ["refund", 2, job.jobId],
       ["charge", -2, job.jobId],
     ]);

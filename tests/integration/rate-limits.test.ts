@@ -4,7 +4,10 @@ import { startTestServer, type TestServer } from "../support/test-server";
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer({ embeddedNodes: 0, env: { RATE_LIMIT_PER_MINUTE: "5", ACCOUNT_RATE_PER_MINUTE: "12" } });
+  server = await startTestServer({
+    embeddedNodes: 0,
+    env: { RATE_LIMIT_PER_MINUTE: "5", ACCOUNT_RATE_PER_MINUTE: "12" },
+  });
 });
 afterAll(() => server.close());
 

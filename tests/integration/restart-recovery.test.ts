@@ -2,7 +2,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startOpenAiCompatibleServer, type OpenAiCompatibleServer } from "@/lib/network/providers/testing/openai-compatible-server";
+import {
+  startOpenAiCompatibleServer,
+  type OpenAiCompatibleServer,
+} from "@/lib/network/providers/testing/openai-compatible-server";
 import { signUpDeveloper } from "../support/developer";
 import { eventually, execute, telemetry, typesOf } from "../support/jobs";
 import { startServerProcess, type Child } from "../support/processes";
@@ -63,19 +66,28 @@ describe("restart safety", () => {
 
     const second = await startServerProcess({ ...env, PORT: new URL(baseUrl).port });
     children.push(second);
-    const list = await eventually(listJobs, (l) => l.data.every((j) => j.status === "completed" || j.status === "failed"), 120_000);
+    const list = await eventually(
+      listJobs,
+      (l) => l.data.every((j) => j.status === "completed" || j.status === "failed"),
+      120_000,
+    );
     expect(list.data).toHaveLength(40);
     expect(new Set(list.data.map((j) => j.jobId))).toEqual(new Set(submitted));
     // A job that did not complete is shown with its error, so a failure says why (lease, routing, provider).
     const notCompleted = list.data.filter((j) => j.status !== "completed");
-    const why = await Promise.all(notCompleted.map(async (j) => (await dev.withKey(key, `/api/developers/jobs/${j.jobId}`)).json()));
+    const why = await Promise.all(
+      notCompleted.map(async (j) => (await dev.withKey(key, `/api/developers/jobs/${j.jobId}`)).json()),
+    );
     expect(why).toEqual([]);
     for (const jobId of submitted) {
       const events = await telemetry(dev, key, jobId);
       expect(events.filter((e) => e.type === "EXECUTION_COMPLETED")).toHaveLength(1);
       expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
       // The two jobs running at the crash were lost with their node and ran again as attempt 2.
-      expect([jobId, typesOf(events).filter((t) => t === "NODE_LOST").length]).toEqual([jobId, runningAtCrash.includes(jobId) ? 1 : 0]);
+      expect([jobId, typesOf(events).filter((t) => t === "NODE_LOST").length]).toEqual([
+        jobId,
+        runningAtCrash.includes(jobId) ? 1 : 0,
+      ]);
     }
   }, 180_000); // two server starts and 40 jobs: beyond the default minute on a loaded 2-core machine
 });

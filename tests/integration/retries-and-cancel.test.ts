@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startOpenAiCompatibleServer, type OpenAiCompatibleServer } from "@/lib/network/providers/testing/openai-compatible-server";
+import {
+  startOpenAiCompatibleServer,
+  type OpenAiCompatibleServer,
+} from "@/lib/network/providers/testing/openai-compatible-server";
 import { eventually, submit, telemetry, typesOf, waitForStatus } from "../support/jobs";
 import { withDeveloper } from "../support/with-developer";
 
@@ -9,7 +12,13 @@ beforeAll(async () => {
 });
 afterAll(() => llm.close());
 const ctx = withDeveloper(() => ({
-  env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: "sk-test", LLM_MODEL: "test-model", RETRY_BASE_DELAY_MS: "20", STARTER_CREDITS: "1000" },
+  env: {
+    LLM_BASE_URL: llm.baseUrl,
+    LLM_API_KEY: "sk-test",
+    LLM_MODEL: "test-model",
+    RETRY_BASE_DELAY_MS: "20",
+    STARTER_CREDITS: "1000",
+  },
 }));
 
 const balance = async () => (await (await ctx.dev.withKey(ctx.key, "/api/credits/balance")).json()).balance as number;
@@ -18,7 +27,10 @@ describe("failures, retries and cancellation", () => {
   it("retries a transient provider failure, then succeeds on the next attempt", async () => {
     llm.behave({ reply: "error", status: 503 });
     const job = await submit(ctx.dev, ctx.key, "text-generate", { prompt: "Say hello" });
-    await eventually(() => telemetry(ctx.dev, ctx.key, job.jobId), (events) => events.some((e) => e.type === "RETRY_SCHEDULED"));
+    await eventually(
+      () => telemetry(ctx.dev, ctx.key, job.jobId),
+      (events) => events.some((e) => e.type === "RETRY_SCHEDULED"),
+    );
     llm.behave({ reply: "normal" });
     const done = await waitForStatus(ctx.dev, ctx.key, job.jobId);
     expect(done.status).toBe("completed");
@@ -57,7 +69,11 @@ describe("failures, retries and cancellation", () => {
     llm.behave({ reply: "error", status: 400 });
     const job = await submit(ctx.dev, ctx.key, "text-generate", { prompt: "Bad request" });
     const done = await waitForStatus(ctx.dev, ctx.key, job.jobId);
-    expect(done).toMatchObject({ status: "failed", attempt: 1, error: { category: "runtime", code: "PROVIDER_REJECTED" } });
+    expect(done).toMatchObject({
+      status: "failed",
+      attempt: 1,
+      error: { category: "runtime", code: "PROVIDER_REJECTED" },
+    });
     llm.behave({ reply: "normal" });
   });
 

@@ -35,7 +35,10 @@ describe("route declarations", () => {
       expect(handlers.length).toBeGreaterThan(0);
       for (const [method, handler] of handlers) {
         expect(handler.route, `${method} ${pathOf(entry)} has no declaration`).toBeDefined();
-        expect({ method: handler.route?.method, path: handler.route?.path }).toEqual({ method: method.toLowerCase(), path: pathOf(entry) });
+        expect({ method: handler.route?.method, path: handler.route?.path }).toEqual({
+          method: method.toLowerCase(),
+          path: pathOf(entry),
+        });
       }
     },
   );
@@ -57,7 +60,8 @@ describe("route declarations", () => {
 
   it("asks API keys for a scope on every apiKey and either route", () => {
     for (const route of Object.values(routes) as RouteSpec[]) {
-      if (route.credential === "apiKey" || route.credential === "either") expect(route.scope, `${route.method} ${route.path}`).toBeTruthy();
+      if (route.credential === "apiKey" || route.credential === "either")
+        expect(route.scope, `${route.method} ${route.path}`).toBeTruthy();
     }
   });
 });

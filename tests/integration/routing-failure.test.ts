@@ -12,7 +12,11 @@ describe("routing", () => {
   it("fails a job no eligible node takes within ROUTING_TIMEOUT_MS, category routing, refunded", async () => {
     const job = await submit(ctx.dev, ctx.key, "text-sentiment", { text: "Nobody is listening." });
     const done = await waitForStatus(ctx.dev, ctx.key, job.jobId);
-    expect(done).toMatchObject({ status: "failed", attempt: 0, error: { category: "routing", code: "NO_ELIGIBLE_NODE" } });
+    expect(done).toMatchObject({
+      status: "failed",
+      attempt: 0,
+      error: { category: "routing", code: "NO_ELIGIBLE_NODE" },
+    });
     expect(typesOf(await telemetry(ctx.dev, ctx.key, job.jobId))).toEqual([
       "JOB_CREATED",
       "WORKFLOW_INITIALIZED",

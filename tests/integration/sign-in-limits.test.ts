@@ -23,7 +23,9 @@ describe("sign-in cannot be used without bound", () => {
     await signIn(server.baseUrl); // one used nonce
     const stale = await requestNonce(server.baseUrl);
     const fresh = await requestNonce(server.baseUrl);
-    await (await db()).execute(sql`update auth_nonces set created_at = now() - interval '11 minutes' where nonce = ${stale.nonce}`);
+    await (
+      await db()
+    ).execute(sql`update auth_nonces set created_at = now() - interval '11 minutes' where nonce = ${stale.nonce}`);
     await purgeSpentNonces();
     expect([...(await nonceRows())]).toEqual([fresh.nonce]);
   });

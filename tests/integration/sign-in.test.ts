@@ -54,7 +54,8 @@ describe("Sign-In with Ethereum", () => {
     const cases = [
       async (nonce: string) => siweMessage({ address: account.address, host: "evil.example", nonce }),
       async () => siweMessage({ address: account.address, host, nonce: "aaaaaaaaaaaaaaaaaaaa" }),
-      async (nonce: string) => siweMessage({ address: account.address, host, nonce, expirationTime: new Date(Date.now() - 1000) }),
+      async (nonce: string) =>
+        siweMessage({ address: account.address, host, nonce, expirationTime: new Date(Date.now() - 1000) }),
     ];
     for (const make of cases) {
       const { nonce, cookie } = await requestNonce(server.baseUrl);
@@ -78,11 +79,25 @@ describe("Sign-In with Ethereum", () => {
       const url = new URL(`${server.baseUrl}/api/auth/verify`);
       return new Promise<{ status: number; code?: string }>((resolve, reject) => {
         const req = httpRequest(
-          { host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), origin: server.baseUrl, cookie, ...headers } },
+          {
+            host: url.hostname,
+            port: url.port,
+            path: url.pathname,
+            method: "POST",
+            headers: {
+              "content-type": "application/json",
+              "content-length": Buffer.byteLength(body),
+              origin: server.baseUrl,
+              cookie,
+              ...headers,
+            },
+          },
           (res) => {
             let text = "";
             res.on("data", (chunk) => (text += chunk));
-            res.on("end", () => resolve({ status: res.statusCode ?? 0, code: text ? JSON.parse(text).error?.code : undefined }));
+            res.on("end", () =>
+              resolve({ status: res.statusCode ?? 0, code: text ? JSON.parse(text).error?.code : undefined }),
+            );
           },
         );
         req.on("error", reject);
@@ -92,7 +107,10 @@ describe("Sign-In with Ethereum", () => {
 
     it("refuses a message signed for a phishing domain even when X-Forwarded-Host or Host names that domain", async () => {
       const victim = privateKeyToAccount(generatePrivateKey());
-      const relayedHeaders: Record<string, string>[] = [{ "x-forwarded-host": phishing, "x-forwarded-proto": "https" }, { host: phishing }];
+      const relayedHeaders: Record<string, string>[] = [
+        { "x-forwarded-host": phishing, "x-forwarded-proto": "https" },
+        { host: phishing },
+      ];
       for (const headers of relayedHeaders) {
         const { nonce, cookie } = await requestNonce(server.baseUrl);
         const message = siweMessage({ address: victim.address, host: phishing, uri: `https://${phishing}`, nonce });
@@ -108,7 +126,8 @@ describe("Sign-In with Ethereum", () => {
         (nonce: string) => siweMessage({ address: account.address, host, nonce, uri: `https://${phishing}/login` }),
         (nonce: string) => siweMessage({ address: account.address, host, nonce, uri: `https://${host}` }),
         (nonce: string) => siweMessage({ address: account.address, host, nonce, chainId: 5 }),
-        (nonce: string) => siweMessage({ address: account.address, host, nonce, issuedAt: new Date(Date.now() + 10 * 60_000) }),
+        (nonce: string) =>
+          siweMessage({ address: account.address, host, nonce, issuedAt: new Date(Date.now() + 10 * 60_000) }),
       ];
       for (const make of cases) {
         const { nonce, cookie } = await requestNonce(server.baseUrl);
@@ -118,14 +137,22 @@ describe("Sign-In with Ethereum", () => {
         expect((await res.json()).error.code).toBe("UNAUTHENTICATED");
       }
       // The same account signs in with an honest message: the refusals above were about the message alone.
-      await expect(signIn(server.baseUrl, account)).resolves.toMatchObject({ cookie: expect.stringMatching(/^en_session=./) });
+      await expect(signIn(server.baseUrl, account)).resolves.toMatchObject({
+        cookie: expect.stringMatching(/^en_session=./),
+      });
     });
 
     it("checks Origin on cookie mutations against the configuration, not X-Forwarded-Host", async () => {
       const { cookie } = await signIn(server.baseUrl);
       const res = await fetch(`${server.baseUrl}/api/developers`, {
         method: "POST",
-        headers: { "content-type": "application/json", cookie, origin: `https://${phishing}`, "x-forwarded-host": phishing, "x-forwarded-proto": "https" },
+        headers: {
+          "content-type": "application/json",
+          cookie,
+          origin: `https://${phishing}`,
+          "x-forwarded-host": phishing,
+          "x-forwarded-proto": "https",
+        },
         body: JSON.stringify({ name: "Mallory" }),
       });
       expect(res.status).toBe(403);
@@ -153,13 +180,20 @@ describe("Sign-In with Ethereum", () => {
     });
     expect(malformed.status).toBe(400);
     expect((await malformed.json()).error.code).toBe("INVALID_REQUEST");
-    const text = await fetch(`${server.baseUrl}/api/auth/verify`, { method: "POST", headers: { "content-type": "text/plain", origin: server.baseUrl }, body: "hi" });
+    const text = await fetch(`${server.baseUrl}/api/auth/verify`, {
+      method: "POST",
+      headers: { "content-type": "text/plain", origin: server.baseUrl },
+      body: "hi",
+    });
     expect(text.status).toBe(415);
   });
 
   it("logs out with 204 and a cleared cookie", async () => {
     const { cookie } = await signIn(server.baseUrl);
-    const res = await fetch(`${server.baseUrl}/api/auth/logout`, { method: "POST", headers: { cookie, origin: server.baseUrl } });
+    const res = await fetch(`${server.baseUrl}/api/auth/logout`, {
+      method: "POST",
+      headers: { cookie, origin: server.baseUrl },
+    });
     expect(res.status).toBe(204);
     expect(cookieFrom(res)).toBe("en_session=");
   });

@@ -18,7 +18,8 @@ afterAll(async () => {
 /** `dev` as seen through the instance at `baseUrl` (the same session and keys). */
 const via = (dev: Developer, baseUrl: string): Developer => ({
   ...dev,
-  withKey: (key, path, init = {}) => fetch(`${baseUrl}${path}`, { ...init, headers: { "x-api-key": key, "content-type": "application/json" } }),
+  withKey: (key, path, init = {}) =>
+    fetch(`${baseUrl}${path}`, { ...init, headers: { "x-api-key": key, "content-type": "application/json" } }),
 });
 
 describe.skipIf(!usePostgres())("a key's credit limit with two server instances on one PostgreSQL", () => {
@@ -49,12 +50,17 @@ describe.skipIf(!usePostgres())("a key's credit limit with two server instances 
     const [a, b] = await instances();
     const dev = await signUpDeveloper(a);
     if (subscribe) {
-      const res = await dev.session("/api/developers/webhooks", { method: "POST", body: JSON.stringify({ url: "http://127.0.0.1:9/x", events: ["job.status_changed"] }) });
+      const res = await dev.session("/api/developers/webhooks", {
+        method: "POST",
+        body: JSON.stringify({ url: "http://127.0.0.1:9/x", events: ["job.status_changed"] }),
+      });
       expect(res.status).toBe(201);
     }
     const { key, keyId } = await createKey(dev, { creditLimit: 25, creditLimitReset: "daily" });
     const responses = await Promise.all(
-      Array.from({ length: 100 }, (_, i) => execute(via(dev, i % 2 ? a : b), key, "token-count", { text: `instance job ${i}` })),
+      Array.from({ length: 100 }, (_, i) =>
+        execute(via(dev, i % 2 ? a : b), key, "token-count", { text: `instance job ${i}` }),
+      ),
     );
     const statuses = responses.map((r) => r.status);
     expect(statuses.filter((s) => s === 202)).toHaveLength(25);
@@ -68,12 +74,22 @@ describe.skipIf(!usePostgres())("a key's credit limit with two server instances 
     const [a, b] = await instances();
     const dev = await signUpDeveloper(a);
     const { key, keyId } = await createKey(dev, { creditLimit: 30 });
-    const first = await Promise.all(Array.from({ length: 10 }, (_, i) => execute(via(dev, a), key, "token-count", { text: `first ${i}` })));
+    const first = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => execute(via(dev, a), key, "token-count", { text: `first ${i}` })),
+    );
     const jobs = (await Promise.all(first.map((r) => r.json()))) as JobView[];
 
     const [submissions, cancels] = await Promise.all([
-      Promise.all(Array.from({ length: 60 }, (_, i) => execute(via(dev, i % 2 ? a : b), key, "token-count", { text: `racing ${i}` }))),
-      Promise.all(jobs.map((job, i) => via(dev, i % 2 ? b : a).withKey(key, `/api/developers/jobs/${job.jobId}/cancel`, { method: "POST" }))),
+      Promise.all(
+        Array.from({ length: 60 }, (_, i) =>
+          execute(via(dev, i % 2 ? a : b), key, "token-count", { text: `racing ${i}` }),
+        ),
+      ),
+      Promise.all(
+        jobs.map((job, i) =>
+          via(dev, i % 2 ? b : a).withKey(key, `/api/developers/jobs/${job.jobId}/cancel`, { method: "POST" }),
+        ),
+      ),
     ]);
     expect(cancels.map((r) => r.status)).toEqual(jobs.map(() => 200));
     const statuses = submissions.map((r) => r.status);
@@ -82,6 +98,9 @@ describe.skipIf(!usePostgres())("a key's credit limit with two server instances 
     // 20 fit besides the first 10; each refund may free one more before the submissions end.
     expect(accepted).toBeGreaterThanOrEqual(20);
     expect(accepted).toBeLessThanOrEqual(30);
-    expect(await readKey(dev, keyId)).toMatchObject({ creditLimitRemaining: 30 - accepted, usage: { total: accepted } });
+    expect(await readKey(dev, keyId)).toMatchObject({
+      creditLimitRemaining: 30 - accepted,
+      usage: { total: accepted },
+    });
   });
 });

@@ -15,7 +15,8 @@ const fixture = withDeveloper({ embeddedNodes: 0 });
 describe("places for event streams", () => {
   let accountId: string;
   beforeAll(async () => {
-    accountId = ((await (await fixture.dev.session("/api/developers/me")).json()) as { developerId: string }).developerId;
+    accountId = ((await (await fixture.dev.session("/api/developers/me")).json()) as { developerId: string })
+      .developerId;
   });
 
   it("gives at most `cap` places to an account; a released place is free again", async () => {
@@ -71,11 +72,22 @@ describe.skipIf(!usePostgres())("two server instances on one PostgreSQL", () => 
     const database = await createScratchDatabase();
     drop = database.drop;
     // No nodes: the job stays open, so its streams stay open until closed.
-    const env = { DATABASE_URL: database.url, EMBEDDED_NODES: "0", ROUTING_TIMEOUT_MS: "600000", RATE_LIMIT_PER_MINUTE: "0", ACCOUNT_RATE_PER_MINUTE: "0" };
+    const env = {
+      DATABASE_URL: database.url,
+      EMBEDDED_NODES: "0",
+      ROUTING_TIMEOUT_MS: "600000",
+      RATE_LIMIT_PER_MINUTE: "0",
+      ACCOUNT_RATE_PER_MINUTE: "0",
+    };
     // Each instance's own origin (this process's APP_ORIGIN, inherited otherwise, is the in-process server's).
     const ports = await Promise.all([freePort(), freePort()]);
     const origin = (port: number) => `http://127.0.0.1:${port}`;
-    const own = (port: number) => ({ ...env, PORT: String(port), APP_ORIGIN: origin(port), EXECUTION_API_URL: origin(port) });
+    const own = (port: number) => ({
+      ...env,
+      PORT: String(port),
+      APP_ORIGIN: origin(port),
+      EXECUTION_API_URL: origin(port),
+    });
     children.push(...(await Promise.all(ports.map((port) => startServerProcess(own(port))))));
     urls = children.map((c) => c.ready.baseUrl as string);
     dev = await signUpDeveloper(urls[0]);
@@ -90,7 +102,11 @@ describe.skipIf(!usePostgres())("two server instances on one PostgreSQL", () => 
   const openStream = async (url: string, signal?: AbortSignal) => {
     const res = await fetch(`${url}/api/developers/jobs/${jobId}/events`, { headers: { "x-api-key": key }, signal });
     // Keep reading so the server's side of the stream stays open and flowing.
-    if (res.status === 200) res.body?.getReader().read().catch(() => undefined);
+    if (res.status === 200)
+      res.body
+        ?.getReader()
+        .read()
+        .catch(() => undefined);
     return res;
   };
 

@@ -52,8 +52,14 @@ describe("event streams end with their credential", () => {
     const key = await dev.createApiKey();
     const job = await submit(dev, key, "token-count", { text: "hello" });
     const aborters = Array.from({ length: limits.streamsPerAccount }, () => new AbortController());
-    const open = await Promise.all(aborters.map((a) => dev.withKey(key, `/api/developers/jobs/${job.jobId}/events`, { signal: a.signal })));
-    for (const r of open) r.body?.getReader().read().catch(() => undefined);
+    const open = await Promise.all(
+      aborters.map((a) => dev.withKey(key, `/api/developers/jobs/${job.jobId}/events`, { signal: a.signal })),
+    );
+    for (const r of open)
+      r.body
+        ?.getReader()
+        .read()
+        .catch(() => undefined);
     expect(open.map((r) => r.status)).toEqual(open.map(() => 200));
     const refused = await dev.withKey(key, `/api/developers/jobs/${job.jobId}/events`);
     expect(refused.status).toBe(429);

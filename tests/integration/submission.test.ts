@@ -10,7 +10,8 @@ const ctx = withDeveloper({ embeddedNodes: 0 });
 
 describe("the response to a submission", () => {
   it("shows the job as created, at the time the job and its first event carry, and a replay repeats it exactly", async () => {
-    const request = () => execute(ctx.dev, ctx.key, "token-count", { text: "When was I made?" }, { "idempotency-key": "created-at" });
+    const request = () =>
+      execute(ctx.dev, ctx.key, "token-count", { text: "When was I made?" }, { "idempotency-key": "created-at" });
     const first = await request();
     expect(first.status).toBe(202);
     const body = await first.json();
@@ -34,7 +35,12 @@ describe("a submission's signal", () => {
     try {
       const response = await execute(ctx.dev, ctx.key, "token-count", { text: "Is anyone waiting?" });
       expect(response.status).toBe(202);
-      expect(await eventually(async () => heard, (signals) => signals.length > 0)).toEqual(["token-count"]);
+      expect(
+        await eventually(
+          async () => heard,
+          (signals) => signals.length > 0,
+        ),
+      ).toEqual(["token-count"]);
     } finally {
       await stopListening();
     }

@@ -29,7 +29,14 @@ interface LogLine {
 }
 
 const platformEvents = ["JOB_CREATED", "WORKFLOW_INITIALIZED", "ROUTING_STARTED"];
-const nodeEvents = ["NODE_ASSIGNED", "EXECUTION_STARTED", "PROVIDER_REQUEST", "RESULT_STORED", "EXECUTION_COMPLETED", "EXECUTION_FAILED"];
+const nodeEvents = [
+  "NODE_ASSIGNED",
+  "EXECUTION_STARTED",
+  "PROVIDER_REQUEST",
+  "RESULT_STORED",
+  "EXECUTION_COMPLETED",
+  "EXECUTION_FAILED",
+];
 
 const article = [
   "Solar panels turn sunlight into electricity without moving parts.",
@@ -47,10 +54,17 @@ beforeAll(async () => {
   const summary = await submit(ctx.dev, ctx.key, "text-summarize", { text: article, sentences: 2 });
   // Blank text passes submission; the provider refuses it (EMPTY_TEXT), a non-retryable failure on the node.
   const broken = await submit(ctx.dev, ctx.key, "text-summarize", { text: "   " });
-  [completed, failed] = await Promise.all([waitForStatus(ctx.dev, ctx.key, summary.jobId), waitForStatus(ctx.dev, ctx.key, broken.jobId)]);
+  [completed, failed] = await Promise.all([
+    waitForStatus(ctx.dev, ctx.key, summary.jobId),
+    waitForStatus(ctx.dev, ctx.key, broken.jobId),
+  ]);
 });
 
-async function telemetryPage(jobId: string, query = "", fetchWith: (path: string) => Promise<Response> = (path) => ctx.dev.withKey(ctx.key, path)) {
+async function telemetryPage(
+  jobId: string,
+  query = "",
+  fetchWith: (path: string) => Promise<Response> = (path) => ctx.dev.withKey(ctx.key, path),
+) {
   const res = await fetchWith(`/api/developers/jobs/${jobId}/telemetry${query ? `?${query}` : ""}`);
   expect(res.status).toBe(200);
   return (await res.json()) as TelemetryPage;
@@ -60,7 +74,10 @@ async function allTelemetry(jobId: string) {
   return (await telemetryPage(jobId, "limit=100")).data;
 }
 
-async function logsOf(jobId: string, fetchWith: (path: string) => Promise<Response> = (path) => ctx.dev.withKey(ctx.key, path)) {
+async function logsOf(
+  jobId: string,
+  fetchWith: (path: string) => Promise<Response> = (path) => ctx.dev.withKey(ctx.key, path),
+) {
   const res = await fetchWith(`/api/developers/jobs/${jobId}/logs`);
   expect(res.status).toBe(200);
   return (await res.json()) as LogLine[];
@@ -84,7 +101,8 @@ describe("GET /api/developers/jobs/:jobId/telemetry", () => {
 
     const totalPages = Math.ceil(n / 3);
     const pages: TelemetryPage[] = [];
-    for (let page = 1; page <= totalPages; page++) pages.push(await telemetryPage(completed.jobId, `page=${page}&limit=3`));
+    for (let page = 1; page <= totalPages; page++)
+      pages.push(await telemetryPage(completed.jobId, `page=${page}&limit=3`));
     expect(pages.flatMap((p) => p.data)).toEqual(everything.data);
     for (const [i, p] of pages.entries()) {
       expect(p.pagination).toEqual({ page: i + 1, limit: 3, total: n, totalPages, hasMore: i + 1 < totalPages });
@@ -113,7 +131,11 @@ describe("GET /api/developers/jobs/:jobId/telemetry", () => {
         timestamp: isoTime,
         attempt: expect.any(Number),
       });
-      expect(Object.keys(event).every((k) => ["eventId", "jobId", "sequence", "type", "timestamp", "attempt", "nodeId", "data"].includes(k))).toBe(true);
+      expect(
+        Object.keys(event).every((k) =>
+          ["eventId", "jobId", "sequence", "type", "timestamp", "attempt", "nodeId", "data"].includes(k),
+        ),
+      ).toBe(true);
       if (nodeEvents.includes(event.type)) expect(event.nodeId).toBe(nodeId);
       if (platformEvents.includes(event.type)) expect(event.nodeId).toBeUndefined();
     }
@@ -128,24 +150,47 @@ describe("GET /api/developers/jobs/:jobId/telemetry", () => {
   it("records a non-retryable failure on the node, then the job's final failure", async () => {
     const events = await allTelemetry(failed.jobId);
     const types = events.map((e) => e.type);
-    expect(types).toEqual(["JOB_CREATED", "WORKFLOW_INITIALIZED", "ROUTING_STARTED", "NODE_ASSIGNED", "EXECUTION_STARTED", "EXECUTION_FAILED", "JOB_FAILED"]);
+    expect(types).toEqual([
+      "JOB_CREATED",
+      "WORKFLOW_INITIALIZED",
+      "ROUTING_STARTED",
+      "NODE_ASSIGNED",
+      "EXECUTION_STARTED",
+      "EXECUTION_FAILED",
+      "JOB_FAILED",
+    ]);
     expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
     const failure = events.find((e) => e.type === "EXECUTION_FAILED");
-    expect(failure).toMatchObject({ nodeId: failed.assignedNode?.nodeId, data: expect.objectContaining({ code: "EMPTY_TEXT", retryable: false }) });
+    expect(failure).toMatchObject({
+      nodeId: failed.assignedNode?.nodeId,
+      data: expect.objectContaining({ code: "EMPTY_TEXT", retryable: false }),
+    });
   });
 
   it.each(["limit=0", "limit=101", "page=0", "page=abc"])("refuses %s with 400 INVALID_REQUEST", async (query) => {
-    await expectError(await ctx.dev.withKey(ctx.key, `/api/developers/jobs/${completed.jobId}/telemetry?${query}`), 400, "INVALID_REQUEST");
+    await expectError(
+      await ctx.dev.withKey(ctx.key, `/api/developers/jobs/${completed.jobId}/telemetry?${query}`),
+      400,
+      "INVALID_REQUEST",
+    );
   });
 
   it("answers 404 JOB_NOT_FOUND for an unknown job", async () => {
-    await expectError(await ctx.dev.withKey(ctx.key, "/api/developers/jobs/00000000-0000-4000-8000-000000000000/telemetry"), 404, "JOB_NOT_FOUND");
+    await expectError(
+      await ctx.dev.withKey(ctx.key, "/api/developers/jobs/00000000-0000-4000-8000-000000000000/telemetry"),
+      404,
+      "JOB_NOT_FOUND",
+    );
     await expectError(await ctx.dev.withKey(ctx.key, "/api/developers/jobs/nope/telemetry"), 404, "JOB_NOT_FOUND");
   });
 
   it("needs telemetry:read from a key; the wallet session reads it too", async () => {
     const jobsOnly = await ctx.dev.createApiKey(["jobs:read"]);
-    const error = await expectError(await ctx.dev.withKey(jobsOnly, `/api/developers/jobs/${completed.jobId}/telemetry`), 403, "INSUFFICIENT_SCOPE");
+    const error = await expectError(
+      await ctx.dev.withKey(jobsOnly, `/api/developers/jobs/${completed.jobId}/telemetry`),
+      403,
+      "INSUFFICIENT_SCOPE",
+    );
     expect(error.details).toEqual({ requiredScope: "telemetry:read" });
 
     const telemetryOnly = await ctx.dev.createApiKey(["telemetry:read"]);
@@ -171,7 +216,9 @@ describe("GET /api/developers/jobs/:jobId/logs", () => {
         message: expect.any(String),
       });
       expect(line.message.length).toBeGreaterThan(0);
-      expect(Object.keys(line).every((k) => ["sequence", "timestamp", "level", "source", "message", "nodeId"].includes(k))).toBe(true);
+      expect(
+        Object.keys(line).every((k) => ["sequence", "timestamp", "level", "source", "message", "nodeId"].includes(k)),
+      ).toBe(true);
       if (line.nodeId !== undefined) expect(line.nodeId).toBe(completed.assignedNode?.nodeId);
     }
     expect(logs[0]).toMatchObject({ source: "platform", message: expect.stringContaining("text-summarize") });
@@ -180,26 +227,42 @@ describe("GET /api/developers/jobs/:jobId/logs", () => {
 
   it("tells why a failed job failed, at error level", async () => {
     const logs = await logsOf(failed.jobId);
-    expect(logs).toContainEqual(expect.objectContaining({ level: "error", message: expect.stringContaining("EMPTY_TEXT") }));
+    expect(logs).toContainEqual(
+      expect.objectContaining({ level: "error", message: expect.stringContaining("EMPTY_TEXT") }),
+    );
   });
 
   it("needs jobs:read from a key; the wallet session reads them too", async () => {
     const telemetryOnly = await ctx.dev.createApiKey(["telemetry:read"]);
-    const error = await expectError(await ctx.dev.withKey(telemetryOnly, `/api/developers/jobs/${completed.jobId}/logs`), 403, "INSUFFICIENT_SCOPE");
+    const error = await expectError(
+      await ctx.dev.withKey(telemetryOnly, `/api/developers/jobs/${completed.jobId}/logs`),
+      403,
+      "INSUFFICIENT_SCOPE",
+    );
     expect(error.details).toEqual({ requiredScope: "jobs:read" });
     const jobsOnly = await ctx.dev.createApiKey(["jobs:read"]);
-    expect(await logsOf(completed.jobId, (path) => ctx.dev.withKey(jobsOnly, path))).toEqual(await logsOf(completed.jobId));
+    expect(await logsOf(completed.jobId, (path) => ctx.dev.withKey(jobsOnly, path))).toEqual(
+      await logsOf(completed.jobId),
+    );
     expect(await logsOf(completed.jobId, (path) => ctx.dev.session(path))).toEqual(await logsOf(completed.jobId));
   });
 
   it("answers 404 JOB_NOT_FOUND for an unknown job", async () => {
-    await expectError(await ctx.dev.withKey(ctx.key, "/api/developers/jobs/00000000-0000-4000-8000-000000000000/logs"), 404, "JOB_NOT_FOUND");
+    await expectError(
+      await ctx.dev.withKey(ctx.key, "/api/developers/jobs/00000000-0000-4000-8000-000000000000/logs"),
+      404,
+      "JOB_NOT_FOUND",
+    );
   });
 });
 
 describe("a final job", () => {
   it("never changes afterwards: the job, its telemetry and its logs read the same after later work", async () => {
-    const snapshot = async (job: JobView) => ({ job: await readJob(job.jobId), telemetry: await allTelemetry(job.jobId), logs: await logsOf(job.jobId) });
+    const snapshot = async (job: JobView) => ({
+      job: await readJob(job.jobId),
+      telemetry: await allTelemetry(job.jobId),
+      logs: await logsOf(job.jobId),
+    });
     const before = [await snapshot(completed), await snapshot(failed)];
 
     // Later, unrelated work runs through the same node and the sweeper keeps sweeping.
@@ -207,7 +270,11 @@ describe("a final job", () => {
     expect((await waitForStatus(ctx.dev, ctx.key, later.jobId)).status).toBe("completed");
     // Nor can its owner cancel it.
     for (const job of [completed, failed]) {
-      await expectError(await ctx.dev.withKey(ctx.key, `/api/developers/jobs/${job.jobId}/cancel`, { method: "POST" }), 409, "JOB_FINAL");
+      await expectError(
+        await ctx.dev.withKey(ctx.key, `/api/developers/jobs/${job.jobId}/cancel`, { method: "POST" }),
+        409,
+        "JOB_FINAL",
+      );
     }
 
     const after = [await snapshot(completed), await snapshot(failed)];

@@ -18,9 +18,19 @@ describe("a deployment without payment configuration", () => {
     expect(await (await fetch(`${server.baseUrl}/api/credits/top-ups/config`)).json()).toEqual({ enabled: false });
     const dev = await signUpDeveloper(server.baseUrl);
     const txHash = `0x${"ab".repeat(32)}`;
-    await expectError(await dev.session("/api/credits/top-ups", { method: "POST", body: JSON.stringify({ chainId: 1, txHash }) }), 409, "PAYMENTS_DISABLED");
-    expect(await (await dev.session("/api/credits/top-ups")).json()).toMatchObject({ data: [], pagination: { total: 0 } });
-    expect(await (await fetch(`${server.baseUrl}/api/health`)).json()).toMatchObject({ status: "ok", payments: "disabled" });
+    await expectError(
+      await dev.session("/api/credits/top-ups", { method: "POST", body: JSON.stringify({ chainId: 1, txHash }) }),
+      409,
+      "PAYMENTS_DISABLED",
+    );
+    expect(await (await dev.session("/api/credits/top-ups")).json()).toMatchObject({
+      data: [],
+      pagination: { total: 0 },
+    });
+    expect(await (await fetch(`${server.baseUrl}/api/health`)).json()).toMatchObject({
+      status: "ok",
+      payments: "disabled",
+    });
   });
 });
 
@@ -35,9 +45,15 @@ describe("payment configuration", () => {
 
   it("is enabled only with all five variables; a partial set names each missing one", () => {
     expect(paymentsConfig(parseEnv({}))).toBeUndefined();
-    expect(paymentsConfig(parseEnv(complete))).toMatchObject({ chainId: 31337, creditsPerToken: 100n, confirmations: 2 });
+    expect(paymentsConfig(parseEnv(complete))).toMatchObject({
+      chainId: 31337,
+      creditsPerToken: 100n,
+      confirmations: 2,
+    });
     const { CREDITS_PER_TOKEN: _, PAYMENTS_TREASURY_ADDRESS: __, ...partial } = complete;
-    expect(() => parseEnv(partial)).toThrow(/CREDITS_PER_TOKEN: required[\s\S]*PAYMENTS_TREASURY_ADDRESS: required|PAYMENTS_TREASURY_ADDRESS: required[\s\S]*CREDITS_PER_TOKEN: required/);
+    expect(() => parseEnv(partial)).toThrow(
+      /CREDITS_PER_TOKEN: required[\s\S]*PAYMENTS_TREASURY_ADDRESS: required|PAYMENTS_TREASURY_ADDRESS: required[\s\S]*CREDITS_PER_TOKEN: required/,
+    );
     expect(() => parseEnv({ ...complete, PAYMENTS_TOKEN_ADDRESS: "0x1234" })).toThrow(/PAYMENTS_TOKEN_ADDRESS/);
     expect(() => parseEnv({ ...complete, CREDITS_PER_TOKEN: "0.5" })).toThrow(/CREDITS_PER_TOKEN/);
   });
@@ -51,9 +67,18 @@ describe("payment configuration", () => {
 
     it("refuses to start when PAYMENTS_CHAIN_ID is not the RPC's chain, and reads the token when it is", async () => {
       const { checkPaymentsChain } = await import("@/lib/payments/watcher");
-      const config = paymentsConfig(parseEnv({ ...complete, PAYMENTS_RPC_URL: chain.rpcUrl, PAYMENTS_TOKEN_ADDRESS: chain.token, PAYMENTS_CHAIN_ID: "8453" }));
+      const config = paymentsConfig(
+        parseEnv({
+          ...complete,
+          PAYMENTS_RPC_URL: chain.rpcUrl,
+          PAYMENTS_TOKEN_ADDRESS: chain.token,
+          PAYMENTS_CHAIN_ID: "8453",
+        }),
+      );
       if (!config) throw new Error("expected a payments configuration");
-      await expect(checkPaymentsChain(config)).rejects.toThrow(`PAYMENTS_CHAIN_ID is 8453 but the RPC at PAYMENTS_RPC_URL serves chain ${chain.chainId}`);
+      await expect(checkPaymentsChain(config)).rejects.toThrow(
+        `PAYMENTS_CHAIN_ID is 8453 but the RPC at PAYMENTS_RPC_URL serves chain ${chain.chainId}`,
+      );
       await expect(checkPaymentsChain({ ...config, chainId: chain.chainId })).resolves.toBeUndefined();
     });
   });

@@ -85,7 +85,8 @@ async function readTopUp(dev: Developer, topUpId: string): Promise<TopUp> {
   return (await res.json()) as TopUp;
 }
 
-const waitForTopUp = (dev: Developer, topUpId: string, done: (t: TopUp) => boolean) => eventually(() => readTopUp(dev, topUpId), done, 20_000);
+const waitForTopUp = (dev: Developer, topUpId: string, done: (t: TopUp) => boolean) =>
+  eventually(() => readTopUp(dev, topUpId), done, 20_000);
 
 async function balanceOf(dev: Developer): Promise<number> {
   return ((await (await dev.session("/api/credits/balance")).json()) as { balance: number }).balance;
@@ -213,7 +214,13 @@ describe("a payment from the signed-in wallet", () => {
       const res = await submitTopUp(dev, txHash);
       expect(res.status).toBe(201);
       const pending = (await res.json()) as TopUp;
-      expect(pending).toMatchObject({ status: "submitted", from: wallet.address, tokenAmount: "0", credits: 0, blockNumber: null });
+      expect(pending).toMatchObject({
+        status: "submitted",
+        from: wallet.address,
+        tokenAmount: "0",
+        credits: 0,
+        blockNumber: null,
+      });
       await watcherTicks();
       expect((await readTopUp(dev, pending.topUpId)).status).toBe("submitted");
     } finally {
@@ -232,7 +239,10 @@ describe("a payment from the signed-in wallet", () => {
     await chain.mine(requiredConfirmations - 1);
     const topUp = (await (await submitTopUp(dev, txHash)).json()) as TopUp;
     await watcherTicks();
-    expect(await readTopUp(dev, topUp.topUpId)).toMatchObject({ status: "confirming", confirmations: requiredConfirmations - 1 });
+    expect(await readTopUp(dev, topUp.topUpId)).toMatchObject({
+      status: "confirming",
+      confirmations: requiredConfirmations - 1,
+    });
     expect(await balanceOf(dev)).toBe(before);
   });
 
@@ -247,9 +257,14 @@ describe("a payment from the signed-in wallet", () => {
     await chain.mine(requiredConfirmations);
     // The EOA that sent the transaction did not pay: the contract did (WRONG_SENDER, or PAYMENT_CLAIMED once
     // the watcher has recorded it for the contract's account).
-    const refused = await owner.session("/api/credits/top-ups", { method: "POST", body: JSON.stringify({ chainId: chain.chainId, txHash }) });
+    const refused = await owner.session("/api/credits/top-ups", {
+      method: "POST",
+      body: JSON.stringify({ chainId: chain.chainId, txHash }),
+    });
     const { error } = (await refused.json()) as { error: { code: string; details?: { reason?: string } } };
-    expect(`${refused.status} ${error.code} ${error.details?.reason ?? ""}`).toMatch(/^(422 INVALID_PAYMENT WRONG_SENDER|409 PAYMENT_CLAIMED )$/);
+    expect(`${refused.status} ${error.code} ${error.details?.reason ?? ""}`).toMatch(
+      /^(422 INVALID_PAYMENT WRONG_SENDER|409 PAYMENT_CLAIMED )$/,
+    );
     expect(await topUpEntries(owner)).toEqual([]);
     // The contract's account is credited by the watcher.
     const { listCreditHistory } = await import("@/lib/domain/credits");
@@ -304,13 +319,31 @@ describe("a transaction that is not a payment of this developer", () => {
   });
 
   it("is refused as a request when malformed, without the app's Origin, or when the payment is another account's", async () => {
-    await expectError(await dev.session("/api/credits/top-ups", { method: "POST", body: JSON.stringify({ chainId: chain.chainId, txHash: "0x1234" }) }), 400, "INVALID_REQUEST");
+    await expectError(
+      await dev.session("/api/credits/top-ups", {
+        method: "POST",
+        body: JSON.stringify({ chainId: chain.chainId, txHash: "0x1234" }),
+      }),
+      400,
+      "INVALID_REQUEST",
+    );
     const txHash = await chain.transfer(wallet, chain.treasury, token);
-    await expectError(await dev.session("/api/credits/top-ups", { method: "POST", headers: { origin: "https://evil.example" }, body: JSON.stringify({ chainId: chain.chainId, txHash }) }), 403, "FORBIDDEN_ORIGIN");
+    await expectError(
+      await dev.session("/api/credits/top-ups", {
+        method: "POST",
+        headers: { origin: "https://evil.example" },
+        body: JSON.stringify({ chainId: chain.chainId, txHash }),
+      }),
+      403,
+      "FORBIDDEN_ORIGIN",
+    );
     expect([200, 201]).toContain((await submitTopUp(dev, txHash)).status);
     const thief = await payingDeveloper();
     // Its payment is already recorded for `dev`: another account is told so (or that it is not its payment).
-    const answer = await thief.dev.session("/api/credits/top-ups", { method: "POST", body: JSON.stringify({ chainId: chain.chainId, txHash }) });
+    const answer = await thief.dev.session("/api/credits/top-ups", {
+      method: "POST",
+      body: JSON.stringify({ chainId: chain.chainId, txHash }),
+    });
     expect(answer.status).toBe(409);
     expect(((await answer.json()) as { error: { code: string } }).error.code).toBe("PAYMENT_CLAIMED");
   });
@@ -319,10 +352,16 @@ describe("a transaction that is not a payment of this developer", () => {
 describe("reading top-ups", () => {
   it("lists a developer's own top-ups newest first (session, or a key with credits:read); another developer's is 404", async () => {
     const { dev, wallet } = await payingDeveloper();
-    const hashes = [await chain.transfer(wallet, chain.treasury, token), await chain.transfer(wallet, chain.treasury, 2n * token)];
+    const hashes = [
+      await chain.transfer(wallet, chain.treasury, token),
+      await chain.transfer(wallet, chain.treasury, 2n * token),
+    ];
     for (const hash of hashes) expect([200, 201]).toContain((await submitTopUp(dev, hash)).status);
     const key = await dev.createApiKey(["credits:read"]);
-    const page = (await (await dev.withKey(key, "/api/credits/top-ups?limit=1")).json()) as { data: TopUp[]; pagination: { total: number } };
+    const page = (await (await dev.withKey(key, "/api/credits/top-ups?limit=1")).json()) as {
+      data: TopUp[];
+      pagination: { total: number };
+    };
     expect(page.pagination.total).toBe(2);
     expect(page.data[0].txHash).toBe(hashes[1].toLowerCase());
     expect((await dev.withKey(key, `/api/credits/top-ups/${page.data[0].topUpId}`)).status).toBe(200);
@@ -351,13 +390,21 @@ describe("the watcher", () => {
     await chain.transfer(newcomer, chain.treasury, 9n * token);
     await chain.mine(requiredConfirmations);
 
-    await eventually(() => balanceOf(dev), (balance) => balance === before + 700, 20_000);
+    await eventually(
+      () => balanceOf(dev),
+      (balance) => balance === before + 700,
+      20_000,
+    );
     const [found] = ((await (await dev.session("/api/credits/top-ups")).json()) as { data: TopUp[] }).data;
     expect(found).toMatchObject({ status: "credited", credits: 700, from: wallet.address });
 
     await watcherTicks();
     const late = await signUpDeveloper(server.baseUrl, { account: newcomer });
-    await eventually(() => balanceOf(late), (balance) => balance === 100 + 900, 20_000);
+    await eventually(
+      () => balanceOf(late),
+      (balance) => balance === 100 + 900,
+      20_000,
+    );
     expect(await topUpEntries(late)).toEqual([expect.objectContaining({ amount: 900 })]);
   });
 
@@ -376,7 +423,11 @@ describe("the watcher", () => {
     rpc.failMethodAfter("eth_getLogs");
     await startNetworkServices();
     for (const [i, { dev }] of payers.entries()) {
-      await eventually(() => balanceOf(dev), (balance) => balance === befores[i] + 100, 20_000);
+      await eventually(
+        () => balanceOf(dev),
+        (balance) => balance === befores[i] + 100,
+        20_000,
+      );
     }
     await watcherTicks();
     for (const { dev } of payers) expect(await topUpEntries(dev)).toHaveLength(1);
@@ -413,13 +464,21 @@ describe("when the chain misbehaves", () => {
       await expectError(res, 503, "UNAVAILABLE");
       expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
       expect(((await (await dev.session("/api/credits/top-ups")).json()) as { data: TopUp[] }).data).toEqual([]);
-      await eventually(async () => (await (await fetch(`${server.baseUrl}/api/health`)).json()) as { payments: string }, (h) => h.payments === "degraded", 10_000);
+      await eventually(
+        async () => (await (await fetch(`${server.baseUrl}/api/health`)).json()) as { payments: string },
+        (h) => h.payments === "degraded",
+        10_000,
+      );
       // The rest of the product serves meanwhile.
       expect((await dev.session("/api/credits/balance")).status).toBe(200);
     } finally {
       rpc.setDown(false);
     }
-    await eventually(() => balanceOf(dev), (balance) => balance === before + 800, 70_000);
+    await eventually(
+      () => balanceOf(dev),
+      (balance) => balance === before + 800,
+      70_000,
+    );
     expect(await topUpEntries(dev)).toHaveLength(1);
   }, 90_000);
 });
@@ -428,15 +487,34 @@ describe("the low-balance alert (CONTRACT §11)", () => {
   it("is re-armed by a top-up: a charge that crosses the threshold again after a credited payment alerts again", async () => {
     const { dev, wallet } = await payingDeveloper();
     const threshold = await balanceOf(dev);
-    expect((await dev.session("/api/developers/me", { method: "PATCH", body: JSON.stringify({ lowBalanceThreshold: threshold }) })).status).toBe(200);
-    const endpoint = await dev.session("/api/developers/webhooks", { method: "POST", body: JSON.stringify({ url: "http://127.0.0.1:9/hook", events: ["credits.low"] }) });
+    expect(
+      (
+        await dev.session("/api/developers/me", {
+          method: "PATCH",
+          body: JSON.stringify({ lowBalanceThreshold: threshold }),
+        })
+      ).status,
+    ).toBe(200);
+    const endpoint = await dev.session("/api/developers/webhooks", {
+      method: "POST",
+      body: JSON.stringify({ url: "http://127.0.0.1:9/hook", events: ["credits.low"] }),
+    });
     const { endpointId } = (await endpoint.json()) as { endpointId: string };
     const key = await dev.createApiKey(["services:execute"]);
     const alerts = async () => {
       const res = await dev.session(`/api/developers/webhooks/${endpointId}/deliveries?limit=100`);
-      return ((await res.json()) as { data: { eventType: string }[] }).data.filter((d) => d.eventType === "credits.low").length;
+      return ((await res.json()) as { data: { eventType: string }[] }).data.filter((d) => d.eventType === "credits.low")
+        .length;
     };
-    const charge = async () => expect((await dev.withKey(key, "/api/marketplace/services/token-count/execute", { method: "POST", body: JSON.stringify({ input: { text: "hi" } }) })).status).toBe(202);
+    const charge = async () =>
+      expect(
+        (
+          await dev.withKey(key, "/api/marketplace/services/token-count/execute", {
+            method: "POST",
+            body: JSON.stringify({ input: { text: "hi" } }),
+          })
+        ).status,
+      ).toBe(202);
 
     await charge();
     expect(await alerts()).toBe(1);
@@ -447,7 +525,11 @@ describe("the low-balance alert (CONTRACT §11)", () => {
     const spent = threshold - (await balanceOf(dev));
     await chain.transfer(wallet, chain.treasury, (BigInt(spent) * token) / BigInt(creditsPerToken));
     await chain.mine(requiredConfirmations);
-    await eventually(() => balanceOf(dev), (balance) => balance === threshold, 20_000);
+    await eventually(
+      () => balanceOf(dev),
+      (balance) => balance === threshold,
+      20_000,
+    );
     expect(await alerts()).toBe(1);
     await charge();
     expect(await alerts()).toBe(2);
@@ -461,16 +543,43 @@ describe("the operator's reconciliation (npm run payments -- reconcile)", () => 
     const stranger = await chain.newAccount();
     const unattributed = await chain.transfer(stranger, chain.treasury, 3n * token);
     await chain.mine(requiredConfirmations);
-    await eventually(() => topUpEntries(dev), (entries) => entries.length === 1, 20_000);
+    await eventually(
+      () => topUpEntries(dev),
+      (entries) => entries.length === 1,
+      20_000,
+    );
     await watcherTicks();
 
     const { runOperatorCommand } = await import("@/lib/operator/commands");
     const report = (await runOperatorCommand("payments.reconcile", { fromBlock: 0 })) as {
-      transfers: { txHash: string; from: string; amount: string; topUp: string; credits: number | null; account: string | null }[];
+      transfers: {
+        txHash: string;
+        from: string;
+        amount: string;
+        topUp: string;
+        credits: number | null;
+        account: string | null;
+      }[];
       totals: { received: string; credited: string; awaitingAccount: string };
     };
-    expect(report.transfers).toContainEqual({ blockNumber: expect.any(Number), txHash: credited.toLowerCase(), from: wallet.address, amount: "2", topUp: "credited", credits: 200, account: wallet.address });
-    expect(report.transfers).toContainEqual({ blockNumber: expect.any(Number), txHash: unattributed.toLowerCase(), from: stranger.address, amount: "3", topUp: "confirming", credits: 300, account: null });
+    expect(report.transfers).toContainEqual({
+      blockNumber: expect.any(Number),
+      txHash: credited.toLowerCase(),
+      from: wallet.address,
+      amount: "2",
+      topUp: "credited",
+      credits: 200,
+      account: wallet.address,
+    });
+    expect(report.transfers).toContainEqual({
+      blockNumber: expect.any(Number),
+      txHash: unattributed.toLowerCase(),
+      from: stranger.address,
+      amount: "3",
+      topUp: "confirming",
+      credits: 300,
+      account: null,
+    });
     expect(Number(report.totals.received)).toBeGreaterThanOrEqual(5);
     expect(Number(report.totals.awaitingAccount)).toBeGreaterThanOrEqual(3);
   });

@@ -21,7 +21,13 @@ const ctx = withDeveloper();
 beforeAll(async () => {
   const plan: [string, Record<string, unknown>][] = [
     ["token-count", { text: "Counting the tokens of a first sentence." }],
-    ["text-summarize", { text: "Rivers carry water to the sea. Rain feeds the rivers. The sea gives back rain through clouds.", sentences: 1 }],
+    [
+      "text-summarize",
+      {
+        text: "Rivers carry water to the sea. Rain feeds the rivers. The sea gives back rain through clouds.",
+        sentences: 1,
+      },
+    ],
     ["text-sentiment", { text: blankText }],
     ["token-count", { text: "Counting the tokens of another sentence." }],
     ["text-sentiment", { text: blankText }],
@@ -29,16 +35,21 @@ beforeAll(async () => {
   // Each job ends before the next starts, so a period starting at a job's creation holds exactly the
   // later jobs and their charges and refunds.
   jobs = [];
-  for (const [serviceId, input] of plan) jobs.push(await waitForStatus(ctx.dev, ctx.key, (await submit(ctx.dev, ctx.key, serviceId, input)).jobId));
+  for (const [serviceId, input] of plan)
+    jobs.push(await waitForStatus(ctx.dev, ctx.key, (await submit(ctx.dev, ctx.key, serviceId, input)).jobId));
 });
 
-async function metrics(query = "", fetchWith: (path: string) => Promise<Response> = (path) => ctx.dev.withKey(ctx.key, path)) {
+async function metrics(
+  query = "",
+  fetchWith: (path: string) => Promise<Response> = (path) => ctx.dev.withKey(ctx.key, path),
+) {
   const res = await fetchWith(`/api/developers/metrics${query ? `?${query}` : ""}`);
   expect(res.status).toBe(200);
   return (await res.json()) as UsageSummary;
 }
 
-const byServiceId = (rows: UsageSummary["byService"]) => [...rows].sort((a, b) => a.serviceId.localeCompare(b.serviceId));
+const byServiceId = (rows: UsageSummary["byService"]) =>
+  [...rows].sort((a, b) => a.serviceId.localeCompare(b.serviceId));
 const durationOf = (job: JobView) => Date.parse(String(job.completedAt)) - Date.parse(String(job.createdAt));
 const future = () => Date.now() + dayMs;
 
@@ -58,8 +69,12 @@ describe("GET /api/developers/metrics after 3 completed and 2 failed jobs", () =
     const usage = await metrics();
     expect(usage.creditsUsed).toBe(1 + 2 + 1);
 
-    const history = (await (await ctx.dev.withKey(ctx.key, "/api/credits/history?limit=100")).json()) as { data: { type: string; amount: number }[] };
-    const spent = -history.data.filter((e) => e.type === "charge" || e.type === "refund").reduce((sum, e) => sum + e.amount, 0);
+    const history = (await (await ctx.dev.withKey(ctx.key, "/api/credits/history?limit=100")).json()) as {
+      data: { type: string; amount: number }[];
+    };
+    const spent = -history.data
+      .filter((e) => e.type === "charge" || e.type === "refund")
+      .reduce((sum, e) => sum + e.amount, 0);
     expect(usage.creditsUsed).toBe(spent);
     expect(history.data.filter((e) => e.type === "refund")).toHaveLength(2);
   });
@@ -92,7 +107,10 @@ describe("GET /api/developers/metrics after 3 completed and 2 failed jobs", () =
     const p95 = below + (rank - Math.floor(rank)) * (durations[Math.ceil(rank)] - below);
     // The API's times carry milliseconds, the database's microseconds, and the metrics are rounded: each
     // figure is within 1.5 ms of the one computed here.
-    for (const [reported, expected] of [[usage.avgDurationMs, average], [usage.p95DurationMs, p95]]) {
+    for (const [reported, expected] of [
+      [usage.avgDurationMs, average],
+      [usage.p95DurationMs, p95],
+    ]) {
       expect(reported).toEqual(expect.any(Number));
       expect(Math.abs(Number(reported) - Number(expected))).toBeLessThanOrEqual(1.5);
     }
@@ -109,8 +127,18 @@ describe("the period of the metrics", () => {
   it("starts at an ISO-8601 time, inclusive: only the jobs created since then", async () => {
     const periodStart = String(jobs[2].createdAt);
     const periodEnd = new Date(future()).toISOString();
-    const usage = await metrics(`periodStart=${encodeURIComponent(periodStart)}&periodEnd=${encodeURIComponent(periodEnd)}`);
-    expect(usage).toMatchObject({ periodStart, periodEnd, totalJobs: 3, completedJobs: 1, failedJobs: 2, activeJobs: 0, creditsUsed: 1 });
+    const usage = await metrics(
+      `periodStart=${encodeURIComponent(periodStart)}&periodEnd=${encodeURIComponent(periodEnd)}`,
+    );
+    expect(usage).toMatchObject({
+      periodStart,
+      periodEnd,
+      totalJobs: 3,
+      completedJobs: 1,
+      failedJobs: 2,
+      activeJobs: 0,
+      creditsUsed: 1,
+    });
     expect(usage.successRate).toBeCloseTo(1 / 3, 10);
     expect(byServiceId(usage.byService)).toEqual([
       { serviceId: "text-sentiment", jobs: 2, completed: 0, failed: 2, creditsUsed: 0 },
@@ -129,7 +157,9 @@ describe("the period of the metrics", () => {
   });
 
   it("ends at periodEnd, inclusive", async () => {
-    const usage = await metrics(`periodStart=${Date.parse(String(jobs[0].createdAt))}&periodEnd=${Date.parse(String(jobs[1].createdAt))}`);
+    const usage = await metrics(
+      `periodStart=${Date.parse(String(jobs[0].createdAt))}&periodEnd=${Date.parse(String(jobs[1].createdAt))}`,
+    );
     expect(usage).toMatchObject({ totalJobs: 2, completedJobs: 2, failedJobs: 0, creditsUsed: 1 + 2 });
     expect(usage.successRate).toBe(1);
   });
@@ -175,7 +205,11 @@ describe("who may read the metrics", () => {
 
   it("not a key without credits:read (403 naming the scope), nor nobody (401)", async () => {
     const jobsOnly = await ctx.dev.createApiKey(["jobs:read"]);
-    const error = await expectError(await ctx.dev.withKey(jobsOnly, "/api/developers/metrics"), 403, "INSUFFICIENT_SCOPE");
+    const error = await expectError(
+      await ctx.dev.withKey(jobsOnly, "/api/developers/metrics"),
+      403,
+      "INSUFFICIENT_SCOPE",
+    );
     expect(error.details).toEqual({ requiredScope: "credits:read" });
     expect((await fetch(`${ctx.server.baseUrl}/api/developers/metrics`)).status).toBe(401);
   });
@@ -183,6 +217,13 @@ describe("who may read the metrics", () => {
   it("another developer's summary is empty: metrics are per developer", async () => {
     const other = await signUpDeveloper(ctx.server.baseUrl, { name: "Grace Other" });
     const usage = await metrics("", (path) => other.session(path));
-    expect(usage).toMatchObject({ totalJobs: 0, completedJobs: 0, failedJobs: 0, creditsUsed: 0, byService: [], byDay: [] });
+    expect(usage).toMatchObject({
+      totalJobs: 0,
+      completedJobs: 0,
+      failedJobs: 0,
+      creditsUsed: 0,
+      byService: [],
+      byDay: [],
+    });
   });
 });

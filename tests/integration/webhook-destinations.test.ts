@@ -20,7 +20,8 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-const register = (url: string) => dev.session("/api/developers/webhooks", { method: "POST", body: JSON.stringify({ url, events: ["job.completed"] }) });
+const register = (url: string) =>
+  dev.session("/api/developers/webhooks", { method: "POST", body: JSON.stringify({ url, events: ["job.completed"] }) });
 
 describe("webhook destinations without an allow list", () => {
   it.each([
@@ -44,7 +45,12 @@ describe("webhook destinations without an allow list", () => {
     const { endpointId } = (await res.json()) as { endpointId: string };
     expect((await dev.session(`/api/developers/webhooks/${endpointId}/test`, { method: "POST" })).status).toBe(202);
     const [delivery] = await eventually(
-      async () => ((await (await dev.session(`/api/developers/webhooks/${endpointId}/deliveries`)).json()) as { data: { attempts: number; lastError: string | null; lastResponseStatus: number | null }[] }).data,
+      async () =>
+        (
+          (await (await dev.session(`/api/developers/webhooks/${endpointId}/deliveries`)).json()) as {
+            data: { attempts: number; lastError: string | null; lastResponseStatus: number | null }[];
+          }
+        ).data,
       (d) => (d[0]?.attempts ?? 0) >= 2,
     );
     expect(delivery.lastError).toBe("DESTINATION_FORBIDDEN");

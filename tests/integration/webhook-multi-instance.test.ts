@@ -19,7 +19,13 @@ describe.skipIf(!usePostgres())("webhooks from two instances on one PostgreSQL",
     cleanups.push(receiver.close);
     const database = await createScratchDatabase();
     cleanups.push(database.drop);
-    const env = { DATABASE_URL: database.url, EMBEDDED_NODES: "1", STARTER_CREDITS: "5000", RATE_LIMIT_PER_MINUTE: "0", WEBHOOK_ALLOWED_HOSTS: "127.0.0.1" };
+    const env = {
+      DATABASE_URL: database.url,
+      EMBEDDED_NODES: "1",
+      STARTER_CREDITS: "5000",
+      RATE_LIMIT_PER_MINUTE: "0",
+      WEBHOOK_ALLOWED_HOSTS: "127.0.0.1",
+    };
     const [a, b] = await Promise.all([startServerProcess(env), startServerProcess(env)]);
     children.push(a, b);
     const urls = [a.ready.baseUrl as string, b.ready.baseUrl as string];
@@ -44,13 +50,19 @@ describe.skipIf(!usePostgres())("webhooks from two instances on one PostgreSQL",
       jobIds.push(((await r.json()) as { jobId: string }).jobId);
     }
     // queued, routing, assigned, running, completed + job.completed: six events per job.
-    await eventually(async () => receiver.received.length, (n) => n >= total * 6, 120_000);
+    await eventually(
+      async () => receiver.received.length,
+      (n) => n >= total * 6,
+      120_000,
+    );
     // Give a duplicate, if any were made, time to arrive.
     await new Promise((r) => setTimeout(r, 1_000));
     const ids = receiver.received.map((r) => String(r.headers["webhook-id"]));
     expect(ids).toHaveLength(total * 6);
     expect(new Set(ids).size).toBe(ids.length);
-    const page = (await (await dev.withKey(key, `/api/developers/webhooks/${endpointId}/deliveries?limit=100`)).json()) as { data: { attempts: number; status: string }[] };
+    const page = (await (
+      await dev.withKey(key, `/api/developers/webhooks/${endpointId}/deliveries?limit=100`)
+    ).json()) as { data: { attempts: number; status: string }[] };
     expect(page.data.every((d) => d.attempts === 1 && d.status === "succeeded")).toBe(true);
   }, 180_000);
 });

@@ -41,19 +41,32 @@ describe("webhooks across a crash", () => {
     const baseUrl = first.ready.baseUrl as string;
     const dev = await signUpDeveloper(baseUrl);
     const key = await dev.createApiKey();
-    const res = await dev.session("/api/developers/webhooks", { method: "POST", body: JSON.stringify({ url: receiver.url("/hook"), events: ["job.completed"] }) });
+    const res = await dev.session("/api/developers/webhooks", {
+      method: "POST",
+      body: JSON.stringify({ url: receiver.url("/hook"), events: ["job.completed"] }),
+    });
     expect(res.status).toBe(201);
-    const jobs = await Promise.all([0, 1, 2, 3, 4].map((i) => submit(dev, key, "token-count", { text: `restart ${i}` })));
+    const jobs = await Promise.all(
+      [0, 1, 2, 3, 4].map((i) => submit(dev, key, "token-count", { text: `restart ${i}` })),
+    );
     for (const job of jobs) await waitForStatus(dev, key, job.jobId);
     // The receiver is refusing: every completion is pending a retry when the server dies.
-    await eventually(async () => new Set(receiver.received.map((r) => r.headers["webhook-id"])).size, (n) => n === jobs.length);
+    await eventually(
+      async () => new Set(receiver.received.map((r) => r.headers["webhook-id"])).size,
+      (n) => n === jobs.length,
+    );
     await first.kill("SIGKILL");
 
     receiverUp = true;
     const second = await startServerProcess({ ...env, PORT: new URL(baseUrl).port });
     children.push(second);
-    const acknowledged = () => receiver.received.filter((r) => r.answered === 200).map((r) => JSON.parse(r.body).data.job.jobId as string);
-    await eventually(async () => new Set(acknowledged()), (ids) => ids.size === jobs.length, 60_000);
+    const acknowledged = () =>
+      receiver.received.filter((r) => r.answered === 200).map((r) => JSON.parse(r.body).data.job.jobId as string);
+    await eventually(
+      async () => new Set(acknowledged()),
+      (ids) => ids.size === jobs.length,
+      60_000,
+    );
     expect(new Set(acknowledged())).toEqual(new Set(jobs.map((j) => j.jobId)));
   }, 120_000);
 });

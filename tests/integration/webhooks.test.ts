@@ -24,7 +24,12 @@ beforeAll(async () => {
     return 200;
   });
   server = await startTestServer({
-    env: { WEBHOOK_ALLOWED_HOSTS: "127.0.0.1", WEBHOOK_RETRY_SCHEDULE_MS: "100,200", WEBHOOK_TIMEOUT_MS: String(timeoutMs), STARTER_CREDITS: "1000" },
+    env: {
+      WEBHOOK_ALLOWED_HOSTS: "127.0.0.1",
+      WEBHOOK_RETRY_SCHEDULE_MS: "100,200",
+      WEBHOOK_TIMEOUT_MS: String(timeoutMs),
+      STARTER_CREDITS: "1000",
+    },
   });
   dev = await signUpDeveloper(server.baseUrl);
   key = await dev.createApiKey();
@@ -55,8 +60,15 @@ interface Delivery {
   nextAttemptAt: string | null;
 }
 
-async function register(owner: Developer, path: string, events = ["job.status_changed", "job.completed", "job.failed"]): Promise<Endpoint> {
-  const res = await owner.session("/api/developers/webhooks", { method: "POST", body: JSON.stringify({ url: receiver.url(path), events }) });
+async function register(
+  owner: Developer,
+  path: string,
+  events = ["job.status_changed", "job.completed", "job.failed"],
+): Promise<Endpoint> {
+  const res = await owner.session("/api/developers/webhooks", {
+    method: "POST",
+    body: JSON.stringify({ url: receiver.url(path), events }),
+  });
   expect(res.status, await res.clone().text()).toBe(201);
   return (await res.json()) as Endpoint;
 }
@@ -73,7 +85,12 @@ describe("webhook endpoints", () => {
   it("show the whsec_ secret once, at registration; reads never include it", async () => {
     const endpoint = await register(dev, "/listing", ["job.completed"]);
     expect(endpoint.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
-    expect(endpoint).toMatchObject({ url: receiver.url("/listing"), events: ["job.completed"], status: "enabled", disabledReason: null });
+    expect(endpoint).toMatchObject({
+      url: receiver.url("/listing"),
+      events: ["job.completed"],
+      status: "enabled",
+      disabledReason: null,
+    });
     const one = await (await dev.session(`/api/developers/webhooks/${endpoint.endpointId}`)).json();
     const list = (await (await dev.session("/api/developers/webhooks")).json()) as Endpoint[];
     expect(one).not.toHaveProperty("secret");
@@ -85,7 +102,10 @@ describe("webhook endpoints", () => {
     const withoutScope = await dev.createApiKey(["jobs:read"]);
     const denied = await dev.withKey(withoutScope, "/api/developers/webhooks");
     expect(denied.status).toBe(403);
-    expect((await denied.json()).error).toMatchObject({ code: "INSUFFICIENT_SCOPE", details: { requiredScope: "webhooks:manage" } });
+    expect((await denied.json()).error).toMatchObject({
+      code: "INSUFFICIENT_SCOPE",
+      details: { requiredScope: "webhooks:manage" },
+    });
     expect((await dev.withKey(key, "/api/developers/webhooks")).status).toBe(200);
     const foreign = await dev.session("/api/developers/webhooks", {
       method: "POST",
@@ -97,19 +117,37 @@ describe("webhook endpoints", () => {
   });
 
   it("refuse bad bodies with INVALID_REQUEST and forbidden URLs with VALIDATION_ERROR", async () => {
-    const post = (body: unknown) => dev.session("/api/developers/webhooks", { method: "POST", body: JSON.stringify(body) });
-    const codeOf = async (res: Response) => [res.status, ((await res.json()) as { error: { code: string } }).error.code];
+    const post = (body: unknown) =>
+      dev.session("/api/developers/webhooks", { method: "POST", body: JSON.stringify(body) });
+    const codeOf = async (res: Response) => [
+      res.status,
+      ((await res.json()) as { error: { code: string } }).error.code,
+    ];
     expect(await codeOf(await post({ url: receiver.url("/x"), events: [] }))).toEqual([400, "INVALID_REQUEST"]);
-    expect(await codeOf(await post({ url: receiver.url("/x"), events: ["job.exploded"] }))).toEqual([400, "INVALID_REQUEST"]);
-    expect(await codeOf(await post({ url: "http://hooks.example.com/in", events: ["job.completed"] }))).toEqual([400, "VALIDATION_ERROR"]);
-    expect(await codeOf(await post({ url: "https://user:pw@hooks.example.com/in", events: ["job.completed"] }))).toEqual([400, "VALIDATION_ERROR"]);
-    expect(await codeOf(await post({ url: "https://10.0.0.7/in", events: ["job.completed"] }))).toEqual([400, "VALIDATION_ERROR"]);
+    expect(await codeOf(await post({ url: receiver.url("/x"), events: ["job.exploded"] }))).toEqual([
+      400,
+      "INVALID_REQUEST",
+    ]);
+    expect(await codeOf(await post({ url: "http://hooks.example.com/in", events: ["job.completed"] }))).toEqual([
+      400,
+      "VALIDATION_ERROR",
+    ]);
+    expect(
+      await codeOf(await post({ url: "https://user:pw@hooks.example.com/in", events: ["job.completed"] })),
+    ).toEqual([400, "VALIDATION_ERROR"]);
+    expect(await codeOf(await post({ url: "https://10.0.0.7/in", events: ["job.completed"] }))).toEqual([
+      400,
+      "VALIDATION_ERROR",
+    ]);
   });
 
   it("are at most 10 per developer: the 11th is 409 LIMIT_REACHED", async () => {
     const other = await signUpDeveloper(server.baseUrl);
     for (let i = 0; i < 10; i++) await register(other, `/limit-${i}`);
-    const res = await other.session("/api/developers/webhooks", { method: "POST", body: JSON.stringify({ url: receiver.url("/limit-10"), events: ["job.completed"] }) });
+    const res = await other.session("/api/developers/webhooks", {
+      method: "POST",
+      body: JSON.stringify({ url: receiver.url("/limit-10"), events: ["job.completed"] }),
+    });
     expect(res.status).toBe(409);
     expect((await res.json()).error.code).toBe("LIMIT_REACHED");
   });
@@ -117,7 +155,10 @@ describe("webhook endpoints", () => {
   it("of another developer are not found, exactly like one that does not exist", async () => {
     const endpoint = await register(dev, "/private");
     expect((await sendTest(endpoint.endpointId)).status).toBe(202);
-    const [delivery] = await eventually(() => deliveries(endpoint.endpointId), (d) => d.length === 1);
+    const [delivery] = await eventually(
+      () => deliveries(endpoint.endpointId),
+      (d) => d.length === 1,
+    );
     const stranger = await signUpDeveloper(server.baseUrl);
     const base = `/api/developers/webhooks/${endpoint.endpointId}`;
     for (const [path, method, body] of [
@@ -142,13 +183,17 @@ describe("webhook endpoints", () => {
 describe("webhook deliveries", () => {
   it("bring every status change of a job in order, and job.completed once per job, signed for our verifyWebhook and standardwebhooks", async () => {
     const endpoint = await register(dev, "/jobs");
-    const jobs = await Promise.all([0, 1, 2].map((i) => submit(dev, key, "token-count", { text: `count these words ${i}` })));
+    const jobs = await Promise.all(
+      [0, 1, 2].map((i) => submit(dev, key, "token-count", { text: `count these words ${i}` })),
+    );
     for (const job of jobs) await waitForStatus(dev, key, job.jobId);
     const events = await eventually(
       async () => eventsAt(receiver, "/jobs"),
       // Order of arrival is not guaranteed: wait for the job.completed and the five status changes of each job.
       (list) =>
-        jobs.every((job) => list.filter((e) => (e.event.data.job as { jobId: string }).jobId === job.jobId).length >= 6),
+        jobs.every(
+          (job) => list.filter((e) => (e.event.data.job as { jobId: string }).jobId === job.jobId).length >= 6,
+        ),
     );
     for (const e of events) {
       const headers = e.headers as Record<string, string>;
@@ -168,21 +213,37 @@ describe("webhook deliveries", () => {
     }
     // Every delivery of the job is listed for the job page, succeeded.
     const all = await eventually(
-      async () => (await (await dev.session(`/api/developers/jobs/${jobs[0].jobId}/webhook-deliveries`)).json()) as (Delivery & { endpointId: string })[],
+      async () =>
+        (await (await dev.session(`/api/developers/jobs/${jobs[0].jobId}/webhook-deliveries`)).json()) as (Delivery & {
+          endpointId: string;
+        })[],
       (list) => list.every((d) => d.status !== "pending"),
     );
     const forJob = all.filter((d) => d.endpointId === endpoint.endpointId);
-    expect(forJob.map((d) => d.eventType).sort()).toEqual(["job.completed", ...Array(5).fill("job.status_changed")].sort());
+    expect(forJob.map((d) => d.eventType).sort()).toEqual(
+      ["job.completed", ...Array(5).fill("job.status_changed")].sort(),
+    );
     // (At least once: on a loaded machine an attempt may time out after the receiver got it, and be retried.)
-    expect(forJob.map((d) => [d.status, d.lastResponseStatus, d.lastError])).toEqual(Array(6).fill(["succeeded", 200, null]));
+    expect(forJob.map((d) => [d.status, d.lastResponseStatus, d.lastError])).toEqual(
+      Array(6).fill(["succeeded", 200, null]),
+    );
     expect(forJob.every((d) => d.attempts >= 1)).toBe(true);
   });
 
   it("are retried after 500, 500 with the same webhook-id, and end succeeded with 3 attempts", async () => {
     const endpoint = await register(dev, "/flaky");
     expect((await sendTest(endpoint.endpointId)).status).toBe(202);
-    const [delivery] = await eventually(() => deliveries(endpoint.endpointId), (d) => d[0]?.status === "succeeded");
-    expect(delivery).toMatchObject({ eventType: "webhook.test", attempts: 3, lastResponseStatus: 200, lastError: null, nextAttemptAt: null });
+    const [delivery] = await eventually(
+      () => deliveries(endpoint.endpointId),
+      (d) => d[0]?.status === "succeeded",
+    );
+    expect(delivery).toMatchObject({
+      eventType: "webhook.test",
+      attempts: 3,
+      lastResponseStatus: 200,
+      lastError: null,
+      nextAttemptAt: null,
+    });
     const requests = receiver.received.filter((r) => r.path === "/flaky");
     expect(requests).toHaveLength(3);
     expect(new Set(requests.map((r) => r.headers["webhook-id"]))).toEqual(new Set([delivery.eventId]));
@@ -196,7 +257,10 @@ describe("webhook deliveries", () => {
     const endpoint = await register(dev, "/hang");
     const started = Date.now();
     await sendTest(endpoint.endpointId);
-    const [delivery] = await eventually(() => deliveries(endpoint.endpointId), (d) => d[0]?.lastError === "TIMEOUT");
+    const [delivery] = await eventually(
+      () => deliveries(endpoint.endpointId),
+      (d) => d[0]?.lastError === "TIMEOUT",
+    );
     expect(delivery.status).toBe("pending");
     expect(delivery.lastResponseStatus).toBeNull();
     expect(delivery.lastLatencyMs).toBeGreaterThanOrEqual(timeoutMs - 50);
@@ -213,7 +277,10 @@ describe("webhook deliveries", () => {
     expect(rotated.secret).toMatch(/^whsec_/);
     expect(rotated.secret).not.toBe(endpoint.secret);
     await sendTest(endpoint.endpointId);
-    const [event] = await eventually(async () => eventsAt(receiver, "/rotated"), (list) => list.length === 1);
+    const [event] = await eventually(
+      async () => eventsAt(receiver, "/rotated"),
+      (list) => list.length === 1,
+    );
     const headers = event.headers as Record<string, string>;
     expect(headers["webhook-signature"].split(" ")).toHaveLength(2);
     expect(verifyWebhook(event.body, headers, endpoint.secret).type).toBe("webhook.test");
@@ -225,10 +292,19 @@ describe("webhook deliveries", () => {
   it("are sent again with the same webhook-id on Redeliver", async () => {
     const endpoint = await register(dev, "/again");
     await sendTest(endpoint.endpointId);
-    const [first] = await eventually(() => deliveries(endpoint.endpointId), (d) => d[0]?.status === "succeeded");
-    const res = await dev.session(`/api/developers/webhooks/${endpoint.endpointId}/deliveries/${first.deliveryId}/redeliver`, { method: "POST" });
+    const [first] = await eventually(
+      () => deliveries(endpoint.endpointId),
+      (d) => d[0]?.status === "succeeded",
+    );
+    const res = await dev.session(
+      `/api/developers/webhooks/${endpoint.endpointId}/deliveries/${first.deliveryId}/redeliver`,
+      { method: "POST" },
+    );
     expect(res.status).toBe(202);
-    const [again] = await eventually(() => deliveries(endpoint.endpointId), (d) => d[0]?.attempts === 2 && d[0].status === "succeeded");
+    const [again] = await eventually(
+      () => deliveries(endpoint.endpointId),
+      (d) => d[0]?.attempts === 2 && d[0].status === "succeeded",
+    );
     expect(again.eventId).toBe(first.eventId);
     const ids = receiver.received.filter((r) => r.path === "/again").map((r) => r.headers["webhook-id"]);
     expect(ids).toEqual([first.eventId, first.eventId]);
@@ -236,12 +312,19 @@ describe("webhook deliveries", () => {
 
   it("wait while their endpoint is disabled, and go out once it is enabled again", async () => {
     const endpoint = await register(dev, "/paused");
-    const patch = (status: string) => dev.session(`/api/developers/webhooks/${endpoint.endpointId}`, { method: "PATCH", body: JSON.stringify({ status }) });
+    const patch = (status: string) =>
+      dev.session(`/api/developers/webhooks/${endpoint.endpointId}`, {
+        method: "PATCH",
+        body: JSON.stringify({ status }),
+      });
     expect(((await (await patch("disabled")).json()) as Endpoint).status).toBe("disabled");
     await sendTest(endpoint.endpointId);
     await new Promise((r) => setTimeout(r, 300));
     expect(receiver.received.filter((r) => r.path === "/paused")).toHaveLength(0);
     expect(((await (await patch("enabled")).json()) as Endpoint).status).toBe("enabled");
-    await eventually(async () => eventsAt(receiver, "/paused"), (list) => list.length === 1);
+    await eventually(
+      async () => eventsAt(receiver, "/paused"),
+      (list) => list.length === 1,
+    );
   });
 });

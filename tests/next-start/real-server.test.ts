@@ -3,7 +3,10 @@
 // the lighter test router (tests/support/test-server.ts); this suite checks what only Next itself does.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { catalog, type ServiceId } from "@/lib/domain/catalog";
-import { startOpenAiCompatibleServer, type OpenAiCompatibleServer } from "@/lib/network/providers/testing/openai-compatible-server";
+import {
+  startOpenAiCompatibleServer,
+  type OpenAiCompatibleServer,
+} from "@/lib/network/providers/testing/openai-compatible-server";
 import { renderTextImage } from "@/lib/network/providers/testing/text-image";
 import { signUpDeveloper, type Developer } from "../support/developer";
 import { describeHttpAsNextServesIt, ratePerMinute } from "../support/next-http-spec";
@@ -16,17 +19,28 @@ const llmKey = "sk-next-start";
 
 /** One input per service of the catalog, each with what its result must say. */
 const samples: Record<ServiceId, { input: () => Promise<Record<string, unknown>>; output: Record<string, unknown> }> = {
-  "text-sentiment": { input: async () => ({ text: "What a wonderful, friendly and delightful place this is!" }), output: { label: "positive" } },
+  "text-sentiment": {
+    input: async () => ({ text: "What a wonderful, friendly and delightful place this is!" }),
+    output: { label: "positive" },
+  },
   "text-summarize": {
-    input: async () => ({ text: "Bees pollinate crops. Farmers rent hives in spring. Colonies have suffered losses lately.", sentences: 1 }),
+    input: async () => ({
+      text: "Bees pollinate crops. Farmers rent hives in spring. Colonies have suffered losses lately.",
+      sentences: 1,
+    }),
     output: { sentenceCount: 3 },
   },
   "language-detect": {
-    input: async () => ({ text: "Der Zug hatte wegen einer Signalstörung fast eine Stunde Verspätung, und die Fahrgäste warteten geduldig auf dem Bahnsteig." }),
+    input: async () => ({
+      text: "Der Zug hatte wegen einer Signalstörung fast eine Stunde Verspätung, und die Fahrgäste warteten geduldig auf dem Bahnsteig.",
+    }),
     output: { iso6391: "de" },
   },
   "token-count": { input: async () => ({ text: "hello world", model: "gpt-4o" }), output: { tokens: 2 } },
-  "image-ocr": { input: async () => ({ image: (await renderTextImage(["Served by next start"])).toString("base64") }), output: { text: "Served by next start" } },
+  "image-ocr": {
+    input: async () => ({ image: (await renderTextImage(["Served by next start"])).toString("base64") }),
+    output: { text: "Served by next start" },
+  },
   "text-generate": { input: async () => ({ prompt: "Say hello to the real server" }), output: {} },
 };
 
@@ -75,36 +89,44 @@ describe.each(drivers)("next start on $name", ({ postgres }) => {
     expect(services.map((s) => s.serviceId).sort()).toEqual(Object.keys(samples).sort());
   });
 
-  it.each(catalog.map((s) => s.serviceId))("runs a %s job end to end: submit → SSE → completed → telemetry", async (serviceId) => {
-    const key = await dev.createApiKey();
-    const sample = samples[serviceId];
-    const job = await submit(dev, key, serviceId, await sample.input());
-    expect(job.status).toBe("queued");
+  it.each(catalog.map((s) => s.serviceId))(
+    "runs a %s job end to end: submit → SSE → completed → telemetry",
+    async (serviceId) => {
+      const key = await dev.createApiKey();
+      const sample = samples[serviceId];
+      const job = await submit(dev, key, serviceId, await sample.input());
+      expect(job.status).toBe("queued");
 
-    const stream = await dev.withKey(key, `/api/developers/jobs/${job.jobId}/events`);
-    expect(stream.status).toBe(200);
-    expect(stream.headers.get("content-type")).toContain("text/event-stream");
-    const messages = await readEventStream(stream);
-    expect(messages.filter((m) => m.event === "status").at(-1)?.data.status).toBe("completed");
-    const streamed = messages.filter((m) => m.event === "telemetry").map((m) => m.data.type);
+      const stream = await dev.withKey(key, `/api/developers/jobs/${job.jobId}/events`);
+      expect(stream.status).toBe(200);
+      expect(stream.headers.get("content-type")).toContain("text/event-stream");
+      const messages = await readEventStream(stream);
+      expect(messages.filter((m) => m.event === "status").at(-1)?.data.status).toBe("completed");
+      const streamed = messages.filter((m) => m.event === "telemetry").map((m) => m.data.type);
 
-    const done = await getJob(dev, key, job.jobId);
-    expect(done, JSON.stringify(done.error)).toMatchObject({ status: "completed", progress: 100, attempt: 1, error: null });
-    expect(done.result?.summary).toEqual(expect.stringMatching(/\S/));
-    expect(done.result?.output).toMatchObject(sample.output);
+      const done = await getJob(dev, key, job.jobId);
+      expect(done, JSON.stringify(done.error)).toMatchObject({
+        status: "completed",
+        progress: 100,
+        attempt: 1,
+        error: null,
+      });
+      expect(done.result?.summary).toEqual(expect.stringMatching(/\S/));
+      expect(done.result?.output).toMatchObject(sample.output);
 
-    const events = await telemetry(dev, key, job.jobId);
-    expect(streamed).toEqual(events.map((e) => e.type));
-    expect(typesOf(events)).toEqual([
-      "JOB_CREATED",
-      "WORKFLOW_INITIALIZED",
-      "ROUTING_STARTED",
-      "NODE_ASSIGNED",
-      "EXECUTION_STARTED",
-      "RESULT_STORED",
-      "EXECUTION_COMPLETED",
-    ]);
-  });
+      const events = await telemetry(dev, key, job.jobId);
+      expect(streamed).toEqual(events.map((e) => e.type));
+      expect(typesOf(events)).toEqual([
+        "JOB_CREATED",
+        "WORKFLOW_INITIALIZED",
+        "ROUTING_STARTED",
+        "NODE_ASSIGNED",
+        "EXECUTION_STARTED",
+        "RESULT_STORED",
+        "EXECUTION_COMPLETED",
+      ]);
+    },
+  );
 
   it("SIGTERM with a job in flight: the server exits, and after a restart the job completes exactly once", async () => {
     llm.behave({ reply: "slow", delayMs: 120_000 });
@@ -131,7 +153,9 @@ describe.each(drivers)("next start on $name", ({ postgres }) => {
   // (set by `npm run serve`) instrumentation's handler drains the embedded node and releases what is left.
   it("SIGTERM releases the running job (ROUTING_STARTED with releasedBy), it is not lost (NODE_LOST)", async () => {
     const key = await dev.createApiKey();
-    const { data } = (await (await dev.withKey(key, "/api/developers/jobs?serviceId=text-generate&limit=100")).json()) as { data: { jobId: string; attempt: number }[] };
+    const { data } = (await (
+      await dev.withKey(key, "/api/developers/jobs?serviceId=text-generate&limit=100")
+    ).json()) as { data: { jobId: string; attempt: number }[] };
     const restarted = data.find((j) => j.attempt === 2);
     expect(restarted).toBeDefined();
     const events = await telemetry(dev, key, String(restarted?.jobId));
@@ -140,14 +164,18 @@ describe.each(drivers)("next start on $name", ({ postgres }) => {
   });
 });
 
-describeHttpAsNextServesIt("next start", async (env) => {
-  const data = tempDataDir();
-  const server = await startNextServer({ env: { DATA_DIR: data.dir, ...env } });
-  return {
-    baseUrl: server.baseUrl,
-    close: async () => {
-      await server.stop("SIGKILL");
-      data.remove();
-    },
-  };
-}, { compression: true });
+describeHttpAsNextServesIt(
+  "next start",
+  async (env) => {
+    const data = tempDataDir();
+    const server = await startNextServer({ env: { DATA_DIR: data.dir, ...env } });
+    return {
+      baseUrl: server.baseUrl,
+      close: async () => {
+        await server.stop("SIGKILL");
+        data.remove();
+      },
+    };
+  },
+  { compression: true },
+);

@@ -12,7 +12,14 @@ import { signUpDeveloper, type Developer } from "../support/developer";
 import { eventually, execute, submit, waitForStatus } from "../support/jobs";
 import { freePort } from "../support/next-server";
 import { createThrowawayDatabase } from "../support/postgres";
-import { copyProduct, processState, waitHealthy, writeInCopy, type ProductCopy, type Running } from "../support/product-copy";
+import {
+  copyProduct,
+  processState,
+  waitHealthy,
+  writeInCopy,
+  type ProductCopy,
+  type Running,
+} from "../support/product-copy";
 
 const readmeRunCommand = "npm start";
 const adminUrl = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -67,7 +74,11 @@ async function stopProduct() {
 }
 
 const jobIds = async () =>
-  ((await (await developer.withKey(key, "/api/developers/jobs?limit=100")).json()) as { data: { jobId: string; status: string }[] }).data;
+  (
+    (await (await developer.withKey(key, "/api/developers/jobs?limit=100")).json()) as {
+      data: { jobId: string; status: string }[];
+    }
+  ).data;
 
 describe.sequential("the README's run command on a fresh copy", () => {
   it("builds without side effects: `npm run build` with DATABASE_URL leaves that database empty and writes no DATA_DIR", async () => {
@@ -78,7 +89,9 @@ describe.sequential("the README's run command on a fresh copy", () => {
       const client = new pg.Client({ connectionString: database.url });
       await client.connect();
       try {
-        const { rows } = await client.query("select table_name from information_schema.tables where table_schema not in ('pg_catalog', 'information_schema')");
+        const { rows } = await client.query(
+          "select table_name from information_schema.tables where table_schema not in ('pg_catalog', 'information_schema')",
+        );
         expect(rows).toEqual([]);
       } finally {
         await client.end();
@@ -91,7 +104,9 @@ describe.sequential("the README's run command on a fresh copy", () => {
 
   it("starts with exactly `npm start` on the default DATA_DIR: 'starting' then healthy, never a 500, and a first job completes", async () => {
     const answers = await startProduct();
-    const unexpected = answers.filter((a) => a !== "refused" && a.status !== 200 && !(a.status === 503 && JSON.parse(a.body).status === "starting"));
+    const unexpected = answers.filter(
+      (a) => a !== "refused" && a.status !== 200 && !(a.status === 503 && JSON.parse(a.body).status === "starting"),
+    );
     expect(unexpected).toEqual([]);
     expect(server?.output()).not.toMatch(/next build/); // the build above is fresh: a restart does not rebuild
 
@@ -105,7 +120,8 @@ describe.sequential("the README's run command on a fresh copy", () => {
   }, 180_000);
 
   it("runs operator commands against the running server: credits grant and node-token", async () => {
-    const balance = async () => ((await (await developer.withKey(key, "/api/credits/balance")).json()) as { balance: number }).balance;
+    const balance = async () =>
+      ((await (await developer.withKey(key, "/api/credits/balance")).json()) as { balance: number }).balance;
     const before = await balance();
     const grant = await copy.run(`npm run credits -- grant ${developer.address} 250 --description "Trial extension"`);
     expect(grant.code, grant.output).toBe(0);
@@ -130,20 +146,36 @@ describe.sequential("the README's run command on a fresh copy", () => {
     const startedAt = Date.now();
     const second = await copy.run(readmeRunCommand, { PORT: String(await freePort()) }, 60_000);
     expect(second.code).not.toBe(0);
-    expect(second.output).toMatch(/^Execution Network cannot start: The embedded database in \.\/\.data is in use by another process \(pid \d+\)/m);
+    expect(second.output).toMatch(
+      /^Execution Network cannot start: The embedded database in \.\/\.data is in use by another process \(pid \d+\)/m,
+    );
     expect(second.output).not.toMatch(/next build/); // refused before rebuilding .next under the live server
 
     // The server's own check, for whoever runs `next start` without the preflight.
-    const direct = await copy.run("node node_modules/next/dist/bin/next start", { PORT: String(await freePort()) }, 60_000);
+    const direct = await copy.run(
+      "node node_modules/next/dist/bin/next start",
+      { PORT: String(await freePort()) },
+      60_000,
+    );
     expect(direct.code).toBe(1);
-    expect(direct.output).toMatch(/^Execution Network cannot start: The embedded database in \.\/\.data is in use by another process/m);
+    expect(direct.output).toMatch(
+      /^Execution Network cannot start: The embedded database in \.\/\.data is in use by another process/m,
+    );
 
     const portTaken = await copy.run("npm run serve", { PORT: String(port), DATA_DIR: "./.data-other" }, 60_000);
     expect(portTaken.code).not.toBe(0);
-    expect(portTaken.output).toMatch(new RegExp(`^Execution Network cannot start: port ${port} is already in use`, "m"));
-    const misconfigured = await copy.run(readmeRunCommand, { PORT: String(await freePort()), EMBEDDED_NODES: "-1" }, 60_000);
+    expect(portTaken.output).toMatch(
+      new RegExp(`^Execution Network cannot start: port ${port} is already in use`, "m"),
+    );
+    const misconfigured = await copy.run(
+      readmeRunCommand,
+      { PORT: String(await freePort()), EMBEDDED_NODES: "-1" },
+      60_000,
+    );
     expect(misconfigured.code).not.toBe(0);
-    expect(misconfigured.output).toMatch(/^Execution Network cannot start: Invalid configuration: EMBEDDED_NODES: [^\n]+$/m);
+    expect(misconfigured.output).toMatch(
+      /^Execution Network cannot start: Invalid configuration: EMBEDDED_NODES: [^\n]+$/m,
+    );
     expect(Date.now() - startedAt).toBeLessThan(60_000);
     expect((await fetch(`${baseUrl}/api/health`)).status).toBe(200);
   }, 200_000);
@@ -151,19 +183,29 @@ describe.sequential("the README's run command on a fresh copy", () => {
   it("after kill -9 of the whole process group mid-burst, the same command comes back and every accepted job finishes exactly once", async () => {
     const accepted: string[] = [];
     const burst = Array.from({ length: 60 }, (_, i) =>
-      execute(developer, key, i % 2 ? "token-count" : "text-summarize", { text: `Burst ${i}. The network routes each job to a node. Nodes run it and report.` })
+      execute(developer, key, i % 2 ? "token-count" : "text-summarize", {
+        text: `Burst ${i}. The network routes each job to a node. Nodes run it and report.`,
+      })
         .then((res) => (res.status === 202 ? (res.json() as Promise<{ jobId: string }>) : undefined))
         .then(
           (job) => void (job && accepted.push(job.jobId)),
           () => undefined, // cut off by the kill before its answer arrived: never accepted
         ),
     );
-    await eventually(async () => accepted.length, (n) => n >= 15, 60_000);
+    await eventually(
+      async () => accepted.length,
+      (n) => n >= 15,
+      60_000,
+    );
     await server?.kill("SIGKILL");
     await Promise.all(burst);
 
     await startProduct();
-    const jobs = await eventually(jobIds, (list) => list.every((job) => job.status === "completed" || job.status === "failed"), 120_000);
+    const jobs = await eventually(
+      jobIds,
+      (list) => list.every((job) => job.status === "completed" || job.status === "failed"),
+      120_000,
+    );
     expect(jobs.map((job) => job.jobId)).toEqual(expect.arrayContaining(accepted));
     expect(jobs.filter((job) => job.status !== "completed")).toEqual([]);
   }, 300_000);
@@ -172,12 +214,19 @@ describe.sequential("the README's run command on a fresh copy", () => {
     await server?.kill("SIGKILL");
     await dataDirReleased();
     // A server whose parent never reaps it (a container whose pid 1 is no init): killed, it stays a zombie.
-    const owner = copy.spawn(`NEXT_MANUAL_SIG_HANDLE=true node node_modules/next/dist/bin/next start & echo "server-pid $!"; exec sleep 600`, { PORT: String(port) });
+    const owner = copy.spawn(
+      `NEXT_MANUAL_SIG_HANDLE=true node node_modules/next/dist/bin/next start & echo "server-pid $!"; exec sleep 600`,
+      { PORT: String(port) },
+    );
     others.push(owner);
     await waitHealthy(baseUrl, owner);
     const zombie = Number(/server-pid (\d+)/.exec(owner.output())?.[1]);
     process.kill(zombie, "SIGKILL");
-    await eventually(async () => processState(zombie), (state) => state === "Z", 10_000);
+    await eventually(
+      async () => processState(zombie),
+      (state) => state === "Z",
+      10_000,
+    );
     await startProduct();
     expect(processState(zombie)).toBe("Z");
 

@@ -16,8 +16,14 @@ export interface KeyView {
 }
 
 /** POST /api/developers/keys with every scope unless `body` says otherwise; expects 201. */
-export async function createKey(dev: Developer, body: Record<string, unknown> = {}): Promise<KeyView & { key: string }> {
-  const res = await dev.session("/api/developers/keys", { method: "POST", body: JSON.stringify({ name: "spend test", scopes: allScopes, ...body }) });
+export async function createKey(
+  dev: Developer,
+  body: Record<string, unknown> = {},
+): Promise<KeyView & { key: string }> {
+  const res = await dev.session("/api/developers/keys", {
+    method: "POST",
+    body: JSON.stringify({ name: "spend test", scopes: allScopes, ...body }),
+  });
   expect(res.status, await res.clone().text()).toBe(201);
   return res.json();
 }

@@ -22,7 +22,12 @@ beforeAll(async () => {
 afterAll(() => chain?.stop());
 
 const balanceOf = (address: `0x${string}`) =>
-  chain.publicClient.readContract({ address: chain.token, abi: testTokenAbi, functionName: "balanceOf", args: [address] });
+  chain.publicClient.readContract({
+    address: chain.token,
+    abi: testTokenAbi,
+    functionName: "balanceOf",
+    args: [address],
+  });
 
 const transfersIn = async (hash: `0x${string}`) => {
   const receipt = await chain.publicClient.getTransactionReceipt({ hash });
@@ -40,7 +45,18 @@ const signatures = (abi: Abi) =>
 const hashAsSigned = (tx: Transaction) => {
   if (tx.type !== "eip1559") throw new Error(`unexpected transaction type ${tx.type}`);
   const { chainId, nonce, to, value, gas, maxFeePerGas, maxPriorityFeePerGas, input, accessList, r, s, yParity } = tx;
-  const fields = { type: "eip1559", chainId, nonce, to, value, gas, maxFeePerGas, maxPriorityFeePerGas, data: input, accessList } as const;
+  const fields = {
+    type: "eip1559",
+    chainId,
+    nonce,
+    to,
+    value,
+    gas,
+    maxFeePerGas,
+    maxPriorityFeePerGas,
+    data: input,
+    accessList,
+  } as const;
   return keccak256(serializeTransaction(fields, { r, s, yParity }));
 };
 
@@ -140,7 +156,10 @@ describe("local chain", () => {
     await chain.stopMining();
     try {
       // Sent together from one account: each needs its own nonce although neither is mined yet.
-      const [first, second] = await Promise.all([chain.transfer(payer, chain.treasury, 1n), chain.transfer(payer, chain.treasury, 2n)]);
+      const [first, second] = await Promise.all([
+        chain.transfer(payer, chain.treasury, 1n),
+        chain.transfer(payer, chain.treasury, 2n),
+      ]);
       for (const hash of [first, second]) {
         await expect(chain.publicClient.getTransactionReceipt({ hash })).rejects.toThrow(/could not be found/);
         expect((await chain.publicClient.getTransaction({ hash })).blockNumber).toBeNull();
@@ -155,7 +174,8 @@ describe("local chain", () => {
       expect(await chain.blockNumber()).toBe(height);
       await chain.startMining();
       await chain.mine();
-      for (const hash of [first, second]) expect((await chain.publicClient.getTransactionReceipt({ hash })).status).toBe("success");
+      for (const hash of [first, second])
+        expect((await chain.publicClient.getTransactionReceipt({ hash })).status).toBe("success");
       expect(await balanceOf(payer.address)).toBe(1_000_000_000n - 3n);
     } finally {
       await chain.startMining();
@@ -190,7 +210,12 @@ describe("local chain", () => {
   it("ganache dies with the process that started it, even one killed with SIGKILL", async () => {
     const parent = spawn(
       process.execPath,
-      ["--import", "tsx", "-e", `require("./tests/support/chain.ts").startLocalChain().then((c) => console.log(c.rpcUrl))`],
+      [
+        "--import",
+        "tsx",
+        "-e",
+        `require("./tests/support/chain.ts").startLocalChain().then((c) => console.log(c.rpcUrl))`,
+      ],
       { stdio: ["ignore", "pipe", "pipe"] },
     );
     const rpcUrl = await new Promise<string>((resolve, reject) => {
@@ -215,7 +240,11 @@ describe("local chain", () => {
   });
 
   it("stop() kills ganache: the RPC stops answering", async () => {
-    const answers = () => chain.publicClient.getChainId().then(() => true, () => false);
+    const answers = () =>
+      chain.publicClient.getChainId().then(
+        () => true,
+        () => false,
+      );
     expect(await answers()).toBe(true);
     await chain.stop();
     expect(await answers()).toBe(false);

@@ -48,7 +48,13 @@ export const testTokenAbi = [
   { type: "function", name: "name", stateMutability: "view", inputs: [], outputs: [{ name: "", type: "string" }] },
   { type: "function", name: "symbol", stateMutability: "view", inputs: [], outputs: [{ name: "", type: "string" }] },
   { type: "function", name: "decimals", stateMutability: "view", inputs: [], outputs: [{ name: "", type: "uint8" }] },
-  { type: "function", name: "totalSupply", stateMutability: "view", inputs: [], outputs: [{ name: "", type: "uint256" }] },
+  {
+    type: "function",
+    name: "totalSupply",
+    stateMutability: "view",
+    inputs: [],
+    outputs: [{ name: "", type: "uint256" }],
+  },
   { type: "function", name: "owner", stateMutability: "view", inputs: [], outputs: [{ name: "", type: "address" }] },
   {
     type: "function",
@@ -205,7 +211,8 @@ const revertingTransferGas = 120_000n;
 function repoRoot(): string {
   for (let dir = process.cwd(); ; dir = path.dirname(dir)) {
     if (existsSync(path.join(dir, "node_modules", "ganache", "dist", "node", "cli.js"))) return dir;
-    if (path.dirname(dir) === dir) throw new Error(`node_modules/ganache not found from ${process.cwd()}: run npm install`);
+    if (path.dirname(dir) === dir)
+      throw new Error(`node_modules/ganache not found from ${process.cwd()}: run npm install`);
   }
 }
 
@@ -220,7 +227,9 @@ export function compileContracts(): { TestToken: CompiledContract; PaymentForwar
   const files = ["TestToken.sol", "PaymentForwarder.sol"];
   const input = {
     language: "Solidity",
-    sources: Object.fromEntries(files.map((f) => [f, { content: readFileSync(path.join(root, "contracts", f), "utf8") }])),
+    sources: Object.fromEntries(
+      files.map((f) => [f, { content: readFileSync(path.join(root, "contracts", f), "utf8") }]),
+    ),
     settings: {
       // "paris": no PUSH0, so the bytecode also runs on chains that have not adopted Shanghai.
       evmVersion: "paris",
@@ -290,13 +299,17 @@ function spawnGanache(port: number, chainId: number, log: boolean): GanacheProce
   const cli = path.join(repoRoot(), "node_modules", "ganache", "dist", "node", "cli.js");
   const args = ["--port", String(port), "--chain.chainId", String(chainId), "--wallet.deterministic"];
   if (!log) args.push("--logging.quiet");
-  const child = spawn(process.execPath, ["--import", `data:text/javascript,${encodeURIComponent(watchdog)}`, cli, ...args], {
-    // Its own process group: a Ctrl-C in the terminal reaches only the parent, which stops the chain itself,
-    // and stop() can kill everything ganache might have started.
-    detached: true,
-    stdio: ["pipe", "pipe", "pipe"],
-    env: { ...process.env, NODE_OPTIONS: "" },
-  });
+  const child = spawn(
+    process.execPath,
+    ["--import", `data:text/javascript,${encodeURIComponent(watchdog)}`, cli, ...args],
+    {
+      // Its own process group: a Ctrl-C in the terminal reaches only the parent, which stops the chain itself,
+      // and stop() can kill everything ganache might have started.
+      detached: true,
+      stdio: ["pipe", "pipe", "pipe"],
+      env: { ...process.env, NODE_OPTIONS: "" },
+    },
+  );
   let output = "";
   const collect = (chunk: Buffer) => {
     // Keep the tail only: with logging on, ganache prints a line per request.
@@ -343,8 +356,10 @@ async function waitUntilAnswering(port: number, ganache: GanacheProcess, timeout
         // not answering yet
       }
     }
-    if (ganache.output().includes("EADDRINUSE")) throw new Error(`port ${port} is taken (EADDRINUSE):\n${ganache.output()}`);
-    if (Date.now() > deadline) throw new Error(`ganache did not answer on port ${port} within ${timeoutMs} ms:\n${ganache.output()}`);
+    if (ganache.output().includes("EADDRINUSE"))
+      throw new Error(`port ${port} is taken (EADDRINUSE):\n${ganache.output()}`);
+    if (Date.now() > deadline)
+      throw new Error(`ganache did not answer on port ${port} within ${timeoutMs} ms:\n${ganache.output()}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -392,7 +407,9 @@ export async function startLocalChain(opts: StartLocalChainOptions = {}): Promis
   async function nextNonce(address: Address): Promise<number> {
     const mined = await publicClient.getTransactionCount({ address, blockTag: "latest" });
     const pool = (await rpc("txpool_content")) as Record<"pending" | "queued", Record<string, Record<string, unknown>>>;
-    const queuedNonces = [pool.pending, pool.queued].flatMap((byAccount) => Object.keys(byAccount[address.toLowerCase()] ?? {}));
+    const queuedNonces = [pool.pending, pool.queued].flatMap((byAccount) =>
+      Object.keys(byAccount[address.toLowerCase()] ?? {}),
+    );
     return Math.max(mined, ...queuedNonces.map((n) => Number(n) + 1));
   }
 
@@ -401,7 +418,10 @@ export async function startLocalChain(opts: StartLocalChainOptions = {}): Promis
   function serialised<T>(address: Address, task: () => Promise<T>): Promise<T> {
     const previous = sendQueues.get(address) ?? Promise.resolve();
     const next = previous.then(task, task);
-    sendQueues.set(address, next.catch(() => undefined));
+    sendQueues.set(
+      address,
+      next.catch(() => undefined),
+    );
     return next;
   }
 
@@ -471,18 +491,34 @@ export async function startLocalChain(opts: StartLocalChainOptions = {}): Promis
       return sendCall(from, local.token, data, revertingTransferGas);
     },
 
-    async deployToken({ name = testTokenDefaults.name, symbol = testTokenDefaults.symbol, decimals = testTokenDefaults.decimals } = {}) {
-      const data = encodeDeployData({ abi: testTokenAbi, bytecode: TestToken.bytecode, args: [name, symbol, decimals] });
+    async deployToken({
+      name = testTokenDefaults.name,
+      symbol = testTokenDefaults.symbol,
+      decimals = testTokenDefaults.decimals,
+    } = {}) {
+      const data = encodeDeployData({
+        abi: testTokenAbi,
+        bytecode: TestToken.bytecode,
+        args: [name, symbol, decimals],
+      });
       return deploy(TestToken.bytecode, data);
     },
 
     async deployForwarder(owner) {
-      const data = encodeDeployData({ abi: paymentForwarderAbi, bytecode: PaymentForwarder.bytecode, args: [owner.address] });
+      const data = encodeDeployData({
+        abi: paymentForwarderAbi,
+        bytecode: PaymentForwarder.bytecode,
+        args: [owner.address],
+      });
       return deploy(PaymentForwarder.bytecode, data);
     },
 
     async payThroughForwarder(owner, forwarder, to, amount) {
-      const data = encodeFunctionData({ abi: paymentForwarderAbi, functionName: "pay", args: [local.token, to, amount] });
+      const data = encodeFunctionData({
+        abi: paymentForwarderAbi,
+        functionName: "pay",
+        args: [local.token, to, amount],
+      });
       return sendCall(owner, forwarder, data);
     },
 
@@ -498,7 +534,8 @@ export async function startLocalChain(opts: StartLocalChainOptions = {}): Promis
 
     async revert(id) {
       // ganache answers false (not an error) for an unknown or already used snapshot id.
-      if ((await rpc("evm_revert", [id])) !== true) throw new Error(`evm_revert(${id}) failed: unknown or already used snapshot`);
+      if ((await rpc("evm_revert", [id])) !== true)
+        throw new Error(`evm_revert(${id}) failed: unknown or already used snapshot`);
     },
 
     async stopMining() {

@@ -15,7 +15,14 @@ export interface Developer {
   createApiKey(scopes?: string[], extra?: Record<string, unknown>): Promise<string>;
 }
 
-export const allScopes = ["services:read", "services:execute", "jobs:read", "telemetry:read", "credits:read", "webhooks:manage"];
+export const allScopes = [
+  "services:read",
+  "services:execute",
+  "jobs:read",
+  "telemetry:read",
+  "credits:read",
+  "webhooks:manage",
+];
 
 export function cookieFrom(res: Response): string | undefined {
   const set = res.headers.getSetCookie().find((c) => c.startsWith("en_session="));
@@ -68,15 +75,26 @@ export async function signIn(baseUrl: string, account: PrivateKeyAccount = priva
   return { account, cookie: cookieFrom(res) ?? "" };
 }
 
-export async function signUpDeveloper(baseUrl: string, opts: { profile?: boolean; name?: string; account?: PrivateKeyAccount } = {}): Promise<Developer> {
+export async function signUpDeveloper(
+  baseUrl: string,
+  opts: { profile?: boolean; name?: string; account?: PrivateKeyAccount } = {},
+): Promise<Developer> {
   const { account, cookie } = await signIn(baseUrl, opts.account);
   const session = (path: string, init: RequestInit = {}) =>
     fetch(`${baseUrl}${path}`, {
       ...init,
-      headers: { origin: baseUrl, cookie, ...(init.body ? { "content-type": "application/json" } : {}), ...(init.headers as Record<string, string>) },
+      headers: {
+        origin: baseUrl,
+        cookie,
+        ...(init.body ? { "content-type": "application/json" } : {}),
+        ...(init.headers as Record<string, string>),
+      },
     });
   if (opts.profile !== false) {
-    const res = await session("/api/developers", { method: "POST", body: JSON.stringify({ name: opts.name ?? "Ada Developer" }) });
+    const res = await session("/api/developers", {
+      method: "POST",
+      body: JSON.stringify({ name: opts.name ?? "Ada Developer" }),
+    });
     if (res.status !== 201) throw new Error(`profile creation failed: ${res.status} ${await res.text()}`);
   }
   return {
@@ -88,10 +106,17 @@ export async function signUpDeveloper(baseUrl: string, opts: { profile?: boolean
     withKey: (key, path, init = {}) =>
       fetch(`${baseUrl}${path}`, {
         ...init,
-        headers: { "x-api-key": key, ...(init.body ? { "content-type": "application/json" } : {}), ...(init.headers as Record<string, string>) },
+        headers: {
+          "x-api-key": key,
+          ...(init.body ? { "content-type": "application/json" } : {}),
+          ...(init.headers as Record<string, string>),
+        },
       }),
     async createApiKey(scopes = allScopes, extra = {}) {
-      const res = await session("/api/developers/keys", { method: "POST", body: JSON.stringify({ name: "test key", scopes, ...extra }) });
+      const res = await session("/api/developers/keys", {
+        method: "POST",
+        body: JSON.stringify({ name: "test key", scopes, ...extra }),
+      });
       if (res.status !== 201) throw new Error(`key creation failed: ${res.status} ${await res.text()}`);
       return ((await res.json()) as { key: string }).key;
     },

@@ -44,8 +44,18 @@ export interface TelemetryView {
   data?: Record<string, unknown>;
 }
 
-export async function execute(dev: Developer, key: string, serviceId: string, input: unknown, headers: Record<string, string> = {}) {
-  return dev.withKey(key, `/api/marketplace/services/${serviceId}/execute`, { method: "POST", body: JSON.stringify({ input }), headers });
+export async function execute(
+  dev: Developer,
+  key: string,
+  serviceId: string,
+  input: unknown,
+  headers: Record<string, string> = {},
+) {
+  return dev.withKey(key, `/api/marketplace/services/${serviceId}/execute`, {
+    method: "POST",
+    body: JSON.stringify({ input }),
+    headers,
+  });
 }
 
 export async function submit(dev: Developer, key: string, serviceId: string, input: unknown): Promise<JobView> {
@@ -54,13 +64,18 @@ export async function submit(dev: Developer, key: string, serviceId: string, inp
   return (await res.json()) as JobView;
 }
 
-export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
+export async function eventually<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 60_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let delay = 10;
   for (;;) {
     const value = await read();
     if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not reached in ${timeoutMs} ms; last value: ${JSON.stringify(value).slice(0, 500)}`);
+    if (Date.now() > deadline)
+      throw new Error(`condition not reached in ${timeoutMs} ms; last value: ${JSON.stringify(value).slice(0, 500)}`);
     await new Promise((r) => setTimeout(r, delay));
     delay = Math.min(250, delay * 2);
   }
@@ -70,8 +85,18 @@ export async function getJob(dev: Developer, key: string, jobId: string): Promis
   return (await (await dev.withKey(key, `/api/developers/jobs/${jobId}`)).json()) as JobView;
 }
 
-export function waitForStatus(dev: Developer, key: string, jobId: string, statuses = ["completed", "failed"], timeoutMs?: number) {
-  return eventually(() => getJob(dev, key, jobId), (job) => statuses.includes(job.status), timeoutMs);
+export function waitForStatus(
+  dev: Developer,
+  key: string,
+  jobId: string,
+  statuses = ["completed", "failed"],
+  timeoutMs?: number,
+) {
+  return eventually(
+    () => getJob(dev, key, jobId),
+    (job) => statuses.includes(job.status),
+    timeoutMs,
+  );
 }
 
 export async function telemetry(dev: Developer, key: string, jobId: string): Promise<TelemetryView[]> {

@@ -14,94 +14,110 @@ export interface ServerUnderTest {
 /** Low enough to reach in a test, high enough for one job's submit → stream → job → telemetry per key. */
 export const ratePerMinute = 12;
 
-export function describeHttpAsNextServesIt(name: string, start: (env: Record<string, string>) => Promise<ServerUnderTest>, options: { compression?: boolean } = {}) {
-describe(`${name}: HTTP as Next serves it`, () => {
-  let server: ServerUnderTest;
-  let dev: Developer;
-  let key: string;
-  beforeAll(async () => {
-    server = await start({ RATE_LIMIT_PER_MINUTE: String(ratePerMinute) });
-    dev = await signUpDeveloper(server.baseUrl);
-    key = await dev.createApiKey();
-  }, 180_000);
-  afterAll(() => server?.close());
+export function describeHttpAsNextServesIt(
+  name: string,
+  start: (env: Record<string, string>) => Promise<ServerUnderTest>,
+  options: { compression?: boolean } = {},
+) {
+  describe(`${name}: HTTP as Next serves it`, () => {
+    let server: ServerUnderTest;
+    let dev: Developer;
+    let key: string;
+    beforeAll(async () => {
+      server = await start({ RATE_LIMIT_PER_MINUTE: String(ratePerMinute) });
+      dev = await signUpDeveloper(server.baseUrl);
+      key = await dev.createApiKey();
+    }, 180_000);
+    afterAll(() => server?.close());
 
-  const request = (path: string, init: RequestInit = {}) => fetch(`${server.baseUrl}${path}`, { redirect: "manual", ...init });
+    const request = (path: string, init: RequestInit = {}) =>
+      fetch(`${server.baseUrl}${path}`, { redirect: "manual", ...init });
 
-  it("answers HEAD like GET without a body", async () => {
-    for (const [path, status] of [
-      ["/api/health", 200],
-      ["/api/marketplace/services", 200],
-      ["/api/developers/jobs", 401],
-      ["/api/no-such-route", 404],
-    ] as const) {
-      const [head, get] = [await request(path, { method: "HEAD" }), await request(path)];
-      expect([path, head.status]).toEqual([path, status]);
-      expect(head.status).toBe(get.status);
-      expect(head.headers.get("content-type")).toBe(get.headers.get("content-type"));
-      expect(await head.text()).toBe("");
-    }
+    it("answers HEAD like GET without a body", async () => {
+      for (const [path, status] of [
+        ["/api/health", 200],
+        ["/api/marketplace/services", 200],
+        ["/api/developers/jobs", 401],
+        ["/api/no-such-route", 404],
+      ] as const) {
+        const [head, get] = [await request(path, { method: "HEAD" }), await request(path)];
+        expect([path, head.status]).toEqual([path, status]);
+        expect(head.status).toBe(get.status);
+        expect(head.headers.get("content-type")).toBe(get.headers.get("content-type"));
+        expect(await head.text()).toBe("");
+      }
+    });
+
+    it("answers OPTIONS with 204 and the route's methods in Allow", async () => {
+      for (const [path, allow] of [
+        ["/api/health", "GET, HEAD, OPTIONS"],
+        ["/api/developers/jobs", "GET, HEAD, OPTIONS, POST"],
+        ["/api/marketplace/services/token-count/execute", "OPTIONS, POST"],
+      ] as const) {
+        const res = await request(path, { method: "OPTIONS" });
+        expect([path, res.status, res.headers.get("allow")]).toEqual([path, 204, allow]);
+      }
+    });
+
+    it("answers a method the route does not have with 405", async () => {
+      expect((await request("/api/health", { method: "DELETE" })).status).toBe(405);
+      expect((await request("/api/developers/jobs", { method: "PUT" })).status).toBe(405);
+    });
+
+    // Next's own 405 has an empty body: proxy.ts answers first, in the contract's error envelope.
+    it("answers 405 in the contract's error envelope", async () => {
+      await expectError(await request("/api/health", { method: "DELETE" }), 405, "METHOD_NOT_ALLOWED");
+    });
+
+    it("redirects a trailing slash to the canonical path with 308, keeping the query", async () => {
+      const res = await request("/api/marketplace/services/?limit=1");
+      expect(res.status).toBe(308);
+      expect(res.headers.get("location")).toBe("/api/marketplace/services?limit=1");
+      expect((await request("/api/developers/jobs/abc/")).headers.get("location")).toBe("/api/developers/jobs/abc");
+    });
+
+    it("decodes an escaped path segment before the route sees it (%2F is part of the id, not a separator)", async () => {
+      await expectError(await dev.withKey(key, "/api/developers/jobs/a%2Fb"), 404, "JOB_NOT_FOUND");
+      await expectError(
+        await dev.withKey(key, "/api/marketplace/services/token%2Dcount/execute", {
+          method: "POST",
+          body: JSON.stringify({ input: {} }),
+        }),
+        422,
+        "INVALID_SERVICE_INPUT",
+      );
+    });
+
+    // Next's router answers a malformed percent-encoding with a plain-text 500: proxy.ts answers first.
+    it("answers a malformed percent-encoding in the path with a 4xx in the error envelope", async () => {
+      for (const path of ["/api/developers/jobs/%E0%A4%A", "/api/developers/jobs/%zz", "/api/%zz"]) {
+        const res = await dev.withKey(key, path);
+        expect(res.status).toBeGreaterThanOrEqual(400);
+        expect(res.status).toBeLessThan(500);
+        expect((await res.json()).error.requestId).toBe(res.headers.get("x-request-id"));
+      }
+    });
+
+    it.runIf(options.compression)(
+      "compresses JSON for a client that accepts gzip and sends no X-Powered-By",
+      async () => {
+        const res = await request("/api/openapi.json", { headers: { "accept-encoding": "gzip" } });
+        expect(res.status).toBe(200);
+        expect(res.headers.get("content-encoding")).toBe("gzip");
+        expect(res.headers.get("x-powered-by")).toBeNull();
+        expect((await res.json()).openapi).toEqual(expect.any(String));
+      },
+    );
+
+    it("limits an API key's requests: 429 RATE_LIMITED with Retry-After over HTTP", async () => {
+      const limited = await dev.createApiKey();
+      for (let i = 0; i < ratePerMinute; i++)
+        expect((await dev.withKey(limited, "/api/credits/balance")).status).toBe(200);
+      const res = await dev.withKey(limited, "/api/credits/balance");
+      await expectError(res, 429, "RATE_LIMITED");
+      expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+      // Another key of the same developer is not affected.
+      expect((await dev.withKey(key, "/api/credits/balance")).status).toBe(200);
+    });
   });
-
-  it("answers OPTIONS with 204 and the route's methods in Allow", async () => {
-    for (const [path, allow] of [
-      ["/api/health", "GET, HEAD, OPTIONS"],
-      ["/api/developers/jobs", "GET, HEAD, OPTIONS, POST"],
-      ["/api/marketplace/services/token-count/execute", "OPTIONS, POST"],
-    ] as const) {
-      const res = await request(path, { method: "OPTIONS" });
-      expect([path, res.status, res.headers.get("allow")]).toEqual([path, 204, allow]);
-    }
-  });
-
-  it("answers a method the route does not have with 405", async () => {
-    expect((await request("/api/health", { method: "DELETE" })).status).toBe(405);
-    expect((await request("/api/developers/jobs", { method: "PUT" })).status).toBe(405);
-  });
-
-  // Next's own 405 has an empty body: proxy.ts answers first, in the contract's error envelope.
-  it("answers 405 in the contract's error envelope", async () => {
-    await expectError(await request("/api/health", { method: "DELETE" }), 405, "METHOD_NOT_ALLOWED");
-  });
-
-  it("redirects a trailing slash to the canonical path with 308, keeping the query", async () => {
-    const res = await request("/api/marketplace/services/?limit=1");
-    expect(res.status).toBe(308);
-    expect(res.headers.get("location")).toBe("/api/marketplace/services?limit=1");
-    expect((await request("/api/developers/jobs/abc/")).headers.get("location")).toBe("/api/developers/jobs/abc");
-  });
-
-  it("decodes an escaped path segment before the route sees it (%2F is part of the id, not a separator)", async () => {
-    await expectError(await dev.withKey(key, "/api/developers/jobs/a%2Fb"), 404, "JOB_NOT_FOUND");
-    await expectError(await dev.withKey(key, "/api/marketplace/services/token%2Dcount/execute", { method: "POST", body: JSON.stringify({ input: {} }) }), 422, "INVALID_SERVICE_INPUT");
-  });
-
-  // Next's router answers a malformed percent-encoding with a plain-text 500: proxy.ts answers first.
-  it("answers a malformed percent-encoding in the path with a 4xx in the error envelope", async () => {
-    for (const path of ["/api/developers/jobs/%E0%A4%A", "/api/developers/jobs/%zz", "/api/%zz"]) {
-      const res = await dev.withKey(key, path);
-      expect(res.status).toBeGreaterThanOrEqual(400);
-      expect(res.status).toBeLessThan(500);
-      expect((await res.json()).error.requestId).toBe(res.headers.get("x-request-id"));
-    }
-  });
-
-  it.runIf(options.compression)("compresses JSON for a client that accepts gzip and sends no X-Powered-By", async () => {
-    const res = await request("/api/openapi.json", { headers: { "accept-encoding": "gzip" } });
-    expect(res.status).toBe(200);
-    expect(res.headers.get("content-encoding")).toBe("gzip");
-    expect(res.headers.get("x-powered-by")).toBeNull();
-    expect((await res.json()).openapi).toEqual(expect.any(String));
-  });
-
-  it("limits an API key's requests: 429 RATE_LIMITED with Retry-After over HTTP", async () => {
-    const limited = await dev.createApiKey();
-    for (let i = 0; i < ratePerMinute; i++) expect((await dev.withKey(limited, "/api/credits/balance")).status).toBe(200);
-    const res = await dev.withKey(limited, "/api/credits/balance");
-    await expectError(res, 429, "RATE_LIMITED");
-    expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
-    // Another key of the same developer is not affected.
-    expect((await dev.withKey(key, "/api/credits/balance")).status).toBe(200);
-  });
-});
 }

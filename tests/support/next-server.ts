@@ -42,28 +42,34 @@ export function tempDataDir(): { dir: string; remove(): void } {
 export async function startNextServer(options: NextServerOptions = {}): Promise<NextServer> {
   const port = options.port ?? (await freePort());
   const baseUrl = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"], {
-    cwd: process.cwd(),
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: {
-      // Only what a deployment would set: nothing of the test runner's own environment leaks in.
-      PATH: process.env.PATH ?? "",
-      HOME: process.env.HOME ?? "",
-      NODE_ENV: "production",
-      NEXT_TELEMETRY_DISABLED: "1",
-      // As `npm run serve` does: our instrumentation drains the embedded nodes on SIGTERM, not Next's handler.
-      NEXT_MANUAL_SIG_HANDLE: "true",
-      LOG_LEVEL: "warn",
-      APP_ORIGIN: baseUrl,
-      SESSION_SECRET: "next-start-test-session-secret-0123456789abcdef",
-      ...options.env,
+  const child = spawn(
+    process.execPath,
+    ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"],
+    {
+      cwd: process.cwd(),
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: {
+        // Only what a deployment would set: nothing of the test runner's own environment leaks in.
+        PATH: process.env.PATH ?? "",
+        HOME: process.env.HOME ?? "",
+        NODE_ENV: "production",
+        NEXT_TELEMETRY_DISABLED: "1",
+        // As `npm run serve` does: our instrumentation drains the embedded nodes on SIGTERM, not Next's handler.
+        NEXT_MANUAL_SIG_HANDLE: "true",
+        LOG_LEVEL: "warn",
+        APP_ORIGIN: baseUrl,
+        SESSION_SECRET: "next-start-test-session-secret-0123456789abcdef",
+        ...options.env,
+      },
     },
-  });
+  );
   let out = "";
   child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
   child.stderr?.on("data", (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | string>((resolve) => child.once("exit", (code, signal) => resolve(code ?? signal ?? "unknown")));
+  const exited = new Promise<number | string>((resolve) =>
+    child.once("exit", (code, signal) => resolve(code ?? signal ?? "unknown")),
+  );
   const server: NextServer = {
     baseUrl,
     port,
@@ -87,7 +93,10 @@ export async function startNextServer(options: NextServerOptions = {}): Promise<
   let delay = 50;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`next start exited (${child.exitCode}) before it was ready:\n${out}`);
-    const ok = await fetch(`${baseUrl}/api/health`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${baseUrl}/api/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return server;
     if (Date.now() > deadline) {
       await server.stop();

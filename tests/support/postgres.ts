@@ -5,7 +5,10 @@ import pg from "pg";
 
 export const usePostgres = () => process.env.TEST_DRIVER === "postgres" && Boolean(process.env.TEST_DATABASE_URL);
 
-export async function createThrowawayDatabase(adminUrl: string, prefix: string): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createThrowawayDatabase(
+  adminUrl: string,
+  prefix: string,
+): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `${prefix}_${randomBytes(6).toString("hex")}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();

@@ -9,9 +9,14 @@ export interface Child {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-
 /** `nodeArgs` go to node itself (e.g. the bench's `--cpu-prof`, which NODE_OPTIONS does not accept). */
-export function startChild(script: string, args: string[], env: Record<string, string>, readyTimeoutMs = 60_000, nodeArgs: string[] = []): Promise<Child> {
+export function startChild(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  readyTimeoutMs = 60_000,
+  nodeArgs: string[] = [],
+): Promise<Child> {
   // One process (node with the tsx loader), so signals reach exactly the program under test.
   const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", script, ...args], {
     cwd: process.cwd(),
@@ -53,6 +58,11 @@ export function startChild(script: string, args: string[], env: Record<string, s
   });
 }
 
-export const startServerProcess = (env: Record<string, string>, nodeArgs: string[] = []) => startChild("tests/support/serve.ts", [], env, 60_000, nodeArgs);
-export const startNodeProcess = (baseUrl: string, token: string, args: string[] = [], env: Record<string, string> = {}) =>
-  startChild("scripts/node.ts", ["--url", baseUrl, "--token", token, ...args], env);
+export const startServerProcess = (env: Record<string, string>, nodeArgs: string[] = []) =>
+  startChild("tests/support/serve.ts", [], env, 60_000, nodeArgs);
+export const startNodeProcess = (
+  baseUrl: string,
+  token: string,
+  args: string[] = [],
+  env: Record<string, string> = {},
+) => startChild("scripts/node.ts", ["--url", baseUrl, "--token", token, ...args], env);

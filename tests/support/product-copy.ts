@@ -45,7 +45,10 @@ function shellEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 
 export function copyProduct(): ProductCopy {
   const dir = mkdtempSync(path.join(tmpdir(), "en-readme-"));
-  const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: root, encoding: "utf8" })
+  const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+    cwd: root,
+    encoding: "utf8",
+  })
     .split("\0")
     .filter((file) => file && existsSync(path.join(root, file)));
   for (const file of files) {
@@ -65,7 +68,12 @@ export function copyProduct(): ProductCopy {
   git("-c", "user.name=test", "-c", "user.email=test@example.invalid", "commit", "-qm", "copy");
 
   const spawnIn = (command: string, env: Record<string, string> = {}): Running => {
-    const child = spawn("sh", ["-c", command], { cwd: dir, env: shellEnv(env), detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("sh", ["-c", command], {
+      cwd: dir,
+      env: shellEnv(env),
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
     child.stderr?.on("data", (d: Buffer) => (out += d.toString()));
@@ -96,7 +104,8 @@ export function copyProduct(): ProductCopy {
       clearTimeout(timer);
       return finished;
     },
-    gitStatus: () => execFileSync("git", ["status", "--porcelain", "--untracked-files=all"], { cwd: dir, encoding: "utf8" }),
+    gitStatus: () =>
+      execFileSync("git", ["status", "--porcelain", "--untracked-files=all"], { cwd: dir, encoding: "utf8" }),
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
 }
@@ -135,4 +144,5 @@ export function processState(pid: number): string | undefined {
 }
 
 /** Overwrites a file of the copy (to plant what a dead owner might have left). */
-export const writeInCopy = (copy: ProductCopy, file: string, text: string) => writeFileSync(path.join(copy.dir, file), text);
+export const writeInCopy = (copy: ProductCopy, file: string, text: string) =>
+  writeFileSync(path.join(copy.dir, file), text);

@@ -38,7 +38,10 @@ export function findRoutes(apiDir: string): RouteEntry[] {
  * Segments are split on "/" before being decoded, so an escaped "%2F" stays inside its parameter, as in
  * Next; a malformed escape throws URIError (the caller answers as Next does).
  */
-export function matchRoute(routes: RouteEntry[], pathname: string): { route: RouteEntry; params: Record<string, string | string[]> } | undefined {
+export function matchRoute(
+  routes: RouteEntry[],
+  pathname: string,
+): { route: RouteEntry; params: Record<string, string | string[]> } | undefined {
   const parts = pathname.replace(/^\//, "").split("/").map(decodeURIComponent);
   for (const route of routes) {
     const params: Record<string, string | string[]> = {};

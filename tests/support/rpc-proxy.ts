@@ -24,20 +24,26 @@ export async function startRpcProxy(upstream: string): Promise<RpcProxy> {
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
       const body = Buffer.concat(chunks).toString("utf8");
-      const methods = ([] as { method?: string }[]).concat(JSON.parse(body) as { method?: string }).map((call) => call.method ?? "");
-      const refuse = down || methods.some((method) => {
-        const left = failing.get(method);
-        if (left === undefined) return false;
-        failing.set(method, left - 1);
-        return left <= 0;
-      });
+      const methods = ([] as { method?: string }[])
+        .concat(JSON.parse(body) as { method?: string })
+        .map((call) => call.method ?? "");
+      const refuse =
+        down ||
+        methods.some((method) => {
+          const left = failing.get(method);
+          if (left === undefined) return false;
+          failing.set(method, left - 1);
+          return left <= 0;
+        });
       if (refuse) {
         res.writeHead(503, { "content-type": "text/plain" }).end("upstream unavailable");
         return;
       }
       for (const method of methods) calls.set(method, (calls.get(method) ?? 0) + 1);
       fetch(upstream, { method: "POST", headers: { "content-type": "application/json" }, body })
-        .then(async (answer) => res.writeHead(answer.status, { "content-type": "application/json" }).end(await answer.text()))
+        .then(async (answer) =>
+          res.writeHead(answer.status, { "content-type": "application/json" }).end(await answer.text()),
+        )
         .catch(() => res.writeHead(502).end());
     });
   });
@@ -45,7 +51,8 @@ export async function startRpcProxy(upstream: string): Promise<RpcProxy> {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     setDown: (value) => void (down = value),
-    failMethodAfter: (method, allowed) => void (allowed === undefined ? failing.delete(method) : failing.set(method, allowed)),
+    failMethodAfter: (method, allowed) =>
+      void (allowed === undefined ? failing.delete(method) : failing.set(method, allowed)),
     calls,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

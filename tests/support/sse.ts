@@ -12,7 +12,9 @@ export async function readEventStream(res: Response): Promise<SseMessage[]> {
     .split("\n\n")
     .filter((block) => block.includes("data:"))
     .map((block) => {
-      const fields = Object.fromEntries(block.split("\n").map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 1).trim()]));
+      const fields = Object.fromEntries(
+        block.split("\n").map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 1).trim()]),
+      );
       return { id: fields.id, event: fields.event, data: JSON.parse(fields.data) };
     });
 }

@@ -128,7 +128,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const routes = findRoutes(path.join(process.cwd(), "app", "api"));
   const modules = new Map<string, Promise<RouteModule>>();
   const load = (file: string) => {
-    if (!modules.has(file)) modules.set(file, import(/* @vite-ignore */ pathToFileURL(file).href) as Promise<RouteModule>);
+    if (!modules.has(file))
+      modules.set(file, import(/* @vite-ignore */ pathToFileURL(file).href) as Promise<RouteModule>);
     return modules.get(file) as Promise<RouteModule>;
   };
   let baseUrl = "";
@@ -142,10 +143,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         const proxied = proxy(new NextRequest(request.url, { method: request.method, headers: request.headers }));
         const answer = await nextLikeAnswer(url, req.method ?? "GET", proxied, routes, load);
         if (answer instanceof Response) return void (await writeResponse(req, res, answer));
-        const response = await answer.handler(withProxiedHeaders(request, proxied), { params: Promise.resolve(answer.params) });
+        const response = await answer.handler(withProxiedHeaders(request, proxied), {
+          params: Promise.resolve(answer.params),
+        });
         if (answer.withoutBody) await response.body?.cancel();
         const final = answer.withoutBody ? new Response(null, response) : response;
-        for (const [name, value] of proxied.headers) if (!name.startsWith("x-middleware-")) final.headers.set(name, value);
+        for (const [name, value] of proxied.headers)
+          if (!name.startsWith("x-middleware-")) final.headers.set(name, value);
         await writeResponse(req, res, final);
       } catch (err) {
         if (!res.headersSent) res.writeHead(500);

@@ -21,11 +21,19 @@ beforeAll(async () => {
     // The same Chromium and flags as playwright.config.ts.
     chromium.launch({
       executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-      args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--no-first-run"],
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--no-first-run",
+      ],
     }),
   ]);
   // A real http origin rather than about:blank, so the wallet's localStorage grant works as on the app.
-  site = createServer((_, res) => res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>blank</title>"));
+  site = createServer((_, res) =>
+    res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>blank</title>"),
+  );
   await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
   siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`;
 });
@@ -48,7 +56,9 @@ type Outcome = { result: unknown } | { error: { code: unknown; message: string }
 const request = (page: Page, method: string, params: unknown[] = []): Promise<Outcome> =>
   page.evaluate(
     async ({ method, params }) => {
-      const { ethereum } = window as unknown as { ethereum: { request(args: { method: string; params: unknown[] }): Promise<unknown> } };
+      const { ethereum } = window as unknown as {
+        ethereum: { request(args: { method: string; params: unknown[] }): Promise<unknown> };
+      };
       try {
         return { result: await ethereum.request({ method, params }) };
       } catch (error) {
@@ -64,11 +74,13 @@ const recordChainChanged = (page: Page) =>
   page.evaluate(() => {
     const seen: unknown[] = [];
     (window as unknown as { chainChangedSeen: unknown[] }).chainChangedSeen = seen;
-    (window as unknown as { ethereum: { on(event: string, listener: (id: unknown) => void): void } }).ethereum.on("chainChanged", (id) =>
-      seen.push(id),
+    (window as unknown as { ethereum: { on(event: string, listener: (id: unknown) => void): void } }).ethereum.on(
+      "chainChanged",
+      (id) => seen.push(id),
     );
   });
-const chainChangedSeen = (page: Page) => page.evaluate(() => (window as unknown as { chainChangedSeen: unknown[] }).chainChangedSeen);
+const chainChangedSeen = (page: Page) =>
+  page.evaluate(() => (window as unknown as { chainChangedSeen: unknown[] }).chainChangedSeen);
 
 const localChainHex = () => `0x${chain.chainId.toString(16)}`;
 const transferData = (amount: bigint) =>
@@ -96,13 +108,19 @@ describe("e2e test wallet", () => {
     expect(wallet.chainId()).toBe(31337);
     // Switching to the chain it is on changes nothing and announces nothing.
     expect(await request(page, "wallet_switchEthereumChain", [{ chainId: "0x7a69" }])).toEqual({ result: null });
-    expect(await request(page, "wallet_switchEthereumChain", [{ chainId: "0x5" }])).toMatchObject({ error: { code: 4902 } });
+    expect(await request(page, "wallet_switchEthereumChain", [{ chainId: "0x5" }])).toMatchObject({
+      error: { code: 4902 },
+    });
     expect(await request(page, "eth_chainId")).toEqual({ result: "0x7a69" });
     expect(await request(page, "wallet_switchEthereumChain", [{ chainId: "0x1" }])).toEqual({ result: null });
     expect(await chainChangedSeen(page)).toEqual(["0x7a69", "0x1"]);
 
     // Adding the configured chain switches to it, as MetaMask does once approved; an unknown one is refused.
-    expect(await request(page, "wallet_addEthereumChain", [{ chainId: "0x7a69", chainName: "Local", rpcUrls: [chain.rpcUrl] }])).toEqual({
+    expect(
+      await request(page, "wallet_addEthereumChain", [
+        { chainId: "0x7a69", chainName: "Local", rpcUrls: [chain.rpcUrl] },
+      ]),
+    ).toEqual({
       result: null,
     });
     expect(await request(page, "wallet_addEthereumChain", [{ chainId: "0x5", rpcUrls: ["http://x"] }])).toMatchObject({
@@ -129,12 +147,14 @@ describe("e2e test wallet", () => {
     const receipt = await chain.publicClient.getTransactionReceipt({ hash });
     expect(receipt.status).toBe("success");
     expect(receipt.from).toBe(payer.address.toLowerCase());
-    expect(parseEventLogs({ abi: testTokenAbi, eventName: "Transfer", logs: receipt.logs }).map((log) => log.args)).toEqual([
-      { from: payer.address, to: chain.treasury, value: 1_500_000n },
-    ]);
+    expect(
+      parseEventLogs({ abi: testTokenAbi, eventName: "Transfer", logs: receipt.logs }).map((log) => log.args),
+    ).toEqual([{ from: payer.address, to: chain.treasury, value: 1_500_000n }]);
 
     // The page sees the same chain through the wallet.
-    expect(await request(page, "eth_getTransactionReceipt", [hash])).toMatchObject({ result: { status: "0x1", transactionHash: hash } });
+    expect(await request(page, "eth_getTransactionReceipt", [hash])).toMatchObject({
+      result: { status: "0x1", transactionHash: hash },
+    });
     expect(await request(page, "eth_blockNumber")).toEqual({ result: `0x${(await chain.blockNumber()).toString(16)}` });
     const balanceOf = encodeFunctionData({ abi: testTokenAbi, functionName: "balanceOf", args: [payer.address] });
     const balance = await request(page, "eth_call", [{ to: chain.token, data: balanceOf }, "latest"]);
@@ -157,7 +177,9 @@ describe("e2e test wallet", () => {
 
     await request(page, "wallet_switchEthereumChain", [{ chainId: localChainHex() }]);
     const other = await chain.newAccount({ tokens: 0n });
-    expect(await request(page, "eth_sendTransaction", [{ ...transfer, from: other.address }])).toMatchObject({ error: { code: 4100 } });
+    expect(await request(page, "eth_sendTransaction", [{ ...transfer, from: other.address }])).toMatchObject({
+      error: { code: 4100 },
+    });
     wallet.rejectTransactions(true);
     expect(await request(page, "eth_sendTransaction", [transfer])).toEqual({
       error: { code: 4001, message: "User rejected the request." },
@@ -165,7 +187,9 @@ describe("e2e test wallet", () => {
     expect(await chain.publicClient.getTransactionCount({ address: payer.address })).toBe(0);
 
     wallet.rejectTransactions(false);
-    expect(await request(page, "eth_sendTransaction", [transfer])).toMatchObject({ result: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect(await request(page, "eth_sendTransaction", [transfer])).toMatchObject({
+      result: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+    });
     expect(await chain.publicClient.getTransactionCount({ address: payer.address })).toBe(1);
     await page.close();
   });
@@ -179,7 +203,9 @@ describe("e2e test wallet", () => {
     try {
       const hashes: Hex[] = [];
       for (const amount of [1n, 2n]) {
-        const sent = await request(page, "eth_sendTransaction", [{ from: wallet.address, to: chain.token, data: transferData(amount) }]);
+        const sent = await request(page, "eth_sendTransaction", [
+          { from: wallet.address, to: chain.token, data: transferData(amount) },
+        ]);
         if (!("result" in sent)) throw new Error(`eth_sendTransaction failed: ${sent.error.message}`);
         hashes.push(sent.result as Hex);
       }
@@ -189,7 +215,8 @@ describe("e2e test wallet", () => {
       for (const tx of pending) expect(hashAsSigned(tx)).toBe(tx.hash);
       await chain.startMining();
       await chain.mine();
-      for (const hash of hashes) expect((await chain.publicClient.getTransactionReceipt({ hash })).status).toBe("success");
+      for (const hash of hashes)
+        expect((await chain.publicClient.getTransactionReceipt({ hash })).status).toBe("success");
     } finally {
       await chain.startMining();
     }
@@ -200,6 +227,17 @@ describe("e2e test wallet", () => {
 function hashAsSigned(tx: Transaction): Hex {
   if (tx.type !== "eip1559") throw new Error(`unexpected transaction type ${tx.type}`);
   const { chainId, nonce, to, value, gas, maxFeePerGas, maxPriorityFeePerGas, input, accessList, r, s, yParity } = tx;
-  const fields = { type: "eip1559", chainId, nonce, to, value, gas, maxFeePerGas, maxPriorityFeePerGas, data: input, accessList } as const;
+  const fields = {
+    type: "eip1559",
+    chainId,
+    nonce,
+    to,
+    value,
+    gas,
+    maxFeePerGas,
+    maxPriorityFeePerGas,
+    data: input,
+    accessList,
+  } as const;
   return keccak256(serializeTransaction(fields, { r, s, yParity }));
 }

@@ -40,7 +40,14 @@ export async function startWebhookReceiver(responder: Responder = () => 200): Pr
       const nth = perPath.get(path) ?? 0;
       perPath.set(path, nth + 1);
       const status = answer(path, nth);
-      received.push({ method: req.method ?? "", path, headers: req.headers, body: Buffer.concat(chunks).toString("utf8"), receivedAt: Date.now(), answered: status });
+      received.push({
+        method: req.method ?? "",
+        path,
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+        receivedAt: Date.now(),
+        answered: status,
+      });
       if (status === "hang") {
         hanging.add(res);
         return;
@@ -72,7 +79,10 @@ export async function startWebhookReceiver(responder: Responder = () => 200): Pr
 
 /** The requests to one path with a given event type, deduplicated on webhook-id (what a receiver keeps). */
 export function eventsAt(receiver: WebhookReceiver, path: string) {
-  const seen = new Map<string, { id: string; body: string; headers: IncomingHttpHeaders; event: { type: string; data: Record<string, unknown> } }>();
+  const seen = new Map<
+    string,
+    { id: string; body: string; headers: IncomingHttpHeaders; event: { type: string; data: Record<string, unknown> } }
+  >();
   for (const r of receiver.received.filter((x) => x.path === path)) {
     const id = String(r.headers["webhook-id"]);
     if (!seen.has(id)) seen.set(id, { id, body: r.body, headers: r.headers, event: JSON.parse(r.body) });

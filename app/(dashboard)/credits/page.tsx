@@ -28,7 +28,11 @@ async function topUpsAvailability(accountId: string): Promise<TopUpsAvailability
   }
 }
 
-export default async function CreditsPage({ searchParams }: { searchParams: Promise<{ page?: string | string[]; add?: string | string[] }> }) {
+export default async function CreditsPage({
+  searchParams,
+}: {
+  searchParams: Promise<{ page?: string | string[]; add?: string | string[] }>;
+}) {
   const session = await currentSession();
   if (!session) redirect("/sign-in");
   const { page: pageParam, add } = await searchParams;

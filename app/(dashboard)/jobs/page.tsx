@@ -10,7 +10,10 @@ export default async function JobsPage() {
   const services = (await listServices()).map(({ serviceId, name }) => ({ serviceId, name }));
   return (
     <>
-      <PageHeader title="Jobs" description="Every job your keys and the dashboard submitted, newest first. Active jobs refresh on their own." />
+      <PageHeader
+        title="Jobs"
+        description="Every job your keys and the dashboard submitted, newest first. Active jobs refresh on their own."
+      />
       <JobsList services={services} />
     </>
   );

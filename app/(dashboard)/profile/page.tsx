@@ -14,7 +14,10 @@ export default async function ProfilePage() {
   if (!session) redirect("/sign-in");
   return (
     <>
-      <PageHeader title="Profile" description="Who you are on Execution Network. Keys, jobs and credits belong to this profile's wallet." />
+      <PageHeader
+        title="Profile"
+        description="Who you are on Execution Network. Keys, jobs and credits belong to this profile's wallet."
+      />
       <WithProfile accountId={session.accountId}>
         <ProfilePanel suggestedProfileName={suggestedProfileName(session.address)} />
       </WithProfile>
@@ -22,7 +25,9 @@ export default async function ProfilePage() {
         <h2 id="sessions-heading" className="text-sm font-medium">
           Sessions
         </h2>
-        <p className="text-sm text-muted-foreground">Signed in on another device you no longer use? End every session of this wallet.</p>
+        <p className="text-sm text-muted-foreground">
+          Signed in on another device you no longer use? End every session of this wallet.
+        </p>
         <SignOutButton everywhere variant="outline" />
       </section>
     </>

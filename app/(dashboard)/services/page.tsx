@@ -17,8 +17,8 @@ export default async function ServicesPage() {
         description={
           <>
             The execution services you can run. Submit a job with{" "}
-            <code className="font-mono">POST /api/marketplace/services/:serviceId/execute</code> and an input matching the
-            service&apos;s schema.
+            <code className="font-mono">POST /api/marketplace/services/:serviceId/execute</code> and an input matching
+            the service&apos;s schema.
           </>
         }
       />

@@ -11,7 +11,11 @@ export const metadata: Metadata = { title: "Usage" };
 
 const historyPageSize = 20;
 
-export default async function UsagePage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function UsagePage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const session = await currentSession();
   if (!session) redirect("/sign-in");
   const query = await searchParams;

@@ -7,4 +7,12 @@ const notFound = handleApi<{ slug: string[] }>(async (req) => {
   throw new DomainError("NOT_FOUND", `No route matches ${req.method} ${new URL(req.url).pathname}.`);
 });
 
-export { notFound as GET, notFound as POST, notFound as PUT, notFound as PATCH, notFound as DELETE, notFound as HEAD, notFound as OPTIONS };
+export {
+  notFound as GET,
+  notFound as POST,
+  notFound as PUT,
+  notFound as PATCH,
+  notFound as DELETE,
+  notFound as HEAD,
+  notFound as OPTIONS,
+};

@@ -11,12 +11,21 @@ const noStore = { "cache-control": "no-store" };
 export const GET = withApi(routes.health, async (_req, { json }) => {
   // Readiness: a server still starting (opening and migrating the database) is not ready yet.
   if (servingState() === "pending") {
-    return json({ status: "starting", database: "starting", nodes: 0 }, { status: 503, headers: { ...noStore, "retry-after": "1" } });
+    return json(
+      { status: "starting", database: "starting", nodes: 0 },
+      { status: 503, headers: { ...noStore, "retry-after": "1" } },
+    );
   }
   try {
     await (await db()).execute(sql`select 1`);
-    return json({ status: "ok", database: "ok", nodes: await liveNodeCount(), payments: paymentsHealth() }, { headers: noStore });
+    return json(
+      { status: "ok", database: "ok", nodes: await liveNodeCount(), payments: paymentsHealth() },
+      { headers: noStore },
+    );
   } catch {
-    return json({ status: "unavailable", database: "unavailable", nodes: 0 }, { status: 503, headers: { ...noStore, "retry-after": "5" } });
+    return json(
+      { status: "unavailable", database: "unavailable", nodes: 0 },
+      { status: 503, headers: { ...noStore, "retry-after": "5" } },
+    );
   }
 });

@@ -1,7 +1,14 @@
 // ExecutionClient: the API's operations, each a one-liner over the request core (core.ts), plus waiting
 // for a job and following its live events. Lists return a PagePromise (pagination.ts).
 import { ExecutionAbortError, ExecutionApiError, ExecutionConnectionError, JobWaitTimeoutError } from "./errors.js";
-import { RequestCore, invalidResponse, isRetryable, parseJson, type FetchResponse, type RequestOptions } from "./core.js";
+import {
+  RequestCore,
+  invalidResponse,
+  isRetryable,
+  parseJson,
+  type FetchResponse,
+  type RequestOptions,
+} from "./core.js";
 import { abortErrorOf, pathSegment, sleep, toIsoTime } from "./internal.js";
 import { PagePromise } from "./pagination.js";
 import { readServerSentEvents } from "./sse.js";
@@ -87,7 +94,8 @@ export class ExecutionClient extends RequestCore {
       dateFrom: dateFrom === undefined ? undefined : toIsoTime(dateFrom, "dateFrom"),
       dateTo: dateTo === undefined ? undefined : toIsoTime(dateTo, "dateTo"),
     };
-    const fetchPage = (p: number | undefined) => this.request<JobList>({ method: "GET", path: "/api/developers/jobs", query: { ...query, page: p } }, options);
+    const fetchPage = (p: number | undefined) =>
+      this.request<JobList>({ method: "GET", path: "/api/developers/jobs", query: { ...query, page: p } }, options);
     return new PagePromise(page, fetchPage, (job) => job.jobId);
   }
 
@@ -106,20 +114,32 @@ export class ExecutionClient extends RequestCore {
   }
 
   /** The job's telemetry by sequence. Needs `telemetry:read`. Await it for one page, or `for await` over every event. */
-  getJobTelemetry(jobId: string, params: PageParams = {}, options?: RequestOptions): PagePromise<TelemetryEvent, TelemetryPage> {
+  getJobTelemetry(
+    jobId: string,
+    params: PageParams = {},
+    options?: RequestOptions,
+  ): PagePromise<TelemetryEvent, TelemetryPage> {
     const path = `/api/developers/jobs/${pathSegment(jobId, "jobId")}/telemetry`;
-    const fetchPage = (p: number | undefined) => this.request<TelemetryPage>({ method: "GET", path, query: { ...params, page: p } }, options);
+    const fetchPage = (p: number | undefined) =>
+      this.request<TelemetryPage>({ method: "GET", path, query: { ...params, page: p } }, options);
     return new PagePromise(params.page, fetchPage, (event) => event.eventId);
   }
 
   /** @deprecated since 0.2.0: `for await (const event of client.getJobTelemetry(jobId, params))`. */
-  iterateJobTelemetry(jobId: string, params: PageParams = {}, options?: RequestOptions): AsyncGenerator<TelemetryEvent, void, undefined> {
+  iterateJobTelemetry(
+    jobId: string,
+    params: PageParams = {},
+    options?: RequestOptions,
+  ): AsyncGenerator<TelemetryEvent, void, undefined> {
     return this.getJobTelemetry(jobId, params, options)[Symbol.asyncIterator]();
   }
 
   /** Asks the network to stop the job; it ends `failed` (409 `JOB_FINAL` if it already ended). */
   cancelJob(jobId: string, options?: RequestOptions): Promise<ExecutionJob> {
-    return this.request({ method: "POST", path: `/api/developers/jobs/${pathSegment(jobId, "jobId")}/cancel` }, options);
+    return this.request(
+      { method: "POST", path: `/api/developers/jobs/${pathSegment(jobId, "jobId")}/cancel` },
+      options,
+    );
   }
 
   /**
@@ -145,7 +165,11 @@ export class ExecutionClient extends RequestCore {
       for (;;) {
         try {
           const job = await this.getJob(jobId, { signal: stop.signal });
-          const changed = last === null || job.status !== last.status || job.progress !== last.progress || job.updatedAt !== last.updatedAt;
+          const changed =
+            last === null ||
+            job.status !== last.status ||
+            job.progress !== last.progress ||
+            job.updatedAt !== last.updatedAt;
           last = job;
           if (changed) onUpdate?.(job);
           if (isFinalStatus(job.status)) return job;
@@ -173,7 +197,10 @@ export class ExecutionClient extends RequestCore {
    * message with each TelemetryEvent. Reconnects with `Last-Event-ID` when the connection drops, and
    * ends when the server closes the stream after the job's final state. `break` out to stop listening.
    */
-  async *streamJobEvents(jobId: string, options: StreamJobEventsOptions = {}): AsyncGenerator<JobStreamEvent, void, undefined> {
+  async *streamJobEvents(
+    jobId: string,
+    options: StreamJobEventsOptions = {},
+  ): AsyncGenerator<JobStreamEvent, void, undefined> {
     const { signal } = options;
     const path = `/api/developers/jobs/${pathSegment(jobId, "jobId")}/events`;
     let lastEventId = options.lastEventId ?? null;
@@ -183,7 +210,10 @@ export class ExecutionClient extends RequestCore {
     // The server restates the job on every connection; an unchanged state is neither news nor progress.
     let lastState = "";
     for (;;) {
-      const headers: Record<string, string> = { accept: "text/event-stream", ...(lastEventId === null ? {} : { "last-event-id": lastEventId }) };
+      const headers: Record<string, string> = {
+        accept: "text/event-stream",
+        ...(lastEventId === null ? {} : { "last-event-id": lastEventId }),
+      };
       const open = await this.openStream({ method: "GET", path, headers }, { signal });
       const openedAt = Date.now();
       let progressed = false;
@@ -223,7 +253,9 @@ export class ExecutionClient extends RequestCore {
       // connections that fail without either count toward giving up.
       failuresInARow = progressed || Date.now() - openedAt >= HEALTHY_CONNECTION_MS ? 0 : failuresInARow + 1;
       if (failuresInARow > this.maxRetries) {
-        throw new ExecutionConnectionError(`The event stream of job ${jobId} kept closing without data.`, { cause: dropped });
+        throw new ExecutionConnectionError(`The event stream of job ${jobId} kept closing without data.`, {
+          cause: dropped,
+        });
       }
       await sleep(Math.min(reconnectMs * 2 ** failuresInARow, MAX_RECONNECT_MS), signal);
     }
@@ -251,12 +283,19 @@ export class ExecutionClient extends RequestCore {
 
   /** The credit ledger, newest first. Await it for one page, or `for await` over every entry. */
   getCreditHistory(params: PageParams = {}, options?: RequestOptions): PagePromise<CreditEntry, CreditHistory> {
-    const fetchPage = (p: number | undefined) => this.request<CreditHistory>({ method: "GET", path: "/api/credits/history", query: { ...params, page: p } }, options);
+    const fetchPage = (p: number | undefined) =>
+      this.request<CreditHistory>(
+        { method: "GET", path: "/api/credits/history", query: { ...params, page: p } },
+        options,
+      );
     return new PagePromise(params.page, fetchPage, (entry) => entry.entryId);
   }
 
   /** @deprecated since 0.2.0: `for await (const entry of client.getCreditHistory(params))`. */
-  iterateCreditHistory(params: PageParams = {}, options?: RequestOptions): AsyncGenerator<CreditEntry, void, undefined> {
+  iterateCreditHistory(
+    params: PageParams = {},
+    options?: RequestOptions,
+  ): AsyncGenerator<CreditEntry, void, undefined> {
     return this.getCreditHistory(params, options)[Symbol.asyncIterator]();
   }
 
@@ -267,10 +306,15 @@ export class ExecutionClient extends RequestCore {
    */
   readonly topUps = {
     /** Whether this deployment takes payments, and how (chain, token, treasury, price). Needs no key. */
-    config: (options?: RequestOptions): Promise<TopUpConfig> => this.request({ method: "GET", path: "/api/credits/top-ups/config" }, options),
+    config: (options?: RequestOptions): Promise<TopUpConfig> =>
+      this.request({ method: "GET", path: "/api/credits/top-ups/config" }, options),
     /** Top-ups, newest first. Await it for one page, or `for await` over every top-up. */
     list: (params: PageParams = {}, options?: RequestOptions): PagePromise<TopUp, TopUpPage> => {
-      const fetchPage = (p: number | undefined) => this.request<TopUpPage>({ method: "GET", path: "/api/credits/top-ups", query: { ...params, page: p } }, options);
+      const fetchPage = (p: number | undefined) =>
+        this.request<TopUpPage>(
+          { method: "GET", path: "/api/credits/top-ups", query: { ...params, page: p } },
+          options,
+        );
       return new PagePromise(params.page, fetchPage, (topUp) => topUp.topUpId);
     },
     get: (topUpId: string, options?: RequestOptions): Promise<TopUp> =>
@@ -289,4 +333,3 @@ function streamEventOf(event: string, data: string, id: string | null, response:
     ? { type: "status", id, job: parsed.value as ExecutionJob }
     : { type: "telemetry", id, event: parsed.value as TelemetryEvent };
 }
-

@@ -1,6 +1,12 @@
 // The request core of the client: configuration, one request() that owns timeouts, retries, idempotency
 // keys and error mapping, and the streamed variant the event stream uses. Operations live in client.ts.
-import { ExecutionApiError, ExecutionConnectionError, ExecutionNetworkError, ExecutionTimeoutError, KeyCreditLimitError } from "./errors.js";
+import {
+  ExecutionApiError,
+  ExecutionConnectionError,
+  ExecutionNetworkError,
+  ExecutionTimeoutError,
+  KeyCreditLimitError,
+} from "./errors.js";
 import { abortErrorOf, newIdempotencyKey, parseRetryAfter, sleep, untilAborted } from "./internal.js";
 import type { ByteStream } from "./sse.js";
 import { VERSION } from "./version.js";
@@ -80,7 +86,10 @@ export function isRetryable(error: unknown): boolean {
 }
 
 function isBrowser(): boolean {
-  return typeof (globalThis as { window?: unknown }).window !== "undefined" && typeof (globalThis as { document?: unknown }).document !== "undefined";
+  return (
+    typeof (globalThis as { window?: unknown }).window !== "undefined" &&
+    typeof (globalThis as { document?: unknown }).document !== "undefined"
+  );
 }
 
 function runtimeVersion(): string {
@@ -106,9 +115,14 @@ export function parseJson(text: string): { ok: true; value: unknown } | { ok: fa
 function apiErrorOf(response: FetchResponse, text: string): ExecutionApiError {
   const parsed = parseJson(text);
   const body = parsed.ok ? parsed.value : text;
-  const envelope = (body as { error?: { code?: unknown; message?: unknown; requestId?: unknown; details?: unknown } } | null)?.error;
+  const envelope = (
+    body as { error?: { code?: unknown; message?: unknown; requestId?: unknown; details?: unknown } } | null
+  )?.error;
   const hasEnvelope = typeof envelope === "object" && envelope !== null && typeof envelope.code === "string";
-  const details = hasEnvelope && typeof envelope.details === "object" && envelope.details !== null ? (envelope.details as Record<string, unknown>) : null;
+  const details =
+    hasEnvelope && typeof envelope.details === "object" && envelope.details !== null
+      ? (envelope.details as Record<string, unknown>)
+      : null;
   const code = hasEnvelope ? (envelope.code as string) : "UNKNOWN_ERROR";
   return new (code === "KEY_CREDIT_LIMIT" ? KeyCreditLimitError : ExecutionApiError)({
     status: response.status,
@@ -117,7 +131,8 @@ function apiErrorOf(response: FetchResponse, text: string): ExecutionApiError {
       hasEnvelope && typeof envelope.message === "string"
         ? envelope.message
         : `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`,
-    requestId: hasEnvelope && typeof envelope.requestId === "string" ? envelope.requestId : response.headers.get("x-request-id"),
+    requestId:
+      hasEnvelope && typeof envelope.requestId === "string" ? envelope.requestId : response.headers.get("x-request-id"),
     retryAfterSeconds: parseRetryAfter(response.headers.get("retry-after")),
     details,
     response: body,
@@ -170,17 +185,22 @@ export class RequestCore {
     try {
       base = new URL(options.baseUrl);
     } catch (cause) {
-      throw new ExecutionNetworkError(`baseUrl must be an absolute http(s) URL; got ${String(options.baseUrl)}.`, { cause });
+      throw new ExecutionNetworkError(`baseUrl must be an absolute http(s) URL; got ${String(options.baseUrl)}.`, {
+        cause,
+      });
     }
     if (base.protocol !== "http:" && base.protocol !== "https:") {
       throw new ExecutionNetworkError(`baseUrl must be an http(s) URL; got ${options.baseUrl}.`);
     }
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-    if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs)) throw new ExecutionNetworkError("timeoutMs must be a positive number.");
-    if (!Number.isInteger(maxRetries) || maxRetries < 0) throw new ExecutionNetworkError("maxRetries must be an integer ≥ 0.");
+    if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs))
+      throw new ExecutionNetworkError("timeoutMs must be a positive number.");
+    if (!Number.isInteger(maxRetries) || maxRetries < 0)
+      throw new ExecutionNetworkError("maxRetries must be an integer ≥ 0.");
     const globalFetch = (globalThis as { fetch?: FetchLike }).fetch;
-    const fetchImpl = options.fetch ?? (globalFetch ? (url: string, init: FetchInit) => globalFetch(url, init) : undefined);
+    const fetchImpl =
+      options.fetch ?? (globalFetch ? (url: string, init: FetchInit) => globalFetch(url, init) : undefined);
     if (!fetchImpl) throw new ExecutionNetworkError("No fetch implementation: use Node.js ≥ 18 or pass options.fetch.");
 
     this.baseUrl = base.href.replace(/\/+$/, "");
@@ -283,8 +303,12 @@ export class RequestCore {
       release();
       if (signal?.aborted) throw abortErrorOf(signal);
       if (timedOut) return { ok: false, error: new ExecutionTimeoutError(timeoutMs) };
-      const reason = cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause);
-      return { ok: false, error: new ExecutionConnectionError(`Could not reach the Execution Network API: ${reason}`, { cause }) };
+      const reason =
+        cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause);
+      return {
+        ok: false,
+        error: new ExecutionConnectionError(`Could not reach the Execution Network API: ${reason}`, { cause }),
+      };
     }
     release();
 
@@ -314,4 +338,3 @@ function retryDelayMs(attempt: number, error: ExecutionNetworkError): number | n
   const ceiling = Math.min(INITIAL_RETRY_DELAY_MS * 2 ** attempt, MAX_RETRY_DELAY_MS);
   return ceiling / 2 + Math.random() * (ceiling / 2);
 }
-

@@ -14,7 +14,13 @@ export {
   KeyCreditLimitError,
   isApiError,
 } from "./errors.js";
-export type { ClientErrorCode, ExecutionApiErrorInit, ExecutionErrorCode, KeyCreditLimitDetails, KnownErrorCode } from "./errors.js";
+export type {
+  ClientErrorCode,
+  ExecutionApiErrorInit,
+  ExecutionErrorCode,
+  KeyCreditLimitDetails,
+  KnownErrorCode,
+} from "./errors.js";
 export type { ByteStream } from "./sse.js";
 export * from "./types.js";
 export { VERSION } from "./version.js";

@@ -47,16 +47,23 @@ export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promi
 /** A `Date`, ISO string or epoch milliseconds, as the ISO-8601 string the API expects. */
 export function toIsoTime(value: TimeInput, name: string): string {
   const date =
-    value instanceof Date ? value : typeof value === "string" && /^\d+$/.test(value) ? new Date(Number(value)) : new Date(value);
+    value instanceof Date
+      ? value
+      : typeof value === "string" && /^\d+$/.test(value)
+        ? new Date(Number(value))
+        : new Date(value);
   if (Number.isNaN(date.getTime())) {
-    throw new ExecutionNetworkError(`${name} must be a Date, an ISO-8601 string or epoch milliseconds; got ${String(value)}.`);
+    throw new ExecutionNetworkError(
+      `${name} must be a Date, an ISO-8601 string or epoch milliseconds; got ${String(value)}.`,
+    );
   }
   return date.toISOString();
 }
 
 /** One path segment, never empty (an empty job id would silently address the list route). */
 export function pathSegment(value: string, name: string): string {
-  if (typeof value !== "string" || value.length === 0) throw new ExecutionNetworkError(`${name} must be a non-empty string.`);
+  if (typeof value !== "string" || value.length === 0)
+    throw new ExecutionNetworkError(`${name} must be a non-empty string.`);
   return encodeURIComponent(value);
 }
 

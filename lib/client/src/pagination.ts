@@ -13,7 +13,11 @@ export class PagePromise<Item, P extends Page<Item> = Page<Item>> implements Pro
   #first: Promise<P> | undefined;
 
   /** @internal `fetchPage(undefined)` asks for the server's default page. */
-  constructor(requestedPage: number | undefined, fetchPage: (page: number | undefined) => Promise<P>, keyOf: (item: Item) => string) {
+  constructor(
+    requestedPage: number | undefined,
+    fetchPage: (page: number | undefined) => Promise<P>,
+    keyOf: (item: Item) => string,
+  ) {
     this.#requestedPage = requestedPage;
     this.#fetchPage = fetchPage;
     this.#keyOf = keyOf;
@@ -27,7 +31,10 @@ export class PagePromise<Item, P extends Page<Item> = Page<Item>> implements Pro
     return (this.#first ??= this.#fetchPage(this.#requestedPage));
   }
 
-  then<A = P, B = never>(onFulfilled?: ((page: P) => A | PromiseLike<A>) | null, onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<A | B> {
+  then<A = P, B = never>(
+    onFulfilled?: ((page: P) => A | PromiseLike<A>) | null,
+    onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
+  ): Promise<A | B> {
     return this.#page().then(onFulfilled, onRejected);
   }
 
@@ -48,7 +55,11 @@ export class PagePromise<Item, P extends Page<Item> = Page<Item>> implements Pro
 }
 
 /** Items of consecutive pages until `hasMore` is false; skips items a shifting list shows twice. */
-export async function* paginate<T>(firstPage: number, fetchPage: (page: number) => Promise<Page<T>>, keyOf: (item: T) => string): AsyncGenerator<T, void, undefined> {
+export async function* paginate<T>(
+  firstPage: number,
+  fetchPage: (page: number) => Promise<Page<T>>,
+  keyOf: (item: T) => string,
+): AsyncGenerator<T, void, undefined> {
   const seen = new Set<string>();
   for (let page = firstPage; ; page++) {
     const { data, pagination } = await fetchPage(page);

@@ -24,7 +24,10 @@ export interface ReadOptions {
   onRetry?: (ms: number) => void;
 }
 
-export async function* readServerSentEvents(body: ByteStream, options: ReadOptions): AsyncGenerator<ServerSentEvent, void, undefined> {
+export async function* readServerSentEvents(
+  body: ByteStream,
+  options: ReadOptions,
+): AsyncGenerator<ServerSentEvent, void, undefined> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let buffer = "";

@@ -30,7 +30,8 @@ export type FailureCategory = "validation" | "routing" | "runtime";
 export type LogLevel = "debug" | "info" | "warn" | "error";
 export type LogSource = "platform" | "node" | "provider";
 export type CreditEntryType = "grant" | "charge" | "refund" | "topup" | "adjustment";
-export type Scope = "services:read" | "services:execute" | "jobs:read" | "telemetry:read" | "credits:read" | "webhooks:manage";
+export type Scope =
+  "services:read" | "services:execute" | "jobs:read" | "telemetry:read" | "credits:read" | "webhooks:manage";
 
 /** Capability-specific input of a service, e.g. `{ text: "…" }` for `token-count`. */
 export type ServiceInput = Record<string, unknown>;

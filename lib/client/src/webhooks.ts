@@ -63,15 +63,19 @@ export function verifyWebhook(
   const id = header(headers, "webhook-id");
   const timestamp = header(headers, "webhook-timestamp");
   const signatures = header(headers, "webhook-signature");
-  if (!id || !timestamp || !signatures) throw new WebhookVerificationError("Missing webhook-id, webhook-timestamp or webhook-signature.");
+  if (!id || !timestamp || !signatures)
+    throw new WebhookVerificationError("Missing webhook-id, webhook-timestamp or webhook-signature.");
   if (!/^\d{1,15}$/.test(timestamp)) throw new WebhookVerificationError("webhook-timestamp is not Unix seconds.");
   const tolerance = options.toleranceSeconds ?? 300;
   const now = Math.floor((options.now ?? new Date()).getTime() / 1000);
-  if (Math.abs(now - Number(timestamp)) > tolerance) throw new WebhookVerificationError("webhook-timestamp is outside the tolerance.");
+  if (Math.abs(now - Number(timestamp)) > tolerance)
+    throw new WebhookVerificationError("webhook-timestamp is outside the tolerance.");
 
   const payload = typeof body === "string" ? body : Buffer.from(body).toString("utf8");
   const signed = `${id}.${timestamp}.${payload}`;
-  const expected = (typeof secret === "string" ? [secret] : secret).map((s) => createHmac("sha256", keyOf(s)).update(signed).digest());
+  const expected = (typeof secret === "string" ? [secret] : secret).map((s) =>
+    createHmac("sha256", keyOf(s)).update(signed).digest(),
+  );
   const matches = signatures.split(" ").some((entry) => {
     const [version, value] = entry.split(",");
     if (version !== "v1" || !value) return false;

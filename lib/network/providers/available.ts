@@ -21,7 +21,11 @@ export function parsingWireInput<S extends ServiceId>(provider: Provider<S>): Wi
     async run(input, ctx) {
       const parsed = await schema.safeParseAsync(input);
       if (!parsed.success) {
-        throw new ProviderError("INPUT_INVALID", `The input does not match the ${provider.serviceId} input schema: ${z.prettifyError(parsed.error)}`, false);
+        throw new ProviderError(
+          "INPUT_INVALID",
+          `The input does not match the ${provider.serviceId} input schema: ${z.prettifyError(parsed.error)}`,
+          false,
+        );
       }
       return provider.run(parsed.data, ctx);
     },

@@ -9,7 +9,12 @@ afterAll(() => closeCpuPool());
 function context(signal = new AbortController().signal) {
   const progress: number[] = [];
   const requests: Record<string, unknown>[] = [];
-  const ctx: ProviderContext = { signal, progress: (p) => progress.push(p), providerRequest: (d) => requests.push(d), log: () => {} };
+  const ctx: ProviderContext = {
+    signal,
+    progress: (p) => progress.push(p),
+    providerRequest: (d) => requests.push(d),
+    log: () => {},
+  };
   return { ctx, progress, requests };
 }
 
@@ -35,7 +40,11 @@ describe("CPU-bound providers run in the worker-thread pool", () => {
     expect(value.output).toMatchObject({ sentenceCount: 5_000, rankedSentences: limits.summarizeMaxSentences });
     // The context's calls made in the worker reach the caller.
     expect(progress).toEqual([40, 90]);
-    expect(requests[0]).toMatchObject({ operation: "extractive-summary", sentences: 5_000, rankedSentences: limits.summarizeMaxSentences });
+    expect(requests[0]).toMatchObject({
+      operation: "extractive-summary",
+      sentences: 5_000,
+      rankedSentences: limits.summarizeMaxSentences,
+    });
     expect(ticks).toBeGreaterThan(2);
   });
 

@@ -23,7 +23,8 @@ export type ContextCall =
   | { kind: "log"; level: LogLevel; message: string };
 
 /** Runs the provider of S on input the main thread already parsed; or, with `warmUp`, loads its models. */
-export type CpuTask<S extends CpuServiceId = CpuServiceId> = { serviceId: S; input: ServiceInput<S>; warmUp?: false } | { serviceId: S; warmUp: true };
+export type CpuTask<S extends CpuServiceId = CpuServiceId> =
+  { serviceId: S; input: ServiceInput<S>; warmUp?: false } | { serviceId: S; warmUp: true };
 
 export type CpuOutcome =
   | { ok: true; result: ProviderResult; calls: ContextCall[] }

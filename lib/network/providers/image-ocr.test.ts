@@ -93,7 +93,10 @@ describe("image-ocr", () => {
     ["plain text", Buffer.from("hello, I am not an image").toString("base64")],
     ["a data: URL of another type", `data:image/gif;base64,${Buffer.from("GIF89a").toString("base64")}`],
     ["text that is not base64", "this is *not* base64!"],
-    ["a PNG cut off after its signature", Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0]).toString("base64")],
+    [
+      "a PNG cut off after its signature",
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0]).toString("base64"),
+    ],
   ])("refuses %s as a non-retryable INVALID_IMAGE", async (_, image) => {
     const error = await failureOf(image);
     expect(error).toMatchObject({ code: "INVALID_IMAGE", retryable: false });
@@ -126,7 +129,11 @@ describe("image-ocr", () => {
     const png = await renderTextImage(["x"], { width: 321 });
     const jpeg = await renderTextImage(["x", "y"], { width: 123, format: "jpeg" });
     expect(decodeImage(png.toString("base64"))).toMatchObject({ format: "png", width: 321 });
-    expect(decodeImage(jpeg.toString("base64"))).toMatchObject({ format: "jpeg", width: 123, height: Math.round(36 * 1.6) * 2 + 72 });
+    expect(decodeImage(jpeg.toString("base64"))).toMatchObject({
+      format: "jpeg",
+      width: 123,
+      height: Math.round(36 * 1.6) * 2 + 72,
+    });
   });
 
   it("rejects at once when the signal is already aborted", async () => {

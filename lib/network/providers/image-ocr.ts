@@ -17,7 +17,9 @@ const maxWordsReported = 2_000;
  * bundler into a module id, so the path must not be resolved relative to this file.
  */
 function englishLangPath(): string {
-  const packageJson = createRequire(path.join(process.cwd(), "package.json")).resolve("@tesseract.js-data/eng/package.json");
+  const packageJson = createRequire(path.join(process.cwd(), "package.json")).resolve(
+    "@tesseract.js-data/eng/package.json",
+  );
   return path.join(path.dirname(packageJson), "4.0.0_best_int");
 }
 
@@ -29,7 +31,10 @@ const invalid = (message: string) => new ProviderError("INVALID_IMAGE", message,
 /** Decodes the `image` input with the same checks as submission (lib/domain/image-input.ts). */
 export function decodeImage(image: string): DecodedImage {
   const inspected = inspectImage(image);
-  if (!inspected.ok) throw inspected.code === "IMAGE_TOO_LARGE" ? new ProviderError(inspected.code, inspected.message, false) : invalid(inspected.message);
+  if (!inspected.ok)
+    throw inspected.code === "IMAGE_TOO_LARGE"
+      ? new ProviderError(inspected.code, inspected.message, false)
+      : invalid(inspected.message);
   return inspected.image;
 }
 
@@ -230,7 +235,10 @@ export const imageOcr: Provider<"image-ocr"> = {
     const image = decodeImage(input.image);
     ctx.progress(5);
     // Lines a developer watching the job sees as they happen (recognition of a large page takes seconds).
-    ctx.log("info", `Image read: ${image.format.toUpperCase()}, ${image.width}×${image.height} px, ${image.bytes.length.toLocaleString("en")} bytes`);
+    ctx.log(
+      "info",
+      `Image read: ${image.format.toUpperCase()}, ${image.width}×${image.height} px, ${image.bytes.length.toLocaleString("en")} bytes`,
+    );
 
     const started = performance.now();
     ctx.log("info", "Recognizing text (Tesseract LSTM, English)");

@@ -22,4 +22,3 @@ export const providers: { [S in ServiceId]: Provider<S> } = {
   "image-ocr": imageOcr,
   "text-generate": textGenerate,
 };
-

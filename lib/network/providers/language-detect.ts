@@ -94,7 +94,10 @@ const detection = (code: LanguageCode, confidence: number) => ({
  * on 2,000 characters than on 200; multiplying the gap back by the length gives evidence that grows
  * with the text, and short or ambiguous texts get low confidence by themselves.
  */
-export function confidences(scores: [string, number][], textLength: number): { code: LanguageCode; confidence: number }[] {
+export function confidences(
+  scores: [string, number][],
+  textLength: number,
+): { code: LanguageCode; confidence: number }[] {
   const known = scores.filter((entry): entry is [LanguageCode, number] => isCandidate(entry[0]));
   const sampleLength = Math.min(textLength, francSampleLength);
   const weights = known.map(([, score]) => Math.exp((-(1 - score) * sampleLength) / temperature));

@@ -53,7 +53,11 @@ describe("text-generate", () => {
       format: "text",
       model: "gpt-4o-mini",
       finishReason: "stop",
-      usage: { promptTokens: expect.any(Number), completionTokens: expect.any(Number), totalTokens: expect.any(Number) },
+      usage: {
+        promptTokens: expect.any(Number),
+        completionTokens: expect.any(Number),
+        totalTokens: expect.any(Number),
+      },
     });
     expect(result.summary).toMatch(/gpt-4o-mini wrote 6 words using \d+ tokens\./);
   });
@@ -78,7 +82,10 @@ describe("text-generate", () => {
   });
 
   it("asks for a JSON object in JSON mode and returns it parsed", async () => {
-    const result = await textGenerate.run({ prompt: "Give me a JSON object with a field answer.", format: "json" }, recordingContext());
+    const result = await textGenerate.run(
+      { prompt: "Give me a JSON object with a field answer.", format: "json" },
+      recordingContext(),
+    );
 
     const body = server.requests[0].body as { response_format: unknown; messages: { content: string }[] };
     expect(body.response_format).toEqual({ type: "json_object" });
@@ -94,7 +101,9 @@ describe("text-generate", () => {
 
   it("fails retryably when the model answers JSON mode with something that is not JSON", async () => {
     server.behave({ reply: "normal" }, { answer: () => "Sure! Here is your object: {city: Lyon" });
-    const error = await failureOf(textGenerate.run({ prompt: "Where? Answer in JSON.", format: "json" }, recordingContext()));
+    const error = await failureOf(
+      textGenerate.run({ prompt: "Where? Answer in JSON.", format: "json" }, recordingContext()),
+    );
     expect(error).toMatchObject({ code: "PROVIDER_BAD_RESPONSE", retryable: true });
   });
 
@@ -102,21 +111,26 @@ describe("text-generate", () => {
     await textGenerate.run({ prompt: "Explain recursion.", format: "markdown", language: "de" }, recordingContext());
     await textGenerate.run({ prompt: "Explain recursion.", language: "Brazilian Portuguese" }, recordingContext());
 
-    const systemPrompts = server.requests.map((r) => (r.body as { messages: { content: string }[] }).messages[0].content);
+    const systemPrompts = server.requests.map(
+      (r) => (r.body as { messages: { content: string }[] }).messages[0].content,
+    );
     expect(systemPrompts[0]).toContain("Markdown");
     expect(systemPrompts[0]).toContain('"German (de)"');
     expect(systemPrompts[1]).toContain('"Brazilian Portuguese"');
   });
 
-  it.each([400, 401, 404])("turns HTTP %i into a non-retryable PROVIDER_REJECTED carrying the endpoint's message", async (status) => {
-    server.behave({ reply: "error", status, message: `refused with ${status}` });
-    const ctx = recordingContext();
-    const error = await failureOf(textGenerate.run({ prompt: "Hi" }, ctx));
+  it.each([400, 401, 404])(
+    "turns HTTP %i into a non-retryable PROVIDER_REJECTED carrying the endpoint's message",
+    async (status) => {
+      server.behave({ reply: "error", status, message: `refused with ${status}` });
+      const ctx = recordingContext();
+      const error = await failureOf(textGenerate.run({ prompt: "Hi" }, ctx));
 
-    expect(error).toMatchObject({ code: "PROVIDER_REJECTED", retryable: false });
-    expect(error.message).toContain(`refused with ${status}`);
-    expect(ctx.providerRequests).toEqual([expect.objectContaining({ status })]);
-  });
+      expect(error).toMatchObject({ code: "PROVIDER_REJECTED", retryable: false });
+      expect(error.message).toContain(`refused with ${status}`);
+      expect(ctx.providerRequests).toEqual([expect.objectContaining({ status })]);
+    },
+  );
 
   it.each([408, 429, 500, 503])("turns HTTP %i into a retryable PROVIDER_UNAVAILABLE", async (status) => {
     server.behave({ reply: "error", status });

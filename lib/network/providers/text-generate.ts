@@ -47,7 +47,8 @@ function errorMessageOf(body: string): string {
     const parsed: unknown = JSON.parse(body);
     if (parsed && typeof parsed === "object" && "error" in parsed) {
       const error = parsed.error;
-      if (error && typeof error === "object" && "message" in error && typeof error.message === "string") return snippet(error.message);
+      if (error && typeof error === "object" && "message" in error && typeof error.message === "string")
+        return snippet(error.message);
       if (typeof error === "string") return snippet(error);
     }
   } catch {
@@ -70,7 +71,8 @@ export const textGenerate: Provider<"text-generate"> = {
   async run(input, ctx) {
     ctx.signal.throwIfAborted();
     const { LLM_BASE_URL: baseUrl, LLM_API_KEY: apiKey, LLM_MODEL: model } = env();
-    if (!baseUrl) throw new ProviderError("PROVIDER_NOT_CONFIGURED", "No LLM endpoint is configured (LLM_BASE_URL).", false);
+    if (!baseUrl)
+      throw new ProviderError("PROVIDER_NOT_CONFIGURED", "No LLM endpoint is configured (LLM_BASE_URL).", false);
 
     const { prompt, format = "text", language } = input;
     const endpoint = new URL(`${baseUrl.replace(/\/+$/, "")}/chat/completions`);
@@ -113,9 +115,14 @@ export const textGenerate: Provider<"text-generate"> = {
         record({ error: "aborted" });
         throw ctx.signal.reason;
       }
-      const reason = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
+      const reason =
+        error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
       record({ error: "network" });
-      throw new ProviderError("PROVIDER_UNAVAILABLE", `The LLM endpoint ${endpoint.host} could not be reached: ${reason}`, true);
+      throw new ProviderError(
+        "PROVIDER_UNAVAILABLE",
+        `The LLM endpoint ${endpoint.host} could not be reached: ${reason}`,
+        true,
+      );
     }
     ctx.progress(85);
 
@@ -134,7 +141,11 @@ export const textGenerate: Provider<"text-generate"> = {
     }
     if (!parsed || typeof parsed !== "object") {
       record({ status: response.status, error: "invalid-json" });
-      throw new ProviderError("PROVIDER_BAD_RESPONSE", `The LLM endpoint returned a body that is not a JSON object: ${snippet(responseText, 120)}`, true);
+      throw new ProviderError(
+        "PROVIDER_BAD_RESPONSE",
+        `The LLM endpoint returned a body that is not a JSON object: ${snippet(responseText, 120)}`,
+        true,
+      );
     }
     const completion = parsed as ChatCompletion;
     const choice = completion.choices?.[0];

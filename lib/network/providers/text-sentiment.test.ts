@@ -39,7 +39,10 @@ describe("text-sentiment", () => {
 
   it("scores each sentence, segmenting around abbreviations", async () => {
     const { output } = await sentimentOf("Dr. Smith was wonderful. The waiting room, e.g. the chairs, was awful.");
-    expect(output.sentences.map((s) => s.text)).toEqual(["Dr. Smith was wonderful.", "The waiting room, e.g. the chairs, was awful."]);
+    expect(output.sentences.map((s) => s.text)).toEqual([
+      "Dr. Smith was wonderful.",
+      "The waiting room, e.g. the chairs, was awful.",
+    ]);
     expect(output.sentences[0].score).toBeGreaterThan(0);
     expect(output.sentences[1].score).toBeLessThan(0);
   });
@@ -58,14 +61,21 @@ describe("text-sentiment", () => {
   it("reports progress and one model call to wink-nlp", async () => {
     const { ctx } = await sentimentOf("Great service.");
     expect(ctx.providerRequests).toEqual([
-      expect.objectContaining({ provider: "wink-nlp", model: "wink-eng-lite-web-model", latencyMs: expect.any(Number) }),
+      expect.objectContaining({
+        provider: "wink-nlp",
+        model: "wink-eng-lite-web-model",
+        latencyMs: expect.any(Number),
+      }),
     ]);
     expect(ctx.progressReports.length).toBeGreaterThan(0);
     expect(isNonDecreasing(ctx.progressReports)).toBe(true);
   });
 
   it("refuses whitespace-only text as a non-retryable failure", async () => {
-    await expect(textSentiment.run({ text: "  \n\t " }, recordingContext())).rejects.toMatchObject({ code: "EMPTY_TEXT", retryable: false });
+    await expect(textSentiment.run({ text: "  \n\t " }, recordingContext())).rejects.toMatchObject({
+      code: "EMPTY_TEXT",
+      retryable: false,
+    });
   });
 
   it("rejects at once when the signal is already aborted", async () => {

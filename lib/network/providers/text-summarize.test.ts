@@ -59,7 +59,9 @@ describe("text-summarize", () => {
   });
 
   it("returns the whole text when it has no more sentences than asked for", async () => {
-    const { output, summary } = await summarise("Dr. Smith opened the clinic in 1998. It treats, e.g., sprains and fractures.");
+    const { output, summary } = await summarise(
+      "Dr. Smith opened the clinic in 1998. It treats, e.g., sprains and fractures.",
+    );
     expect(output.sentenceCount).toBe(2);
     expect(output.summary).toBe("Dr. Smith opened the clinic in 1998. It treats, e.g., sprains and fractures.");
     expect(summary).toBe("The text has only 2 sentences, so the summary keeps them all.");
@@ -73,14 +75,22 @@ describe("text-summarize", () => {
   it("reports progress and one wink-nlp call", async () => {
     const { ctx } = await summarise(article);
     expect(ctx.providerRequests).toEqual([
-      expect.objectContaining({ provider: "wink-nlp", model: "wink-eng-lite-web-model", sentences: 9, latencyMs: expect.any(Number) }),
+      expect.objectContaining({
+        provider: "wink-nlp",
+        model: "wink-eng-lite-web-model",
+        sentences: 9,
+        latencyMs: expect.any(Number),
+      }),
     ]);
     expect(ctx.progressReports.length).toBeGreaterThan(0);
     expect(isNonDecreasing(ctx.progressReports)).toBe(true);
   });
 
   it("refuses whitespace-only text as a non-retryable failure", async () => {
-    await expect(textSummarize.run({ text: " \n " }, recordingContext())).rejects.toMatchObject({ code: "EMPTY_TEXT", retryable: false });
+    await expect(textSummarize.run({ text: " \n " }, recordingContext())).rejects.toMatchObject({
+      code: "EMPTY_TEXT",
+      retryable: false,
+    });
   });
 
   it("rejects at once when the signal is already aborted", async () => {

@@ -157,8 +157,8 @@ export const textSummarize: Provider<"text-summarize"> = {
         sentenceCount > texts.length
           ? `Kept the ${picked.length} most representative of the first ${texts.length} of ${sentenceCount} sentences.`
           : picked.length < texts.length
-          ? `Kept the ${picked.length} most representative of ${texts.length} sentences.`
-          : `The text has only ${texts.length} sentence${texts.length === 1 ? "" : "s"}, so the summary keeps ${texts.length === 1 ? "it" : "them all"}.`,
+            ? `Kept the ${picked.length} most representative of ${texts.length} sentences.`
+            : `The text has only ${texts.length} sentence${texts.length === 1 ? "" : "s"}, so the summary keeps ${texts.length === 1 ? "it" : "them all"}.`,
       output: {
         summary: picked.map((s) => s.text).join(" "),
         sentences: picked,

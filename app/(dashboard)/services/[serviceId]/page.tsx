@@ -68,7 +68,10 @@ export default async function ServicePage({ params, searchParams }: Props) {
 
   return (
     <>
-      <Link href="/services" className="-mb-3 inline-flex w-fit items-center gap-1 text-sm text-muted-foreground hover:text-foreground">
+      <Link
+        href="/services"
+        className="-mb-3 inline-flex w-fit items-center gap-1 text-sm text-muted-foreground hover:text-foreground"
+      >
         <ArrowLeftIcon className="size-4" /> All services
       </Link>
       <PageHeader
@@ -89,7 +92,8 @@ export default async function ServicePage({ params, searchParams }: Props) {
 
       {initialInput && (
         <p className="text-sm text-muted-foreground">
-          The form holds the input of job <span className="font-mono">{String((await searchParams).from)}</span>; edit it before you run.
+          The form holds the input of job <span className="font-mono">{String((await searchParams).from)}</span>; edit
+          it before you run.
         </p>
       )}
 
@@ -121,13 +125,14 @@ export default async function ServicePage({ params, searchParams }: Props) {
         </CardHeader>
         <CardContent className="grid gap-2 text-sm text-muted-foreground">
           <p>
-            Submission answers <span className="font-mono">202</span> at once with a queued job; the result arrives in the job&apos;s{" "}
-            <span className="font-mono">result</span> (<span className="font-mono">summary</span> and structured{" "}
-            <span className="font-mono">output</span>) when it completes — follow it on the job page, by polling, or over its event stream.
+            Submission answers <span className="font-mono">202</span> at once with a queued job; the result arrives in
+            the job&apos;s <span className="font-mono">result</span> (<span className="font-mono">summary</span> and
+            structured <span className="font-mono">output</span>) when it completes — follow it on the job page, by
+            polling, or over its event stream.
           </p>
           <p>
-            {formatCredits(service.creditCost)} {service.creditCost === 1 ? "is" : "are"} charged when the job is created and
-            refunded if it fails. Input the service refuses (422) costs nothing.
+            {formatCredits(service.creditCost)} {service.creditCost === 1 ? "is" : "are"} charged when the job is
+            created and refunded if it fails. Input the service refuses (422) costs nothing.
           </p>
         </CardContent>
       </Card>

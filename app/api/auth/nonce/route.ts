@@ -8,5 +8,13 @@ export const GET = withApi(routes.issueNonce, async (req, { json }) => {
   await limitSignIn(req);
   const session = await readSession(req);
   const { nonce, issuedAt } = await issueNonce();
-  return json({ nonce }, { headers: { "set-cookie": await sessionCookie({ ...session, nonce, nonceIssuedAt: issuedAt }), "cache-control": "no-store" } });
+  return json(
+    { nonce },
+    {
+      headers: {
+        "set-cookie": await sessionCookie({ ...session, nonce, nonceIssuedAt: issuedAt }),
+        "cache-control": "no-store",
+      },
+    },
+  );
 });

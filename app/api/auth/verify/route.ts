@@ -15,6 +15,11 @@ export const POST = withApi(routes.verifySignIn, async (req, { body, json }) => 
   });
   // A fresh cookie without the spent nonce: the signed-in session starts clean, held server-side.
   const sessionId = await startSession(signedIn.accountId);
-  const cookie = await sessionCookie({ sessionId, accountId: signedIn.accountId, address: signedIn.address, chainId: signedIn.chainId });
+  const cookie = await sessionCookie({
+    sessionId,
+    accountId: signedIn.accountId,
+    address: signedIn.address,
+    chainId: signedIn.chainId,
+  });
   return json({ address: signedIn.address, chainId: signedIn.chainId }, { headers: { "set-cookie": cookie } });
 });

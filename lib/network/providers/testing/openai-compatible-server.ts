@@ -60,10 +60,22 @@ const errorTypes: Record<number, { type: string; code: string | null; message: s
   400: { type: "invalid_request_error", code: null, message: "Invalid request." },
   401: { type: "invalid_request_error", code: "invalid_api_key", message: "Incorrect API key provided." },
   403: { type: "invalid_request_error", code: "unsupported_country_region_territory", message: "Forbidden." },
-  404: { type: "invalid_request_error", code: "model_not_found", message: "The model does not exist or you do not have access to it." },
+  404: {
+    type: "invalid_request_error",
+    code: "model_not_found",
+    message: "The model does not exist or you do not have access to it.",
+  },
   408: { type: "timeout", code: null, message: "Request timed out." },
-  429: { type: "requests", code: "rate_limit_exceeded", message: "Rate limit reached for requests. Please try again in 1s." },
-  500: { type: "server_error", code: null, message: "The server had an error while processing your request. Sorry about that!" },
+  429: {
+    type: "requests",
+    code: "rate_limit_exceeded",
+    message: "Rate limit reached for requests. Please try again in 1s.",
+  },
+  500: {
+    type: "server_error",
+    code: null,
+    message: "The server had an error while processing your request. Sorry about that!",
+  },
   503: { type: "server_error", code: null, message: "The engine is currently overloaded, please try again later." },
 };
 
@@ -85,9 +97,18 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
 }
 
 function sendError(res: ServerResponse, status: number, message?: string, param: string | null = null) {
-  const known = errorTypes[status] ?? { type: status >= 500 ? "server_error" : "invalid_request_error", code: null, message: "Error." };
+  const known = errorTypes[status] ?? {
+    type: status >= 500 ? "server_error" : "invalid_request_error",
+    code: null,
+    message: "Error.",
+  };
   const headers: Record<string, string> = status === 429 ? { "retry-after": "1" } : {};
-  sendJson(res, status, { error: { message: message ?? known.message, type: known.type, param, code: known.code } }, headers);
+  sendJson(
+    res,
+    status,
+    { error: { message: message ?? known.message, type: known.type, param, code: known.code } },
+    headers,
+  );
 }
 
 /** Why a chat completion request breaks the protocol, as OpenAI words it; undefined when it is valid. */
@@ -96,7 +117,8 @@ function invalidRequest(body: unknown): { message: string; param: string | null 
     return { message: "We could not parse the JSON body of your request.", param: null };
   }
   const request = body as Partial<ChatCompletionRequest>;
-  if (typeof request.model !== "string" || !request.model) return { message: "you must provide a model parameter", param: "model" };
+  if (typeof request.model !== "string" || !request.model)
+    return { message: "you must provide a model parameter", param: "model" };
   if (!Array.isArray(request.messages) || request.messages.length === 0) {
     return { message: "Invalid 'messages': empty array. Expected an array with minimum length 1.", param: "messages" };
   }
@@ -104,7 +126,8 @@ function invalidRequest(body: unknown): { message: string; param: string | null 
     if (!m || !["system", "developer", "user", "assistant", "tool"].includes(m.role)) {
       return { message: `Invalid value for 'messages[${i}].role'.`, param: `messages[${i}].role` };
     }
-    if (typeof m.content !== "string") return { message: `Invalid type for 'messages[${i}].content'.`, param: `messages[${i}].content` };
+    if (typeof m.content !== "string")
+      return { message: `Invalid type for 'messages[${i}].content'.`, param: `messages[${i}].content` };
   }
   if (request.stream) return { message: "This test server does not stream.", param: "stream" };
   const format = request.response_format?.type;
@@ -120,7 +143,9 @@ function invalidRequest(body: unknown): { message: string; param: string | null 
   return undefined;
 }
 
-export async function startOpenAiCompatibleServer(options: OpenAiCompatibleServerOptions = {}): Promise<OpenAiCompatibleServer> {
+export async function startOpenAiCompatibleServer(
+  options: OpenAiCompatibleServerOptions = {},
+): Promise<OpenAiCompatibleServer> {
   let behaviour: ServerBehaviour = options.behaviour ?? { reply: "normal" };
   let answer = options.answer ?? defaultAnswer;
   let finishReason = options.finishReason ?? "stop";
@@ -136,9 +161,18 @@ export async function startOpenAiCompatibleServer(options: OpenAiCompatibleServe
       created: Math.floor(Date.now() / 1000),
       model: request.model,
       choices: [
-        { index: 0, message: { role: "assistant", content, refusal: null, annotations: [] }, logprobs: null, finish_reason: finishReason },
+        {
+          index: 0,
+          message: { role: "assistant", content, refusal: null, annotations: [] },
+          logprobs: null,
+          finish_reason: finishReason,
+        },
       ],
-      usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+      usage: {
+        prompt_tokens: promptTokens,
+        completion_tokens: completionTokens,
+        total_tokens: promptTokens + completionTokens,
+      },
       system_fingerprint: "fp_test",
     });
   };
@@ -161,7 +195,10 @@ export async function startOpenAiCompatibleServer(options: OpenAiCompatibleServe
         return sendError(res, 401, "Incorrect API key provided. You can find your API key in your account settings.");
       }
       if (path === "/v1/models" && req.method === "GET") {
-        return sendJson(res, 200, { object: "list", data: [{ id: "gpt-4o-mini", object: "model", created: 0, owned_by: "test" }] });
+        return sendJson(res, 200, {
+          object: "list",
+          data: [{ id: "gpt-4o-mini", object: "model", created: 0, owned_by: "test" }],
+        });
       }
       if (path !== "/v1/chat/completions") return sendError(res, 404, `Invalid URL (${req.method} ${path})`);
       if (req.method !== "POST") return sendError(res, 405, `Invalid method for URL (${req.method} ${path})`);

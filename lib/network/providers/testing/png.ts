@@ -33,8 +33,16 @@ export function pngWithCorruptImageData(): Buffer {
   const width = 64;
   const height = 32;
   const compressed = deflateSync(Buffer.alloc((width * 3 + 1) * height, 0x7f));
-  const broken = Buffer.concat([compressed.subarray(0, Math.floor(compressed.length / 2)), Buffer.from([0xde, 0xad, 0xbe, 0xef])]);
-  return Buffer.concat([signature, ihdr(width, height, "rgb"), pngChunk("IDAT", broken), pngChunk("IEND", Buffer.alloc(0))]);
+  const broken = Buffer.concat([
+    compressed.subarray(0, Math.floor(compressed.length / 2)),
+    Buffer.from([0xde, 0xad, 0xbe, 0xef]),
+  ]);
+  return Buffer.concat([
+    signature,
+    ihdr(width, height, "rgb"),
+    pngChunk("IDAT", broken),
+    pngChunk("IEND", Buffer.alloc(0)),
+  ]);
 }
 
 /** The PNG with a private ancillary chunk of `extra` random bytes before IEND: bigger, and still the same picture. */

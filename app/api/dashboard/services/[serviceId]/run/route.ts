@@ -6,6 +6,12 @@ import { routes } from "@/lib/http/routes";
 
 export const POST = withApi(routes.runFromDashboard, async (req, { principal, params, body, json, log }) => {
   const idempotencyKey = requiredIdempotencyKey(req);
-  const job = await runAsDashboard({ accountId: principal.accountId, serviceId: params.serviceId, input: body.input, idempotencyKey, log });
+  const job = await runAsDashboard({
+    accountId: principal.accountId,
+    serviceId: params.serviceId,
+    input: body.input,
+    idempotencyKey,
+    log,
+  });
   return json(job, { status: 202, headers: { "cache-control": "no-store", location: `/jobs/${job.jobId}` } });
 });

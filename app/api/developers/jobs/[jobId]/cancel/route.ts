@@ -2,4 +2,6 @@ import { cancelJob } from "@/lib/domain/jobs";
 import { withApi } from "@/lib/http/api";
 import { routes } from "@/lib/http/routes";
 
-export const POST = withApi(routes.cancelJob, async (_req, { principal, params, json }) => json(await cancelJob(principal.accountId, params.jobId)));
+export const POST = withApi(routes.cancelJob, async (_req, { principal, params, json }) =>
+  json(await cancelJob(principal.accountId, params.jobId)),
+);

@@ -2,4 +2,6 @@ import { getJobLogs } from "@/lib/domain/jobs";
 import { withApi } from "@/lib/http/api";
 import { routes } from "@/lib/http/routes";
 
-export const GET = withApi(routes.getJobLogs, async (_req, { principal, params, json }) => json(await getJobLogs(principal.accountId, params.jobId)));
+export const GET = withApi(routes.getJobLogs, async (_req, { principal, params, json }) =>
+  json(await getJobLogs(principal.accountId, params.jobId)),
+);

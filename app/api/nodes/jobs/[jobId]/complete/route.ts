@@ -2,7 +2,10 @@ import { noContent, withApi } from "@/lib/http/api";
 import { routes } from "@/lib/http/routes";
 import { completeExecution } from "@/lib/network/coordinator";
 
-export const POST = withApi(routes.completeExecution, async (_req, { principal, params, body: { attempt, result, ...report } }) => {
-  await completeExecution(principal, params.jobId, attempt, result, report);
-  return noContent();
-});
+export const POST = withApi(
+  routes.completeExecution,
+  async (_req, { principal, params, body: { attempt, result, ...report } }) => {
+    await completeExecution(principal, params.jobId, attempt, result, report);
+    return noContent();
+  },
+);

@@ -2,7 +2,10 @@ import { noContent, withApi } from "@/lib/http/api";
 import { routes } from "@/lib/http/routes";
 import { reportProgress } from "@/lib/network/coordinator";
 
-export const POST = withApi(routes.reportProgress, async (_req, { principal, params, body: { attempt, ...report } }) => {
-  await reportProgress(principal, params.jobId, attempt, report);
-  return noContent();
-});
+export const POST = withApi(
+  routes.reportProgress,
+  async (_req, { principal, params, body: { attempt, ...report } }) => {
+    await reportProgress(principal, params.jobId, attempt, report);
+    return noContent();
+  },
+);
