@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signUpDeveloper, type Developer } from "../support/developer";
-import { getJob, submit, waitForStatus, type JobView } from "../support/jobs";
+import { submit, waitForStatus, type JobView } from "../support/jobs";
 import { startTestServer, type TestServer } from "../support/test-server";
 import { expectError } from "../support/expect-error";
 

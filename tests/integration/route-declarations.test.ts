@@ -16,8 +16,8 @@ const pathOf = (entry: RouteEntry) => "/" + entry.segments.map((s) => s.replace(
 
 type Exported = { route?: RouteSpec };
 async function exportsOf(entry: RouteEntry): Promise<[string, Exported][]> {
-  const module = (await import(/* @vite-ignore */ pathToFileURL(entry.file).href)) as Record<string, unknown>;
-  return httpMethods.filter((m) => typeof module[m] === "function").map((m) => [m, module[m] as Exported]);
+  const routeModule = (await import(/* @vite-ignore */ pathToFileURL(entry.file).href)) as Record<string, unknown>;
+  return httpMethods.filter((m) => typeof routeModule[m] === "function").map((m) => [m, routeModule[m] as Exported]);
 }
 
 const files = findRoutes(apiDir);
