@@ -4,6 +4,7 @@
 // it is done; a fatal error ends the process with one line and a non-zero exit, so a supervisor sees it
 // (and restarts it) instead of a server that answers 500 forever.
 import { env } from "@/lib/env";
+import { stampSocketAddresses } from "@/lib/http/client-address";
 import { readyDatabase } from "@/lib/domain/database";
 import { log } from "@/lib/log";
 import { startNetworkServices, stopNetworkServices } from "@/lib/network/embedded";
@@ -13,6 +14,8 @@ import { processSingleton } from "@/lib/singleton";
 
 const serving = processSingleton("serving", async () => {
   const config = env();
+  // The per-IP sign-in limit needs each request's socket address (lib/http/client-address.ts).
+  stampSocketAddresses();
   const database = await readyDatabase();
   await checkPaymentsAtStart();
   await startNetworkServices();

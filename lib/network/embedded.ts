@@ -4,7 +4,6 @@
 // completes jobs.
 import { hostname } from "node:os";
 import { readyDatabase } from "@/lib/domain/database";
-import { stampSocketAddresses } from "@/lib/http/client-address";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
 import { startPaymentWatcher } from "@/lib/payments/watcher";
@@ -24,8 +23,6 @@ interface NetworkServices {
 }
 
 async function start(): Promise<NetworkServices> {
-  // The per-IP sign-in limit needs each request's socket address (lib/http/client-address.ts).
-  stampSocketAddresses();
   await readyDatabase();
   const config = env();
   const stopSweeper = startSweeper();
