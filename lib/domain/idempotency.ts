@@ -38,20 +38,6 @@ export async function findReplay(
   return { status: row.responseStatus, body: row.responseBody };
 }
 
-export async function storeResponse(
-  tx: Tx,
-  entry: { accountId: string; key: string; fingerprint: string; jobId: string; response: StoredResponse },
-): Promise<void> {
-  await tx.insert(idempotencyKeys).values({
-    accountId: entry.accountId,
-    key: entry.key,
-    fingerprint: entry.fingerprint,
-    jobId: entry.jobId,
-    responseStatus: entry.response.status,
-    responseBody: entry.response.body,
-  });
-}
-
 /** Deletes keys older than the retention (at least 24 h). */
 export async function purgeIdempotencyKeys(tx: Tx, retentionHours: number): Promise<number> {
   const deleted = await tx
