@@ -66,10 +66,11 @@ export async function effectsOf(jobId: string): Promise<JobEffects> {
   const ledger = await rowsOf<{ type: string; amount: string | number }>(
     sql`select type, amount from credit_ledger where job_id = ${jobId} order by seq`,
   );
-  const deliveries = await rowsOf<{ event_type: string; body: string }>(
-    sql`select event_type, body from webhook_deliveries where job_id = ${jobId}`,
-  );
-  const bodies = deliveries.map((d) => JSON.parse(d.body) as JobEffects["bodies"][number]);
+  const deliveries = await rowsOf<{ body: string }>(sql`select body from webhook_deliveries where job_id = ${jobId}`);
+  // In the order the job passed its statuses (rows of one statement share their creation time).
+  const bodies = deliveries
+    .map((d) => JSON.parse(d.body) as JobEffects["bodies"][number])
+    .sort((a, b) => a.data.sequence - b.data.sequence || a.type.localeCompare(b.type));
   return {
     job: {
       status: job.status,
@@ -84,9 +85,7 @@ export async function effectsOf(jobId: string): Promise<JobEffects> {
     events,
     logs,
     ledger: ledger.map((l) => ({ type: l.type, amount: Number(l.amount) })),
-    deliveries: sortAnnounced(
-      deliveries.map((d, i): Announced => [String(bodies[i].data.job.status), d.event_type, bodies[i].data.sequence]),
-    ),
+    deliveries: sortAnnounced(bodies.map((b): Announced => [String(b.data.job.status), b.type, b.data.sequence])),
     balance: Number(job.balance),
     keySpent: job.key_spent === null ? null : Number(job.key_spent),
     bodies,
