@@ -18,6 +18,7 @@ export interface Database {
   /**
    * PGlite only: runs a statement outside any transaction, parsed and described once per database (its
    * driver otherwise parses, describes and plans every statement, each step a trip into the engine).
+   * executeShaped's path, not the callers' (lib/db/prepared-statements.ts says which way to run SQL).
    */
   runPrepared?: RunPrepared;
   /** Runs `listener` when `channel` is notified (PostgreSQL LISTEN, or in-process for PGlite). */
