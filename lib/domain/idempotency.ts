@@ -3,7 +3,7 @@
 import { createHash } from "node:crypto";
 import canonicalize from "canonicalize";
 import { and, eq, lt, sql } from "drizzle-orm";
-import type { Tx } from "@/lib/db/client";
+import type { Tx } from "@/lib/db/database";
 import { idempotencyKeys } from "@/lib/db/schema";
 import { DomainError } from "./errors";
 

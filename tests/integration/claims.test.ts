@@ -3,7 +3,7 @@
 // of every status the job passes.
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { compiledTexts } from "@/lib/db/client";
+import { compiledTexts } from "@/lib/db/prepared-statements";
 import { webhookDeliveries } from "@/lib/db/schema";
 import { db } from "@/lib/domain/database";
 import { applyJobChangeAtOnce } from "@/lib/engine/apply-change";
