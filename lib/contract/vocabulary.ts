@@ -2,6 +2,8 @@
 // sources, ledger entry types and API-key scopes. The database enums, the wire schemas and the domain all read them.
 export const jobStatuses = ["queued", "routing", "assigned", "running", "retrying", "completed", "failed"] as const;
 export type JobStatus = (typeof jobStatuses)[number];
+/** The statuses a job ends in: nothing moves it on from them (a cancelled job is `failed`, code CANCELLED). */
+export const finalJobStatuses: readonly JobStatus[] = ["completed", "failed"];
 
 export const eventTypes = [
   "JOB_CREATED",
