@@ -29,10 +29,6 @@ export type WebhookDeliveryPage = z.infer<typeof schemas.WebhookDeliveryPage>;
 export type WebhookEventType = z.infer<typeof schemas.WebhookEventType>;
 
 // Request bodies, as the browser writes them (the schemas' input side, before their transforms).
-export type CreateProfileRequest = z.input<typeof schemas.CreateProfileRequest>;
-export type UpdateProfileRequest = z.input<typeof schemas.UpdateProfileRequest>;
 export type CreateKeyRequest = z.input<typeof schemas.CreateKeyRequest>;
 export type UpdateKeyRequest = z.input<typeof schemas.UpdateKeyRequest>;
 export type CreateWebhookRequest = z.input<typeof schemas.CreateWebhookRequest>;
-export type UpdateWebhookRequest = z.input<typeof schemas.UpdateWebhookRequest>;
-export type SubmitTopUpRequest = z.input<typeof schemas.SubmitTopUpRequest>;
