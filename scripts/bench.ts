@@ -1,11 +1,15 @@
-// `npm run bench`: submit throughput against a trivial route, queue overhead at a steady rate and end-to-end
-// jobs/s with 1 and 4 nodes (with /api/health/live probed meanwhile), on PGlite, or on PostgreSQL when
-// DATABASE_URL is set: then also graphile-worker as the reference and the scale-out from 1 to 2 server
-// instances with standalone nodes. Prints the tables and writes its section of docs/benchmarks.md.
+// `npm run bench`: the product as users run it (`next start` on the production build, no warm-up) beside the
+// warmed harness (the route handlers in tests/support/serve.ts): submit throughput against a trivial route,
+// queue overhead at a steady rate and end-to-end jobs/s with 1 and 4 nodes (with /api/health/live probed
+// meanwhile), on PGlite, or on PostgreSQL when DATABASE_URL is set: then also graphile-worker as the reference
+// and the scale-out from 1 to 2 server instances with standalone nodes. Prints the tables and writes its
+// section of docs/benchmarks.md.
 // Options: --duration <s> (autocannon, per route), --connections <n>, --rate <jobs/s>, --steady-jobs <n>,
-// --burst-jobs <n>, --warmup-jobs <n>; --profile (CPU profiles of the servers into .bench/, top functions in the report);
+// --burst-jobs <n>, --warmup-jobs <n>; --quick (a smaller warm-up, 1 node, no scale-out: a few minutes);
+// --baseline <checkout> (the harness and `next start` phases also on another checkout, paired with this one's);
+// --profile (CPU profiles of the servers into .bench/, top functions in the report);
 // --private-postgres (a throwaway cluster with pg_stat_statements loaded, instead of DATABASE_URL's server).
-import { mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -31,15 +35,10 @@ import {
 } from "./bench/jobs";
 import { enableStatementStats, measureDatabase, readTableWrites, trackBackendsCpu, withClient } from "./bench/pg-stats";
 import { probeIdle, probeLiveness } from "./bench/probe";
+import { benchProduct } from "./bench/product";
 import { monotonicMicros, summarizeProfiles, type ProfileWindow } from "./bench/profile";
-import {
-  aboutSection,
-  renderSection,
-  type HttpResults,
-  type Machine,
-  type NodesResults,
-  type RunResults,
-} from "./bench/report";
+import { aboutSection, renderSection } from "./bench/report";
+import type { BaselineResults, HttpResults, Machine, NodesResults, ProductResult, RunResults } from "./bench/results";
 import { benchScaleOut, type DatabaseWork, type ScaleOutResult } from "./bench/scale-out";
 import { startServerUnderTest, type Driver, type ServerUnderTest } from "./bench/server";
 import { summarize } from "./bench/stats";
@@ -50,22 +49,36 @@ const positiveNumber = (name: string, fallback: number) => {
   return value;
 };
 const switchedOn = (name: string) => process.argv.slice(2).includes(`--${name}`);
+/** `--quick`: the same phases, smaller, for a run of a few minutes (with a baseline, twice that). */
+const quick = switchedOn("quick");
+
+/** Another checkout (with its node_modules) whose harness and `next start` are measured beside this one's. */
+function baselineRoot(): string | undefined {
+  const dir = flag("baseline");
+  if (!dir) return undefined;
+  const root = path.resolve(dir);
+  for (const needed of ["package.json", "node_modules", "tests/support/serve.ts", "scripts/build-if-stale.mjs"])
+    if (!existsSync(path.join(root, needed))) throw new Error(`--baseline ${dir}: ${needed} is missing there`);
+  return root;
+}
 
 const options = {
-  durationSeconds: positiveNumber("duration", 5),
+  quick,
+  durationSeconds: positiveNumber("duration", quick ? 2 : 5),
   connections: positiveNumber("connections", 10),
   rate: positiveNumber("rate", 10),
-  steadyJobs: positiveNumber("steady-jobs", 150),
-  burstJobs: positiveNumber("burst-jobs", 300),
+  steadyJobs: positiveNumber("steady-jobs", quick ? 100 : 150),
+  burstJobs: positiveNumber("burst-jobs", quick ? 300 : 500),
   /**
    * Jobs run (and not measured) before anything is: V8 optimises a server's hot paths only after many calls
    * (CPU per job falls for about 5,000 jobs), and a server in production has been running. The same for
    * graphile-worker and the scale-out.
    */
-  warmupJobs: positiveNumber("warmup-jobs", 5000),
-  nodeCounts: [1, 4],
+  warmupJobs: positiveNumber("warmup-jobs", quick ? 1000 : 5000),
+  nodeCounts: quick ? [1] : [1, 4],
   /** Scale-out: server instances sharing one database, with the same standalone nodes each time. */
-  instanceCounts: [1, 2],
+  instanceCounts: quick ? [] : [1, 2],
+  baseline: baselineRoot(),
   standaloneNodes: 2,
   standaloneConcurrency: 4,
   /** The idle server's liveness baseline. */
@@ -79,7 +92,8 @@ const options = {
 
 let adminUrl = process.env.DATABASE_URL || undefined;
 const driver: Driver = adminUrl || options.privatePostgres ? "postgres" : "pglite";
-const progress = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+const report = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+const progress = report;
 /** This run's CPU profiles (gitignored). */
 const profileRoot = path.join(process.cwd(), ".bench", "profiles", new Date().toISOString().replace(/[:.]/g, "-"));
 const profileDir = (phase: string) => {
@@ -100,6 +114,7 @@ process.once("SIGINT", () => {
  * PostgreSQL, `afterStop` reads the database once the server's connections are closed, before it is dropped.
  */
 async function withServer<T>(
+  root: string,
   embeddedNodes: number,
   env: Record<string, string>,
   use: (server: ServerUnderTest, database: { url: string; backends: BackendsCpu } | undefined) => Promise<T>,
@@ -121,6 +136,7 @@ async function withServer<T>(
       embeddedNodes,
       env,
       cpuProfileDir,
+      root,
     });
     cleanups.add(server.stop);
     let result: T;
@@ -176,7 +192,7 @@ async function describeMachine(privatePostgres: boolean): Promise<Machine> {
 /** Submit throughput and latency of execute vs the trivial route, on a server without nodes. */
 async function benchHttp(): Promise<HttpResults> {
   // Nothing routes the submitted jobs, and nothing may fail them for it while the bench runs.
-  return withServer(0, { ROUTING_TIMEOUT_MS: String(10 * 60_000) }, async (server, database) => {
+  return withServer(process.cwd(), 0, { ROUTING_TIMEOUT_MS: String(10 * 60_000) }, async (server, database) => {
     const health = {
       url: `${server.baseUrl}/api/health/live`,
       connections: options.connections,
@@ -222,11 +238,14 @@ async function addTableWrites<T extends { database?: DatabaseWork }>(result: T, 
  * Steady-rate overhead, then a burst drained while it arrives, with `nodes` embedded nodes; the liveness
  * route is probed while idle, through the burst, and while a worst-case text-summarize job runs.
  */
-async function benchNodes(nodes: number): Promise<NodesResults> {
+async function benchNodes(nodes: number, root: string): Promise<NodesResults> {
   const slots = nodes * parseEnv({ NODE_ENV: "production" }).EMBEDDED_NODE_CONCURRENCY;
-  const cpuProfileDir = profileDir(`nodes-${nodes}`);
+  const which = root === process.cwd() ? "" : "baseline ";
+  const cpuProfileDir = which ? undefined : profileDir(`nodes-${nodes}`);
   let burstWindow: ProfileWindow = { fromUs: 0, toUs: 0 };
+  const progress = (message: string) => report(`${which}${message}`);
   const results = await withServer<NodesResults>(
+    root,
     nodes,
     {},
     async (server, db) => {
@@ -340,6 +359,21 @@ async function benchNodes(nodes: number): Promise<NodesResults> {
   return cpuProfileDir ? { ...results, profile: summarizeProfiles(cpuProfileDir, burstWindow) } : results;
 }
 
+/** The product's phase on one checkout (`next start`, no warm-up). */
+function productPhase(root: string): Promise<ProductResult> {
+  return benchProduct(
+    {
+      root,
+      adminUrl,
+      steady: { rate: options.rate, count: options.steadyJobs },
+      burst: { count: options.burstJobs, submitters: options.connections },
+      timeoutMs: options.timeoutMs,
+      progress: (message) => report(`${root === process.cwd() ? "" : "baseline "}${message}`),
+    },
+    cleanups,
+  );
+}
+
 async function main() {
   let privatePostgres: PrivatePostgres | undefined;
   if (options.privatePostgres) {
@@ -367,8 +401,18 @@ async function runBench(privatePostgres: boolean) {
   const machine = await describeMachine(privatePostgres);
   progress(`driver: ${machine.driver}; load average ${machine.loadAverage.map((l) => l.toFixed(2)).join(", ")}`);
   const http = await benchHttp();
+  // Each phase on this tree, then on the baseline: pairs, so a drift of the machine's speed hits both.
+  const here = process.cwd();
   const nodes: NodesResults[] = [];
-  for (const n of options.nodeCounts) nodes.push(await benchNodes(n));
+  const baselineNodes: NodesResults[] = [];
+  for (const n of options.nodeCounts) {
+    nodes.push(await benchNodes(n, here));
+    if (options.baseline) baselineNodes.push(await benchNodes(n, options.baseline));
+  }
+  const product = await productPhase(here);
+  const baseline: BaselineResults | undefined = options.baseline
+    ? { root: options.baseline, nodes: baselineNodes, product: await productPhase(options.baseline) }
+    : undefined;
   const scaleOut: ScaleOutResult[] = [];
   const graphile: GraphileResult[] = [];
   if (adminUrl) {
@@ -391,12 +435,14 @@ async function runBench(privatePostgres: boolean) {
         ),
       );
     }
-    for (const n of nodes) {
-      progress(`graphile-worker: concurrency ${n.slots}`);
+    // At each concurrency of ours: the harness's node counts, and the product's default.
+    const concurrencies = [...new Set([...nodes.map((n) => n.slots), product.slots])];
+    for (const concurrency of concurrencies) {
+      progress(`graphile-worker: concurrency ${concurrency}`);
       graphile.push(
         await benchGraphileWorker({
           adminUrl,
-          concurrency: n.slots,
+          concurrency,
           steady: { rate: options.rate, count: options.steadyJobs },
           burst: { count: options.burstJobs, submitters: options.connections },
           warmupJobs: options.warmupJobs,
@@ -416,6 +462,10 @@ async function runBench(privatePostgres: boolean) {
     machine,
     http,
     nodes,
+    product,
+    baseline,
+    warmupJobs: options.warmupJobs,
+    quick: options.quick,
     scaleOut,
     graphile,
     graphileVersion: adminUrl ? packageVersion("graphile-worker") : undefined,

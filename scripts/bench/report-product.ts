@@ -1,0 +1,174 @@
+// Report part: the product as users run it (`next start`, no warm-up) beside the warmed harness and
+// graphile-worker, the issue's aim as ratios, and this tree against a baseline checkout (`--baseline`).
+import type { GraphileResult } from "./graphile";
+import type { NodesResults, ProductResult, RunResults } from "./results";
+import { ms, perSecond, ratio, table } from "./stats";
+
+/** Issue 22's aim, through `next start` on PostgreSQL: jobs/s ≥ 0.5× graphile-worker's, overhead p50 ≤ 1.0×. */
+const aim = { jobsPerSecondOfGraphile: 0.5, overheadP50OfGraphile: 1.0 };
+
+const nodesLabel = (n: number) => `${n} node${n === 1 ? "" : "s"}`;
+const verdict = (ok: boolean) => (ok ? "met" : "**not met**");
+
+function harnessRow(label: string, n: NodesResults, g: GraphileResult | undefined): string[] {
+  return [
+    label,
+    String(n.slots),
+    `**${perSecond(n.burst.jobsPerSecond)}**`,
+    ms(n.steady.overhead.p50),
+    ms(n.steady.overhead.p99),
+    "",
+    String(n.steady.failed + n.burst.failed),
+    g ? ratio(n.burst.jobsPerSecond, g.burst.jobsPerSecond) : "",
+    g ? ratio(n.steady.overhead.p50, g.overhead.p50) : "",
+  ];
+}
+
+function productRow(label: string, p: ProductResult, g: GraphileResult | undefined): string[] {
+  return [
+    label,
+    String(p.slots),
+    `**${perSecond(p.burst.jobsPerSecond)}**`,
+    ms(p.steady.overhead.p50),
+    ms(p.steady.overhead.p99),
+    `${ms(p.steady.submitToCompleted.p50)} / ${ms(p.steady.submitToCompleted.p99)}`,
+    String(p.steady.failed + p.burst.failed),
+    g ? `**${ratio(p.burst.jobsPerSecond, g.burst.jobsPerSecond)}**` : "",
+    g ? `**${ratio(p.steady.overhead.p50, g.overhead.p50)}**` : "",
+  ];
+}
+
+function sideBySide(r: RunResults): string {
+  const p = r.product;
+  const g = r.graphile.find((x) => x.concurrency === p.slots);
+  const rows: string[][] = [];
+  const trees = [{ name: "", nodes: r.nodes, product: p }];
+  if (r.baseline) trees.push({ name: " (baseline)", nodes: r.baseline.nodes, product: r.baseline.product });
+  for (const t of trees) {
+    for (const n of t.nodes)
+      rows.push(
+        harnessRow(
+          `harness${t.name}, warmed, ${nodesLabel(n.nodes)}`,
+          n,
+          r.graphile.find((x) => x.concurrency === n.slots),
+        ),
+      );
+    rows.push(productRow(`next start${t.name}, no warm-up, ${nodesLabel(t.product.nodes)}`, t.product, g));
+  }
+  if (g) {
+    rows.push([
+      "graphile-worker (no-op jobs), warmed",
+      String(g.concurrency),
+      `**${perSecond(g.burst.jobsPerSecond)}**`,
+      ms(g.overhead.p50),
+      ms(g.overhead.p99),
+      "",
+      "0",
+      "1.00×",
+      "1.00×",
+    ]);
+  }
+  return table(
+    [
+      "what runs",
+      "concurrency",
+      "jobs/s",
+      "overhead p50",
+      "overhead p99",
+      "POST → completed p50 / p99",
+      "failed",
+      "jobs/s ÷ graphile-worker",
+      "overhead p50 ÷ graphile-worker",
+    ],
+    rows,
+  );
+}
+
+function aimLines(r: RunResults): string[] {
+  const p = r.product;
+  const g = r.graphile.find((x) => x.concurrency === p.slots);
+  if (!g) return ["- graphile-worker runs only on PostgreSQL: the aim is judged in the PostgreSQL run."];
+  const throughput = p.burst.jobsPerSecond / g.burst.jobsPerSecond;
+  const overhead = p.steady.overhead.p50 / g.overhead.p50;
+  return [
+    `- Through \`next start\`, jobs/s is **${throughput.toFixed(2)}×** graphile-worker's at concurrency ${g.concurrency} ` +
+      `(${perSecond(p.burst.jobsPerSecond)} vs ${perSecond(g.burst.jobsPerSecond)}; aim ≥ ${aim.jobsPerSecondOfGraphile}×: ${verdict(throughput >= aim.jobsPerSecondOfGraphile)}).`,
+    `- Queue overhead p50 is **${Number.isFinite(overhead) ? `${overhead.toFixed(2)}×` : "n/a"}** graphile-worker's ` +
+      `(${ms(p.steady.overhead.p50)} vs ${ms(g.overhead.p50)}; aim ≤ ${aim.overheadP50OfGraphile.toFixed(1)}×: ${verdict(overhead <= aim.overheadP50OfGraphile)}). ` +
+      "Both are whole milliseconds of the database's clock, so a 1 ms step moves this ratio a lot.",
+  ];
+}
+
+function baselineSection(r: RunResults): string {
+  const b = r.baseline;
+  if (!b) return "";
+  const rows: string[][] = r.nodes.map((n, i) => {
+    const other = b.nodes[i];
+    return [
+      `harness, warmed, ${nodesLabel(n.nodes)}`,
+      perSecond(n.burst.jobsPerSecond),
+      perSecond(other?.burst.jobsPerSecond ?? Number.NaN),
+      `**${ratio(n.burst.jobsPerSecond, other?.burst.jobsPerSecond ?? Number.NaN)}**`,
+      ms(n.steady.overhead.p50),
+      ms(other?.steady.overhead.p50 ?? Number.NaN),
+      ratio(n.steady.overhead.p50, other?.steady.overhead.p50 ?? Number.NaN),
+    ];
+  });
+  const p = r.product;
+  rows.push([
+    "next start, no warm-up",
+    perSecond(p.burst.jobsPerSecond),
+    perSecond(b.product.burst.jobsPerSecond),
+    `**${ratio(p.burst.jobsPerSecond, b.product.burst.jobsPerSecond)}**`,
+    ms(p.steady.overhead.p50),
+    ms(b.product.steady.overhead.p50),
+    ratio(p.steady.overhead.p50, b.product.steady.overhead.p50),
+  ]);
+  return [
+    `### This tree against the baseline (\`${b.root}\`)`,
+    "",
+    "Each phase ran on this tree and then on the baseline, one after the other, with the same database server and " +
+      "bench code. jobs/s above 1× and overhead below 1× mean this tree is faster.",
+    "",
+    table(
+      [
+        "phase",
+        "jobs/s, this tree",
+        "jobs/s, baseline",
+        "this ÷ baseline",
+        "overhead p50, this tree",
+        "overhead p50, baseline",
+        "this ÷ baseline",
+      ],
+      rows,
+    ),
+  ].join("\n");
+}
+
+export function productSection(r: RunResults): string {
+  const p = r.product;
+  const starts = [p, ...(r.baseline ? [r.baseline.product] : [])]
+    .map(
+      (x) =>
+        `${x === p ? "this tree" : "baseline"}: ready in ${ms(x.readyMs)}, first job POST → completed ${ms(x.firstJobMs)}`,
+    )
+    .join("; ");
+  return [
+    "### As users run it: `next start`, no warm-up, beside the warmed harness",
+    "",
+    "`next start` on the production build (`scripts/build-if-stale.mjs` first, as `npm start` does), a fresh " +
+      `database, the product's default embedded nodes (${nodesLabel(p.nodes)} × ${p.slots / p.nodes}), rate limits off and credit for every job; ` +
+      `a developer signs in and makes an API key, then: one job, ${p.steady.count} jobs at a steady ${p.steady.rate} jobs/s (overhead: ` +
+      `JOB_CREATED → EXECUTION_STARTED from telemetry, as for the harness), then ${p.burst.jobs} jobs from ${p.burst.submitters} clients ` +
+      "back to back (jobs/s = jobs ÷ first POST sent → last EXECUTION_COMPLETED). Nothing runs before the first measured job. " +
+      `The harness rows are the sections below (\`tests/support/serve.ts\`, after ${r.warmupJobs} unmeasured jobs); graphile-worker ` +
+      "is the warmed run below at the product's concurrency.",
+    "",
+    sideBySide(r),
+    "",
+    `Start-up: ${starts}.`,
+    "",
+    ...aimLines(r),
+    ...(r.baseline ? ["", baselineSection(r)] : []),
+  ].join("\n");
+}
