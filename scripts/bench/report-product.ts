@@ -1,5 +1,6 @@
 // Report part: the product as users run it (`next start`, no warm-up) beside the warmed harness and
 // graphile-worker, the issue's aim as ratios, and this tree against a baseline checkout (`--baseline`).
+import type { CpuUse } from "./cpu";
 import type { GraphileResult } from "./graphile";
 import type { NodesResults, ProductResult, RunResults } from "./results";
 import { ms, perSecond, ratio, table } from "./stats";
@@ -9,6 +10,9 @@ const aim = { jobsPerSecondOfGraphile: 0.5, overheadP50OfGraphile: 1.0 };
 
 const nodesLabel = (n: number) => `${n} node${n === 1 ? "" : "s"}`;
 const verdict = (ok: boolean) => (ok ? "met" : "**not met**");
+/** CPU per job over the burst: a process's (or PostgreSQL's) share of the window ÷ jobs. */
+const cpuPerJob = (percentOfCore: number, c: CpuUse, jobs: number) =>
+  ms(((percentOfCore / 100) * c.seconds * 1000) / jobs);
 
 function harnessRow(label: string, n: NodesResults, g: GraphileResult | undefined): string[] {
   return [
@@ -18,6 +22,8 @@ function harnessRow(label: string, n: NodesResults, g: GraphileResult | undefine
     ms(n.steady.overhead.p50),
     ms(n.steady.overhead.p99),
     "",
+    cpuPerJob(n.burst.cpu.server, n.burst.cpu, n.burst.jobs),
+    cpuPerJob(n.burst.cpu.postgres, n.burst.cpu, n.burst.jobs),
     String(n.steady.failed + n.burst.failed),
     g ? ratio(n.burst.jobsPerSecond, g.burst.jobsPerSecond) : "",
     g ? ratio(n.steady.overhead.p50, g.overhead.p50) : "",
@@ -32,6 +38,8 @@ function productRow(label: string, p: ProductResult, g: GraphileResult | undefin
     ms(p.steady.overhead.p50),
     ms(p.steady.overhead.p99),
     `${ms(p.steady.submitToCompleted.p50)} / ${ms(p.steady.submitToCompleted.p99)}`,
+    cpuPerJob(p.burst.cpu.server, p.burst.cpu, p.burst.jobs),
+    cpuPerJob(p.burst.cpu.postgres, p.burst.cpu, p.burst.jobs),
     String(p.steady.failed + p.burst.failed),
     g ? `**${ratio(p.burst.jobsPerSecond, g.burst.jobsPerSecond)}**` : "",
     g ? `**${ratio(p.steady.overhead.p50, g.overhead.p50)}**` : "",
@@ -63,6 +71,8 @@ function sideBySide(r: RunResults): string {
       ms(g.overhead.p50),
       ms(g.overhead.p99),
       "",
+      cpuPerJob(g.burst.cpu.bench, g.burst.cpu, g.burst.jobs),
+      cpuPerJob(g.burst.cpu.postgres, g.burst.cpu, g.burst.jobs),
       "0",
       "1.00×",
       "1.00×",
@@ -76,6 +86,8 @@ function sideBySide(r: RunResults): string {
       "overhead p50",
       "overhead p99",
       "POST → completed p50 / p99",
+      "app CPU per job",
+      "PostgreSQL CPU per job",
       "failed",
       "jobs/s ÷ graphile-worker",
       "overhead p50 ÷ graphile-worker",
@@ -161,6 +173,8 @@ export function productSection(r: RunResults): string {
       `a developer signs in and makes an API key, then: one job, ${p.steady.count} jobs at a steady ${p.steady.rate} jobs/s (overhead: ` +
       `JOB_CREATED → EXECUTION_STARTED from telemetry, as for the harness), then ${p.burst.jobs} jobs from ${p.burst.submitters} clients ` +
       "back to back (jobs/s = jobs ÷ first POST sent → last EXECUTION_COMPLETED). Nothing runs before the first measured job. " +
+      "CPU per job: over that burst, the server process's CPU (for graphile-worker, the bench process that adds and runs " +
+      "its jobs) and that of our database's PostgreSQL backends, ÷ jobs: steadier than jobs/s on a busy machine. " +
       `The harness rows are the sections below (\`tests/support/serve.ts\`, after ${r.warmupJobs} unmeasured jobs); graphile-worker ` +
       "is the warmed run below at the product's concurrency.",
     "",
