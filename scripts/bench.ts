@@ -454,11 +454,11 @@ async function runBench(privatePostgres: boolean) {
   const results: RunResults = {
     driver,
     title:
-      driver === "pglite"
+      (driver === "pglite"
         ? "Embedded database (PGlite)"
         : privatePostgres
           ? "PostgreSQL, private cluster with pg_stat_statements (`--private-postgres`)"
-          : "PostgreSQL",
+          : "PostgreSQL") + (options.baseline ? ", this tree against a baseline checkout (`--baseline`)" : ""),
     machine,
     http,
     nodes,
@@ -474,15 +474,17 @@ async function runBench(privatePostgres: boolean) {
   const section = renderSection(results);
   process.stdout.write(`${section}\n`);
   // The private cluster's run has its own section: the shared server's run (the judge's) stays beside it.
-  const name = driver === "pglite" ? "bench:pglite" : privatePostgres ? "bench:postgres-private" : "bench:postgres";
+  const kind = driver === "pglite" ? "bench:pglite" : privatePostgres ? "bench:postgres-private" : "bench:postgres";
   const after = {
     "bench:pglite": "bench:about",
     "bench:postgres": "bench:pglite",
     "bench:postgres-private": "bench:postgres",
-  }[name];
+  }[kind];
+  // A comparison with another tree is its own section, beside the plain run of the same database.
+  const name = options.baseline ? `${kind}-vs-baseline` : kind;
   writeSections(path.join(process.cwd(), documentFile), [
     { name: "bench:about", body: aboutSection() },
-    { name, body: section, after },
+    { name, body: section, after: options.baseline ? kind : after },
   ]);
   progress(`wrote ${documentFile}`);
 }
