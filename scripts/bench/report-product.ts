@@ -111,6 +111,16 @@ function aimLines(r: RunResults): string[] {
   ];
 }
 
+/** Other work on the machine slows the server and the load generator alike: say so beside the figures. */
+function noiseLine(p: ProductResult): string[] {
+  const other = p.burst.cpu.other;
+  if (!(other >= 50)) return [];
+  return [
+    `- Other processes used ${Math.round(other)} % of a core (of ${p.burst.cpu.capacity} %) while \`next start\` drained its burst: ` +
+      "these absolute figures are pessimistic; the ratios within this run are the ones to read.",
+  ];
+}
+
 function baselineSection(r: RunResults): string {
   const b = r.baseline;
   if (!b) return "";
@@ -183,6 +193,7 @@ export function productSection(r: RunResults): string {
     `Start-up: ${starts}.`,
     "",
     ...aimLines(r),
+    ...noiseLine(p),
     ...(r.baseline ? ["", baselineSection(r)] : []),
   ].join("\n");
 }
