@@ -6,7 +6,8 @@
 // section of docs/benchmarks.md.
 // Options: --duration <s> (autocannon, per route), --connections <n>, --rate <jobs/s>, --steady-jobs <n>,
 // --burst-jobs <n>, --warmup-jobs <n>; --quick (a smaller warm-up, 1 node, no scale-out: a few minutes);
-// --baseline <checkout> (the harness and `next start` phases also on another checkout, paired with this one's);
+// --baseline <checkout> (the harness and `next start` phases also on another checkout, paired with this one's),
+// --rounds <n> (that many pairs of each);
 // --profile (CPU profiles of the servers into .bench/, top functions in the report);
 // --private-postgres (a throwaway cluster with pg_stat_statements loaded, instead of DATABASE_URL's server).
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
@@ -38,7 +39,16 @@ import { probeIdle, probeLiveness } from "./bench/probe";
 import { benchProduct } from "./bench/product";
 import { monotonicMicros, summarizeProfiles, type ProfileWindow } from "./bench/profile";
 import { aboutSection, renderSection } from "./bench/report";
-import type { BaselineResults, HttpResults, Machine, NodesResults, ProductResult, RunResults } from "./bench/results";
+import type {
+  BaselineResults,
+  HttpResults,
+  Machine,
+  NodesResults,
+  PairedRound,
+  ProductResult,
+  RunResults,
+  TreeResults,
+} from "./bench/results";
 import { benchScaleOut, type DatabaseWork, type ScaleOutResult } from "./bench/scale-out";
 import { startServerUnderTest, type Driver, type ServerUnderTest } from "./bench/server";
 import { summarize } from "./bench/stats";
@@ -79,6 +89,8 @@ const options = {
   /** Scale-out: server instances sharing one database, with the same standalone nodes each time. */
   instanceCounts: quick ? [] : [1, 2],
   baseline: baselineRoot(),
+  /** With `--baseline`: how many times each pair of phases runs (the report gives every round's ratio). */
+  rounds: positiveNumber("rounds", 1),
   standaloneNodes: 2,
   standaloneConcurrency: 4,
   /** The idle server's liveness baseline. */
@@ -401,18 +413,25 @@ async function runBench(privatePostgres: boolean) {
   const machine = await describeMachine(privatePostgres);
   progress(`driver: ${machine.driver}; load average ${machine.loadAverage.map((l) => l.toFixed(2)).join(", ")}`);
   const http = await benchHttp();
-  // Each phase on this tree, then on the baseline: pairs, so a drift of the machine's speed hits both.
   const here = process.cwd();
-  const nodes: NodesResults[] = [];
-  const baselineNodes: NodesResults[] = [];
-  for (const n of options.nodeCounts) {
-    nodes.push(await benchNodes(n, here));
-    if (options.baseline) baselineNodes.push(await benchNodes(n, options.baseline));
+  const rounds: PairedRound[] = [];
+  // With a baseline: each phase on both trees back to back, in turn A B then B A (so a drift of the
+  // machine's speed hits both alike), `--rounds` times; the report takes each round's ratio.
+  for (let round = 0; round < (options.baseline ? options.rounds : 1); round++) {
+    const trees = options.baseline ? [here, options.baseline] : [here];
+    if (round % 2 === 1) trees.reverse();
+    const results = new Map(trees.map((root) => [root, { nodes: [] as NodesResults[] } as Partial<TreeResults>]));
+    for (const n of options.nodeCounts)
+      for (const root of trees) results.get(root)?.nodes?.push(await benchNodes(n, root));
+    for (const root of trees) {
+      const tree = results.get(root);
+      if (tree) tree.product = await productPhase(root);
+    }
+    const of = (root: string) => results.get(root) as TreeResults;
+    rounds.push({ here: of(here), baseline: options.baseline ? of(options.baseline) : of(here) });
   }
-  const product = await productPhase(here);
-  const baseline: BaselineResults | undefined = options.baseline
-    ? { root: options.baseline, nodes: baselineNodes, product: await productPhase(options.baseline) }
-    : undefined;
+  const { nodes, product } = rounds[0].here;
+  const baseline: BaselineResults | undefined = options.baseline ? { root: options.baseline, rounds } : undefined;
   const scaleOut: ScaleOutResult[] = [];
   const graphile: GraphileResult[] = [];
   if (adminUrl) {

@@ -2,7 +2,7 @@
 // graphile-worker, the issue's aim as ratios, and this tree against a baseline checkout (`--baseline`).
 import type { CpuUse } from "./cpu";
 import type { GraphileResult } from "./graphile";
-import type { NodesResults, ProductResult, RunResults } from "./results";
+import type { NodesResults, ProductResult, RunResults, TreeResults } from "./results";
 import { ms, perSecond, ratio, table } from "./stats";
 
 /** Issue 22's aim, through `next start` on PostgreSQL: jobs/s ≥ 0.5× graphile-worker's, overhead p50 ≤ 1.0×. */
@@ -51,7 +51,8 @@ function sideBySide(r: RunResults): string {
   const g = r.graphile.find((x) => x.concurrency === p.slots);
   const rows: string[][] = [];
   const trees = [{ name: "", nodes: r.nodes, product: p }];
-  if (r.baseline) trees.push({ name: " (baseline)", nodes: r.baseline.nodes, product: r.baseline.product });
+  const theirs = r.baseline?.rounds[0]?.baseline;
+  if (theirs) trees.push({ name: " (baseline)", nodes: theirs.nodes, product: theirs.product });
   for (const t of trees) {
     for (const n of t.nodes)
       rows.push(
@@ -121,46 +122,74 @@ function noiseLine(p: ProductResult): string[] {
   ];
 }
 
+/** What a phase is judged by, from either tree: jobs/s, overhead p50, and app + PostgreSQL CPU per job. */
+interface PhaseFigures {
+  jobsPerSecond: number;
+  overheadP50: number;
+  cpuMsPerJob: number;
+}
+
+const figuresOf = (x: NodesResults | ProductResult): PhaseFigures => {
+  const c = x.burst.cpu;
+  const busy = c.server + (Number.isFinite(c.postgres) ? c.postgres : 0);
+  return {
+    jobsPerSecond: x.burst.jobsPerSecond,
+    overheadP50: x.steady.overhead.p50,
+    cpuMsPerJob: ((busy / 100) * c.seconds * 1000) / x.burst.jobs,
+  };
+};
+
+function median(values: number[]): number {
+  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
 function baselineSection(r: RunResults): string {
   const b = r.baseline;
   if (!b) return "";
-  const rows: string[][] = r.nodes.map((n, i) => {
-    const other = b.nodes[i];
-    return [
-      `harness, warmed, ${nodesLabel(n.nodes)}`,
-      perSecond(n.burst.jobsPerSecond),
-      perSecond(other?.burst.jobsPerSecond ?? Number.NaN),
-      `**${ratio(n.burst.jobsPerSecond, other?.burst.jobsPerSecond ?? Number.NaN)}**`,
-      ms(n.steady.overhead.p50),
-      ms(other?.steady.overhead.p50 ?? Number.NaN),
-      ratio(n.steady.overhead.p50, other?.steady.overhead.p50 ?? Number.NaN),
-    ];
+  const phases = [
+    ...r.nodes.map((n, i) => ({
+      name: `harness, warmed, ${nodesLabel(n.nodes)}`,
+      pick: (t: TreeResults) => t.nodes[i] as NodesResults | ProductResult | undefined,
+    })),
+    { name: "next start, no warm-up", pick: (t: TreeResults) => t.product as NodesResults | ProductResult | undefined },
+  ];
+  const rows = phases.map(({ name, pick }) => {
+    const pairs = b.rounds.map((round) => {
+      const [ours, theirs] = [pick(round.here), pick(round.baseline)];
+      return ours && theirs ? [figuresOf(ours), figuresOf(theirs)] : undefined;
+    });
+    const ratios = (key: keyof PhaseFigures) => pairs.map((pair) => (pair ? pair[0][key] / pair[1][key] : Number.NaN));
+    const cells = (key: keyof PhaseFigures, bold: boolean) => {
+      const each = ratios(key);
+      const mid = median(each);
+      return [
+        each.map((x) => (Number.isFinite(x) ? `${x.toFixed(2)}×` : "n/a")).join(", "),
+        Number.isFinite(mid) ? (bold ? `**${mid.toFixed(2)}×**` : `${mid.toFixed(2)}×`) : "n/a",
+      ];
+    };
+    return [name, ...cells("jobsPerSecond", true), ...cells("overheadP50", false), ...cells("cpuMsPerJob", true)];
   });
-  const p = r.product;
-  rows.push([
-    "next start, no warm-up",
-    perSecond(p.burst.jobsPerSecond),
-    perSecond(b.product.burst.jobsPerSecond),
-    `**${ratio(p.burst.jobsPerSecond, b.product.burst.jobsPerSecond)}**`,
-    ms(p.steady.overhead.p50),
-    ms(b.product.steady.overhead.p50),
-    ratio(p.steady.overhead.p50, b.product.steady.overhead.p50),
-  ]);
   return [
-    `### This tree against the baseline (\`${b.root}\`)`,
+    `### This tree against the baseline (\`${b.root}\`), ${b.rounds.length} round${b.rounds.length === 1 ? "" : "s"}`,
     "",
-    "Each phase ran on this tree and then on the baseline, one after the other, with the same database server and " +
-      "bench code. jobs/s above 1× and overhead below 1× mean this tree is faster.",
+    "Each phase ran on this tree and on the baseline back to back (A B, then B A in the next round, and so on), with " +
+      "the same database server and the same bench code; the ratios are this tree ÷ the baseline, for each round and " +
+      "their median. jobs/s above 1×, overhead and CPU per job below 1× mean this tree is faster. CPU per job (the " +
+      "server's and PostgreSQL's over the burst) moves least with what else runs on the machine; one round on a busy " +
+      "machine is not enough to tell a few per cent apart (`--rounds 3` or more).",
     "",
     table(
       [
         "phase",
-        "jobs/s, this tree",
-        "jobs/s, baseline",
-        "this ÷ baseline",
-        "overhead p50, this tree",
-        "overhead p50, baseline",
-        "this ÷ baseline",
+        "jobs/s ratio, by round",
+        "jobs/s, median",
+        "overhead p50 ratio, by round",
+        "overhead p50, median",
+        "CPU per job ratio, by round",
+        "CPU per job, median",
       ],
       rows,
     ),
@@ -169,7 +198,8 @@ function baselineSection(r: RunResults): string {
 
 export function productSection(r: RunResults): string {
   const p = r.product;
-  const starts = [p, ...(r.baseline ? [r.baseline.product] : [])]
+  const theirs = r.baseline?.rounds[0]?.baseline;
+  const starts = [p, ...(theirs ? [theirs.product] : [])]
     .map(
       (x) =>
         `${x === p ? "this tree" : "baseline"}: ready in ${ms(x.readyMs)}, first job POST → completed ${ms(x.firstJobMs)}`,

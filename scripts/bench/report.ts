@@ -371,10 +371,10 @@ Commands (about 10 minutes for each full run on a 2-core machine; \`--quick\` ta
 npm run bench                                                                  # PGlite
 DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench              # PostgreSQL and graphile-worker
 DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench -- --quick  # 1 node, smaller warm-up, no scale-out
-# Two trees in one run: each phase (harness and next start) on this checkout, then on the other one
-# (which needs its own npm install; its production build is made when stale)
-git worktree add /tmp/en-baseline <commit> && (cd /tmp/en-baseline && npm install)
-DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench -- --quick --baseline /tmp/en-baseline
+# Two trees in one run: each phase (harness and next start) on this checkout and on the other one, back to back,
+# 3 times; the other checkout needs its own npm install, and its production build is made first when stale
+git worktree add --detach /tmp/en-baseline <commit> && (cd /tmp/en-baseline && npm install && npm run build)
+DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench -- --quick --baseline /tmp/en-baseline --rounds 3
 \`\`\`
 
 How it measures:

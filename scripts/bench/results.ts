@@ -97,11 +97,23 @@ export interface ProductResult {
   };
 }
 
+/** One checkout's harness and `next start` phases. */
+export interface TreeResults {
+  nodes: NodesResults[];
+  product: ProductResult;
+}
+
+/** One round of `--baseline`: each phase on this tree and on the baseline, back to back. */
+export interface PairedRound {
+  here: TreeResults;
+  baseline: TreeResults;
+}
+
 /** The same phases run on another checkout in the same run (`--baseline`), paired with this tree's. */
 export interface BaselineResults {
   root: string;
-  nodes: NodesResults[];
-  product: ProductResult;
+  /** The first round's `here` is the run's own `nodes` and `product`. */
+  rounds: PairedRound[];
 }
 
 export interface RunResults {
