@@ -75,16 +75,12 @@ export function nextListPollMs(data: JobList | undefined, updatedAt: number, sta
   return Math.min(minListPollMs * 2 ** state.unchanged, maxListPollMs);
 }
 
-/**
- * One page of the developer's jobs (`query`: the API's query string), polled while a job on it moves.
- * `initial`: the same page as the server read it with the page, when it read that query.
- */
-export function useJobs(query: string, initial?: { query: string; list: JobList }) {
+/** One page of the developer's jobs (`query`: the API's query string), polled while a job on it moves. */
+export function useJobs(query: string) {
   const poll = React.useRef<ListPollState>({ seenAt: 0, unchanged: 0 });
   return useQuery({
     queryKey: jobKeys.list(query),
     queryFn: ({ signal }) => apiFetch<JobList>(`/api/developers/jobs?${query}`, { signal }),
-    initialData: initial?.query === query ? initial.list : undefined,
     placeholderData: keepPreviousData,
     refetchInterval: (q) => nextListPollMs(q.state.data, q.state.dataUpdatedAt, poll.current),
   });

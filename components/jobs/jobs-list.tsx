@@ -19,15 +19,10 @@ import { NativeSelect } from "@/components/ui/native-select";
 import { Progress } from "@/components/ui/progress";
 import { Skeleton } from "@/components/ui/skeleton";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
-import {
-  hasJobFilters,
-  jobFiltersApiQuery,
-  jobFiltersQuery,
-  jobsPageSize,
-  parseJobFilters,
-  type JobFilters,
-} from "./job-filters";
+import { hasJobFilters, jobFiltersApiQuery, jobFiltersQuery, parseJobFilters, type JobFilters } from "./job-filters";
 import { JobStatusBadge } from "./job-status-badge";
+
+const pageSize = 20;
 
 /** Creation to completion for a final job; empty while it runs. */
 const durationOf = (job: ExecutionJob) =>
@@ -168,14 +163,7 @@ function FilterBar({
   );
 }
 
-export function JobsList({
-  services,
-  initial,
-}: {
-  services: { serviceId: string; name: string }[];
-  /** The page the server read for the URL's filters (`query`: their API query), so it shows at once. */
-  initial?: { query: string; list: JobList };
-}) {
+export function JobsList({ services }: { services: { serviceId: string; name: string }[] }) {
   const searchParams = useSearchParams();
   const filters = parseJobFilters(searchParams);
   // Native history updates are synced into useSearchParams by the App Router, without a server round trip.
@@ -183,7 +171,7 @@ export function JobsList({
     const query = jobFiltersQuery(next);
     window.history.pushState(null, "", query ? `?${query}` : window.location.pathname);
   };
-  const jobs = useJobs(jobFiltersApiQuery(filters, jobsPageSize), initial);
+  const jobs = useJobs(jobFiltersApiQuery(filters, pageSize));
 
   let body: React.ReactNode;
   if (jobs.isPending) {
