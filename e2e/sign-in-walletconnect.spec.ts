@@ -43,12 +43,14 @@ test.beforeEach(async ({ page }) => {
       return route.abort("internetdisconnected");
     },
   );
+  if (process.env.DEBUG_WC) page.on("console", (m) => console.log("[page]", m.type(), m.text()));
   page.on("websocket", (socket) => {
     if (!socket.url().startsWith(relay.url)) external.push(`page websocket: ${socket.url()}`);
   });
 });
 
 test.afterEach(async () => {
+  if (process.env.DEBUG_WC) console.log("relay methods", relay.methods, "external", external);
   await wallet?.close();
 });
 
