@@ -110,6 +110,22 @@ test("closing the QR dialog cancels quietly; the page offers the wallets again",
   await page.getByRole("button", { name: "Close" }).click();
   await expect(page.getByRole("dialog")).toBeHidden();
   await expect(page.getByRole("button", { name: "WalletConnect" })).toBeEnabled();
-  await expect(page.getByRole("alert")).toHaveCount(0);
+  await expect(page.getByRole("alert").filter({ hasText: /rejected|failed|expired|unreachable/ })).toHaveCount(0);
+  expect(external).toEqual([]);
+});
+
+test("an unreachable relay is explained instead of a code that never comes", async ({ page }) => {
+  await relay.close();
+  try {
+    await page.goto("/sign-in");
+    await page.getByRole("button", { name: "WalletConnect" }).click();
+    await expect(page.getByRole("dialog", { name: "Scan with your phone wallet" })).toBeVisible();
+    const alert = page.getByRole("alert").filter({ hasText: "WalletConnect is unreachable" });
+    await expect(alert).toContainText("could not reach the WalletConnect relay", { timeout: 30_000 });
+    await expect(page.getByRole("dialog")).toBeHidden();
+    await expect(page.getByRole("button", { name: "WalletConnect" })).toBeEnabled();
+  } finally {
+    relay = await startLocalRelay();
+  }
   expect(external).toEqual([]);
 });

@@ -8,8 +8,8 @@
 //   subscribed to the topic as an irn_subscription request carrying that subscription's id; a connection that
 //   subscribes later receives what the mailbox holds for the topic (the wallet pairs after the page proposed);
 // - irn_batchFetchMessages: what the mailbox holds for topics, not yet delivered to this connection;
-// - wc_proposeSession / wc_approveSession (Sign 2.22+): the relay itself publishes the proposal on the pairing
-//   topic, and on approval the proposal's answer on the pairing topic and the settlement on the new session
+// - wc_proposeSession / wc_approveSession (Sign 2.22+): the relay subscribes the proposer to the pairing topic
+//   and publishes the proposal there, and on approval the proposal's answer on the pairing topic and the settlement on the new session
 //   topic, to which it subscribes the approving wallet.
 // Any auth JWT is accepted (the real relay checks its signature and the project id). A method it does not know
 // is answered with JSON-RPC -32601 and recorded, so a test can tell the SDK asked for something new.
@@ -209,6 +209,8 @@ export async function startLocalRelay(port = e2eRelayPort): Promise<LocalRelay> 
         return { messages, hasMore: false };
       }
       case "wc_proposeSession":
+        // The proposer does not subscribe to its new pairing topic itself: the relay does it here.
+        subscribe(socket, client, requireString(params, "pairingTopic"));
         publish(
           socket,
           requireString(params, "pairingTopic"),

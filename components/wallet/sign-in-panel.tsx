@@ -12,7 +12,12 @@ import { Alert, AlertDescription, AlertTitle } from "@/components/ui/alert";
 import { shortAddress } from "@/components/dashboard/format";
 import { ProblemAlert } from "@/components/dashboard/problem-alert";
 import { describeSignInError, type SignInProblem } from "./wallet-errors";
-import { walletConnectConnector, type WalletConnectSettings } from "./walletconnect";
+import {
+  RelayUnreachableError,
+  relayTimeoutMs,
+  useWalletConnectConnector,
+  type WalletConnectSettings,
+} from "./walletconnect";
 import { WalletConnectDialog } from "./walletconnect-dialog";
 
 type Step = "idle" | "connecting" | "nonce" | "signing" | "verifying" | "done";
@@ -94,6 +99,7 @@ export function SignInPanel({ walletConnect }: { walletConnect?: WalletConnectSe
   // The WalletConnect attempt in progress: its pairing URI for the QR dialog; a cancelled one is ignored.
   const [pairing, setPairing] = React.useState<{ attempt: number; uri?: string }>();
   const attempts = React.useRef(0);
+  const walletConnectConnector = useWalletConnectConnector(walletConnect);
 
   async function signIn(address: Address, chainId: number, connector?: Connector) {
     setStep("nonce");
@@ -136,15 +142,24 @@ export function SignInPanel({ walletConnect }: { walletConnect?: WalletConnectSe
       await signIn(result.accounts[0], result.chainId, connector);
     });
 
-  const connectWalletConnectAndSignIn = (settings: WalletConnectSettings) =>
+  const connectWalletConnectAndSignIn = () =>
     run(async () => {
       const attempt = ++attempts.current;
       setPairing({ attempt });
       setStep("connecting");
-      const showUri = (uri: string) =>
+      let relayTimer: ReturnType<typeof setTimeout> | undefined;
+      const relayTimeout = new Promise<never>((_, reject) => {
+        relayTimer = setTimeout(() => reject(new RelayUnreachableError()), relayTimeoutMs);
+      });
+      const showUri = (uri: string) => {
+        clearTimeout(relayTimer);
         setPairing((current) => (current?.attempt === attempt ? { attempt, uri } : current));
+      };
       try {
-        const result = await connect.mutateAsync({ connector: walletConnectConnector(settings, showUri) });
+        const connecting = connect.mutateAsync({ connector: walletConnectConnector(showUri) });
+        // Lost to the timeout, its own failure later is no one's to report.
+        connecting.catch(() => {});
+        const result = await Promise.race([connecting, relayTimeout]);
         if (attempts.current !== attempt) {
           // Cancelled while the phone was approving: do not sign in behind the visitor's back.
           disconnect.mutate({});
@@ -157,6 +172,7 @@ export function SignInPanel({ walletConnect }: { walletConnect?: WalletConnectSe
         if (attempts.current !== attempt) return;
         throw error;
       } finally {
+        clearTimeout(relayTimer);
         setPairing((current) => (current?.attempt === attempt ? undefined : current));
       }
     });
@@ -232,7 +248,7 @@ export function SignInPanel({ walletConnect }: { walletConnect?: WalletConnectSe
                 size="lg"
                 className="w-full justify-start"
                 disabled={busy}
-                onClick={() => connectWalletConnectAndSignIn(walletConnect)}
+                onClick={connectWalletConnectAndSignIn}
               >
                 <QrCodeIcon />
                 <span className="flex-1 text-left">WalletConnect</span>

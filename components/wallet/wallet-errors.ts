@@ -59,7 +59,9 @@ export function describeSignInError(error: unknown): SignInProblem {
       code: "WALLETCONNECT_EXPIRED",
     };
   }
-  if (hasMessage(error, /relay server|socket stalled|no internet connection|connection interrupted/i)) {
+  if (
+    hasMessage(error, /relay server|failed to publish|socket stalled|no internet connection|connection interrupted/i)
+  ) {
     return {
       title: "WalletConnect is unreachable",
       message:

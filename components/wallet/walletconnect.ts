@@ -1,7 +1,8 @@
 // WalletConnect for sign-in: a phone wallet scans a QR code of ours and answers through a relay. The connector
 // is created only when the visitor chooses WalletConnect, so no other page (and no visitor who uses a browser
 // wallet) opens a connection to the relay.
-import type { CreateConnectorFn } from "wagmi";
+import * as React from "react";
+import { useConfig, type Connector, type CreateConnectorFn } from "wagmi";
 import { walletConnect } from "wagmi/connectors";
 
 export interface WalletConnectSettings {
@@ -62,4 +63,37 @@ export function walletConnectConnector(
 function skipHostedVerify(provider: ProviderCore) {
   const verify = provider.signer?.client?.core?.verify;
   if (verify) verify.register = async () => "";
+}
+
+/**
+ * The WalletConnect connector of this page, created on first use and kept: a second one would start
+ * WalletConnect's core a second time (it is global), and both would answer the relay's messages. `onDisplayUri`
+ * is the latest callback given, so each attempt hears its own pairing URI.
+ */
+export function useWalletConnectConnector(settings: WalletConnectSettings | undefined) {
+  const config = useConfig();
+  const connector = React.useRef<Connector | undefined>(undefined);
+  const listener = React.useRef<(uri: string) => void>(() => {});
+  return React.useCallback(
+    (onDisplayUri: (uri: string) => void): Connector => {
+      if (!settings) throw new Error("WalletConnect is not configured.");
+      listener.current = onDisplayUri;
+      // What wagmi's connect does with a connector function, once: its connectors are set up through the config.
+      connector.current ??= config._internal.connectors.setup(
+        walletConnectConnector(settings, (uri) => listener.current(uri)),
+      );
+      return connector.current;
+    },
+    [config, settings],
+  );
+}
+
+/** No pairing URI from the relay within this long: it is out of reach (the SDK itself retries for over a minute). */
+export const relayTimeoutMs = 15_000;
+
+export class RelayUnreachableError extends Error {
+  override name = "RelayUnreachableError";
+  constructor() {
+    super("Couldn't reach the WalletConnect relay server in time.");
+  }
 }
