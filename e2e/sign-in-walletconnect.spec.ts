@@ -43,7 +43,11 @@ test.beforeEach(async ({ page }) => {
       return route.abort("internetdisconnected");
     },
   );
-  if (process.env.DEBUG_WC) page.on("console", (m) => console.log("[page]", m.type(), m.text()));
+  // A remote address the page's CSP refuses never reaches the network (nor the route above): count it too.
+  page.on("console", (message) => {
+    if (/Content Security Policy/i.test(message.text())) external.push(`page (refused by CSP): ${message.text()}`);
+    if (process.env.DEBUG_WC) console.log("[page]", message.type(), message.text());
+  });
   page.on("websocket", (socket) => {
     if (!socket.url().startsWith(relay.url)) external.push(`page websocket: ${socket.url()}`);
   });
