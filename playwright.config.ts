@@ -5,6 +5,7 @@ import { rmSync } from "node:fs";
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
 import { e2eChainPort, e2ePaymentsEnv, e2eTreasury } from "./e2e/local-chain";
+import { e2eWalletConnectEnv } from "./e2e/walletconnect-relay";
 
 // E2E_PORT lets several checkouts run their journeys side by side.
 const port = Number(process.env.E2E_PORT ?? 3123);
@@ -77,6 +78,8 @@ export default defineConfig({
         // The webhook journey's receiver listens on loopback, which webhooks may reach only when allowed.
         WEBHOOK_ALLOWED_HOSTS: "127.0.0.1",
         ...e2ePaymentsEnv,
+        // Sign-in offers WalletConnect through the relay the WalletConnect journey starts (only once chosen).
+        ...e2eWalletConnectEnv,
       },
     },
   ],

@@ -138,6 +138,12 @@ const envSchema = z.object({
   PAYMENTS_SCAN_BLOCKS: intFromEnv(2_000, 1),
   /** A submitted transaction not mined within this long is failed as DROPPED (default 1 h). */
   PAYMENTS_DROP_AFTER_MS: intFromEnv(3_600_000, 1),
+  // WalletConnect on sign-in (a QR code for a phone wallet): offered only when a project id is set. The names are
+  // NEXT_PUBLIC_ as WalletConnect's own docs spell them, but the sign-in page reads them here at run time and
+  // hands them to the browser, so changing them needs a restart, not a rebuild.
+  NEXT_PUBLIC_WALLETCONNECT_PROJECT_ID: z.string().trim().min(1).optional(),
+  /** The relay the browser and the phone meet at (default: WalletConnect's own); for self-hosting and tests. */
+  NEXT_PUBLIC_WALLETCONNECT_RELAY_URL: z.url({ protocol: /^wss?$/ }).optional(),
 });
 
 const paymentVariables = [
@@ -243,4 +249,18 @@ export function signInChainIds(config: Env = env()): number[] {
 /** The execution API the dashboard's server calls: EXECUTION_API_URL, or this app itself. */
 export function executionApiUrl(config: Env = env()): string {
   return config.EXECUTION_API_URL ?? `http://127.0.0.1:${config.PORT}`;
+}
+
+/** What the sign-in page needs to offer WalletConnect, or undefined when no project id is configured. */
+export interface WalletConnectSettings {
+  projectId: string;
+  /** A self-hosted relay; undefined means WalletConnect's own. */
+  relayUrl?: string;
+}
+
+export function walletConnectSettings(config: Env = env()): WalletConnectSettings | undefined {
+  const projectId = config.NEXT_PUBLIC_WALLETCONNECT_PROJECT_ID;
+  if (!projectId) return undefined;
+  const relayUrl = config.NEXT_PUBLIC_WALLETCONNECT_RELAY_URL;
+  return relayUrl ? { projectId, relayUrl } : { projectId };
 }

@@ -5,13 +5,20 @@ import { useRouter } from "next/navigation";
 import { useConnect, useConnection, useConnectors, useDisconnect, useSignMessage, type Connector } from "wagmi";
 import type { Address } from "viem";
 import { createSiweMessage } from "viem/siwe";
-import { Loader2Icon, WalletIcon } from "lucide-react";
+import { Loader2Icon, QrCodeIcon, WalletIcon } from "lucide-react";
 import { requestSignInNonce, verifySignIn } from "@/components/data/session";
 import { Button } from "@/components/ui/button";
 import { Alert, AlertDescription, AlertTitle } from "@/components/ui/alert";
 import { shortAddress } from "@/components/dashboard/format";
 import { ProblemAlert } from "@/components/dashboard/problem-alert";
 import { describeSignInError, type SignInProblem } from "./wallet-errors";
+import {
+  RelayUnreachableError,
+  relayTimeoutMs,
+  useWalletConnectConnector,
+  type WalletConnectSettings,
+} from "./walletconnect";
+import { WalletConnectDialog } from "./walletconnect-dialog";
 
 type Step = "idle" | "connecting" | "nonce" | "signing" | "verifying" | "done";
 
@@ -36,7 +43,7 @@ const useHasBrowserWallet = () =>
   );
 
 /** For a visitor without a browser wallet: what to install, or where to open this page instead. */
-function NoWalletHelp() {
+function NoWalletHelp({ hasWalletConnect }: { hasWalletConnect: boolean }) {
   const wallet = (name: string, href: string) => (
     <a
       href={href}
@@ -59,7 +66,14 @@ function NoWalletHelp() {
           {wallet("Coinbase Wallet", "https://www.coinbase.com/wallet/downloads")}, create an account in it, then reload
           this page.
         </p>
-        <p>On a phone, open this page in your wallet app&apos;s built-in browser.</p>
+        {hasWalletConnect ? (
+          <p>
+            With a wallet app on your phone, choose WalletConnect and scan the code; on a phone, you can also open this
+            page in your wallet app&apos;s built-in browser.
+          </p>
+        ) : (
+          <p>On a phone, open this page in your wallet app&apos;s built-in browser.</p>
+        )}
       </AlertDescription>
     </Alert>
   );
@@ -71,7 +85,8 @@ function visibleConnectors(connectors: readonly Connector[]): Connector[] {
   return announced.length > 0 ? announced : [...connectors];
 }
 
-export function SignInPanel() {
+/** `walletConnect`: offer WalletConnect (a QR code for a phone wallet) through this project id and relay. */
+export function SignInPanel({ walletConnect }: { walletConnect?: WalletConnectSettings }) {
   const router = useRouter();
   const connection = useConnection();
   const connectors = useConnectors();
@@ -81,8 +96,12 @@ export function SignInPanel() {
   const [step, setStep] = React.useState<Step>("idle");
   const [problem, setProblem] = React.useState<SignInProblem | null>(null);
   const busy = step !== "idle";
+  // The WalletConnect attempt in progress: its pairing URI for the QR dialog; a cancelled one is ignored.
+  const [pairing, setPairing] = React.useState<{ attempt: number; uri?: string }>();
+  const attempts = React.useRef(0);
+  const walletConnectConnector = useWalletConnectConnector(walletConnect);
 
-  async function signIn(address: Address, chainId: number, connector: Connector) {
+  async function signIn(address: Address, chainId: number, connector?: Connector) {
     setStep("nonce");
     const nonce = await requestSignInNonce();
     const issuedAt = new Date();
@@ -122,6 +141,47 @@ export function SignInPanel() {
       const result = await connect.mutateAsync({ connector });
       await signIn(result.accounts[0], result.chainId, connector);
     });
+
+  const connectWalletConnectAndSignIn = () =>
+    run(async () => {
+      const attempt = ++attempts.current;
+      setPairing({ attempt });
+      setStep("connecting");
+      let relayTimer: ReturnType<typeof setTimeout> | undefined;
+      const relayTimeout = new Promise<never>((_, reject) => {
+        relayTimer = setTimeout(() => reject(new RelayUnreachableError()), relayTimeoutMs);
+      });
+      const showUri = (uri: string) => {
+        clearTimeout(relayTimer);
+        setPairing((current) => (current?.attempt === attempt ? { attempt, uri } : current));
+      };
+      try {
+        const connecting = connect.mutateAsync({ connector: walletConnectConnector(showUri) });
+        // Lost to the timeout, its own failure later is no one's to report.
+        connecting.catch(() => {});
+        const result = await Promise.race([connecting, relayTimeout]);
+        if (attempts.current !== attempt) {
+          // Cancelled while the phone was approving: do not sign in behind the visitor's back.
+          disconnect.mutate({});
+          return;
+        }
+        setPairing(undefined);
+        // The connection is now the current one: the message is signed through the WalletConnect session.
+        await signIn(result.accounts[0], result.chainId);
+      } catch (error) {
+        if (attempts.current !== attempt) return;
+        throw error;
+      } finally {
+        clearTimeout(relayTimer);
+        setPairing((current) => (current?.attempt === attempt ? undefined : current));
+      }
+    });
+
+  const cancelWalletConnect = () => {
+    attempts.current += 1;
+    setPairing(undefined);
+    setStep("idle");
+  };
 
   const continueAs = () =>
     run(async () => {
@@ -181,10 +241,27 @@ export function SignInPanel() {
               </Button>
             </li>
           ))}
+          {walletConnect && (
+            <li>
+              <Button
+                variant="outline"
+                size="lg"
+                className="w-full justify-start"
+                disabled={busy}
+                onClick={connectWalletConnectAndSignIn}
+              >
+                <QrCodeIcon />
+                <span className="flex-1 text-left">WalletConnect</span>
+                {busy && <Loader2Icon className="animate-spin text-muted-foreground" />}
+              </Button>
+            </li>
+          )}
         </ul>
       )}
 
-      {!hasBrowserWallet && !busy && <NoWalletHelp />}
+      {!hasBrowserWallet && !busy && <NoWalletHelp hasWalletConnect={Boolean(walletConnect)} />}
+
+      <WalletConnectDialog open={pairing !== undefined} uri={pairing?.uri} onCancel={cancelWalletConnect} />
 
       <p className="min-h-5 text-center text-sm text-muted-foreground" aria-live="polite">
         {stepLabel[step]}

@@ -20,6 +20,11 @@ function causes(error: unknown): unknown[] {
 
 const hasName = (error: unknown, name: string) => causes(error).some((e) => (e as { name?: unknown }).name === name);
 const hasCode = (error: unknown, code: number) => causes(error).some((e) => (e as { code?: unknown }).code === code);
+const hasMessage = (error: unknown, pattern: RegExp) =>
+  causes(error).some((e) => {
+    const message = (e as { message?: unknown } | null)?.message;
+    return typeof message === "string" && pattern.test(message);
+  });
 
 export function describeSignInError(error: unknown): SignInProblem {
   if (error instanceof ApiError) {
@@ -45,6 +50,23 @@ export function describeSignInError(error: unknown): SignInProblem {
       title: "No wallet found",
       message: "No browser wallet was found. Install or unlock an Ethereum wallet extension, then reload this page.",
       code: "NO_WALLET",
+    };
+  }
+  if (hasMessage(error, /proposal expired|pairing.*expired|expired.*pairing/i)) {
+    return {
+      title: "The QR code expired",
+      message: "The WalletConnect code was not scanned in time. Choose WalletConnect again for a new code.",
+      code: "WALLETCONNECT_EXPIRED",
+    };
+  }
+  if (
+    hasMessage(error, /relay server|failed to publish|socket stalled|no internet connection|connection interrupted/i)
+  ) {
+    return {
+      title: "WalletConnect is unreachable",
+      message:
+        "This page could not reach the WalletConnect relay, so no phone wallet can answer. Check your connection and try again, or use a browser wallet.",
+      code: "WALLETCONNECT_UNREACHABLE",
     };
   }
   if (hasCode(error, -32002)) {

@@ -1,9 +1,22 @@
 // The security headers of every response, pages and API alike (applied in proxy.ts). Scripts run only
 // with this request's nonce (Next.js puts it on its own scripts); nothing may frame the app.
-import { env } from "@/lib/env";
+import { env, walletConnectSettings } from "@/lib/env";
+
+/**
+ * WalletConnect on sign-in, when configured: the page talks to its relay over a WebSocket. With WalletConnect's
+ * own relay, its Verify service also runs in a hidden frame to attest this origin to the phone wallet; with a
+ * self-hosted relay the page skips Verify (components/wallet/walletconnect.ts), so nothing more is allowed.
+ */
+function walletConnectSources(): { connect: string; frame?: string } {
+  const settings = walletConnectSettings();
+  if (!settings) return { connect: "" };
+  if (settings.relayUrl) return { connect: ` ${new URL(settings.relayUrl).origin}` };
+  return { connect: " wss://relay.walletconnect.org", frame: "https://verify.walletconnect.org" };
+}
 
 export function contentSecurityPolicy(nonce: string): string {
   const production = env().NODE_ENV === "production";
+  const walletConnect = walletConnectSources();
   return [
     "default-src 'self'",
     // React's development build evaluates strings for its debugging aids; production never does.
@@ -12,7 +25,8 @@ export function contentSecurityPolicy(nonce: string): string {
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' blob: data:",
     "font-src 'self'",
-    "connect-src 'self'",
+    `connect-src 'self'${walletConnect.connect}`,
+    ...(walletConnect.frame ? [`frame-src 'self' ${walletConnect.frame}`] : []),
     "object-src 'none'",
     "base-uri 'self'",
     "form-action 'self'",

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { ShieldCheckIcon } from "lucide-react";
 import { currentSession } from "@/lib/http/page-session";
+import { walletConnectSettings } from "@/lib/env";
 import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from "@/components/ui/card";
 import { SignInPanel } from "@/components/wallet/sign-in-panel";
 
@@ -20,7 +21,7 @@ export default async function SignInPage() {
         </CardDescription>
       </CardHeader>
       <CardContent>
-        <SignInPanel />
+        <SignInPanel walletConnect={walletConnectSettings()} />
       </CardContent>
       <CardFooter className="gap-2 border-t pt-5 text-xs text-muted-foreground">
         <ShieldCheckIcon className="size-4 shrink-0" aria-hidden />
