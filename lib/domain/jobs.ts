@@ -26,6 +26,7 @@ export function toExecutionJob(row: JobRow, node: NodeInfo): ExecutionJob {
     progress: row.progress,
     input: row.input,
     creditCost: row.creditCost,
+    placement: row.placement,
     attempt: row.attempt,
     maxAttempts: row.maxAttempts,
     assignedNode:

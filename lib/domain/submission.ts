@@ -38,7 +38,8 @@ import {
   spentAgainstLimitSql,
 } from "./spend-controls";
 import { eventTypesOf, newEventId, webhookChannel } from "./webhook-outbox";
-import type { CreditLimitReset } from "@/lib/contract/vocabulary";
+import type { CreditLimitReset, Placement } from "@/lib/contract/vocabulary";
+import { ownNodeCreditCost } from "./own-node-price";
 import type { ExecutionJob } from "@/lib/contract/schemas";
 
 export interface Submission {
@@ -46,6 +47,8 @@ export interface Submission {
   apiKeyId: string | null;
   serviceId: string;
   input: Record<string, unknown>;
+  /** Where the job may run (CONTRACT §12); default "any". */
+  placement?: Placement;
   idempotencyKey?: string;
 }
 
@@ -97,7 +100,9 @@ async function checkSubmission(d: Db, submission: Submission, fingerprint: strin
   const config = env();
   const id = randomUUID();
   const workflowRunId = randomUUID();
-  const { creditCost } = service;
+  const placement = submission.placement ?? "any";
+  // A job only the developer's own nodes may run costs their share of the price from the start.
+  const creditCost = placement === "own" ? ownNodeCreditCost(service.creditCost) : service.creditCost;
   const maxAttempts = config.JOB_MAX_ATTEMPTS;
   const created = {
     events: [
@@ -119,6 +124,7 @@ async function checkSubmission(d: Db, submission: Submission, fingerprint: strin
       progress: 0,
       input: parsed.data,
       creditCost,
+      placement,
       attempt: 0,
       maxAttempts,
       timeoutMs: config.JOB_TIMEOUT_MS,
@@ -210,6 +216,7 @@ async function createInOneStatement(d: Db, job: NewJob): Promise<StatementOutcom
       serviceId: row.serviceId,
       input: JSON.stringify(row.input),
       creditCost: row.creditCost,
+      placement: row.placement,
       maxAttempts: row.maxAttempts,
       timeoutMs: row.timeoutMs,
       eventCount: events.length,
@@ -292,9 +299,9 @@ function submissionStatement(inline: boolean, remembered: boolean, keyed: boolea
     ),
     job as (
       insert into ${jobs} (id, workflow_run_id, account_id, api_key_id, service_id, status, input, credit_cost,
-                           max_attempts, timeout_ms, routing_started_at, event_seq, log_seq, charged_at)
+                           placement, max_attempts, timeout_ms, routing_started_at, event_seq, log_seq, charged_at)
       select ${p("id")}::uuid, ${p("workflowRunId")}::uuid, ${p("accountId")}::uuid, ${p("apiKeyId")}::uuid, ${p("serviceId")}::text, 'routing',
-             ${p("input")}::jsonb, ${p("creditCost")}::int, ${p("maxAttempts")}::int, ${p("timeoutMs")}::int, now(),
+             ${p("input")}::jsonb, ${p("creditCost")}::int, ${p("placement")}::text, ${p("maxAttempts")}::int, ${p("timeoutMs")}::int, now(),
              ${p("eventCount")}::int, ${p("logCount")}::int, ${keyed ? at : sql`null`}
       from allowed
       returning created_at
@@ -391,7 +398,9 @@ export async function submitJob(submission: Submission): Promise<SubmissionOutco
   const d = await db();
   const { accountId, idempotencyKey } = submission;
   // Only a keyed request is compared with an earlier one (canonical JSON and a digest of the whole input).
-  const fingerprint = idempotencyKey ? requestFingerprint(submission.serviceId, submission.input) : undefined;
+  const fingerprint = idempotencyKey
+    ? requestFingerprint(submission.serviceId, submission.input, submission.placement ?? "any")
+    : undefined;
   const replay = async (): Promise<SubmissionOutcome | undefined> => {
     if (!idempotencyKey || !fingerprint) return undefined;
     const stored = await findReplay(d, accountId, idempotencyKey, fingerprint);

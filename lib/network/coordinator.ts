@@ -1,7 +1,6 @@
 // The coordinator side of the execution network: node identity and liveness, routing (nodes claim the
 // oldest eligible jobs under FOR UPDATE SKIP LOCKED, so no job is ever assigned twice, whatever the number
 // of server instances and nodes), and the reports nodes make about the jobs they run.
-import { createHash, randomBytes } from "node:crypto";
 import { and, count, eq, gt, inArray, isNull, sql } from "drizzle-orm";
 import { preparedPerDatabase, sqlLiterals, type Tx } from "@/lib/db/client";
 import { jobs, nodes } from "@/lib/db/schema";
@@ -9,6 +8,7 @@ import { DomainError } from "@/lib/domain/errors";
 import { heldStatuses, nextProgress, stopOutcome } from "@/lib/domain/job-machine";
 import {
   Computed,
+  recordJobChange,
   recordJobChangeAtOnce,
   recordJobChanges,
   recordStopOutcome,
@@ -19,6 +19,9 @@ import {
   type LogInput,
 } from "@/lib/domain/job-log";
 import { isUuid } from "@/lib/domain/ids";
+import { loseJobs } from "@/lib/domain/lost-jobs";
+import { refundOwnNodeDifference } from "@/lib/domain/own-node-refund";
+import { hashNodeToken, newNodeToken, offerOf } from "@/lib/domain/node-identity";
 import { db, readyDatabase } from "@/lib/domain/database";
 import { workChannel } from "@/lib/domain/signals";
 import { env } from "@/lib/env";
@@ -26,7 +29,7 @@ import type { ClaimedJob, ExecutionFailure, NodeRegistration, ProgressReport } f
 
 export type NodeRow = typeof nodes.$inferSelect;
 
-const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
+const hashToken = hashNodeToken;
 export const leaseMs = () => env().NODE_LEASE_MS;
 const leaseEnd = () => sql`now() + make_interval(secs => ${leaseMs() / 1000})`;
 /** The end of a lease taken now, as a job change sets it. */
@@ -37,7 +40,7 @@ const liveSince = () => sql`now() - make_interval(secs => ${leaseMs() / 1000})`;
 
 /** Issues a node credential (operator command). The token is shown once; only its hash is kept. */
 export async function issueNodeToken(name: string, options: { region?: string; embedded?: boolean } = {}) {
-  const token = `node_${randomBytes(32).toString("base64url")}`;
+  const token = newNodeToken();
   const [row] = await (
     await db()
   )
@@ -54,7 +57,7 @@ export async function issueNodeToken(name: string, options: { region?: string; e
 
 /** Gives an embedded node a stable identity per server instance and slot, with a fresh token each boot. */
 export async function ensureEmbeddedNode(name: string) {
-  const token = `node_${randomBytes(32).toString("base64url")}`;
+  const token = newNodeToken();
   const d = await db();
   const [existing] = await d
     .select()
@@ -85,33 +88,8 @@ export async function authenticateNode(token: string | null): Promise<NodeRow> {
   return row;
 }
 
-const lost = (job: JobRow) => ({
-  type: "NODE_LOST" as const,
-  nodeId: job.assignedNodeId,
-  data: { nodeId: job.assignedNodeId, status: job.status },
-});
-
-/** Marks jobs whose node is gone as lost: routed again as a new attempt, or failed when attempts are spent. */
-export async function loseJobs(tx: Tx, rows: JobRow[], reason: string): Promise<number> {
-  let changed = 0;
-  for (const job of rows) {
-    const row = await recordStopOutcome(tx, job.id, stopOutcome(job, { kind: "node-lost", reason }), {
-      from: heldStatuses,
-      attempt: job.attempt,
-      events: [lost(job)],
-      logs: [
-        {
-          level: "warn",
-          source: "platform",
-          message: `Node lost (${reason}) during attempt ${job.attempt}.`,
-          nodeId: job.assignedNodeId,
-        },
-      ],
-    });
-    if (row) changed++;
-  }
-  return changed;
-}
+// Shared with a developer revoking their node (lib/domain/developer-nodes.ts) and the sweeper.
+export { loseJobs };
 
 /** A node (re)starting: update what it offers; anything it held before the restart is lost now. */
 export async function registerNode(node: NodeRow, registration: NodeRegistration) {
@@ -119,7 +97,7 @@ export async function registerNode(node: NodeRow, registration: NodeRegistration
   await d.transaction(async (tx) => {
     await tx
       .update(nodes)
-      .set({ ...registration, lastHeartbeatAt: sql`now()`, drainingAt: null })
+      .set({ ...offerOf(node, registration), lastHeartbeatAt: sql`now()`, drainingAt: null })
       .where(eq(nodes.id, node.id));
     const held = await tx
       .select()
@@ -181,10 +159,17 @@ const claimNode = sql.placeholder("claimNodeId");
 const claimSelf = sql`${nodes.id} = ${claimNode} and ${nodes.drainingAt} is null and ${nodes.revokedAt} is null`;
 const claimBusy = sql`(select count(*) from ${jobs} held where held.assigned_node_id = ${claimNode} and held.status in (${heldStatusList}))`;
 const claimFree = sql`greatest(0, least(${sql.placeholder("claimMax")}::int, coalesce((select ${nodes.concurrency} from ${nodes} where ${claimSelf}), 0) - ${claimBusy}))`;
+// Who may run what (CONTRACT §12): a developer's node only its owner's jobs, whatever their placement, and
+// never one asking for the network; the network's nodes everything but jobs asking for their owner's nodes.
+const claimPlacement = sql`exists (
+      select 1 from ${nodes} claimer where claimer.id = ${claimNode}
+        and case when claimer.owner_account_id is null then eligible.placement <> 'own'
+                 else claimer.owner_account_id = eligible.account_id and eligible.placement <> 'network' end)`;
 const claimCandidates = sql`array(
     select eligible.id from ${jobs} eligible
     where eligible.status = 'routing'
       and eligible.service_id = any(coalesce((select ${nodes.serviceIds} from ${nodes} where ${claimSelf}), '{}'::text[]))
+      and ${claimPlacement}
     order by eligible.created_at
     limit ${claimFree}
     for update skip locked)`;
@@ -413,7 +398,7 @@ export function completeExecution(
   result: { summary: string; output: Record<string, unknown> },
   report: ProgressReport = {},
 ) {
-  return changeOrRefuse(jobId, {
+  const change: JobChange = {
     to: "completed",
     attempt,
     nodeId: node.id,
@@ -427,7 +412,15 @@ export function completeExecution(
       ...reportedLogs(node, report),
       { level: "info", source: "node", message: `Completed: ${result.summary}`, nodeId: node.id },
     ],
-  });
+  };
+  // A developer's node runs only its owner's jobs: one that could run anywhere is refunded down to the own-node price.
+  if (node.ownerAccountId !== null) {
+    return reportOrRefuse(jobId, async (tx) => {
+      const row = await recordJobChange(tx, jobId, change);
+      return row && refundOwnNodeDifference(tx, row);
+    });
+  }
+  return changeOrRefuse(jobId, change);
 }
 
 /** Exponential backoff with full jitter: base · 2^(attempt-1), jittered into [50%, 100%]. */
