@@ -22,6 +22,8 @@ import { CopyButton } from "@/components/ui/copy-button";
 import { cn } from "@/components/ui/cn";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
+import { NativeSelect } from "@/components/ui/native-select";
+import type { Placement } from "@/components/data/types";
 import { codeExamples } from "./code-examples";
 import { InputField } from "./input-fields";
 import {
@@ -38,6 +40,8 @@ export interface PlaygroundProps {
   serviceId: string;
   inputSchema: JsonSchema;
   creditCost: number;
+  /** What a job placed on the developer's own nodes costs (CONTRACT §12). */
+  ownNodeCreditCost?: number;
   balance: number;
   /** Why Run is impossible (the service is disabled), or null. */
   blockedReason: string | null;
@@ -70,6 +74,7 @@ export function Playground({
   serviceId,
   inputSchema,
   creditCost,
+  ownNodeCreditCost = creditCost,
   balance,
   blockedReason,
   initialInput,
@@ -98,6 +103,8 @@ export function Playground({
   const [serverIssues, setServerIssues] = React.useState<InputIssue[]>([]);
   // One key per intent: kept across retries and double clicks, renewed once a Run has created its job.
   const [idempotencyKey, setIdempotencyKey] = React.useState(newIdempotencyKey);
+  const [placement, setPlacement] = React.useState<Placement>("any");
+  const cost = placement === "own" ? ownNodeCreditCost : creditCost;
 
   const localIssues = React.useMemo(() => validate(values), [validate, values]);
   const errors: FieldErrors = React.useMemo(() => {
@@ -110,7 +117,7 @@ export function Playground({
       if (needsProfile) {
         rememberProfile(await ensureProfile(profileName.trim()));
       }
-      return runService(serviceId, input, idempotencyKey);
+      return runService(serviceId, input, idempotencyKey, placement);
     },
     onSuccess: (job) => {
       setIdempotencyKey(newIdempotencyKey());
@@ -123,13 +130,13 @@ export function Playground({
     },
   });
 
-  const shortOfCredits = balance < creditCost;
+  const shortOfCredits = balance < cost;
   const busy = run.isPending || run.isSuccess;
   const canRun = !blockedReason && !shortOfCredits && !busy;
   const profileNameError =
     needsProfile && (attempted || profileName !== suggestedProfileName) ? profileNameProblem(profileName) : null;
   const isExample = sameInput(values, exampleInput);
-  const lowBalance = !shortOfCredits ? runsLeftWarning(balance, creditCost) : null;
+  const lowBalance = !shortOfCredits ? runsLeftWarning(balance, cost) : null;
 
   function change(name: string, value: unknown) {
     setValues((current) => {
@@ -253,7 +260,7 @@ export function Playground({
                 <AlertTitle>Not enough credits</AlertTitle>
                 <AlertDescription id="run-blocked-reason">
                   <p>
-                    A job costs {formatCredits(creditCost)}; your balance is {formatCredits(balance)}.
+                    A job costs {formatCredits(cost)}; your balance is {formatCredits(balance)}.
                   </p>
                   <AddCreditsLink className="mt-1" />
                 </AlertDescription>
@@ -335,6 +342,20 @@ export function Playground({
             )}
 
             <div className="flex flex-wrap items-center gap-x-4 gap-y-2 border-t pt-4">
+              <div className="flex w-full items-center gap-2">
+                <Label htmlFor="placement" className="text-sm text-muted-foreground">
+                  Runs on
+                </Label>
+                <NativeSelect
+                  id="placement"
+                  value={placement}
+                  onChange={(e) => setPlacement(e.target.value as Placement)}
+                >
+                  <option value="any">Any node</option>
+                  <option value="own">Your own nodes ({formatCredits(ownNodeCreditCost)})</option>
+                  <option value="network">The network&apos;s nodes</option>
+                </NativeSelect>
+              </div>
               <Button
                 type="submit"
                 disabled={!canRun}
@@ -351,7 +372,7 @@ export function Playground({
                 </kbd>
               </Button>
               <p id="run-cost" className="text-sm text-muted-foreground">
-                <span className="font-medium text-foreground tabular-nums">{formatCredits(creditCost)}</span> per job ·
+                <span className="font-medium text-foreground tabular-nums">{formatCredits(cost)}</span> per job ·
                 balance{" "}
                 <span className={cn("tabular-nums", (shortOfCredits || lowBalance) && "text-destructive")}>
                   {formatCredits(balance)}
