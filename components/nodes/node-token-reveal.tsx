@@ -5,7 +5,6 @@
 import { nodeStartCommand } from "@/components/data/nodes";
 import type { NodeWithToken } from "@/components/data/types";
 import { CopyButton } from "@/components/ui/copy-button";
-import { Label } from "@/components/ui/label";
 import { SecretReveal } from "@/components/ui/secret-reveal";
 
 export function NodeTokenReveal({ node }: { node: NodeWithToken }) {
@@ -21,10 +20,11 @@ export function NodeTokenReveal({ node }: { node: NodeWithToken }) {
         </p>
       </SecretReveal>
       <div className="grid gap-2">
-        <Label htmlFor="node-start-command">Start the node with</Label>
+        <p id="node-start-label" className="text-sm font-medium">
+          Start the node with
+        </p>
         <div className="flex gap-2">
           <pre
-            id="node-start-command"
             aria-label="Start command"
             className="min-w-0 flex-1 overflow-x-auto rounded-md border bg-muted px-3 py-2 font-mono text-xs whitespace-pre-wrap break-all"
           >
