@@ -39,6 +39,14 @@ const envSchema = z.object({
   DATABASE_URL: z.string().url().optional(),
   /** A PGlite data-dir dump (from dumpDataDir) that a fresh in-memory database starts from (tests). */
   EMBEDDED_DB_TEMPLATE: z.string().optional(),
+  /**
+   * Rebuild every shaped statement on each call and refuse a text its shape does not name
+   * (lib/db/prepared-statements.ts). Default: on when NODE_ENV is test.
+   */
+  CHECK_STATEMENT_SHAPES: z
+    .enum(["true", "false", "1", "0"])
+    .optional()
+    .transform((value) => (value === undefined ? undefined : value === "true" || value === "1")),
   SESSION_SECRET: z.string().min(32, "SESSION_SECRET must be at least 32 characters").optional(),
   /**
    * The app's own origins (comma-separated), the only ones sign-in messages and cookie mutations may name.

@@ -20,7 +20,7 @@ export function fail(message: string): never {
 export async function runCommand(main: () => Promise<void>): Promise<void> {
   try {
     await main();
-    const { closeDatabase } = await import("@/lib/db/client");
+    const { closeDatabase } = await import("@/lib/db/open");
     await closeDatabase();
     process.exit(0);
   } catch (error) {

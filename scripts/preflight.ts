@@ -1,9 +1,8 @@
 // Runs before `next start` (and before `npm start` builds, which would rewrite .next under a running
 // server): the checks that would otherwise let a server listen and then fail. Configuration, the port, and
 // the embedded database's owner; each failure is one line and exit code 1.
-import { mkdirSync } from "node:fs";
 import { createServer } from "node:net";
-import { lockDataDir } from "@/lib/db/data-dir-lock";
+import { takeDataDir } from "@/lib/db/data-dir";
 import { parseEnv, type Env } from "@/lib/env";
 import { fail } from "./cli";
 
@@ -36,8 +35,7 @@ async function checkPortIsFree(port: number): Promise<void> {
 function checkDataDirIsFree(config: Env): void {
   if (config.DATABASE_URL || config.DATA_DIR.startsWith("memory://")) return;
   try {
-    mkdirSync(config.DATA_DIR, { recursive: true });
-    lockDataDir(config.DATA_DIR).release();
+    takeDataDir(config.DATA_DIR).release();
   } catch (error) {
     fail(`Execution Network cannot start: ${oneLine(error)}`);
   }

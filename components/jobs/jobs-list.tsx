@@ -8,7 +8,7 @@ import { useSearchParams } from "next/navigation";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { ActivityIcon, FilterXIcon } from "lucide-react";
 import { jobStatuses } from "@/lib/contract/vocabulary";
-import { activeStatuses } from "@/lib/domain/job-machine";
+import { activeStatuses } from "@/lib/contract/vocabulary";
 import { apiFetch } from "@/components/data/fetch-api";
 import { queryKeys } from "@/components/data/query-keys";
 import type { ExecutionJob, JobList } from "@/components/data/types";

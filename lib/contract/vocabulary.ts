@@ -2,6 +2,9 @@
 // sources, ledger entry types and API-key scopes. The database enums, the wire schemas and the domain all read them.
 export const jobStatuses = ["queued", "routing", "assigned", "running", "retrying", "completed", "failed"] as const;
 export type JobStatus = (typeof jobStatuses)[number];
+/** A job in one of these has ended; nothing about it changes again (lib/engine/job-machine.ts). */
+export const finalStatuses: readonly JobStatus[] = ["completed", "failed"];
+export const activeStatuses: readonly JobStatus[] = ["queued", "routing", "assigned", "running", "retrying"];
 
 export const eventTypes = [
   "JOB_CREATED",

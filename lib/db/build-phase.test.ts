@@ -13,7 +13,7 @@ describe("the database during `next build`", () => {
     process.env.NEXT_PHASE = "phase-production-build";
     process.env.DATA_DIR = dataDir;
     process.env.DATABASE_URL = "";
-    const { getDatabase } = await import("./client");
+    const { getDatabase } = await import("./open");
     await expect(getDatabase()).rejects.toThrow(/may not be opened during `next build`/);
     expect(existsSync(dataDir)).toBe(false);
   });

@@ -2,7 +2,7 @@
 // seconds; revoking or rotating a key signals apiKeyChannel (NOTIFY on PostgreSQL, delivered at commit to
 // every instance), which drops it everywhere at once. The lifetime only bounds what a lost notification
 // connection could leave behind; while the channel cannot be listened to, nothing is cached.
-import type { Database, Tx } from "@/lib/db/client";
+import type { Database, Tx } from "@/lib/db/database";
 import type { Scope } from "@/lib/contract/vocabulary";
 import { log } from "@/lib/log";
 import { readyDatabase } from "./database";

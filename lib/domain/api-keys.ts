@@ -1,7 +1,8 @@
 // API keys: show-once secrets, stored only as SHA-256 hashes, scoped, revocable, rotatable with grace.
 import { createHash, randomInt, timingSafeEqual } from "node:crypto";
 import { and, count, desc, eq, isNull, or, sql } from "drizzle-orm";
-import { preparedPerDatabase, type Tx } from "@/lib/db/client";
+import type { Tx } from "@/lib/db/database";
+import { preparedPerDatabase } from "@/lib/db/prepared-statements";
 import { accounts, apiKeys } from "@/lib/db/schema";
 import { limits } from "@/lib/limits";
 import { log } from "@/lib/log";

@@ -1,7 +1,7 @@
 // The credits ledger: append-only entries, each moving the account's balance in the same statement
 // that proves it cannot go below zero.
 import { and, asc, count, desc, eq, sql } from "drizzle-orm";
-import type { Tx } from "@/lib/db/client";
+import type { Tx } from "@/lib/db/database";
 import { accounts, creditLedger } from "@/lib/db/schema";
 import { DomainError, notFound } from "./errors";
 import type { LedgerEntryType } from "@/lib/contract/vocabulary";

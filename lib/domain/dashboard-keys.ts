@@ -1,7 +1,7 @@
 // The dashboard's own API key per developer: created on first use with only services:execute, its secret
 // kept sealed (sealing.ts) because the API stores only hashes, and replaced when revoked or expired.
 import { and, eq, isNotNull, isNull, or, sql } from "drizzle-orm";
-import type { Tx } from "@/lib/db/client";
+import type { Tx } from "@/lib/db/database";
 import { accounts, apiKeys, dashboardKeys } from "@/lib/db/schema";
 import { requireProfile } from "./accounts";
 import { signalApiKeyChange } from "./api-key-cache";

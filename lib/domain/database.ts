@@ -1,6 +1,7 @@
 // The database as the domain sees it: opened, migrated and with the catalog seeded, once per process.
 import { sql } from "drizzle-orm";
-import { getDatabase, type Database, type Db } from "@/lib/db/client";
+import type { Database, Db } from "@/lib/db/database";
+import { getDatabase } from "@/lib/db/open";
 import { services } from "@/lib/db/schema";
 import { llmConfigured } from "@/lib/env";
 import { processSingleton } from "@/lib/singleton";

@@ -1,7 +1,8 @@
-// Nodes developers own (CONTRACT §12): adding one (its token shown once, kept as a hash), listing, rotating
-// and revoking, and what the Nodes page shows of them and of the network's nodes. Every query is scoped to the
+// Nodes developers own (CONTRACT §12): adding one (its token shown once, kept as a hash), listing and rotating
+// (revoking gives jobs back: lib/engine/revoke-node.ts), and what the Nodes page shows of them and of the
+// network's nodes. Every query is scoped to the
 // owner; another developer's node is not found.
-import { and, count, desc, eq, getTableColumns, inArray, isNull, sql, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, getTableColumns, isNull, sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/lib/db/client";
 import { accounts, jobs, nodes } from "@/lib/db/schema";
 import { env } from "@/lib/env";
@@ -13,8 +14,6 @@ import { isServiceId } from "./catalog";
 import { db } from "./database";
 import { DomainError, notFound } from "./errors";
 import { isUuid } from "./ids";
-import { heldStatuses } from "./job-machine";
-import { loseJobs } from "./lost-jobs";
 import { hashNodeToken, newNodeToken } from "./node-identity";
 
 type NodeRow = typeof nodes.$inferSelect;
@@ -29,12 +28,10 @@ const stateSql = (): SQL<NodeState> => sql<NodeState>`case
     when ${nodes.lastHeartbeatAt} < now() - make_interval(secs => ${env().NODE_LEASE_MS / 1000}) then 'lost'
     when ${nodes.drainingAt} is not null then 'draining'
     else 'live' end`;
+// The statuses in which a node holds a job (lib/engine/job-machine.ts's heldStatuses).
 const runningJobsSql = sql<number>`(select count(*)::int from ${jobs} held
     where held.assigned_node_id = ${nodes.id} and held.status in ('assigned', 'running'))`;
 const withCounts = () => ({ ...getTableColumns(nodes), state: stateSql(), runningJobs: runningJobsSql });
-
-// The claim counts held jobs by this same list (lib/network/coordinator.ts); a literal keeps its index usable.
-if (heldStatuses.join() !== "assigned,running") throw new Error("runningJobsSql must list the held statuses");
 
 function toNode(row: NodeWithCounts): Node {
   return {
@@ -110,7 +107,9 @@ export async function createDeveloperNode(accountId: string, input: NewNode): Pr
 }
 
 export async function listDeveloperNodes(accountId: string): Promise<{ data: Node[] }> {
-  const rows = await (await db())
+  const rows = await (
+    await db()
+  )
     .select(withCounts())
     .from(nodes)
     .where(eq(nodes.ownerAccountId, accountId))
@@ -135,28 +134,6 @@ export async function rotateDeveloperNodeToken(accountId: string, nodeId: string
     .returning({ id: nodes.id });
   if (!rotated) throw new DomainError("NODE_REVOKED", "A revoked node's token cannot be rotated.");
   return { ...toNode(await findOwnNode(d, accountId, nodeId)), token };
-}
-
-/**
- * Revokes the node (idempotent): its token fails at once, and the jobs it held are given back in the same
- * transaction, as when a node is lost (a new attempt, routed again, not charged again).
- */
-export async function revokeDeveloperNode(accountId: string, nodeId: string): Promise<Node> {
-  await findOwnNode(await db(), accountId, nodeId);
-  const d = await db();
-  await d.transaction(async (tx) => {
-    await tx
-      .update(nodes)
-      .set({ revokedAt: sql`coalesce(${nodes.revokedAt}, now())` })
-      .where(owned(accountId, nodeId));
-    const held = await tx
-      .select()
-      .from(jobs)
-      .where(and(eq(jobs.assignedNodeId, nodeId), inArray(jobs.status, [...heldStatuses])))
-      .for("update");
-    await loseJobs(tx, held, "node revoked by its owner");
-  });
-  return toNode(await findOwnNode(d, accountId, nodeId));
 }
 
 // ── The Nodes page ─────────────────────────────────────────────────────────────────────────────────

@@ -3,7 +3,7 @@
 import { createHash } from "node:crypto";
 import canonicalize from "canonicalize";
 import { and, eq, lt, sql } from "drizzle-orm";
-import type { Tx } from "@/lib/db/client";
+import type { Tx } from "@/lib/db/database";
 import { idempotencyKeys } from "@/lib/db/schema";
 import { DomainError } from "./errors";
 
@@ -38,20 +38,6 @@ export async function findReplay(
     });
   }
   return { status: row.responseStatus, body: row.responseBody };
-}
-
-export async function storeResponse(
-  tx: Tx,
-  entry: { accountId: string; key: string; fingerprint: string; jobId: string; response: StoredResponse },
-): Promise<void> {
-  await tx.insert(idempotencyKeys).values({
-    accountId: entry.accountId,
-    key: entry.key,
-    fingerprint: entry.fingerprint,
-    jobId: entry.jobId,
-    responseStatus: entry.response.status,
-    responseBody: entry.response.body,
-  });
 }
 
 /** Deletes keys older than the retention (at least 24 h). */

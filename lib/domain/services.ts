@@ -1,6 +1,6 @@
 // The marketplace: catalog rows as published, and lookup for execution.
 import { asc, eq } from "drizzle-orm";
-import type { Tx } from "@/lib/db/client";
+import type { Tx } from "@/lib/db/database";
 import { services } from "@/lib/db/schema";
 import { db } from "./database";
 import { ownNodeCreditCost } from "./own-node-price";

@@ -1,7 +1,7 @@
 // Change signals: "job X changed" and "work is waiting", sent within the writer's transaction
 // (Database.notify: PostgreSQL NOTIFY delivers on commit to every instance; PGlite's in-process bus is safe
 // because PGlite runs one transaction at a time, so a listener's read waits for the commit).
-import type { Tx } from "@/lib/db/client";
+import type { Tx } from "@/lib/db/database";
 import { readyDatabase } from "./database";
 
 export const jobChannel = "en_jobs";

@@ -1,14 +1,12 @@
 // Spend controls (CONTRACT §11): a key's credit limit and usage, kept as counters on the key's row that the
 // charge itself moves (so the check and the spend are one atomic step), and the low-balance alert recorded
-// with the charge that crosses the developer's threshold. The SQL here is shared by the one-statement
-// submission (lib/domain/submission.ts), the general transaction path and refunds (lib/domain/job-log.ts).
+// with the charge that crosses the developer's threshold. The SQL here is used by the job's creation
+// (lib/engine/create-job.ts) and its refund (lib/engine/apply-change.ts).
 import { sql, type Placeholder, type SQL } from "drizzle-orm";
 import type { Tx } from "@/lib/db/client";
-import { accounts, apiKeys, webhookDeliveries, webhookEndpoints } from "@/lib/db/schema";
+import { apiKeys, webhookDeliveries, webhookEndpoints } from "@/lib/db/schema";
 import type { CreditLimitReset } from "@/lib/contract/vocabulary";
 import { DomainError } from "./errors";
-import { newEventId, webhookChannel } from "./webhook-outbox";
-import { signal } from "./signals";
 import type * as wire from "@/lib/contract/schemas";
 
 // ── The spend clock ───────────────────────────────────────────────────────────────────────────────
@@ -136,43 +134,6 @@ export function keyCreditLimitError(
 }
 
 /**
- * The general path's key charge, in the caller's transaction and before the account's debit (keys are
- * always locked before accounts, as the one-statement path does): moves the counters only while the limit
- * allows, else throws KEY_CREDIT_LIMIT. The row lock serialises concurrent charges through a key. Returns the
- * spend clock's time of the charge (the job's chargedAt).
- */
-export async function chargeKeySpend(tx: Tx, apiKeyId: string, cost: number): Promise<Date> {
-  const at = spendClockSql(sql`${spendClockOverride()}`);
-  const spent = spentAgainstLimitSql(at);
-  const result = await tx.execute(sql`
-    with room as (
-      select credit_limit, credit_limit_reset, ${spent} as spent from ${apiKeys} where id = ${apiKeyId} for no key update
-    ),
-    charged as (
-      update ${apiKeys} set ${chargeCountersSql(sql`${cost}::bigint`, at)}
-      from room where ${apiKeys.id} = ${apiKeyId} and (room.credit_limit is null or room.spent + ${cost} <= room.credit_limit)
-      returning 1
-    )
-    select room.credit_limit, room.credit_limit_reset, room.spent, exists (select 1 from charged) as charged,
-           to_char(${at} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at
-    from room`);
-  type Row = {
-    credit_limit: string | number | null;
-    credit_limit_reset: CreditLimitReset | null;
-    spent: string | number;
-    charged: boolean;
-    at: string;
-  };
-  const [row] = (result as unknown as { rows: Row[] }).rows;
-  if (!row) throw new Error(`API key ${apiKeyId} vanished during a submission`);
-  if (row.charged) return new Date(row.at);
-  throw keyCreditLimitError(
-    { creditLimit: Number(row.credit_limit), creditLimitReset: row.credit_limit_reset, spent: Number(row.spent) },
-    cost,
-  );
-}
-
-/**
  * A refund gives the key back what its job was charged, in every period the charge still counts in (a
  * charge of an earlier day no longer counts against today). Called before the refund's ledger entry.
  */
@@ -210,15 +171,4 @@ export function lowBalanceDeliveriesSql(crossing: SQL, eventId: SQL | Placeholde
     from (${crossing}) c join ${webhookEndpoints} w on w.account_id = c.account_id and w.status = 'enabled' and 'credits.low' = any(w.events)
     where c.threshold is not null and c.balance < c.threshold and c.balance + c.cost >= c.threshold
     returning 1`;
-}
-
-/** The general path's alert, after the charge in the same transaction. */
-export async function recordLowBalanceAlert(
-  tx: Tx,
-  charge: { accountId: string; balanceAfter: number; cost: number },
-): Promise<void> {
-  const crossing = sql`select a.id as account_id, ${charge.balanceAfter}::bigint as balance, a.low_balance_threshold as threshold, ${charge.cost}::bigint as cost
-    from ${accounts} a where a.id = ${charge.accountId}`;
-  const result = await tx.execute(lowBalanceDeliveriesSql(crossing, sql`${newEventId()}`));
-  if ((result as unknown as { rows: unknown[] }).rows.length > 0) await signal(tx, webhookChannel, "");
 }

@@ -5,7 +5,7 @@
 // transaction.
 import { and, asc, count, desc, eq, inArray, isNotNull, isNull, or, sql } from "drizzle-orm";
 import type { Address, Hash } from "viem";
-import type { Tx } from "@/lib/db/client";
+import type { Tx } from "@/lib/db/database";
 import { accounts, topUps } from "@/lib/db/schema";
 import type * as wire from "@/lib/contract/schemas";
 import { creditsForTokenAmount, formatTokenAmount } from "@/lib/contract/top-up-arithmetic";

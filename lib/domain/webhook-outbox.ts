@@ -1,72 +1,12 @@
-// The webhook outbox: events are written in the transaction of the job change that causes them (so none is
-// lost and none is phantom), claimed by one dispatcher at a time (FOR UPDATE SKIP LOCKED plus a lease kept
+// The webhook outbox's dispatch side: events are written by the statement of the job change that causes them
+// (lib/engine/webhook-fanout.ts: none is lost and none is phantom), claimed by one dispatcher at a time (FOR UPDATE SKIP LOCKED plus a lease kept
 // in next_attempt_at, so a crash mid-send leads to a retry), and retried on the schedule of CONTRACT §8.
 import { randomUUID } from "node:crypto";
-import { and, arrayOverlaps, eq, sql } from "drizzle-orm";
-import type { Tx } from "@/lib/db/client";
-import { nodes, webhookAttempts, webhookDeliveries, webhookEndpoints } from "@/lib/db/schema";
+import { sql } from "drizzle-orm";
+import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { limits } from "@/lib/limits";
-import type { JobRow } from "./job-log";
-import { toExecutionJob } from "./jobs";
-import type { JobStatus, WebhookEventType } from "@/lib/contract/vocabulary";
 import { db } from "./database";
-import { signal } from "./signals";
-
-export const webhookChannel = "en_webhooks";
-
-export const newEventId = () => `evt_${randomUUID().replaceAll("-", "")}`;
-
-/** The body a receiver gets, serialised once and stored: the exact bytes that are signed and sent. */
-export function eventBody(type: WebhookEventType, timestamp: Date, data: Record<string, unknown>): string {
-  return JSON.stringify({ type, timestamp: timestamp.toISOString(), data });
-}
-
-/** The webhook events a status change causes. */
-export function eventTypesOf(status: JobStatus): WebhookEventType[] {
-  if (status === "completed") return ["job.status_changed", "job.completed"];
-  if (status === "failed") return ["job.status_changed", "job.failed"];
-  return ["job.status_changed"];
-}
-
-/**
- * Records the events of a job's status change for every enabled endpoint of its developer subscribed to
- * them, in the caller's transaction. `data.sequence` is the job's telemetry sequence at the change, so a
- * receiver can order events that arrive out of order.
- */
-export async function recordJobWebhookEvents(tx: Tx, row: JobRow): Promise<void> {
-  const types = eventTypesOf(row.status as JobStatus);
-  const endpoints = await tx
-    .select({ id: webhookEndpoints.id, events: webhookEndpoints.events })
-    .from(webhookEndpoints)
-    .where(
-      and(
-        eq(webhookEndpoints.accountId, row.accountId),
-        eq(webhookEndpoints.status, "enabled"),
-        arrayOverlaps(webhookEndpoints.events, types),
-      ),
-    );
-  if (endpoints.length === 0) return;
-  const [node] = row.assignedNodeId
-    ? await tx.select({ name: nodes.name, region: nodes.region }).from(nodes).where(eq(nodes.id, row.assignedNodeId))
-    : [];
-  const data = { job: toExecutionJob(row, node ?? null), sequence: row.eventSeq };
-  const events = types.map((type) => ({ type, eventId: newEventId(), body: eventBody(type, row.updatedAt, data) }));
-  const rows = endpoints.flatMap((endpoint) =>
-    events
-      .filter((event) => endpoint.events.includes(event.type))
-      .map((event) => ({
-        endpointId: endpoint.id,
-        accountId: row.accountId,
-        eventId: event.eventId,
-        eventType: event.type,
-        jobId: row.id,
-        body: event.body,
-      })),
-  );
-  await tx.insert(webhookDeliveries).values(rows);
-  await signal(tx, webhookChannel, "");
-}
 
 // ── Dispatching ──────────────────────────────────────────────────────────────────────────────────────
 

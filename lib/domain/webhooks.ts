@@ -2,19 +2,18 @@
 // rotation with a 24 h overlap, test events, deliveries and redelivery. Every query is scoped to the owner;
 // another developer's endpoint or delivery is not found.
 import { and, count, desc, eq, sql } from "drizzle-orm";
-import { accounts, webhookDeliveries, webhookEndpoints } from "@/lib/db/schema";
+import { accounts, jobs, webhookDeliveries, webhookEndpoints } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { limits } from "@/lib/limits";
 import { requireProfile } from "./accounts";
 import { DomainError, notFound } from "./errors";
 import { isUuid } from "./ids";
-import { getJob } from "./jobs";
 import { offsetOf, pageOf, type PageRequest } from "./pagination";
 import { db } from "./database";
 import { signal } from "./signals";
 import { checkWebhookUrl } from "./webhook-address";
 import type { WebhookEventType } from "@/lib/contract/vocabulary";
-import { eventBody, newEventId, webhookChannel } from "./webhook-outbox";
+import { eventBody, newEventId, webhookChannel } from "./webhook-events";
 import { encryptSecret, generateWebhookSecret } from "./webhook-signing";
 
 /** How long the previous secret keeps signing after a rotation. */
@@ -224,10 +223,13 @@ export async function listDeliveries(accountId: string, endpointId: string, page
 /** One job's deliveries to all of the developer's endpoints, newest first (the job page). */
 export async function listJobDeliveries(accountId: string, jobId: string) {
   if (!isUuid(jobId)) throw notFound("JOB_NOT_FOUND", "The job");
-  await getJob(accountId, jobId);
-  const rows = await (
-    await db()
-  )
+  const d = await db();
+  const [owned] = await d
+    .select({ id: jobs.id })
+    .from(jobs)
+    .where(and(eq(jobs.id, jobId), eq(jobs.accountId, accountId)));
+  if (!owned) throw notFound("JOB_NOT_FOUND", "The job");
+  const rows = await d
     .select()
     .from(webhookDeliveries)
     .where(and(eq(webhookDeliveries.jobId, jobId), eq(webhookDeliveries.accountId, accountId)))

@@ -1,6 +1,6 @@
 // The shared tail of both submission routes (execute and developer_job): idempotency header, submission,
 // 202 + Location, replay headers.
-import { submitJob } from "@/lib/domain/jobs";
+import { submitJob } from "@/lib/engine/submit-job";
 import { IdempotencyKeyHeader, type ExecutionJob } from "@/lib/contract/schemas";
 import type { Placement } from "@/lib/contract/vocabulary";
 import type { KeyPrincipal } from "./guards";

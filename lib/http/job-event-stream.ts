@@ -3,8 +3,8 @@
 // an `error` message once the credential that opened it is revoked or expired (re-checked every few seconds).
 import { DomainError } from "@/lib/domain/errors";
 import { releaseStreamPlace, renewStreamPlace, takeStreamPlace } from "@/lib/domain/event-streams";
-import { isFinal } from "@/lib/domain/job-machine";
-import { readJobProgress, type ExecutionJob } from "@/lib/domain/jobs";
+import { isFinal } from "@/lib/engine/job-machine";
+import { readJobProgress, type ExecutionJob } from "@/lib/engine/job-views";
 import { jobChannel, onSignal } from "@/lib/domain/signals";
 import { limits } from "@/lib/limits";
 import type { Logger } from "@/lib/log";

@@ -1,5 +1,7 @@
-// In-process transport for embedded nodes: direct calls into the coordinator.
+// In-process transport for embedded nodes: direct calls into the coordinator and the engine.
 import { DomainError } from "@/lib/domain/errors";
+import { claimJobs } from "@/lib/engine/claims";
+import * as reports from "@/lib/engine/node-reports";
 import * as coordinator from "./coordinator";
 import type { NodeRow } from "./coordinator";
 import { JobRevokedError, type CoordinatorTransport } from "./transport";
@@ -28,16 +30,16 @@ export function localTransport(token: string): CoordinatorTransport {
       return session;
     },
     heartbeat: async (ids) => coordinator.heartbeat(await self(), ids),
-    claim: async (max, waitMs, signal) => coordinator.claimJobs(await self(), max, waitMs, signal, { start: true }),
-    start: async (jobId, attempt) => revoking(async () => coordinator.startExecution(await self(), jobId, attempt)),
+    claim: async (max, waitMs, signal) => claimJobs(await self(), max, waitMs, signal, { start: true }),
+    start: async (jobId, attempt) => revoking(async () => reports.startExecution(await self(), jobId, attempt)),
     progress: async (jobId, attempt, report) =>
-      revoking(async () => coordinator.reportProgress(await self(), jobId, attempt, report)),
+      revoking(async () => reports.reportProgress(await self(), jobId, attempt, report)),
     complete: async (jobId, attempt, result, report) =>
-      revoking(async () => coordinator.completeExecution(await self(), jobId, attempt, result, report)),
+      revoking(async () => reports.completeExecution(await self(), jobId, attempt, result, report)),
     fail: async (jobId, attempt, failure) =>
-      revoking(async () => coordinator.failExecution(await self(), jobId, attempt, failure)),
+      revoking(async () => reports.failExecution(await self(), jobId, attempt, failure)),
     release: async (jobId, attempt, reason) =>
-      revoking(async () => coordinator.releaseJob(await self(), jobId, attempt, reason)),
+      revoking(async () => reports.releaseJob(await self(), jobId, attempt, reason)),
     drain: async () => coordinator.drainNode(await self()),
   };
 }

@@ -1,6 +1,6 @@
 // The execution node agent: registers, heart-beats, claims work within its concurrency, runs providers
 // with a per-job timeout, reports progress, results and failures, and shuts down gracefully.
-import { nextProgress } from "@/lib/domain/job-machine";
+import { nextProgress } from "@/lib/engine/job-machine";
 import { createLogger, type Logger } from "@/lib/log";
 import type { ClaimedJob } from "@/lib/contract/node-protocol";
 import { ProviderError, type WireProvider } from "./providers/types";

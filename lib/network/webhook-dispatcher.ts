@@ -3,13 +3,8 @@
 // receiver does not hold back the others), records each attempt, and sleeps until the next delivery falls
 // due or a NOTIFY says a new one was written.
 import { onSignal } from "@/lib/domain/signals";
-import {
-  claimDueDeliveries,
-  nextDueAt,
-  recordAttempt,
-  webhookChannel,
-  type ClaimedDelivery,
-} from "@/lib/domain/webhook-outbox";
+import { webhookChannel } from "@/lib/domain/webhook-events";
+import { claimDueDeliveries, nextDueAt, recordAttempt, type ClaimedDelivery } from "@/lib/domain/webhook-outbox";
 import { decryptSecret, signWebhook } from "@/lib/domain/webhook-signing";
 import { env } from "@/lib/env";
 import { limits } from "@/lib/limits";

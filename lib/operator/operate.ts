@@ -1,7 +1,7 @@
 // How the command-line runs an operator command: against PostgreSQL (DATABASE_URL) in its own process;
 // on the embedded database through the server that holds DATA_DIR when one runs, otherwise in its own
 // process (holding DATA_DIR meanwhile, so a server started then waits for its turn or is refused).
-import { DataDirInUseError } from "@/lib/db/data-dir-lock";
+import { DataDirInUseError } from "@/lib/db/data-dir";
 import { env } from "@/lib/env";
 import { runOperatorCommand, type OperatorCommandName } from "./commands";
 import { callOperatorSocket } from "./socket";

@@ -126,7 +126,7 @@ async function main(): Promise<number> {
   } finally {
     await server?.stop();
     // The node token was issued through this process's own database handle: close it before the drop.
-    const { closeDatabase } = await import("@/lib/db/client");
+    const { closeDatabase } = await import("@/lib/db/open");
     await closeDatabase();
     await scratch?.drop();
   }

@@ -3,11 +3,12 @@
 // of every status the job passes.
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { compiledTexts } from "@/lib/db/client";
+import { compiledTexts } from "@/lib/db/prepared-statements";
 import { webhookDeliveries } from "@/lib/db/schema";
 import { db } from "@/lib/domain/database";
-import { recordJobChangeAtOnce } from "@/lib/domain/job-log";
-import { authenticateNode, claimJobs, issueNodeToken, registerNode } from "@/lib/network/coordinator";
+import { applyJobChangeAtOnce } from "@/lib/engine/apply-change";
+import { claimJobs } from "@/lib/engine/claims";
+import { authenticateNode, issueNodeToken, registerNode } from "@/lib/network/coordinator";
 import { signUpDeveloper } from "../support/developer";
 import { getJob, submit, telemetry } from "../support/jobs";
 import { withDeveloper } from "../support/with-developer";
@@ -161,7 +162,7 @@ describe("a job change", () => {
     // routing → running skips assigned; the statement of this shape is compiled once, the check must still hold.
     for (let i = 0; i < 2; i++) {
       await expect(
-        recordJobChangeAtOnce(job.jobId, { to: "running", from: ["routing"], events: [{ type: "EXECUTION_STARTED" }] }),
+        applyJobChangeAtOnce(job.jobId, { to: "running", from: ["routing"], events: [{ type: "EXECUTION_STARTED" }] }),
       ).rejects.toThrow(/cannot become running/);
     }
     expect(await getJob(ctx.dev, ctx.key, job.jobId)).toMatchObject({ status: "routing" });

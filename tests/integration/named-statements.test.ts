@@ -1,8 +1,8 @@
-// Hot statements run as named prepared statements (lib/db/client.ts executeShaped): a name may cover a few
+// Hot statements run as named prepared statements (lib/db/prepared-statements.ts executeShaped): a name may cover a few
 // shapes of one statement, never a text that changes with its values.
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { executeShaped, maxShapesPerName } from "@/lib/db/client";
+import { executeShaped, maxShapesPerName } from "@/lib/db/prepared-statements";
 import { isUniqueViolation } from "@/lib/domain/idempotency";
 import { db } from "@/lib/domain/database";
 import { startTestServer, type TestServer } from "../support/test-server";
@@ -32,7 +32,7 @@ describe("a named statement", () => {
   it("keeps one text per prepared name when the module is loaded twice over one pool, as a production build bundles it", async () => {
     const d = await db();
     vi.resetModules();
-    const { executeShaped: fromAnotherCopy } = await import("@/lib/db/client");
+    const { executeShaped: fromAnotherCopy } = await import("@/lib/db/prepared-statements");
     // Each copy meets a different shape first; the pool (a process singleton) and its connections are shared.
     expect(await executeShaped(d, "test_copies", "one", one, { one: 1 })).toEqual([{ one: 1 }]);
     expect(await fromAnotherCopy(d, "test_copies", "two", two, { two: 2 })).toEqual([{ two: 2 }]);
@@ -54,20 +54,39 @@ describe("a named statement", () => {
 });
 
 describe("a statement compiled once per shape", () => {
-  it("is built on the first use of its shape only, and binds each call's values", async () => {
+  it("is built on the first use of its shape only outside tests, and binds each call's values", async () => {
     const d = await db();
-    let builds = 0;
-    const build = (withTwo: boolean) => () => {
-      builds++;
-      return sql`select ${sql.placeholder("one")}::int as one${withTwo ? sql`, ${sql.placeholder("two")}::int as two` : sql``}`;
-    };
-    for (let i = 0; i < 3; i++) {
-      expect(await executeShaped(d, "test_compiled", "one", build(false), { one: i })).toEqual([{ one: i }]);
-      expect(await executeShaped(d, "test_compiled", "two", build(true), { one: i, two: i * 2 })).toEqual([
-        { one: i, two: i * 2 },
-      ]);
+    // A copy of the module that reads its configuration afresh: the shape check off, as in production.
+    process.env.CHECK_STATEMENT_SHAPES = "false";
+    vi.resetModules();
+    const { executeShaped: unchecked } = await import("@/lib/db/prepared-statements");
+    try {
+      let builds = 0;
+      const build = (withTwo: boolean) => () => {
+        builds++;
+        return sql`select ${sql.placeholder("one")}::int as one${withTwo ? sql`, ${sql.placeholder("two")}::int as two` : sql``}`;
+      };
+      for (let i = 0; i < 3; i++) {
+        expect(await unchecked(d, "test_compiled", "one", build(false), { one: i })).toEqual([{ one: i }]);
+        expect(await unchecked(d, "test_compiled", "two", build(true), { one: i, two: i * 2 })).toEqual([
+          { one: i, two: i * 2 },
+        ]);
+      }
+      expect(builds).toBe(2);
+    } finally {
+      delete process.env.CHECK_STATEMENT_SHAPES;
     }
-    expect(builds).toBe(2);
+  });
+
+  it("is refused in tests when its shape leaves out an input that changes its text", async () => {
+    const d = await db();
+    const build = (withTwo: boolean) => () =>
+      sql`select ${sql.placeholder("one")}::int as one${withTwo ? sql`, ${sql.placeholder("two")}::int as two` : sql``}`;
+    // One shape for both texts: outside tests the second call would run the first text with its values.
+    expect(await executeShaped(d, "test_wrong_shape", "always", build(false), { one: 1 })).toEqual([{ one: 1 }]);
+    await expect(executeShaped(d, "test_wrong_shape", "always", build(true), { one: 1, two: 2 })).rejects.toThrow(
+      /different text under the shape 'always'/,
+    );
   });
 
   it("refuses a value built into its text, which would be the first call's on every later call", async () => {

@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DataDirInUseError, lockDataDir } from "@/lib/db/data-dir-lock";
+import { DataDirInUseError, lockDataDir } from "@/lib/db/data-dir";
 import { auditDatabase, describeAudit, openEmbeddedForAudit } from "../support/audit";
 import { signUpDeveloper, type Developer } from "../support/developer";
 import { eventually, execute, submit, waitForStatus } from "../support/jobs";

@@ -1,7 +1,7 @@
 // The database audit every fault scenario, the fuzz suite and the load soak end with: it reads the tables
 // directly (PostgreSQL or an embedded PGlite directory) and lists every broken invariant, so "nothing
 // went wrong" is checked in the data rather than inferred from the HTTP answers.
-import { finalStatuses } from "@/lib/domain/job-machine";
+import { finalStatuses } from "@/lib/engine/job-machine";
 
 /** Anything with `query(text) → { rows }`: a pg Client/Pool or a PGlite instance. */
 export interface Queryable {

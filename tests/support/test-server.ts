@@ -176,7 +176,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       await stopNetworkServices(2_000);
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      const { closeDatabase } = await import("@/lib/db/client");
+      const { closeDatabase } = await import("@/lib/db/open");
       const { resetReady } = await import("@/lib/domain/database");
       await closeDatabase();
       resetReady();

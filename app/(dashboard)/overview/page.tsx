@@ -8,7 +8,7 @@ import { RecentJobs } from "@/components/overview/recent-jobs";
 import { findProfile } from "@/lib/domain/accounts";
 import { listApiKeys } from "@/lib/domain/api-keys";
 import { getCreditBalance } from "@/lib/domain/credits";
-import { listJobs } from "@/lib/domain/jobs";
+import { listJobs } from "@/lib/engine/job-views";
 import { listServices } from "@/lib/domain/services";
 import { getUsageSummary } from "@/lib/domain/usage";
 import { appOrigins } from "@/lib/env";

@@ -5,7 +5,7 @@ import { JobDetail } from "@/components/jobs/job-detail";
 import { JobDeliveries } from "@/components/webhooks/job-deliveries";
 import { listJobCreditEntries } from "@/lib/domain/credits";
 import { DomainError } from "@/lib/domain/errors";
-import { getJobLogs, readJobProgress } from "@/lib/domain/jobs";
+import { getJobLogs, readJobProgress } from "@/lib/engine/job-views";
 import { listServices } from "@/lib/domain/services";
 
 export const metadata: Metadata = { title: "Job" };

@@ -15,7 +15,7 @@ import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { catalog, isServiceId } from "@/lib/domain/catalog";
 import { getCreditBalance } from "@/lib/domain/credits";
 import { DomainError } from "@/lib/domain/errors";
-import { getJob } from "@/lib/domain/jobs";
+import { getJob } from "@/lib/engine/job-views";
 import { exampleInput } from "@/lib/domain/service-examples";
 import { listServices } from "@/lib/domain/services";
 import { appOrigins, env } from "@/lib/env";

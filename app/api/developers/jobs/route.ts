@@ -1,4 +1,4 @@
-import { listJobs } from "@/lib/domain/jobs";
+import { listJobs } from "@/lib/engine/job-views";
 import { withApi } from "@/lib/http/api";
 import { idempotencyKeyOf, submitAndRespond } from "@/lib/http/execute";
 import { routes } from "@/lib/http/routes";

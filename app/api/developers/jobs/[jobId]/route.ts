@@ -1,4 +1,4 @@
-import { getJob } from "@/lib/domain/jobs";
+import { getJob } from "@/lib/engine/job-views";
 import { withApi } from "@/lib/http/api";
 import { routes } from "@/lib/http/routes";
 

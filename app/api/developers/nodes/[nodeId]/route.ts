@@ -1,4 +1,5 @@
-import { getDeveloperNode, revokeDeveloperNode } from "@/lib/domain/developer-nodes";
+import { getDeveloperNode } from "@/lib/domain/developer-nodes";
+import { revokeDeveloperNode } from "@/lib/engine/revoke-node";
 import { withApi } from "@/lib/http/api";
 import { routes } from "@/lib/http/routes";
 

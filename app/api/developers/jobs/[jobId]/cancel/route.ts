@@ -1,4 +1,4 @@
-import { cancelJob } from "@/lib/domain/jobs";
+import { cancelJob } from "@/lib/engine/cancel-job";
 import { withApi } from "@/lib/http/api";
 import { routes } from "@/lib/http/routes";
 

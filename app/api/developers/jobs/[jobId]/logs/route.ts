@@ -1,4 +1,4 @@
-import { getJobLogs } from "@/lib/domain/jobs";
+import { getJobLogs } from "@/lib/engine/job-views";
 import { withApi } from "@/lib/http/api";
 import { routes } from "@/lib/http/routes";
 

@@ -1,4 +1,4 @@
-import { getJobTelemetry } from "@/lib/domain/jobs";
+import { getJobTelemetry } from "@/lib/engine/job-views";
 import { withApi } from "@/lib/http/api";
 import { routes } from "@/lib/http/routes";
 

@@ -1,6 +1,6 @@
 import { noContent, withApi } from "@/lib/http/api";
 import { routes } from "@/lib/http/routes";
-import { failExecution } from "@/lib/network/coordinator";
+import { failExecution } from "@/lib/engine/node-reports";
 
 export const POST = withApi(
   routes.failExecution,

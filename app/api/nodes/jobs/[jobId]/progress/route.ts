@@ -1,6 +1,6 @@
 import { noContent, withApi } from "@/lib/http/api";
 import { routes } from "@/lib/http/routes";
-import { reportProgress } from "@/lib/network/coordinator";
+import { reportProgress } from "@/lib/engine/node-reports";
 
 export const POST = withApi(
   routes.reportProgress,

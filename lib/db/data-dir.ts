@@ -1,9 +1,9 @@
-// Who owns the embedded database's directory. Two processes on one PGlite directory silently lose writes,
-// so one process at a time holds an exclusive lock on DATA_DIR/owner.lock through an open file descriptor
-// (an open-file-description lock on Linux, flock on macOS, LockFileEx on Windows). The kernel drops it
-// when the owner dies however it dies: kill -9, a crash, or a zombie not yet reaped. The pid written into
-// the file is only for the refusal message; nothing trusts it.
-import { closeSync, openSync, readFileSync, rmSync, writeSync, ftruncateSync } from "node:fs";
+// The embedded database's directory (DATA_DIR): created here, and owned by one process at a time. Two
+// processes on one PGlite directory silently lose writes, so the owner holds an exclusive lock on
+// DATA_DIR/owner.lock through an open file descriptor (an open-file-description lock on Linux, flock on
+// macOS, LockFileEx on Windows). The kernel drops it when the owner dies however it dies: kill -9, a crash,
+// or a zombie not yet reaped. The pid written into the file is only for the refusal message; nothing trusts it.
+import { closeSync, ftruncateSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import path from "node:path";
 import { tryLock } from "fs-native-extensions";
 
@@ -61,4 +61,10 @@ export function lockDataDir(dataDir: string): DataDirLock {
       closeSync(fd);
     },
   };
+}
+
+/** Creates DATA_DIR if it is missing and takes it for this process (DataDirInUseError when another holds it). */
+export function takeDataDir(dataDir: string): DataDirLock {
+  mkdirSync(dataDir, { recursive: true });
+  return lockDataDir(dataDir);
 }

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { DataDirInUseError, lockDataDir, lockFileOf } from "./data-dir-lock";
+import { DataDirInUseError, lockDataDir, lockFileOf } from "./data-dir";
 
 const dirs: string[] = [];
 const newDataDir = () => {

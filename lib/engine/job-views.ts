@@ -1,50 +1,19 @@
-// Jobs as developers see them: submission (lib/domain/submission.ts), reads scoped to the owner, and
-// cancellation.
+// Jobs as developers see them, every read scoped to the owner (another developer's job is not found): one
+// job, a page of jobs, its log, its telemetry, and what the SSE stream reads after a change signal.
 import { and, asc, count, desc, eq, getTableColumns, gte, lte, sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/lib/db/client";
 import { jobEvents, jobLogs, jobs, nodes } from "@/lib/db/schema";
 import { limits } from "@/lib/limits";
-import { DomainError, notFound } from "./errors";
-import { recordStopOutcome, type JobRow } from "./job-log";
-import { stopOutcome } from "./job-machine";
+import { db } from "@/lib/domain/database";
+import { notFound } from "@/lib/domain/errors";
+import { isUuid } from "@/lib/domain/ids";
+import { offsetOf, pageOf, type PageRequest } from "@/lib/domain/pagination";
 import type { JobStatus } from "@/lib/contract/vocabulary";
-import { offsetOf, pageOf, type PageRequest } from "./pagination";
-import { isUuid } from "./ids";
-import { db } from "./database";
 import type * as wire from "@/lib/contract/schemas";
 import type { ExecutionJob, TelemetryEvent } from "@/lib/contract/schemas";
+import { toExecutionJob } from "./execution-job";
+import type { JobRow } from "./job-change";
 export type { ExecutionJob, TelemetryEvent };
-
-type NodeInfo = { name: string; region: string } | null;
-
-export function toExecutionJob(row: JobRow, node: NodeInfo): ExecutionJob {
-  return {
-    jobId: row.id,
-    workflowRunId: row.workflowRunId,
-    serviceId: row.serviceId,
-    status: row.status,
-    progress: row.progress,
-    input: row.input,
-    creditCost: row.creditCost,
-    placement: row.placement,
-    attempt: row.attempt,
-    maxAttempts: row.maxAttempts,
-    assignedNode:
-      row.assignedNodeId && row.assignedAt && node
-        ? { nodeId: row.assignedNodeId, name: node.name, region: node.region, assignedAt: row.assignedAt.toISOString() }
-        : null,
-    result: row.result ?? null,
-    error: row.error ?? null,
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
-    startedAt: row.startedAt?.toISOString() ?? null,
-    completedAt: row.completedAt?.toISOString() ?? null,
-  };
-}
-
-// ── Submission (lib/domain/submission.ts) ────────────────────────────────────────────────────────
-
-export { submitJob, type Submission, type SubmissionOutcome } from "./submission";
 
 // ── Reads, scoped to the owner ─────────────────────────────────────────────────────────────────────
 
@@ -53,7 +22,7 @@ type JobWithNode = { job: JobRow; nodeName: string | null; nodeRegion: string | 
 const present = ({ job, nodeName, nodeRegion }: JobWithNode) =>
   toExecutionJob(job, nodeName !== null && nodeRegion !== null ? { name: nodeName, region: nodeRegion } : null);
 
-async function ownedJobRow(tx: Tx, accountId: string, jobId: string): Promise<JobWithNode> {
+export async function ownedJobRow(tx: Tx, accountId: string, jobId: string): Promise<JobWithNode> {
   if (!isUuid(jobId)) throw notFound("JOB_NOT_FOUND", "The job");
   const [row] = await tx
     .select(jobColumns)
@@ -173,22 +142,4 @@ export async function readJobProgress(accountId: string, jobId: string, afterSeq
     .where(and(eq(jobEvents.jobId, jobId), sql`${jobEvents.sequence} > ${afterSequence}`))
     .orderBy(asc(jobEvents.sequence));
   return { job: present(row), events: events.map(toTelemetryEvent) };
-}
-
-// ── Cancellation ───────────────────────────────────────────────────────────────────────────────────
-
-/** Non-final job → failed (CANCELLED), refunded; its node learns it on its next report or heartbeat. */
-export async function cancelJob(accountId: string, jobId: string): Promise<ExecutionJob> {
-  const d = await db();
-  await d.transaction(async (tx) => {
-    const { job } = await ownedJobRow(tx, accountId, jobId);
-    const changed = await recordStopOutcome(tx, jobId, stopOutcome(job, { kind: "cancelled" }), {
-      events: [{ type: "JOB_CANCELLED", data: { previousStatus: job.status }, nodeId: job.assignedNodeId }],
-      logs: [
-        { level: "warn", source: "platform", message: `Cancelled by the owner while ${job.status}; credits refunded.` },
-      ],
-    });
-    if (!changed) throw new DomainError("JOB_FINAL", `The job is already ${job.status}; it cannot be cancelled.`);
-  });
-  return getJob(accountId, jobId);
 }

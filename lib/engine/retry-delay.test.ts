@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { retryDelayMs } from "./coordinator";
+import { retryDelayMs } from "./node-reports";
 
 describe("retry backoff", () => {
   it("grows exponentially with jitter between half and the full step", () => {

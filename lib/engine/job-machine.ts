@@ -1,9 +1,8 @@
 // The job state machine, written once: which status may follow which, and the progress rule.
-import { DomainError } from "./errors";
-import type { FailureCategory, JobStatus } from "@/lib/contract/vocabulary";
+import { DomainError } from "@/lib/domain/errors";
+import { activeStatuses, finalStatuses, type FailureCategory, type JobStatus } from "@/lib/contract/vocabulary";
 
-export const finalStatuses: readonly JobStatus[] = ["completed", "failed"];
-export const activeStatuses: readonly JobStatus[] = ["queued", "routing", "assigned", "running", "retrying"];
+export { activeStatuses, finalStatuses };
 /** Statuses in which a node holds the job (its lease counts; losing the node loses the attempt). */
 export const heldStatuses = ["assigned", "running"] as const satisfies readonly JobStatus[];
 export const isFinal = (status: JobStatus) => finalStatuses.includes(status);

@@ -1,0 +1,102 @@
+// PostgreSQL (DATABASE_URL): a pool of at most 10 connections shared by every request, migrated on open under
+// an advisory lock (several instances may start at once), and one more connection that LISTENs for them all.
+import { sql } from "drizzle-orm";
+import { log } from "@/lib/log";
+import type { Database, Db } from "./database";
+import { migrationsFolder } from "./migrations";
+import * as schema from "./schema";
+
+export async function openPostgres(url: string): Promise<Database> {
+  const pg = (await import("pg")).default;
+  const { drizzle } = await import("drizzle-orm/node-postgres");
+  const { migrate } = await import("drizzle-orm/node-postgres/migrator");
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // A connection the server ends (restart, failover, outage) must not crash the process: idle ones are
+  // reported by the pool, checked-out ones (between a transaction's queries) by their own listener; the
+  // query in flight fails (503) and the pool replaces the connection.
+  pool.on("error", (err) => log.warn("database connection lost", { err }));
+  pool.on("connect", (client) => client.on("error", (err) => log.warn("database connection lost", { err })));
+  const db = drizzle({ client: pool, schema });
+  // Several instances may start at once: one migrates while the others wait on an advisory lock.
+  const migrator = await pool.connect();
+  try {
+    await migrator.query("select pg_advisory_lock(727274001)");
+    await migrate(drizzle({ client: migrator, schema }), { migrationsFolder });
+  } finally {
+    await migrator.query("select pg_advisory_unlock(727274001)").catch(() => undefined);
+    migrator.release();
+  }
+  const handlers = new Map<string, Set<(payload: string) => void>>();
+  const quote = (channel: string) => `"${channel.replace(/"/g, "")}"`;
+  let closed = false;
+  let reconnectMs = 250;
+  // One connection LISTENs on every channel; when it is lost it is re-opened (with backoff) and LISTENs again.
+  let listener: Promise<import("pg").PoolClient> | undefined;
+  const releasedListeners = new WeakSet<import("pg").PoolClient>();
+  const connectListener = (): Promise<import("pg").PoolClient> => {
+    const opening = (async () => {
+      const client = await pool.connect();
+      client.on("notification", (msg) => {
+        for (const h of handlers.get(msg.channel) ?? []) h(msg.payload ?? "");
+      });
+      // A dying connection can emit several errors, possibly after close() has released it: release it once.
+      client.on("error", (err) => {
+        if (releasedListeners.has(client)) return;
+        releasedListeners.add(client);
+        log.warn("notification connection lost", { err });
+        if (listener === opening) listener = undefined;
+        client.release(err);
+        scheduleReconnect();
+      });
+      for (const channel of handlers.keys()) await client.query(`LISTEN ${quote(channel)}`);
+      reconnectMs = 250;
+      return client;
+    })();
+    opening.catch(() => {
+      if (listener === opening) listener = undefined;
+    });
+    listener = opening;
+    return opening;
+  };
+  const scheduleReconnect = () => {
+    if (closed || handlers.size === 0) return;
+    const delay = reconnectMs;
+    reconnectMs = Math.min(reconnectMs * 2, 5_000);
+    setTimeout(() => {
+      if (closed || listener) return;
+      connectListener().catch((err: unknown) => {
+        log.warn("notification connection not restored yet", { err });
+        scheduleReconnect();
+      });
+    }, delay).unref();
+  };
+  return {
+    db: db as unknown as Db,
+    driver: "postgres",
+    async listen(channel, handler) {
+      const isNew = !handlers.has(channel);
+      if (isNew) handlers.set(channel, new Set());
+      handlers.get(channel)?.add(handler);
+      try {
+        const client = await (listener ?? connectListener());
+        if (isNew) await client.query(`LISTEN ${quote(channel)}`);
+      } catch (err) {
+        handlers.get(channel)?.delete(handler);
+        throw err;
+      }
+      return async () => void handlers.get(channel)?.delete(handler);
+    },
+    async notify(tx, channel, payload) {
+      await tx.execute(sql`select pg_notify(${channel}, ${payload})`);
+    },
+    async close() {
+      closed = true;
+      const client = await listener?.catch(() => undefined);
+      if (client && !releasedListeners.has(client)) {
+        releasedListeners.add(client);
+        client.release();
+      }
+      await pool.end();
+    },
+  };
+}

@@ -1,0 +1,57 @@
+// The append of a change's telemetry events and log lines, written once for every statement that changes or
+// creates jobs (apply-change.ts, create-job.ts): per written job, the rows that end at its event_seq /
+// log_seq (already advanced by the statement), so sequences are gapless per job. Both tables in one
+// statement, since each round trip to the database costs more than the rows themselves.
+import { sql, type SQL } from "drizzle-orm";
+import { jobEvents, jobLogs } from "@/lib/db/schema";
+import type { EventInput, LogInput } from "./job-change";
+
+/** The placeholders appendedLogSql reads, filled from a change's events and log lines. */
+export function appendedLogValues(events: EventInput[] = [], logs: LogInput[] = []): Record<string, unknown> {
+  return {
+    eventCount: events.length,
+    logCount: logs.length,
+    events: JSON.stringify(
+      events.map((e, i) => ({
+        i: i + 1,
+        type: e.type,
+        node_id: e.nodeId ?? null,
+        data: e.data ?? null,
+        with_attempt: e.withAttempt ?? false,
+      })),
+    ),
+    logs: JSON.stringify(
+      logs.map((l, i) => ({
+        i: i + 1,
+        level: l.level,
+        source: l.source,
+        message: l.message,
+        node_id: l.nodeId ?? null,
+        with_attempt: l.withAttempt ?? false,
+      })),
+    ),
+  };
+}
+
+/**
+ * Two CTEs (appended_events, appended_logs) that append to every job of `written` (a relation of jobs rows
+ * after the change: id, attempt, event_seq, log_seq): "{attempt}" and `withAttempt` take the job's attempt
+ * after the change, which only the statement knows (a claim begins it).
+ */
+export function appendedLogSql(written: SQL): SQL {
+  const p = (name: string) => sql.placeholder(name);
+  return sql`appended_events as (
+      insert into ${jobEvents} (job_id, sequence, type, attempt, node_id, data)
+      select c.id, c.event_seq - ${p("eventCount")}::int + e.i, e.type, c.attempt, e.node_id,
+        case when e.with_attempt then coalesce(e.data, '{}'::jsonb) || jsonb_build_object('attempt', c.attempt) else e.data end
+      from ${written} c cross join jsonb_to_recordset(${p("events")}::jsonb)
+        as e(i int, type text, node_id uuid, data jsonb, with_attempt boolean)
+    ),
+    appended_logs as (
+      insert into ${jobLogs} (job_id, sequence, level, source, message, node_id)
+      select c.id, c.log_seq - ${p("logCount")}::int + l.i, l.level, l.source,
+        case when l.with_attempt then replace(l.message, '{attempt}', c.attempt::text) else l.message end, l.node_id
+      from ${written} c cross join jsonb_to_recordset(${p("logs")}::jsonb)
+        as l(i int, level text, source text, message text, node_id uuid, with_attempt boolean)
+    )`;
+}

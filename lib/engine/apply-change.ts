@@ -1,0 +1,125 @@
+// The one write of a job change: every change to an existing job — a claim, a node's report, a sweep, a
+// cancellation — comes here. The status (checked by the state machine), the columns, the telemetry events
+// with gapless per-job sequences, the log lines, the webhook events of the statuses it passes and the change
+// signals are ONE statement (change-statement.ts); a change to failed also gives the credits back (the key's
+// spend and a refund entry) in the same transaction. A reader never sees one effect without the others.
+import { getTableColumns, is } from "drizzle-orm";
+import { PgTransaction } from "drizzle-orm/pg-core";
+import { executeShaped, type Tx } from "@/lib/db/client";
+import { jobs } from "@/lib/db/schema";
+import { applyLedgerEntry } from "@/lib/domain/credits";
+import { db } from "@/lib/domain/database";
+import { jobChannel, signal, signalsInline, workChannel } from "@/lib/domain/signals";
+import { giveBackKeySpend } from "@/lib/domain/spend-controls";
+import { webhookChannel } from "@/lib/domain/webhook-events";
+import type { JobStatus } from "@/lib/contract/vocabulary";
+import { appendedLogValues } from "./appended-log";
+import { changeStatement, shapeOf } from "./change-statement";
+import { Computed, oneJob, type Candidates, type JobChange, type JobRow } from "./job-change";
+import { activeStatuses, assertTransition, statusesBefore } from "./job-machine";
+
+const jobColumns = Object.entries(getTableColumns(jobs));
+
+/** A row of `returning *` read by hand (raw SQL): each column decoded as drizzle would. */
+function toJobRow(raw: Record<string, unknown>): JobRow {
+  const row: Record<string, unknown> = {};
+  for (const [key, column] of jobColumns) {
+    const value = raw[column.name];
+    row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+  }
+  return row as JobRow;
+}
+
+/** The statuses a change passes, in order, each checked against the one before by the state machine. */
+function assertChange(from: readonly JobStatus[], change: JobChange): void {
+  if (!change.to) return;
+  for (const status of from) {
+    if (change.through) {
+      assertTransition(status, change.through.status);
+      assertTransition(change.through.status, change.to);
+    } else assertTransition(status, change.to);
+  }
+}
+
+/** What a change to failed owes its developer: the key's spend and the credits, given back once. */
+async function refund(tx: Tx, row: JobRow): Promise<void> {
+  if (row.creditCost <= 0) return;
+  // The key's spend first: keys are locked before accounts on every path (lib/domain/spend-controls.ts).
+  await giveBackKeySpend(tx, row);
+  await applyLedgerEntry(tx, {
+    accountId: row.accountId,
+    type: "refund",
+    amount: row.creditCost,
+    jobId: row.id,
+    description: `Refund: ${row.serviceId} job failed`,
+  });
+}
+
+export interface AppliedChanges {
+  rows: JobRow[];
+  /** How many jobs the candidates named: more than `rows` when some were not in an allowed state. */
+  candidates: number;
+}
+
+/**
+ * Applies `change` to the jobs `candidates` names (e.g. `array(select … for update skip locked)`) that are
+ * in an allowed state and pass its guards. The statement is compiled once per shape and only bound
+ * afterwards. `tx` may be the database itself (the change is then its own transaction), except for a change
+ * to failed, whose refund must commit with it.
+ */
+export async function applyJobChanges(tx: Tx, candidates: Candidates, change: JobChange): Promise<AppliedChanges> {
+  if (change.to === "failed" && !is(tx, PgTransaction))
+    throw new Error("A change to failed is applied in a transaction (its refund commits with it).");
+  const from = change.from ?? (change.to ? statusesBefore(change.to) : activeStatuses);
+  const inline = await signalsInline();
+  const values: Record<string, unknown> = {
+    ...candidates.values,
+    ...appendedLogValues(change.events, change.logs),
+    attempt: change.attempt,
+    nodeId: change.nodeId,
+    throughEventCount: change.through?.eventCount,
+  };
+  for (const [key, value] of Object.entries(change.set ?? {})) {
+    if (value !== undefined && value !== null)
+      values[`set_${key}`] = value instanceof Computed ? value.parameter : value;
+  }
+  const raw = await executeShaped<Record<string, unknown>>(
+    tx,
+    "job_change",
+    shapeOf(candidates, change, from, inline),
+    () => {
+      // Checked once per shape (its statuses are part of it): an explicit `from` narrows what the state
+      // machine allows; it can never widen it. A refused shape is never compiled, so it is refused every time.
+      assertChange(from, change);
+      return changeStatement(tx, candidates, change, from, inline);
+    },
+    values,
+  );
+  const rows = raw.filter((r) => r.id !== null && r.id !== undefined).map(toJobRow);
+  if (!inline) {
+    // PGlite: its signals are in-process, sent after the statement (still inside the caller's transaction).
+    for (const row of rows) {
+      await signal(tx, jobChannel, row.id);
+      if (change.to === "routing") await signal(tx, workChannel, row.serviceId);
+    }
+    if (Number(raw[0]?.webhooks ?? 0) > 0) await signal(tx, webhookChannel, "");
+  }
+  if (change.to === "failed") for (const row of rows) await refund(tx, row);
+  return { rows, candidates: Number(raw[0]?.candidate_count ?? 0) };
+}
+
+/** Applies `change` to one job if it is in an allowed state; returns the updated row, or null when it was not. */
+export async function applyJobChange(tx: Tx, jobId: string, change: JobChange): Promise<JobRow | null> {
+  const { rows } = await applyJobChanges(tx, oneJob(jobId), change);
+  return rows[0] ?? null;
+}
+
+/**
+ * applyJobChange as its own transaction: ONE statement (the hot path of a node's reports), or, for a
+ * change to failed, a transaction with its refund.
+ */
+export async function applyJobChangeAtOnce(jobId: string, change: JobChange): Promise<JobRow | null> {
+  const d = await db();
+  if (change.to === "failed") return d.transaction((tx) => applyJobChange(tx, jobId, change));
+  return applyJobChange(d, jobId, change);
+}

@@ -1,0 +1,23 @@
+// Cancellation by the owner (CONTRACT §4): a job not yet final becomes failed (CANCELLED) and is refunded;
+// its node learns it on its next report or heartbeat.
+import { DomainError } from "@/lib/domain/errors";
+import { db } from "@/lib/domain/database";
+import type { ExecutionJob } from "@/lib/contract/schemas";
+import { getJob, ownedJobRow } from "./job-views";
+import { stopOutcome } from "./job-machine";
+import { applyStopOutcome } from "./stop-outcomes";
+
+export async function cancelJob(accountId: string, jobId: string): Promise<ExecutionJob> {
+  const d = await db();
+  await d.transaction(async (tx) => {
+    const { job } = await ownedJobRow(tx, accountId, jobId);
+    const changed = await applyStopOutcome(tx, jobId, stopOutcome(job, { kind: "cancelled" }), {
+      events: [{ type: "JOB_CANCELLED", data: { previousStatus: job.status }, nodeId: job.assignedNodeId }],
+      logs: [
+        { level: "warn", source: "platform", message: `Cancelled by the owner while ${job.status}; credits refunded.` },
+      ],
+    });
+    if (!changed) throw new DomainError("JOB_FINAL", `The job is already ${job.status}; it cannot be cancelled.`);
+  });
+  return getJob(accountId, jobId);
+}

@@ -1,0 +1,168 @@
+// Claims: a node takes the oldest routing jobs it can run, up to its free slots, under FOR UPDATE SKIP
+// LOCKED (so no job is ever assigned twice, whatever the number of server instances and nodes), in one
+// statement; and the long poll that waits for work to arrive.
+import { sql } from "drizzle-orm";
+import { sqlLiterals } from "@/lib/db/client";
+import { jobs, nodes } from "@/lib/db/schema";
+import { db, readyDatabase } from "@/lib/domain/database";
+import { workChannel } from "@/lib/domain/signals";
+import type { ClaimedJob } from "@/lib/contract/node-protocol";
+import { applyJobChanges } from "./apply-change";
+import { leaseFromNow, started, type NodeRow } from "./attempts";
+import { Computed, type Candidates, type JobChange } from "./job-change";
+import { heldStatuses } from "./job-machine";
+
+// Literal, not parameters: the claim is a prepared statement, and only a literal list lets its generic plan
+// count the node's jobs through the partial index of held jobs (jobs_held_idx, whose predicate is this list).
+const heldStatusList = sqlLiterals(heldStatuses);
+
+// The jobs one claim takes: the oldest routing jobs the node can run, up to its free slots (counted in the
+// same statement), under FOR UPDATE SKIP LOCKED. One text for every claim; the node and its wish are bound.
+const claimNode = sql.placeholder("claimNodeId");
+const claimSelf = sql`${nodes.id} = ${claimNode} and ${nodes.drainingAt} is null and ${nodes.revokedAt} is null`;
+const claimBusy = sql`(select count(*) from ${jobs} held where held.assigned_node_id = ${claimNode} and held.status in (${heldStatusList}))`;
+const claimFree = sql`greatest(0, least(${sql.placeholder("claimMax")}::int, coalesce((select ${nodes.concurrency} from ${nodes} where ${claimSelf}), 0) - ${claimBusy}))`;
+// Who may run what (CONTRACT §12): a developer's node only its owner's jobs, whatever their placement, and
+// never one asking for the network; the network's nodes everything but jobs asking for their owner's nodes.
+const claimPlacement = sql`exists (
+      select 1 from ${nodes} claimer where claimer.id = ${claimNode}
+        and case when claimer.owner_account_id is null then eligible.placement <> 'own'
+                 else claimer.owner_account_id = eligible.account_id and eligible.placement <> 'network' end)`;
+const claimCandidates = sql`array(
+    select eligible.id from ${jobs} eligible
+    where eligible.status = 'routing'
+      and eligible.service_id = any(coalesce((select ${nodes.serviceIds} from ${nodes} where ${claimSelf}), '{}'::text[]))
+      and ${claimPlacement}
+    order by eligible.created_at
+    limit ${claimFree}
+    for update skip locked)`;
+
+/** One claim: the claimed jobs assigned (and started, with `start`), with their events and log lines, in one statement. */
+async function claimOnce(node: NodeRow, max: number, start: boolean): Promise<ClaimedJob[]> {
+  const d = await db();
+  const candidates: Candidates = {
+    shape: "claim",
+    sql: claimCandidates,
+    values: { claimNodeId: node.id, claimMax: max },
+  };
+  const assigned = {
+    events: [
+      { type: "NODE_ASSIGNED", nodeId: node.id, data: { nodeId: node.id, name: node.name, region: node.region } },
+    ],
+    logs: [
+      {
+        level: "info",
+        source: "platform",
+        message: `Assigned to node ${node.name} (${node.region}).`,
+        nodeId: node.id,
+      },
+    ],
+  } satisfies Pick<JobChange, "events" | "logs">;
+  const set = {
+    attempt: Computed.increment,
+    assignedNodeId: node.id,
+    assignedAt: Computed.now,
+    leaseExpiresAt: leaseFromNow(),
+    progress: 0,
+  };
+  const assign: JobChange = start
+    ? {
+        to: "running",
+        through: { status: "assigned", eventCount: assigned.events.length },
+        from: ["routing"],
+        set: { ...set, ...started.set() },
+        events: [...assigned.events, ...started.events(node)],
+        logs: [...assigned.logs, ...started.logs(node)],
+      }
+    : { to: "assigned", from: ["routing"], set, ...assigned };
+  // One statement, no transaction (with the webhook events of developers who subscribe to them).
+  const { rows } = await applyJobChanges(d, candidates, assign);
+  // Oldest first, as they were chosen (a statement's RETURNING has no order).
+  rows.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+  return rows.map((row) => ({
+    jobId: row.id,
+    attempt: row.attempt,
+    serviceId: row.serviceId,
+    input: row.input,
+    timeoutMs: row.timeoutMs,
+  }));
+}
+
+// Nodes of this process waiting for work, oldest first. A work signal wakes ONE waiter that can run the
+// service (waking them all would make every idle node run a claim transaction per job); a signal nobody
+// was waiting for is remembered so the next node to wait claims at once instead. A claim that came back
+// with fewer jobs than it asked for saw nothing more of its services waiting: until a signal says otherwise
+// (or the periodic re-check), the next claim for them waits first, instead of a claim statement that
+// finds nothing each time a slot frees.
+interface Waiter {
+  serviceIds: string[];
+  wake: () => void;
+}
+interface WorkWaiters {
+  waiting: Waiter[];
+  unclaimed: Set<string>;
+  drained: Set<string>;
+}
+const waitersByDatabase = new WeakMap<object, Promise<WorkWaiters>>();
+
+async function workWaiters(): Promise<WorkWaiters> {
+  const database = await readyDatabase();
+  let found = waitersByDatabase.get(database);
+  if (!found) {
+    const state: WorkWaiters = { waiting: [], unclaimed: new Set(), drained: new Set() };
+    found = database
+      .listen(workChannel, (serviceId) => {
+        const i = state.waiting.findIndex((w) => w.serviceIds.includes(serviceId));
+        if (i >= 0) state.waiting.splice(i, 1)[0].wake();
+        else state.unclaimed.add(serviceId);
+      })
+      .then(() => state);
+    waitersByDatabase.set(database, found);
+  }
+  return found;
+}
+
+/**
+ * Claims up to `max` jobs, waiting up to `waitMs` for work to arrive (long poll). Arrival is signalled
+ * (NOTIFY / in-process); a periodic re-check is the safety net for signals lost between instances.
+ */
+export async function claimJobs(
+  node: NodeRow,
+  max: number,
+  waitMs: number,
+  signal?: AbortSignal,
+  options: { start?: boolean } = {},
+): Promise<ClaimedJob[]> {
+  const deadline = Date.now() + waitMs;
+  const waiters = await workWaiters();
+  let waitFirst = node.serviceIds.length > 0 && node.serviceIds.every((id) => waiters.drained.has(id));
+  for (;;) {
+    if (!waitFirst) {
+      const claimed = await claimOnce(node, max, options.start ?? false);
+      for (const id of node.serviceIds) {
+        if (claimed.length < max) waiters.drained.add(id);
+        else waiters.drained.delete(id);
+      }
+      if (claimed.length > 0 || Date.now() >= deadline || signal?.aborted) return claimed;
+    }
+    waitFirst = false;
+    const missed = node.serviceIds.filter((id) => waiters.unclaimed.has(id));
+    if (missed.length > 0) {
+      missed.forEach((id) => waiters.unclaimed.delete(id));
+      continue;
+    }
+    await new Promise<void>((resolve) => {
+      const waiter: Waiter = { serviceIds: node.serviceIds, wake: done };
+      const timer = setTimeout(done, Math.min(1000, Math.max(0, deadline - Date.now())));
+      function done() {
+        clearTimeout(timer);
+        const i = waiters.waiting.indexOf(waiter);
+        if (i >= 0) waiters.waiting.splice(i, 1);
+        signal?.removeEventListener("abort", done);
+        resolve();
+      }
+      waiters.waiting.push(waiter);
+      signal?.addEventListener("abort", done);
+    });
+  }
+}

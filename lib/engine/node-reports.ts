@@ -1,0 +1,177 @@
+// What nodes report about the jobs they hold (start, progress, result, failure, release) and the lease
+// their heartbeats renew. Each report is one job change, refused (LEASE_LOST, JOB_FINAL) when the node no
+// longer holds the attempt it names.
+import { and, eq, inArray, sql } from "drizzle-orm";
+import type { Tx } from "@/lib/db/client";
+import { jobs } from "@/lib/db/schema";
+import { db } from "@/lib/domain/database";
+import { DomainError } from "@/lib/domain/errors";
+import { isUuid } from "@/lib/domain/ids";
+import { env } from "@/lib/env";
+import type { ExecutionFailure, ProgressReport } from "@/lib/contract/node-protocol";
+import { applyJobChange, applyJobChangeAtOnce } from "./apply-change";
+import { leaseMs, started, type NodeRow } from "./attempts";
+import { Computed, type JobChange, type JobRow } from "./job-change";
+import { heldStatuses, nextProgress, stopOutcome } from "./job-machine";
+import { ownNodeDiscount, refundOwnNodeDiscount } from "./own-node-refund";
+import { applyStopOutcome } from "./stop-outcomes";
+
+/**
+ * A heartbeat's lease renewal: the jobs of `jobIds` the node still holds get a fresh lease (no event, no
+ * signal: nothing a reader sees changes). Returns the ids it holds.
+ */
+export async function renewLeases(node: NodeRow, jobIds: string[]): Promise<Set<string>> {
+  const uuids = jobIds.filter(isUuid);
+  if (uuids.length === 0) return new Set();
+  const kept = await (
+    await db()
+  )
+    .update(jobs)
+    .set({ leaseExpiresAt: sql`now() + make_interval(secs => ${leaseMs() / 1000})` })
+    .where(and(inArray(jobs.id, uuids), eq(jobs.assignedNodeId, node.id), inArray(jobs.status, [...heldStatuses])))
+    .returning({ id: jobs.id });
+  return new Set(kept.map((k) => k.id));
+}
+
+/** Why a node's report was refused: the job ended (e.g. cancelled) or moved on to another attempt. */
+async function refusal(jobId: string): Promise<DomainError> {
+  const [row] = await (await db()).select({ status: jobs.status }).from(jobs).where(eq(jobs.id, jobId));
+  if (row && (row.status === "completed" || row.status === "failed")) {
+    return new DomainError("JOB_FINAL", `The job is ${row.status}; stop working on it.`);
+  }
+  return new DomainError("LEASE_LOST", "This node no longer holds the job (lease lost or a new attempt began).");
+}
+
+async function reportOrRefuse(jobId: string, write: (tx: Tx) => Promise<JobRow | null>): Promise<void> {
+  if (!isUuid(jobId)) throw new DomainError("JOB_NOT_FOUND", "The job was not found.");
+  const row = await (await db()).transaction(write);
+  if (!row) throw await refusal(jobId);
+}
+
+/** A report that is one job change: written at once (one statement on the hot path), or refused. */
+async function changeOrRefuse(jobId: string, change: JobChange): Promise<void> {
+  if (!isUuid(jobId)) throw new DomainError("JOB_NOT_FOUND", "The job was not found.");
+  const row = await applyJobChangeAtOnce(jobId, change);
+  if (!row) throw await refusal(jobId);
+}
+
+export function startExecution(node: NodeRow, jobId: string, attempt: number) {
+  return changeOrRefuse(jobId, {
+    to: "running",
+    attempt,
+    nodeId: node.id,
+    set: started.set(),
+    events: started.events(node, attempt),
+    logs: started.logs(node, attempt),
+  });
+}
+
+const reportedEvents = (node: NodeRow, report: ProgressReport) =>
+  (report.providerRequests ?? []).map((data) => ({ type: "PROVIDER_REQUEST" as const, nodeId: node.id, data }));
+const reportedLogs = (node: NodeRow, report: ProgressReport) =>
+  (report.logs ?? []).map((l) => ({
+    level: l.level,
+    source: "provider" as const,
+    message: l.message,
+    nodeId: node.id,
+  }));
+
+export function reportProgress(node: NodeRow, jobId: string, attempt: number, report: ProgressReport) {
+  return changeOrRefuse(jobId, {
+    from: ["running"],
+    attempt,
+    nodeId: node.id,
+    // The same rule as nextProgress, applied to the stored value so concurrent reports cannot lower it.
+    set: report.progress === undefined ? {} : { progress: Computed.atLeast(nextProgress(0, report.progress)) },
+    events: reportedEvents(node, report),
+    logs: reportedLogs(node, report),
+  });
+}
+
+/** The result, with whatever the node had not reported yet (provider requests, log lines). */
+export function completeExecution(
+  node: NodeRow,
+  jobId: string,
+  attempt: number,
+  result: { summary: string; output: Record<string, unknown> },
+  report: ProgressReport = {},
+) {
+  const change: JobChange = {
+    to: "completed",
+    attempt,
+    nodeId: node.id,
+    set: { result, progress: 100, completedAt: Computed.now, leaseExpiresAt: null },
+    events: [
+      ...reportedEvents(node, report),
+      { type: "RESULT_STORED", nodeId: node.id, data: { summary: result.summary } },
+      { type: "EXECUTION_COMPLETED", nodeId: node.id, data: { attempt } },
+    ],
+    logs: [
+      ...reportedLogs(node, report),
+      { level: "info", source: "node", message: `Completed: ${result.summary}`, nodeId: node.id },
+    ],
+  };
+  // A developer's node runs only its owner's jobs: one that could run anywhere costs the own-node price.
+  if (node.ownerAccountId !== null) {
+    return reportOrRefuse(jobId, async (tx) => {
+      const [job] = await tx.select().from(jobs).where(eq(jobs.id, jobId)).for("update");
+      const discount = job && job.accountId === node.ownerAccountId ? ownNodeDiscount(job) : 0;
+      if (!job || discount === 0) return applyJobChange(tx, jobId, change);
+      const row = await applyJobChange(tx, jobId, {
+        ...change,
+        set: { ...change.set, creditCost: job.creditCost - discount },
+      });
+      if (row) await refundOwnNodeDiscount(tx, row, discount);
+      return row;
+    });
+  }
+  return changeOrRefuse(jobId, change);
+}
+
+/** Exponential backoff with full jitter: base · 2^(attempt-1), jittered into [50%, 100%]. */
+export function retryDelayMs(attempt: number, baseMs = env().RETRY_BASE_DELAY_MS): number {
+  const ceiling = Math.min(5 * 60_000, baseMs * 2 ** (attempt - 1));
+  return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
+}
+
+export function failExecution(node: NodeRow, jobId: string, attempt: number, failure: ExecutionFailure) {
+  return reportOrRefuse(jobId, async (tx) => {
+    // Read inside the transaction that writes: the attempts left are those of the row being changed.
+    const [job] = await tx.select().from(jobs).where(eq(jobs.id, jobId)).for("update");
+    if (!job) throw new DomainError("JOB_NOT_FOUND", "The job was not found.");
+    const cause = { kind: "attempt-failed", ...failure, retryDelayMs: retryDelayMs(attempt) } as const;
+    return applyStopOutcome(tx, jobId, stopOutcome(job, cause), {
+      from: heldStatuses,
+      attempt,
+      nodeId: node.id,
+      events: [
+        {
+          type: "EXECUTION_FAILED",
+          nodeId: node.id,
+          data: { code: failure.code, message: failure.message, retryable: failure.retryable, attempt },
+        },
+      ],
+      logs: [
+        {
+          level: "error",
+          source: "node",
+          message: `Attempt ${attempt} failed: ${failure.code}: ${failure.message}`,
+          nodeId: node.id,
+        },
+      ],
+    });
+  });
+}
+
+/** A node giving a job back (graceful shutdown before finishing it): routed again as a new attempt. */
+export function releaseJob(node: NodeRow, jobId: string, attempt: number, reason = "node shutting down") {
+  return changeOrRefuse(jobId, {
+    to: "routing",
+    from: heldStatuses,
+    attempt,
+    nodeId: node.id,
+    set: { routingStartedAt: Computed.now, leaseExpiresAt: null },
+    events: [{ type: "ROUTING_STARTED", data: { attempt: attempt + 1, releasedBy: node.id, reason } }],
+    logs: [{ level: "warn", source: "node", message: `Released by the node (${reason}).`, nodeId: node.id }],
+  });
+}

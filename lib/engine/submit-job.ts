@@ -1,0 +1,142 @@
+// Submission (CONTRACT §4): the checks (idempotency → service → input), then the job's creation with its
+// charge (create-job.ts), together or not at all. A request that fails any check writes nothing.
+import { randomUUID } from "node:crypto";
+import type { Db } from "@/lib/db/client";
+import { env } from "@/lib/env";
+import { isServiceId, serviceInputs } from "@/lib/domain/catalog";
+import { db } from "@/lib/domain/database";
+import { DomainError, issuesOf } from "@/lib/domain/errors";
+import { findReplay, isUniqueViolation, requestFingerprint, type StoredResponse } from "@/lib/domain/idempotency";
+import { findService, type ServiceRow } from "@/lib/domain/services";
+import { ownNodeCreditCost } from "@/lib/domain/own-node-price";
+import type { ExecutionJob } from "@/lib/contract/schemas";
+import type { Placement } from "@/lib/contract/vocabulary";
+import { createJob, type NewJob } from "./create-job";
+import type { EventInput, LogInput } from "./job-change";
+
+export interface Submission {
+  accountId: string;
+  apiKeyId: string | null;
+  serviceId: string;
+  input: Record<string, unknown>;
+  /** Where the job may run (CONTRACT §12); default "any". */
+  placement?: Placement;
+  idempotencyKey?: string;
+}
+
+export interface SubmissionOutcome {
+  response: StoredResponse & { body: ExecutionJob };
+  replayed: boolean;
+}
+
+/**
+ * The catalog row of a service, read at most every few seconds per process: rows change only when an
+ * instance starts and seeds the catalog (lib/domain/database.ts), so a status change shows within seconds.
+ */
+const serviceLifetimeMs = 5_000;
+const knownServices = new Map<string, { row: Promise<ServiceRow | undefined>; until: number }>();
+
+function cachedService(d: Db, serviceId: string): Promise<ServiceRow | undefined> {
+  const known = knownServices.get(serviceId);
+  if (known && Date.now() < known.until) return known.row;
+  const row = findService(d, serviceId);
+  knownServices.set(serviceId, { row, until: Date.now() + serviceLifetimeMs });
+  row.catch(() => knownServices.delete(serviceId));
+  return row;
+}
+
+/** Service (404, 409 disabled), then input (422): the job a valid submission creates. */
+async function checkSubmission(d: Db, submission: Submission, fingerprint: string | undefined): Promise<NewJob> {
+  const { accountId, serviceId } = submission;
+  const service = isServiceId(serviceId) ? await cachedService(d, serviceId) : undefined;
+  if (!service || !isServiceId(serviceId))
+    throw new DomainError("SERVICE_NOT_FOUND", `There is no service '${serviceId}'.`);
+  if (service.status !== "active") throw new DomainError("SERVICE_DISABLED", `The service '${serviceId}' is disabled.`);
+  const parsed = serviceInputs[serviceId].safeParse(submission.input);
+  if (!parsed.success) {
+    throw new DomainError("INVALID_SERVICE_INPUT", `The input is not valid for '${serviceId}'.`, {
+      issues: issuesOf(parsed.error),
+    });
+  }
+  const config = env();
+  const id = randomUUID();
+  const workflowRunId = randomUUID();
+  const placement = submission.placement ?? "any";
+  // A job only the developer's own nodes may run costs their share of the price from the start.
+  const creditCost = placement === "own" ? ownNodeCreditCost(service.creditCost) : service.creditCost;
+  const maxAttempts = config.JOB_MAX_ATTEMPTS;
+  const created = {
+    events: [
+      { type: "JOB_CREATED", data: { serviceId, creditCost } },
+      { type: "WORKFLOW_INITIALIZED", data: { workflowRunId, maxAttempts } },
+    ] satisfies EventInput[],
+    logs: [
+      { level: "info", source: "platform", message: `Job accepted for ${serviceId}; ${creditCost} credits charged.` },
+    ] satisfies LogInput[],
+  };
+  return {
+    row: {
+      id,
+      workflowRunId,
+      accountId,
+      apiKeyId: submission.apiKeyId,
+      serviceId,
+      status: "queued",
+      progress: 0,
+      input: parsed.data,
+      creditCost,
+      placement,
+      attempt: 0,
+      maxAttempts,
+      timeoutMs: config.JOB_TIMEOUT_MS,
+      assignedNodeId: null,
+      assignedAt: null,
+      leaseExpiresAt: null,
+      routingStartedAt: null,
+      nextAttemptAt: null,
+      result: null,
+      error: null,
+      eventSeq: created.events.length,
+      logSeq: created.logs.length,
+      startedAt: null,
+      completedAt: null,
+      chargedAt: null,
+    },
+    created,
+    routed: { events: [{ type: "ROUTING_STARTED", data: { attempt: 1 } }] },
+    idempotency: submission.idempotencyKey && fingerprint ? { key: submission.idempotencyKey, fingerprint } : undefined,
+  };
+}
+
+/**
+ * Execute (CONTRACT §4). Check order after the route's key/scope/shape checks: idempotency → service →
+ * input → credits → create. A request that fails any check writes nothing and consumes no key.
+ */
+export async function submitJob(submission: Submission): Promise<SubmissionOutcome> {
+  const d = await db();
+  const { accountId, idempotencyKey } = submission;
+  // Only a keyed request is compared with an earlier one (canonical JSON and a digest of the whole input).
+  const fingerprint = idempotencyKey
+    ? requestFingerprint(submission.serviceId, submission.input, submission.placement ?? "any")
+    : undefined;
+  const replay = async (): Promise<SubmissionOutcome | undefined> => {
+    if (!idempotencyKey || !fingerprint) return undefined;
+    const stored = await findReplay(d, accountId, idempotencyKey, fingerprint);
+    return stored && { response: stored as SubmissionOutcome["response"], replayed: true };
+  };
+
+  const earlier = await replay();
+  if (earlier) return earlier;
+  let body: ExecutionJob;
+  try {
+    body = await createJob(d, await checkSubmission(d, submission, fingerprint));
+  } catch (error) {
+    // A concurrent request with the same key committed first: answer with its response.
+    if (isUniqueViolation(error)) {
+      const winner = await replay();
+      if (winner) return winner;
+    }
+    throw error;
+  }
+  return { response: { status: 202, body }, replayed: false };
+}

@@ -1,0 +1,66 @@
+// Time-driven transitions (the sweeper runs them on every server instance; rows are taken with SKIP LOCKED,
+// so instances never act on the same job twice): expired leases → NODE_LOST, due retries → routing, routing
+// past its timeout → ROUTING_FAILED.
+import { and, asc, eq, inArray, lt, sql, type SQL } from "drizzle-orm";
+import type { Tx } from "@/lib/db/client";
+import { jobs } from "@/lib/db/schema";
+import { db } from "@/lib/domain/database";
+import { env } from "@/lib/env";
+import { applyJobChange } from "./apply-change";
+import { Computed, type JobRow } from "./job-change";
+import { heldStatuses, stopOutcome, unroutableMessage } from "./job-machine";
+import { loseJobs } from "./lost-jobs";
+import { applyStopOutcome } from "./stop-outcomes";
+
+const batch = 200;
+
+async function lockDue(where: SQL | undefined, write: (tx: Tx, rows: JobRow[]) => Promise<unknown>): Promise<number> {
+  const d = await db();
+  return d.transaction(async (tx) => {
+    const rows = await tx
+      .select()
+      .from(jobs)
+      .where(where)
+      .orderBy(asc(jobs.createdAt))
+      .limit(batch)
+      .for("update", { skipLocked: true });
+    if (rows.length > 0) await write(tx, rows);
+    return rows.length;
+  });
+}
+
+/** Jobs whose lease ran out (their node stopped heart-beating): NODE_LOST, then routed again or failed. */
+export async function loseExpiredLeases(): Promise<number> {
+  return lockDue(and(inArray(jobs.status, [...heldStatuses]), lt(jobs.leaseExpiresAt, sql`now()`)), (tx, rows) =>
+    loseJobs(tx, rows, "lease expired"),
+  );
+}
+
+export async function promoteDueRetries(): Promise<number> {
+  return lockDue(and(eq(jobs.status, "retrying"), lt(jobs.nextAttemptAt, sql`now()`)), async (tx, rows) => {
+    for (const job of rows) {
+      await applyJobChange(tx, job.id, {
+        to: "routing",
+        from: ["retrying"],
+        set: { routingStartedAt: Computed.now, nextAttemptAt: null },
+        events: [{ type: "ROUTING_STARTED", data: { attempt: job.attempt + 1 } }],
+      });
+    }
+  });
+}
+
+export async function failUnroutable(): Promise<number> {
+  const timeoutMs = env().ROUTING_TIMEOUT_MS;
+  return lockDue(
+    and(eq(jobs.status, "routing"), lt(jobs.routingStartedAt, sql`now() - make_interval(secs => ${timeoutMs / 1000})`)),
+    async (tx, rows) => {
+      for (const job of rows) {
+        await applyStopOutcome(tx, job.id, stopOutcome(job, { kind: "unroutable", waitedMs: timeoutMs }), {
+          from: ["routing"],
+          events: [{ type: "ROUTING_FAILED", data: { waitedMs: timeoutMs, serviceId: job.serviceId } }],
+          logs: [{ level: "error", source: "platform", message: unroutableMessage(timeoutMs) }],
+        });
+      }
+    },
+  );
+}
