@@ -44,7 +44,7 @@ export function executionJobSql(job: SQL, node: SQL, status: SQL): SQL {
   const c = (column: string) => sql`${job}.${sql.raw(column)}`;
   return sql`json_build_object(
     'jobId', ${c("id")}, 'workflowRunId', ${c("workflow_run_id")}, 'serviceId', ${c("service_id")}, 'status', ${status},
-    'progress', ${c("progress")}, 'input', ${c("input")}, ''creditCost', ${c("credit_cost")}, 'placement', ${c("placement")},
+    'progress', ${c("progress")}, 'input', ${c("input")}, 'creditCost', ${c("credit_cost")}, 'placement', ${c("placement")},
     'attempt', ${c("attempt")},
     'maxAttempts', ${c("max_attempts")},
     'assignedNode', case when ${c("assigned_node_id")} is not null and ${c("assigned_at")} is not null and ${node}.id is not null
