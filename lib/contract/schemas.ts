@@ -248,7 +248,8 @@ export const ExecutionJob = z
     progress: z.number().int().min(0).max(100),
     input: z.record(z.string(), z.unknown()),
     creditCost: z.number().int().meta({
-      description: "Credits charged for the job (after the own-node refund of a job with placement `any` that completed on the developer's own node)",
+      description:
+        "Credits charged for the job (after the own-node refund of a job with placement `any` that completed on the developer's own node)",
     }),
     placement: Placement,
     attempt: z.number().int().min(0),
@@ -430,7 +431,8 @@ export const Health = z
 // ── Nodes you own (CONTRACT §12) ──────────────────────────────────────────────────────────────────
 export const NodeState = z.enum(nodeStates).meta({
   id: "NodeState",
-  description: "`pending` until the node first registers or heart-beats; `lost` once its heartbeats stopped for a lease",
+  description:
+    "`pending` until the node first registers or heart-beats; `lost` once its heartbeats stopped for a lease",
 });
 export const CreateNodeRequest = z
   .object({
