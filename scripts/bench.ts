@@ -1,11 +1,16 @@
-// `npm run bench`: submit throughput against a trivial route, queue overhead at a steady rate and end-to-end
-// jobs/s with 1 and 4 nodes (with /api/health/live probed meanwhile), on PGlite, or on PostgreSQL when
-// DATABASE_URL is set: then also graphile-worker as the reference and the scale-out from 1 to 2 server
-// instances with standalone nodes. Prints the tables and writes its section of docs/benchmarks.md.
+// `npm run bench`: the product as users run it (`next start` on the production build, no warm-up) beside the
+// warmed harness (the route handlers in tests/support/serve.ts): submit throughput against a trivial route,
+// queue overhead at a steady rate and end-to-end jobs/s with 1 and 4 nodes (with /api/health/live probed
+// meanwhile), on PGlite, or on PostgreSQL when DATABASE_URL is set: then also graphile-worker as the reference
+// and the scale-out from 1 to 2 server instances with standalone nodes. Prints the tables and writes its
+// section of docs/benchmarks.md.
 // Options: --duration <s> (autocannon, per route), --connections <n>, --rate <jobs/s>, --steady-jobs <n>,
-// --burst-jobs <n>, --warmup-jobs <n>; --profile (CPU profiles of the servers into .bench/, top functions in the report);
+// --burst-jobs <n>, --warmup-jobs <n>; --quick (a smaller warm-up, 1 node, no scale-out: a few minutes);
+// --baseline <checkout> (the harness and `next start` phases also on another checkout, paired with this one's),
+// --rounds <n> (that many pairs of each);
+// --profile (CPU profiles of the servers into .bench/, top functions in the report);
 // --private-postgres (a throwaway cluster with pg_stat_statements loaded, instead of DATABASE_URL's server).
-import { mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -31,15 +36,19 @@ import {
 } from "./bench/jobs";
 import { enableStatementStats, measureDatabase, readTableWrites, trackBackendsCpu, withClient } from "./bench/pg-stats";
 import { probeIdle, probeLiveness } from "./bench/probe";
+import { benchProduct } from "./bench/product";
 import { monotonicMicros, summarizeProfiles, type ProfileWindow } from "./bench/profile";
-import {
-  aboutSection,
-  renderSection,
-  type HttpResults,
-  type Machine,
-  type NodesResults,
-  type RunResults,
-} from "./bench/report";
+import { aboutSection, renderSection } from "./bench/report";
+import type {
+  BaselineResults,
+  HttpResults,
+  Machine,
+  NodesResults,
+  PairedRound,
+  ProductResult,
+  RunResults,
+  TreeResults,
+} from "./bench/results";
 import { benchScaleOut, type DatabaseWork, type ScaleOutResult } from "./bench/scale-out";
 import { startServerUnderTest, type Driver, type ServerUnderTest } from "./bench/server";
 import { summarize } from "./bench/stats";
@@ -50,22 +59,38 @@ const positiveNumber = (name: string, fallback: number) => {
   return value;
 };
 const switchedOn = (name: string) => process.argv.slice(2).includes(`--${name}`);
+/** `--quick`: the same phases, smaller, for a run of a few minutes (with a baseline, twice that). */
+const quick = switchedOn("quick");
+
+/** Another checkout (with its node_modules) whose harness and `next start` are measured beside this one's. */
+function baselineRoot(): string | undefined {
+  const dir = flag("baseline");
+  if (!dir) return undefined;
+  const root = path.resolve(dir);
+  for (const needed of ["package.json", "node_modules", "tests/support/serve.ts", "scripts/build-if-stale.mjs"])
+    if (!existsSync(path.join(root, needed))) throw new Error(`--baseline ${dir}: ${needed} is missing there`);
+  return root;
+}
 
 const options = {
-  durationSeconds: positiveNumber("duration", 5),
+  quick,
+  durationSeconds: positiveNumber("duration", quick ? 2 : 5),
   connections: positiveNumber("connections", 10),
   rate: positiveNumber("rate", 10),
-  steadyJobs: positiveNumber("steady-jobs", 150),
-  burstJobs: positiveNumber("burst-jobs", 300),
+  steadyJobs: positiveNumber("steady-jobs", quick ? 100 : 150),
+  burstJobs: positiveNumber("burst-jobs", quick ? 300 : 500),
   /**
    * Jobs run (and not measured) before anything is: V8 optimises a server's hot paths only after many calls
    * (CPU per job falls for about 5,000 jobs), and a server in production has been running. The same for
    * graphile-worker and the scale-out.
    */
-  warmupJobs: positiveNumber("warmup-jobs", 5000),
-  nodeCounts: [1, 4],
+  warmupJobs: positiveNumber("warmup-jobs", quick ? 1000 : 5000),
+  nodeCounts: quick ? [1] : [1, 4],
   /** Scale-out: server instances sharing one database, with the same standalone nodes each time. */
-  instanceCounts: [1, 2],
+  instanceCounts: quick ? [] : [1, 2],
+  baseline: baselineRoot(),
+  /** With `--baseline`: how many times each pair of phases runs (the report gives every round's ratio). */
+  rounds: positiveNumber("rounds", 1),
   standaloneNodes: 2,
   standaloneConcurrency: 4,
   /** The idle server's liveness baseline. */
@@ -79,7 +104,8 @@ const options = {
 
 let adminUrl = process.env.DATABASE_URL || undefined;
 const driver: Driver = adminUrl || options.privatePostgres ? "postgres" : "pglite";
-const progress = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+const report = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+const progress = report;
 /** This run's CPU profiles (gitignored). */
 const profileRoot = path.join(process.cwd(), ".bench", "profiles", new Date().toISOString().replace(/[:.]/g, "-"));
 const profileDir = (phase: string) => {
@@ -100,6 +126,7 @@ process.once("SIGINT", () => {
  * PostgreSQL, `afterStop` reads the database once the server's connections are closed, before it is dropped.
  */
 async function withServer<T>(
+  root: string,
   embeddedNodes: number,
   env: Record<string, string>,
   use: (server: ServerUnderTest, database: { url: string; backends: BackendsCpu } | undefined) => Promise<T>,
@@ -121,6 +148,7 @@ async function withServer<T>(
       embeddedNodes,
       env,
       cpuProfileDir,
+      root,
     });
     cleanups.add(server.stop);
     let result: T;
@@ -176,7 +204,7 @@ async function describeMachine(privatePostgres: boolean): Promise<Machine> {
 /** Submit throughput and latency of execute vs the trivial route, on a server without nodes. */
 async function benchHttp(): Promise<HttpResults> {
   // Nothing routes the submitted jobs, and nothing may fail them for it while the bench runs.
-  return withServer(0, { ROUTING_TIMEOUT_MS: String(10 * 60_000) }, async (server, database) => {
+  return withServer(process.cwd(), 0, { ROUTING_TIMEOUT_MS: String(10 * 60_000) }, async (server, database) => {
     const health = {
       url: `${server.baseUrl}/api/health/live`,
       connections: options.connections,
@@ -222,11 +250,14 @@ async function addTableWrites<T extends { database?: DatabaseWork }>(result: T, 
  * Steady-rate overhead, then a burst drained while it arrives, with `nodes` embedded nodes; the liveness
  * route is probed while idle, through the burst, and while a worst-case text-summarize job runs.
  */
-async function benchNodes(nodes: number): Promise<NodesResults> {
+async function benchNodes(nodes: number, root: string): Promise<NodesResults> {
   const slots = nodes * parseEnv({ NODE_ENV: "production" }).EMBEDDED_NODE_CONCURRENCY;
-  const cpuProfileDir = profileDir(`nodes-${nodes}`);
+  const which = root === process.cwd() ? "" : "baseline ";
+  const cpuProfileDir = which ? undefined : profileDir(`nodes-${nodes}`);
   let burstWindow: ProfileWindow = { fromUs: 0, toUs: 0 };
+  const progress = (message: string) => report(`${which}${message}`);
   const results = await withServer<NodesResults>(
+    root,
     nodes,
     {},
     async (server, db) => {
@@ -340,6 +371,21 @@ async function benchNodes(nodes: number): Promise<NodesResults> {
   return cpuProfileDir ? { ...results, profile: summarizeProfiles(cpuProfileDir, burstWindow) } : results;
 }
 
+/** The product's phase on one checkout (`next start`, no warm-up). */
+function productPhase(root: string): Promise<ProductResult> {
+  return benchProduct(
+    {
+      root,
+      adminUrl,
+      steady: { rate: options.rate, count: options.steadyJobs },
+      burst: { count: options.burstJobs, submitters: options.connections },
+      timeoutMs: options.timeoutMs,
+      progress: (message) => report(`${root === process.cwd() ? "" : "baseline "}${message}`),
+    },
+    cleanups,
+  );
+}
+
 async function main() {
   let privatePostgres: PrivatePostgres | undefined;
   if (options.privatePostgres) {
@@ -367,8 +413,25 @@ async function runBench(privatePostgres: boolean) {
   const machine = await describeMachine(privatePostgres);
   progress(`driver: ${machine.driver}; load average ${machine.loadAverage.map((l) => l.toFixed(2)).join(", ")}`);
   const http = await benchHttp();
-  const nodes: NodesResults[] = [];
-  for (const n of options.nodeCounts) nodes.push(await benchNodes(n));
+  const here = process.cwd();
+  const rounds: PairedRound[] = [];
+  // With a baseline: each phase on both trees back to back, in turn A B then B A (so a drift of the
+  // machine's speed hits both alike), `--rounds` times; the report takes each round's ratio.
+  for (let round = 0; round < (options.baseline ? options.rounds : 1); round++) {
+    const trees = options.baseline ? [here, options.baseline] : [here];
+    if (round % 2 === 1) trees.reverse();
+    const results = new Map(trees.map((root) => [root, { nodes: [] as NodesResults[] } as Partial<TreeResults>]));
+    for (const n of options.nodeCounts)
+      for (const root of trees) results.get(root)?.nodes?.push(await benchNodes(n, root));
+    for (const root of trees) {
+      const tree = results.get(root);
+      if (tree) tree.product = await productPhase(root);
+    }
+    const of = (root: string) => results.get(root) as TreeResults;
+    rounds.push({ here: of(here), baseline: options.baseline ? of(options.baseline) : of(here) });
+  }
+  const { nodes, product } = rounds[0].here;
+  const baseline: BaselineResults | undefined = options.baseline ? { root: options.baseline, rounds } : undefined;
   const scaleOut: ScaleOutResult[] = [];
   const graphile: GraphileResult[] = [];
   if (adminUrl) {
@@ -391,12 +454,14 @@ async function runBench(privatePostgres: boolean) {
         ),
       );
     }
-    for (const n of nodes) {
-      progress(`graphile-worker: concurrency ${n.slots}`);
+    // At each concurrency of ours: the harness's node counts, and the product's default.
+    const concurrencies = [...new Set([...nodes.map((n) => n.slots), product.slots])];
+    for (const concurrency of concurrencies) {
+      progress(`graphile-worker: concurrency ${concurrency}`);
       graphile.push(
         await benchGraphileWorker({
           adminUrl,
-          concurrency: n.slots,
+          concurrency,
           steady: { rate: options.rate, count: options.steadyJobs },
           burst: { count: options.burstJobs, submitters: options.connections },
           warmupJobs: options.warmupJobs,
@@ -408,14 +473,18 @@ async function runBench(privatePostgres: boolean) {
   const results: RunResults = {
     driver,
     title:
-      driver === "pglite"
+      (driver === "pglite"
         ? "Embedded database (PGlite)"
         : privatePostgres
           ? "PostgreSQL, private cluster with pg_stat_statements (`--private-postgres`)"
-          : "PostgreSQL",
+          : "PostgreSQL") + (options.baseline ? ", this tree against a baseline checkout (`--baseline`)" : ""),
     machine,
     http,
     nodes,
+    product,
+    baseline,
+    warmupJobs: options.warmupJobs,
+    quick: options.quick,
     scaleOut,
     graphile,
     graphileVersion: adminUrl ? packageVersion("graphile-worker") : undefined,
@@ -424,15 +493,17 @@ async function runBench(privatePostgres: boolean) {
   const section = renderSection(results);
   process.stdout.write(`${section}\n`);
   // The private cluster's run has its own section: the shared server's run (the judge's) stays beside it.
-  const name = driver === "pglite" ? "bench:pglite" : privatePostgres ? "bench:postgres-private" : "bench:postgres";
+  const kind = driver === "pglite" ? "bench:pglite" : privatePostgres ? "bench:postgres-private" : "bench:postgres";
   const after = {
     "bench:pglite": "bench:about",
     "bench:postgres": "bench:pglite",
     "bench:postgres-private": "bench:postgres",
-  }[name];
+  }[kind];
+  // A comparison with another tree is its own section, beside the plain run of the same database.
+  const name = options.baseline ? `${kind}-vs-baseline` : kind;
   writeSections(path.join(process.cwd(), documentFile), [
     { name: "bench:about", body: aboutSection() },
-    { name, body: section, after },
+    { name, body: section, after: options.baseline ? kind : after },
   ]);
   progress(`wrote ${documentFile}`);
 }

@@ -4,22 +4,18 @@
 import * as React from "react";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
-import { useQueryClient } from "@tanstack/react-query";
 import { TriangleAlertIcon } from "lucide-react";
-import { lowBalanceKeys, useLowBalance } from "@/components/data/low-balance";
+import { useLowBalance, useRefreshBalance } from "@/components/data/credits";
 import { formatNumber } from "@/components/dashboard/format";
 import { Alert, AlertDescription, AlertTitle } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 
 export function LowBalanceBanner({ threshold }: { threshold: number | null }) {
   const low = useLowBalance(threshold);
-  const queryClient = useQueryClient();
+  const refreshBalance = useRefreshBalance();
   const pathname = usePathname();
   // Pages spend credits (the playground) and add them (Credits): read the balance again on each page.
-  React.useEffect(
-    () => void queryClient.invalidateQueries({ queryKey: lowBalanceKeys.balance }),
-    [pathname, queryClient],
-  );
+  React.useEffect(() => refreshBalance(), [pathname, refreshBalance]);
   if (!low) return null;
   return (
     <Alert variant="warning" role="status" aria-label="Low balance" className="items-center">

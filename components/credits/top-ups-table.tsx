@@ -6,7 +6,7 @@ import * as React from "react";
 import { useRouter } from "next/navigation";
 import { ExternalLinkIcon } from "lucide-react";
 import { formatTokenAmount } from "@/lib/contract/top-up-arithmetic";
-import { useRecordUnrecordedPayments, useTopUps } from "@/components/data/top-ups";
+import { useRecordUnrecordedPayments, useTopUps } from "@/components/data/credits";
 import type { TopUp, TopUpPage } from "@/components/data/types";
 import { formatDateTime, formatNumber } from "@/components/dashboard/format";
 import { Badge, type BadgeVariant } from "@/components/ui/badge";
@@ -37,10 +37,10 @@ export function TopUpsTable({ config, initial }: { config: EnabledTopUps; initia
   const topUps = data?.data ?? [];
 
   React.useEffect(() => {
-    const landed = topUps.filter((t) => t.status === "credited" && !creditedIds.current.has(t.topUpId));
+    const landed = (data?.data ?? []).filter((t) => t.status === "credited" && !creditedIds.current.has(t.topUpId));
     for (const topUp of landed) creditedIds.current.add(topUp.topUpId);
     if (landed.length > 0) router.refresh();
-  }, [topUps, router]);
+  }, [data, router]);
 
   if (topUps.length === 0) {
     return (

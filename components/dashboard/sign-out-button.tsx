@@ -1,9 +1,9 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Loader2Icon, LogOutIcon } from "lucide-react";
-import { apiFetch, ApiError } from "@/components/data/fetch-api";
+import { ApiError } from "@/components/data/fetch-api";
+import { useSignOut } from "@/components/data/session";
 import { Button } from "@/components/ui/button";
 
 /** Signs this browser out; with `everywhere`, revokes every session of the account (all browsers). */
@@ -15,13 +15,9 @@ export function SignOutButton({
   variant?: "ghost" | "outline";
 }) {
   const router = useRouter();
-  const queryClient = useQueryClient();
-  const signOut = useMutation({
-    mutationFn: () =>
-      apiFetch<void>(everywhere ? "/api/auth/logout-everywhere" : "/api/auth/logout", { method: "POST" }),
-    onSuccess: () => {
-      // Nothing of this account may linger for whoever signs in next in this tab.
-      queryClient.clear();
+  const signOut = useSignOut({
+    everywhere,
+    onSignedOut: () => {
       router.replace("/sign-in");
       router.refresh();
     },

@@ -2,7 +2,7 @@
 // last day, then the network's), and adding, rotating and revoking a node. One module owns their query keys.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { apiFetch } from "./fetch-api";
-import type { Node, NodesOverview, NodeWithToken } from "./types";
+import type { CreateNodeRequest, Node, NodesOverview, NodeWithToken } from "./types";
 
 export const nodeKeys = {
   all: ["nodes"] as const,
@@ -21,20 +21,13 @@ export function useNodesOverview(initial?: NodesOverview) {
   });
 }
 
-export interface NewNodeFields {
-  name: string;
-  region?: string;
-  serviceIds: string[];
-  concurrency?: number;
-}
-
 const nodePath = (nodeId: string) => `/api/developers/nodes/${encodeURIComponent(nodeId)}`;
 
 /** The answer carries the token, shown once: the caller keeps it only in the dialog's state. */
 export function useAddNode() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (fields: NewNodeFields) =>
+    mutationFn: (fields: CreateNodeRequest) =>
       apiFetch<NodeWithToken>("/api/developers/nodes", { method: "POST", body: fields }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: nodeKeys.all }),
   });

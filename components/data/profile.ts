@@ -1,9 +1,19 @@
 // The developer profile: its query, seeded by the pages that need it from the server (WithProfile), so a
 // developer without one is never asked for it and the browser never logs the expected 404; and its writes.
-import { dehydrate, QueryClient, useQuery, useQueryClient, type DehydratedState } from "@tanstack/react-query";
+import {
+  dehydrate,
+  QueryClient,
+  useMutation,
+  useQuery,
+  useQueryClient,
+  type DehydratedState,
+} from "@tanstack/react-query";
+import { apiKeyKeys } from "./api-keys";
 import { apiFetch, isApiError } from "./fetch-api";
-import { queryKeys } from "./query-keys";
 import type { Profile } from "./types";
+import { webhookKeys } from "./webhooks";
+
+export const profileKeys = { all: ["profile"] as const };
 
 export interface ProfileFields {
   name?: string;
@@ -20,7 +30,7 @@ export interface ProfileFields {
  */
 export const useProfile = () =>
   useQuery({
-    queryKey: queryKeys.profile,
+    queryKey: profileKeys.all,
     queryFn: async ({ signal }) => {
       try {
         return await apiFetch<Profile>("/api/developers/me", { signal });
@@ -35,13 +45,12 @@ export const useProfile = () =>
 /** A server-read profile as the cache state a HydrationBoundary hands to the browser. */
 export function profileState(profile: Profile | null): DehydratedState {
   const queryClient = new QueryClient();
-  queryClient.setQueryData(queryKeys.profile, profile);
+  queryClient.setQueryData(profileKeys.all, profile);
   return dehydrate(queryClient);
 }
 
-export const createProfile = (fields: ProfileFields) =>
-  apiFetch<Profile>("/api/developers", { method: "POST", body: fields });
-export const updateProfile = (fields: ProfileFields) =>
+const createProfile = (fields: ProfileFields) => apiFetch<Profile>("/api/developers", { method: "POST", body: fields });
+const updateProfile = (fields: ProfileFields) =>
   apiFetch<Profile>("/api/developers/me", { method: "PATCH", body: fields });
 
 /**
@@ -59,13 +68,23 @@ export async function ensureProfile(name: string): Promise<Profile | null> {
 
 /** A saved profile into the cache; what needs a profile (keys, webhooks) loads fresh. */
 export function rememberProfile(queryClient: QueryClient, profile: Profile | null) {
-  if (profile) queryClient.setQueryData(queryKeys.profile, profile);
-  else void queryClient.invalidateQueries({ queryKey: queryKeys.profile });
-  void queryClient.invalidateQueries({ queryKey: queryKeys.keys });
-  void queryClient.invalidateQueries({ queryKey: queryKeys.webhooks });
+  if (profile) queryClient.setQueryData(profileKeys.all, profile);
+  else void queryClient.invalidateQueries({ queryKey: profileKeys.all });
+  void queryClient.invalidateQueries({ queryKey: apiKeyKeys.all });
+  void queryClient.invalidateQueries({ queryKey: webhookKeys.all });
 }
 
-export const useRememberProfile = () => {
+/**
+ * Saves the profile: creates it when `existing` is null, else changes what `fields` name. Created meanwhile
+ * elsewhere (another tab, the API): the failure says so, and the cache reads the real one.
+ */
+export function useSaveProfile(existing: Profile | null) {
   const queryClient = useQueryClient();
-  return (profile: Profile | null) => rememberProfile(queryClient, profile);
-};
+  return useMutation({
+    mutationFn: (fields: ProfileFields) => (existing ? updateProfile(fields) : createProfile(fields)),
+    onSuccess: (saved) => rememberProfile(queryClient, saved),
+    onError: (error) => {
+      if (isApiError(error, "PROFILE_EXISTS")) rememberProfile(queryClient, null);
+    },
+  });
+}

@@ -22,6 +22,19 @@ export type UsageSummary = z.infer<typeof schemas.UsageSummary>;
 export type TopUp = z.infer<typeof schemas.TopUp>;
 export type TopUpPage = z.infer<typeof schemas.TopUpPage>;
 export type TopUpConfig = z.infer<typeof schemas.TopUpConfig>;
+export type WebhookEndpoint = z.infer<typeof schemas.WebhookEndpoint>;
+export type WebhookEndpointWithSecret = z.infer<typeof schemas.WebhookEndpointWithSecret>;
+export type WebhookDelivery = z.infer<typeof schemas.WebhookDelivery>;
+export type WebhookDeliveryPage = z.infer<typeof schemas.WebhookDeliveryPage>;
+export type WebhookEventType = z.infer<typeof schemas.WebhookEventType>;
+
+// Request bodies, as the browser writes them (the schemas' input side, before their transforms).
+export type CreateKeyRequest = z.input<typeof schemas.CreateKeyRequest>;
+export type UpdateKeyRequest = z.input<typeof schemas.UpdateKeyRequest>;
+export type CreateWebhookRequest = z.input<typeof schemas.CreateWebhookRequest>;
+export type CreateNodeRequest = z.input<typeof schemas.CreateNodeRequest>;
+
+// Nodes you own (CONTRACT §12).
 export type Placement = z.infer<typeof schemas.Placement>;
 export type Node = z.infer<typeof schemas.Node>;
 export type NodeWithToken = z.infer<typeof schemas.NodeWithToken>;

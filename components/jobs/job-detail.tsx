@@ -6,9 +6,9 @@
 import * as React from "react";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useMutation } from "@tanstack/react-query";
 import { BanIcon, RadioIcon, RotateCcwIcon } from "lucide-react";
-import { apiFetch } from "@/components/data/fetch-api";
+import { useCancelJob } from "@/components/data/jobs";
+import { useLiveJob, type JobSnapshot, type LiveMode } from "@/components/data/live-job";
 import type { CreditEntry, ExecutionJob, ExecutionLog } from "@/components/data/types";
 import { formatCredits, formatDateTime } from "@/components/dashboard/format";
 import { ErrorState } from "@/components/dashboard/states";
@@ -21,7 +21,6 @@ import { LifecycleStepper } from "@/components/timeline/lifecycle-stepper";
 import { isFinalPhase, phaseOf, phaseSpans, queueAndRunTime } from "@/components/timeline/lifecycle";
 import { LogConsole } from "@/components/timeline/log-console";
 import { clockTime, formatDuration } from "@/components/timeline/time";
-import { useLiveJob, type JobSnapshot, type LiveMode } from "@/components/timeline/use-live-job";
 import { JobFailure } from "./job-failure";
 import { JobResult } from "./job-result";
 import { JobStatusBadge } from "./job-status-badge";
@@ -67,11 +66,7 @@ function Stat({ label, children }: { label: string; children: React.ReactNode })
 }
 
 function CancelJob({ job, onCancelled }: { job: ExecutionJob; onCancelled: (job: ExecutionJob) => void }) {
-  const cancel = useMutation({
-    mutationFn: () =>
-      apiFetch<ExecutionJob>(`/api/developers/jobs/${encodeURIComponent(job.jobId)}/cancel`, { method: "POST" }),
-    onSuccess: onCancelled,
-  });
+  const cancel = useCancelJob(job.jobId, { onSuccess: onCancelled });
   return (
     <>
       <Button variant="outline" onClick={() => cancel.mutate()} disabled={cancel.isPending}>

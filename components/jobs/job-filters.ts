@@ -2,6 +2,9 @@
 // read leniently (a value that makes no sense is dropped, not an error) and turned into the API's query.
 import { jobStatuses, type JobStatus } from "@/lib/contract/vocabulary";
 
+/** Jobs on one page of the list. */
+export const jobsPageSize = 20;
+
 export interface JobFilters {
   status?: JobStatus;
   serviceId?: string;

@@ -1,16 +1,12 @@
 "use client";
 
 // The jobs list: filters and page in the URL (shareable, survive reload, back button works), rows linking
-// to each job's page, cost and duration; polls while a job on the page is still moving.
-import * as React from "react";
+// to each job's page, cost and duration; the list polls while a job on the page is still moving (useJobs).
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
-import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { ActivityIcon, FilterXIcon } from "lucide-react";
 import { jobStatuses } from "@/lib/contract/vocabulary";
-import { activeStatuses } from "@/lib/contract/vocabulary";
-import { apiFetch } from "@/components/data/fetch-api";
-import { queryKeys } from "@/components/data/query-keys";
+import { useJobs } from "@/components/data/jobs";
 import type { ExecutionJob, JobList } from "@/components/data/types";
 import { formatDateTime } from "@/components/dashboard/format";
 import { Pager } from "@/components/dashboard/pager";
@@ -23,33 +19,15 @@ import { NativeSelect } from "@/components/ui/native-select";
 import { Progress } from "@/components/ui/progress";
 import { Skeleton } from "@/components/ui/skeleton";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
-import { hasJobFilters, jobFiltersApiQuery, jobFiltersQuery, parseJobFilters, type JobFilters } from "./job-filters";
+import {
+  hasJobFilters,
+  jobFiltersApiQuery,
+  jobFiltersQuery,
+  jobsPageSize,
+  parseJobFilters,
+  type JobFilters,
+} from "./job-filters";
 import { JobStatusBadge } from "./job-status-badge";
-
-const pageSize = 20;
-const minPollMs = 2_000;
-const maxPollMs = 30_000;
-
-interface PollState {
-  data?: JobList;
-  seenAt: number;
-  unchanged: number;
-}
-
-/**
- * Refetch interval for the list: while any job on the page is still moving, poll every 2 s, doubling up to
- * 30 s while refetches bring nothing new; stop once every job shown is final.
- */
-function nextPollMs(data: JobList | undefined, updatedAt: number, state: PollState): number | false {
-  if (!data?.data.some((job) => activeStatuses.includes(job.status))) return false;
-  if (updatedAt !== state.seenAt) {
-    // Structural sharing keeps the same object when a refetch brought nothing new.
-    state.unchanged = data === state.data ? state.unchanged + 1 : 0;
-    state.data = data;
-    state.seenAt = updatedAt;
-  }
-  return Math.min(minPollMs * 2 ** state.unchanged, maxPollMs);
-}
 
 /** Creation to completion for a final job; empty while it runs. */
 const durationOf = (job: ExecutionJob) =>
@@ -190,7 +168,14 @@ function FilterBar({
   );
 }
 
-export function JobsList({ services }: { services: { serviceId: string; name: string }[] }) {
+export function JobsList({
+  services,
+  initial,
+}: {
+  services: { serviceId: string; name: string }[];
+  /** The page the server read for the URL's filters (`query`: their API query), so it shows at once. */
+  initial?: { query: string; list: JobList };
+}) {
   const searchParams = useSearchParams();
   const filters = parseJobFilters(searchParams);
   // Native history updates are synced into useSearchParams by the App Router, without a server round trip.
@@ -198,14 +183,7 @@ export function JobsList({ services }: { services: { serviceId: string; name: st
     const query = jobFiltersQuery(next);
     window.history.pushState(null, "", query ? `?${query}` : window.location.pathname);
   };
-  const apiQuery = jobFiltersApiQuery(filters, pageSize);
-  const poll = React.useRef<PollState>({ seenAt: 0, unchanged: 0 });
-  const jobs = useQuery({
-    queryKey: queryKeys.jobs(apiQuery),
-    queryFn: ({ signal }) => apiFetch<JobList>(`/api/developers/jobs?${apiQuery}`, { signal }),
-    placeholderData: keepPreviousData,
-    refetchInterval: (query) => nextPollMs(query.state.data, query.state.dataUpdatedAt, poll.current),
-  });
+  const jobs = useJobs(jobFiltersApiQuery(filters, jobsPageSize), initial);
 
   let body: React.ReactNode;
   if (jobs.isPending) {

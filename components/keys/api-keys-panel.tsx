@@ -2,7 +2,7 @@
 
 import { KeyRoundIcon } from "lucide-react";
 import { useProfile } from "@/components/data/profile";
-import { isKeyActive, useApiKeys } from "@/components/data/queries";
+import { isKeyActive, useApiKeys } from "@/components/data/api-keys";
 import type { ApiKey } from "@/components/data/types";
 import { formatDate, formatDateTime, keyPreview } from "@/components/dashboard/format";
 import { EmptyState, ErrorState } from "@/components/dashboard/states";

@@ -1,12 +1,10 @@
 "use client";
 
 import * as React from "react";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Loader2Icon, PlusIcon } from "lucide-react";
 import { scopes } from "@/lib/contract/vocabulary";
-import { apiFetch } from "@/components/data/fetch-api";
-import { queryKeys } from "@/components/data/query-keys";
-import type { ApiKeyWithSecret, Scope } from "@/components/data/types";
+import { useCreateApiKey } from "@/components/data/api-keys";
+import type { Scope } from "@/components/data/types";
 import { ErrorState } from "@/components/dashboard/states";
 import { Button } from "@/components/ui/button";
 import { Checkbox } from "@/components/ui/checkbox";
@@ -35,24 +33,14 @@ function tomorrow(): string {
 const endOfLocalDay = (date: string) => new Date(`${date}T23:59:59.999`).toISOString();
 
 export function CreateKeyDialog() {
-  const queryClient = useQueryClient();
   const [open, setOpen] = React.useState(false);
   const [name, setName] = React.useState("");
   const [selected, setSelected] = React.useState<Scope[]>(defaultScopes);
   const [expiry, setExpiry] = React.useState("");
   const [limit, setLimit] = React.useState(draftOf);
   const [formError, setFormError] = React.useState<string | null>(null);
-  const createKey = useMutation({
-    mutationFn: (body: {
-      name: string;
-      scopes: Scope[];
-      expiresAt?: string;
-      creditLimit?: number | null;
-      creditLimitReset?: string | null;
-    }) => apiFetch<ApiKeyWithSecret>("/api/developers/keys", { method: "POST", body }),
-    // The secret shows at once; the list refreshes behind the dialog.
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: queryKeys.keys }),
-  });
+  // The secret shows at once; the list refreshes behind the dialog.
+  const createKey = useCreateApiKey();
   const created = createKey.data ?? null;
 
   function openChange(next: boolean) {

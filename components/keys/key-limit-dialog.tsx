@@ -2,10 +2,8 @@
 
 // Set, change or remove a key's credit limit from its row (PATCH /api/developers/keys/:keyId).
 import * as React from "react";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { GaugeIcon, Loader2Icon } from "lucide-react";
-import { apiFetch } from "@/components/data/fetch-api";
-import { queryKeys } from "@/components/data/query-keys";
+import { useUpdateApiKey } from "@/components/data/api-keys";
 import type { ApiKey } from "@/components/data/types";
 import { formatNumber } from "@/components/dashboard/format";
 import { ErrorState } from "@/components/dashboard/states";
@@ -21,24 +19,13 @@ import {
 } from "@/components/ui/dialog";
 import { CreditLimitFields, draftOf, limitOf } from "./credit-limit-fields";
 
-type LimitChange = Pick<ApiKey, "creditLimit" | "creditLimitReset">;
-
 export function KeyLimitDialog({ apiKey }: { apiKey: ApiKey }) {
-  const queryClient = useQueryClient();
   const [open, setOpen] = React.useState(false);
   const [draft, setDraft] = React.useState(() => draftOf(apiKey));
   const [formError, setFormError] = React.useState<string | null>(null);
-  const save = useMutation({
-    mutationFn: (body: LimitChange) =>
-      apiFetch<ApiKey>(`/api/developers/keys/${encodeURIComponent(apiKey.keyId)}`, { method: "PATCH", body }),
-    onSuccess: (saved) => {
-      queryClient.setQueryData<ApiKey[]>(queryKeys.keys, (keys) =>
-        keys?.map((k) => (k.keyId === saved.keyId ? saved : k)),
-      );
-      void queryClient.invalidateQueries({ queryKey: queryKeys.keys });
-      setOpen(false);
-    },
-  });
+  const save = useUpdateApiKey(apiKey.keyId);
+  const saveLimit = (limit: Pick<ApiKey, "creditLimit" | "creditLimitReset">) =>
+    save.mutate(limit, { onSuccess: () => setOpen(false) });
 
   function openChange(next: boolean) {
     if (save.isPending) return;
@@ -53,7 +40,7 @@ export function KeyLimitDialog({ apiKey }: { apiKey: ApiKey }) {
     const limit = limitOf(draft);
     if ("error" in limit) return setFormError(limit.error);
     setFormError(null);
-    save.mutate(limit);
+    saveLimit(limit);
   }
 
   return (
@@ -85,7 +72,7 @@ export function KeyLimitDialog({ apiKey }: { apiKey: ApiKey }) {
               <Button
                 type="button"
                 variant="outline"
-                onClick={() => save.mutate({ creditLimit: null, creditLimitReset: null })}
+                onClick={() => saveLimit({ creditLimit: null, creditLimitReset: null })}
                 disabled={save.isPending}
               >
                 Remove limit

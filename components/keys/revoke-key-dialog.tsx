@@ -1,10 +1,8 @@
 "use client";
 
 // Revoking an API key, asked for in a dialog: requests with it fail from then on.
-import { useQueryClient } from "@tanstack/react-query";
 import { Trash2Icon } from "lucide-react";
-import { apiFetch } from "@/components/data/fetch-api";
-import { queryKeys } from "@/components/data/query-keys";
+import { useRevokeApiKey } from "@/components/data/api-keys";
 import type { ApiKey } from "@/components/data/types";
 import { keyPreview } from "@/components/dashboard/format";
 import { ErrorState } from "@/components/dashboard/states";
@@ -12,18 +10,8 @@ import { Button } from "@/components/ui/button";
 import { ConfirmActionDialog } from "@/components/ui/confirm-action-dialog";
 
 export function RevokeKeyDialog({ apiKey }: { apiKey: ApiKey }) {
-  const queryClient = useQueryClient();
-
-  async function revoke() {
-    const revoked = await apiFetch<ApiKey>(`/api/developers/keys/${encodeURIComponent(apiKey.keyId)}`, {
-      method: "DELETE",
-    });
-    // The row turns Revoked at once; the list refreshes behind it.
-    queryClient.setQueryData<ApiKey[]>(queryKeys.keys, (keys) =>
-      keys?.map((k) => (k.keyId === revoked.keyId ? revoked : k)),
-    );
-    void queryClient.invalidateQueries({ queryKey: queryKeys.keys });
-  }
+  // The row turns Revoked at once; the list refreshes behind it.
+  const revoke = useRevokeApiKey(apiKey.keyId);
 
   return (
     <ConfirmActionDialog
@@ -40,7 +28,7 @@ export function RevokeKeyDialog({ apiKey }: { apiKey: ApiKey }) {
         </>
       }
       confirmLabel="Revoke key"
-      onConfirm={revoke}
+      onConfirm={() => revoke.mutateAsync()}
       renderError={(error) => <ErrorState title="Could not revoke the key" error={error} />}
     />
   );

@@ -1,11 +1,9 @@
 "use client";
 
 import * as React from "react";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Loader2Icon, RefreshCwIcon } from "lucide-react";
-import { apiFetch } from "@/components/data/fetch-api";
-import { queryKeys } from "@/components/data/query-keys";
-import type { ApiKey, ApiKeyWithSecret } from "@/components/data/types";
+import { useRotateApiKey } from "@/components/data/api-keys";
+import type { ApiKey } from "@/components/data/types";
 import { formatDateTime, keyPreview } from "@/components/dashboard/format";
 import { ErrorState } from "@/components/dashboard/states";
 import { Button } from "@/components/ui/button";
@@ -28,22 +26,12 @@ type Unit = keyof typeof units;
 const maxGraceSeconds = 7 * 24 * 3600;
 
 export function RotateKeyDialog({ apiKey }: { apiKey: ApiKey }) {
-  const queryClient = useQueryClient();
   const [open, setOpen] = React.useState(false);
   const [amount, setAmount] = React.useState("");
   const [unit, setUnit] = React.useState<Unit>("minutes");
   const [formError, setFormError] = React.useState<string | null>(null);
-  const rotate = useMutation({
-    mutationFn: async (gracePeriodSeconds: number | undefined) => {
-      const key = await apiFetch<ApiKeyWithSecret>(`/api/developers/keys/${encodeURIComponent(apiKey.keyId)}/rotate`, {
-        method: "POST",
-        body: gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds },
-      });
-      return { key, oldSecretValidUntil: gracePeriodSeconds ? new Date(Date.now() + gracePeriodSeconds * 1000) : null };
-    },
-    // The secret shows at once; the list refreshes behind the dialog.
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: queryKeys.keys }),
-  });
+  // The secret shows at once; the list refreshes behind the dialog.
+  const rotate = useRotateApiKey(apiKey.keyId);
   const rotated = rotate.data ?? null;
 
   function openChange(next: boolean) {

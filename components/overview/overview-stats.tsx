@@ -2,7 +2,7 @@
 // flicker, no client fetches); the balance warns, with the way to add credits, before it runs out.
 import Link from "next/link";
 import { AlertTriangleIcon, ArrowRightIcon } from "lucide-react";
-import { isKeyActive } from "@/components/data/queries";
+import { isKeyActive } from "@/components/data/api-keys";
 import type { ApiKey, CreditBalance, UsageSummary } from "@/components/data/types";
 import { AddCreditsLink } from "@/components/dashboard/add-credits";
 import { isBalanceLow } from "@/components/dashboard/balance";
@@ -50,7 +50,6 @@ export function OverviewStats({
   keys: ApiKey[] | null;
   usage: UsageSummary;
 }) {
-  const now = Date.now();
   const isLow = isBalanceLow(balance.balance);
   return (
     <div className="grid grid-cols-1 gap-4">
@@ -83,7 +82,7 @@ export function OverviewStats({
         />
         <Stat
           label="Active API keys"
-          value={formatNumber(keys?.filter((k) => isKeyActive(k, now)).length ?? 0)}
+          value={formatNumber(keys?.filter((k) => isKeyActive(k)).length ?? 0)}
           hint={keys ? `${formatNumber(keys.length)} in total` : "None yet"}
           href="/keys"
           linkLabel="Manage"

@@ -2,10 +2,9 @@
 
 import * as React from "react";
 import { useRouter } from "next/navigation";
-import { useMutation } from "@tanstack/react-query";
 import { Loader2Icon } from "lucide-react";
-import { ApiError, isApiError } from "@/components/data/fetch-api";
-import { createProfile, updateProfile, useRememberProfile, type ProfileFields } from "@/components/data/profile";
+import { ApiError } from "@/components/data/fetch-api";
+import { useSaveProfile, type ProfileFields } from "@/components/data/profile";
 import type { Profile } from "@/components/data/types";
 import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
@@ -98,22 +97,8 @@ export function ProfileForm({
         : String(profile.lowBalanceThreshold),
   });
   const [errors, setErrors] = React.useState<FieldErrors>({});
-  const rememberProfile = useRememberProfile();
   const router = useRouter();
-  const save = useMutation({
-    mutationFn: (body: ProfileFields) => (profile ? updateProfile(body) : createProfile(body)),
-    onSuccess: (saved) => {
-      rememberProfile(saved);
-      onSaved(saved);
-      // The layout renders the low-balance banner from the profile's threshold on the server.
-      router.refresh();
-    },
-    onError: (error) => {
-      setErrors(serverFieldErrors(error));
-      // Created meanwhile elsewhere (another tab, the API): read it, and the page moves on.
-      if (isApiError(error, "PROFILE_EXISTS")) rememberProfile(null);
-    },
-  });
+  const save = useSaveProfile(profile);
 
   const set = (field: keyof Fields) => (event: React.ChangeEvent<HTMLInputElement>) =>
     setFields((f) => ({ ...f, [field]: event.target.value }));
@@ -129,7 +114,14 @@ export function ProfileForm({
       onSaved(profile);
       return;
     }
-    save.mutate(body);
+    save.mutate(body, {
+      onSuccess: (saved) => {
+        onSaved(saved);
+        // The layout renders the low-balance banner from the profile's threshold on the server.
+        router.refresh();
+      },
+      onError: (error) => setErrors(serverFieldErrors(error)),
+    });
   }
 
   const field = (name: keyof Fields, label: string, props: React.ComponentProps<typeof Input>, hint?: string) => (

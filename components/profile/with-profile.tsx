@@ -3,9 +3,8 @@
 // one created elsewhere (another tab, the API) on the next page they open.
 import { HydrationBoundary } from "@tanstack/react-query";
 import { profileState } from "@/components/data/profile";
-import { findProfile } from "@/lib/domain/accounts";
+import type { Profile } from "@/components/data/types";
 
-export async function WithProfile({ accountId, children }: { accountId: string; children: React.ReactNode }) {
-  const profile = await findProfile(accountId);
+export function WithProfile({ profile, children }: { profile: Profile | null; children: React.ReactNode }) {
   return <HydrationBoundary state={profileState(profile)}>{children}</HydrationBoundary>;
 }

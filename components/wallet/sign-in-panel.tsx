@@ -6,8 +6,7 @@ import { useConnect, useConnection, useConnectors, useDisconnect, useSignMessage
 import type { Address } from "viem";
 import { createSiweMessage } from "viem/siwe";
 import { Loader2Icon, WalletIcon } from "lucide-react";
-import { apiFetch } from "@/components/data/fetch-api";
-import type { Session } from "@/components/data/types";
+import { requestSignInNonce, verifySignIn } from "@/components/data/session";
 import { Button } from "@/components/ui/button";
 import { Alert, AlertDescription, AlertTitle } from "@/components/ui/alert";
 import { shortAddress } from "@/components/dashboard/format";
@@ -85,7 +84,7 @@ export function SignInPanel() {
 
   async function signIn(address: Address, chainId: number, connector: Connector) {
     setStep("nonce");
-    const { nonce } = await apiFetch<{ nonce: string }>("/api/auth/nonce");
+    const nonce = await requestSignInNonce();
     const issuedAt = new Date();
     const message = createSiweMessage({
       address,
@@ -101,7 +100,7 @@ export function SignInPanel() {
     setStep("signing");
     const signature = await signMessage.mutateAsync({ message, account: address, connector });
     setStep("verifying");
-    await apiFetch<Session>("/api/auth/verify", { method: "POST", body: { message, signature } });
+    await verifySignIn(message, signature);
     setStep("done");
     router.replace("/overview");
     router.refresh();

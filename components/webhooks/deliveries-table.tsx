@@ -5,7 +5,7 @@ import { formatDateTime } from "@/components/dashboard/format";
 import { Badge, type BadgeVariant } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
-import type { WebhookDelivery } from "./webhook-api";
+import type { WebhookDelivery } from "@/components/data/types";
 
 const statusVariant: Record<WebhookDelivery["status"], BadgeVariant> = {
   pending: "info",

@@ -5,7 +5,7 @@ import { isApiError } from "@/components/data/fetch-api";
 import { ErrorState } from "@/components/dashboard/states";
 import { Skeleton } from "@/components/ui/skeleton";
 import { DeliveriesTable } from "./deliveries-table";
-import { useJobWebhookDeliveries } from "./webhook-api";
+import { useJobWebhookDeliveries } from "@/components/data/webhooks";
 
 export function JobDeliveries({ jobId }: { jobId: string }) {
   const deliveries = useJobWebhookDeliveries(jobId);

@@ -3,7 +3,6 @@
 // The /webhooks page: endpoints (add, enable/disable, rotate secret, send test, delete) and, for the
 // selected endpoint, its deliveries with Redeliver. A secret is shown once, in the dialog that received it.
 import * as React from "react";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Loader2Icon, PlusIcon, WebhookIcon } from "lucide-react";
 import { useProfile } from "@/components/data/profile";
 import { formatDate } from "@/components/dashboard/format";
@@ -30,15 +29,15 @@ import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@
 import { webhookEventTypes } from "@/lib/contract/vocabulary";
 import { DeleteEndpointDialog } from "./delete-endpoint-dialog";
 import { DeliveriesTable } from "./deliveries-table";
+import type { WebhookEndpoint, WebhookEndpointWithSecret, WebhookEventType } from "@/components/data/types";
 import {
+  useCreateWebhookEndpoint,
+  useRedeliverWebhook,
   useWebhookDeliveries,
+  useWebhookEndpointAction,
   useWebhookEndpoints,
-  webhookActions,
-  webhookKeys,
-  type WebhookEndpoint,
-  type WebhookEndpointWithSecret,
-  type WebhookEventType,
-} from "./webhook-api";
+  type WebhookEndpointAction,
+} from "@/components/data/webhooks";
 
 const eventDescriptions: Record<WebhookEventType, string> = {
   "job.status_changed": "Every status change of a job",
@@ -47,8 +46,6 @@ const eventDescriptions: Record<WebhookEventType, string> = {
   "webhook.test": "Test events (always sent by Send test)",
   "credits.low": "The balance fell below your low-balance threshold (set on your profile)",
 };
-
-type EndpointAction = "test" | "toggle" | "rotate";
 
 function SecretDialog({ endpoint, onClose }: { endpoint: WebhookEndpointWithSecret | null; onClose: () => void }) {
   return (
@@ -79,25 +76,25 @@ function SecretDialog({ endpoint, onClose }: { endpoint: WebhookEndpointWithSecr
 }
 
 function AddEndpointDialog({ onCreated }: { onCreated: (endpoint: WebhookEndpointWithSecret) => void }) {
-  const queryClient = useQueryClient();
   const [open, setOpen] = React.useState(false);
   const [url, setUrl] = React.useState("");
   const [events, setEvents] = React.useState<WebhookEventType[]>(["job.completed", "job.failed"]);
   const [description, setDescription] = React.useState("");
-  const create = useMutation({
-    mutationFn: webhookActions.create,
-    onSuccess: (created) => {
-      setOpen(false);
-      setUrl("");
-      setDescription("");
-      onCreated(created);
-      void queryClient.invalidateQueries({ queryKey: webhookKeys.all });
-    },
-  });
+  const create = useCreateWebhookEndpoint();
 
   function submit(event: React.FormEvent) {
     event.preventDefault();
-    create.mutate({ url: url.trim(), events, ...(description.trim() ? { description: description.trim() } : {}) });
+    create.mutate(
+      { url: url.trim(), events, ...(description.trim() ? { description: description.trim() } : {}) },
+      {
+        onSuccess: (created) => {
+          setOpen(false);
+          setUrl("");
+          setDescription("");
+          onCreated(created);
+        },
+      },
+    );
   }
 
   return (
@@ -182,13 +179,9 @@ function AddEndpointDialog({ onCreated }: { onCreated: (endpoint: WebhookEndpoin
 }
 
 function EndpointDeliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
-  const queryClient = useQueryClient();
   const [page, setPage] = React.useState(1);
   const deliveries = useWebhookDeliveries(endpoint.endpointId, page);
-  const redeliver = useMutation({
-    mutationFn: (deliveryId: string) => webhookActions.redeliver(endpoint.endpointId, deliveryId),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: webhookKeys.all }),
-  });
+  const redeliver = useRedeliverWebhook(endpoint.endpointId);
 
   return (
     <section aria-label={`Deliveries to ${endpoint.url}`} className="grid grid-cols-1 gap-3">
@@ -229,33 +222,15 @@ function EndpointDeliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
 }
 
 export function WebhooksPanel({ suggestedProfileName }: { suggestedProfileName: string }) {
-  const queryClient = useQueryClient();
   // The page seeded the profile (WithProfile): without one there are no endpoints to ask for.
   const hasProfile = useProfile().data != null;
   const endpoints = useWebhookEndpoints({ enabled: hasProfile });
   const [secret, setSecret] = React.useState<WebhookEndpointWithSecret | null>(null);
   const [selected, setSelected] = React.useState<string | null>(null);
   // One mutation for the row actions, so their outcome (and failure) shows in one place above the table.
-  const endpointAction = useMutation({
-    mutationFn: async ({ endpoint, action }: { endpoint: WebhookEndpoint; action: EndpointAction }) => {
-      switch (action) {
-        case "test":
-          await webhookActions.test(endpoint.endpointId);
-          return null;
-        case "toggle":
-          await webhookActions.update(endpoint.endpointId, {
-            status: endpoint.status === "enabled" ? "disabled" : "enabled",
-          });
-          return null;
-        case "rotate":
-          return webhookActions.rotate(endpoint.endpointId);
-      }
-    },
-    onSuccess: (rotated) => {
-      if (rotated) setSecret(rotated);
-      return queryClient.invalidateQueries({ queryKey: webhookKeys.all });
-    },
-  });
+  const endpointAction = useWebhookEndpointAction();
+  const act = (endpoint: WebhookEndpoint, action: WebhookEndpointAction) =>
+    endpointAction.mutate({ endpoint, action }, { onSuccess: (rotated) => rotated && setSecret(rotated) });
   const busy = endpointAction.isPending ? endpointAction.variables.endpoint.endpointId : null;
   const notice = endpointAction.isSuccess && endpointAction.variables.action === "test" ? "Test event queued." : null;
 
@@ -339,7 +314,7 @@ export function WebhooksPanel({ suggestedProfileName }: { suggestedProfileName: 
                         size="sm"
                         variant="outline"
                         disabled={busy === endpoint.endpointId}
-                        onClick={() => endpointAction.mutate({ endpoint, action: "test" })}
+                        onClick={() => act(endpoint, "test")}
                       >
                         Send test
                       </Button>
@@ -347,7 +322,7 @@ export function WebhooksPanel({ suggestedProfileName }: { suggestedProfileName: 
                         size="sm"
                         variant="outline"
                         disabled={busy === endpoint.endpointId}
-                        onClick={() => endpointAction.mutate({ endpoint, action: "toggle" })}
+                        onClick={() => act(endpoint, "toggle")}
                       >
                         {endpoint.status === "enabled" ? "Disable" : "Enable"}
                       </Button>
@@ -355,7 +330,7 @@ export function WebhooksPanel({ suggestedProfileName }: { suggestedProfileName: 
                         size="sm"
                         variant="outline"
                         disabled={busy === endpoint.endpointId}
-                        onClick={() => endpointAction.mutate({ endpoint, action: "rotate" })}
+                        onClick={() => act(endpoint, "rotate")}
                       >
                         Rotate secret
                       </Button>

@@ -1,6 +1,6 @@
 // Report parts for PostgreSQL runs: the scale-out table (1 → 2 server instances with standalone nodes)
 // and what bounds jobs/s beyond one machine, argued from this run's own per-job figures.
-import type { RunResults } from "./report";
+import type { RunResults } from "./results";
 import { notifiesPerJob, rowsPerJob } from "./report-work";
 import type { ScaleOutResult } from "./scale-out";
 import { ms, percent, perSecond, ratio, table } from "./stats";

@@ -2,17 +2,8 @@
 // profiles by function, and PostgreSQL's statements, rows and WAL per job.
 import type { ProfileSummary } from "./profile";
 import type { StatementReport, TableWrites } from "./pg-stats";
-import type { NodesResults } from "./report";
-import { ms, ratio, table, type Summary } from "./stats";
-
-export type LivenessSummary = Summary & { failed: number };
-
-export interface Liveness {
-  idle: LivenessSummary;
-  burst: LivenessSummary;
-  worstCase: LivenessSummary;
-  worstCaseJob: { ok: boolean; providerMs: number; createdToCompletedMs: number };
-}
+import type { LivenessSummary, NodesResults } from "./results";
+import { ms, ratio, table } from "./stats";
 
 const nodesLabel = (n: number) => `${n} node${n === 1 ? "" : "s"}`;
 

@@ -1,75 +1,12 @@
 // Turns one run's measurements into Markdown: printed to the terminal and written into docs/benchmarks.md,
 // where each driver (PGlite, PostgreSQL) keeps its own section so the two runs complement each other.
 import type { CpuUse } from "./cpu";
-import type { GraphileResult } from "./graphile";
 import type { LoadResult } from "./http-load";
-import type { ProfileSummary } from "./profile";
+import { productSection } from "./report-product";
 import { beyondOneMachineSection, scaleOutSection } from "./report-scale-out";
-import { databaseSection, livenessSection, profileSection, type Liveness } from "./report-work";
-import type { DatabaseWork, ScaleOutResult } from "./scale-out";
-import type { Driver } from "./server";
+import { databaseSection, livenessSection, profileSection } from "./report-work";
+import type { RunResults } from "./results";
 import { ms, percent, perSecond, ratio, table, type Summary } from "./stats";
-
-export interface Machine {
-  cpuModel: string;
-  cores: number;
-  node: string;
-  driver: string;
-  loadAverage: number[];
-  date: string;
-  command: string;
-}
-
-export interface HttpResults {
-  connections: number;
-  durationSeconds: number;
-  health: LoadResult;
-  execute: LoadResult;
-}
-
-export interface NodesResults {
-  nodes: number;
-  slots: number;
-  steady: {
-    rate: number;
-    count: number;
-    overhead: Summary;
-    createdToAssigned: Summary;
-    assignedToStarted: Summary;
-    submit: Summary;
-    failed: number;
-    cpu: CpuUse;
-  };
-  burst: {
-    jobs: number;
-    submitters: number;
-    spanMs: number;
-    jobsPerSecond: number;
-    submitWindowMs: number;
-    /** Wall time the provider reported per job. */
-    providerMs: Summary;
-    failed: number;
-    cpu: CpuUse;
-  };
-  liveness: Liveness;
-  /** PostgreSQL runs: statements and WAL over the burst, rows over the database's life. */
-  database?: DatabaseWork;
-  profile?: ProfileSummary;
-}
-
-export interface RunResults {
-  driver: Driver;
-  /** The section's heading: which database the run used. */
-  title: string;
-  machine: Machine;
-  http: HttpResults;
-  nodes: NodesResults[];
-  scaleOut: ScaleOutResult[];
-  graphile: GraphileResult[];
-  graphileVersion?: string;
-  /** Where this run's CPU profiles are (`--profile`). */
-  profileDir?: string;
-}
 
 const p50p99 = (s: Summary) => `${ms(s.p50)} / ${ms(s.p99)}`;
 const cpuMsPerJob = (percentOfCore: number, c: CpuUse, jobs: number) =>
@@ -243,8 +180,8 @@ function drainSection(r: RunResults): string {
 function comparisonSection(r: RunResults): string {
   if (r.graphile.length === 0) return "";
   const rows: string[][] = [];
-  r.nodes.forEach((n, i) => {
-    const g = r.graphile[i];
+  r.nodes.forEach((n) => {
+    const g = r.graphile.find((x) => x.concurrency === n.slots);
     if (!g) return;
     rows.push([
       `${n.nodes} node${n.nodes === 1 ? "" : "s"} vs concurrency ${g.concurrency}`,
@@ -310,7 +247,7 @@ function standingSection(r: RunResults): string {
     const throughput = judged
       ? ` (target ≥ ${aim.jobsPerSecond}/s: ${verdict(n.burst.jobsPerSecond >= aim.jobsPerSecond)})`
       : "";
-    const g = r.graphile[r.nodes.indexOf(n)];
+    const g = r.graphile.find((x) => x.concurrency === n.slots);
     if (g) {
       const x = n.burst.jobsPerSecond / g.burst.jobsPerSecond;
       const ofGraphile =
@@ -374,6 +311,8 @@ export function renderSection(r: RunResults): string {
     "",
     `Machine: ${m.cpuModel}, ${m.cores} cores, Node ${m.node}, driver ${m.driver}; load average at start ${m.loadAverage.map((l) => l.toFixed(2)).join(", ")}.`,
     "",
+    productSection(r),
+    "",
     httpSection(r),
     "",
     overheadSection(r),
@@ -426,18 +365,35 @@ the section; nothing is copied in by hand. Run it once on the embedded database 
 (PostgreSQL, which also runs graphile-worker as the reference queue and the scale-out); each run replaces only its own
 section, and every other section (the load soak's, notes) is kept as it is.
 
+Commands (about 10 minutes for each full run on a 2-core machine; \`--quick\` takes a few):
+
+\`\`\`sh
+npm run bench                                                                  # PGlite
+DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench              # PostgreSQL and graphile-worker
+DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench -- --quick  # 1 node, smaller warm-up, no scale-out
+# Two trees in one run: each phase (harness and next start) on this checkout and on the other one, back to back,
+# 3 times; the other checkout needs its own npm install, and its production build is made first when stale
+git worktree add --detach /tmp/en-baseline <commit> && (cd /tmp/en-baseline && npm install && npm run build)
+DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench -- --quick --baseline /tmp/en-baseline --rounds 3
+\`\`\`
+
 How it measures:
 
-- The server under test is the real route handlers served by \`tests/support/serve.ts\` in a child process, on a
-  fresh PGlite data directory (on disk, not in memory) or a throwaway PostgreSQL database, both removed at the end;
-  \`RATE_LIMIT_PER_MINUTE=0\` and \`ACCOUNT_RATE_PER_MINUTE=0\`, a new developer and API key with a huge credit balance, the product's default sweep
-  interval. "N nodes" are N embedded node agents (\`EMBEDDED_NODES=N\`) in the server process, each with the
-  product's default concurrency: the same agent code as a standalone node, on the in-process transport. The
-  scale-out uses standalone node processes (\`scripts/node.ts\`) instead.
-- Before any figure is taken, each server under test (and graphile-worker) runs \`--warmup-jobs\` jobs (5,000 by
-  default) that are not measured: V8 optimises a hot path only after many calls, and a server in production has been
-  running. Measured in 1,000-job rounds on one server, CPU per job falls for about 5,000 jobs, to about half of the
-  first round's, then holds (the load generator's too).
+- Two servers under test. **As users run it**: \`next start\` on the production build (\`scripts/build-if-stale.mjs\`
+  builds it first when a source changed, as \`npm start\` does), with the product's default embedded nodes, on a
+  fresh PGlite directory or throwaway PostgreSQL database; measured from its first job, with no warm-up, jobs
+  submitted over HTTP with an API key through the public API and timed from the POST to EXECUTION_COMPLETED.
+  **The harness**: the same route handlers served by \`tests/support/serve.ts\` in a child process, warmed up first
+  (below), with 1 and 4 embedded nodes, where the submit-throughput, liveness, scale-out and database figures come from.
+- Both: \`RATE_LIMIT_PER_MINUTE=0\` and \`ACCOUNT_RATE_PER_MINUTE=0\`, a new developer and API key with a huge credit
+  balance, the product's default sweep interval. "N nodes" are N embedded node agents (\`EMBEDDED_NODES=N\`) in the
+  server process, each with the product's default concurrency: the same agent code as a standalone node, on the
+  in-process transport. The scale-out uses standalone node processes (\`scripts/node.ts\`) instead.
+- Before any harness figure is taken, each harness server (and graphile-worker) runs \`--warmup-jobs\` jobs (5,000 by
+  default, 1,000 with \`--quick\`) that are not measured: V8 optimises a hot path only after many calls, and a
+  server in production has been running. Measured in 1,000-job rounds on one server, CPU per job falls for about
+  5,000 jobs, to about half of the first round's, then holds (the load generator's too). The \`next start\` figures
+  are the other end: a server that has just started.
 - Figures come from a 2-core machine where the load generator shares the CPU with the server; the CPU columns say
   how the cores were used, including by other processes that happened to run. Compare ratios within one run.
 - \`--profile\` writes V8 CPU profiles of the server processes into \`.bench/\` (gitignored) and lists the top

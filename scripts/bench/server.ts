@@ -32,6 +32,8 @@ export interface ServerOptions {
   env?: Record<string, string>;
   /** Directory for a V8 CPU profile of the server process (`node --cpu-prof`), written when it stops. */
   cpuProfileDir?: string;
+  /** The checkout whose server runs (default: this one; `--baseline` names another). */
+  root?: string;
 }
 
 /** Enough that no benchmark ever runs out (the balance is a bigint). */
@@ -66,6 +68,7 @@ export async function startServerInstance(options: ServerOptions): Promise<Serve
         ...options.env,
       },
       options.cpuProfileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`] : [],
+      options.root,
     );
   } catch (error) {
     await cleanUp();

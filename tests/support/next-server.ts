@@ -23,6 +23,8 @@ export interface NextServerOptions {
   env?: Record<string, string>;
   /** Reuse a port (a restart on the same address). */
   port?: number;
+  /** The checkout whose build is served (the bench's `--baseline` serves another one). */
+  cwd?: string;
 }
 
 export async function freePort(): Promise<number> {
@@ -46,7 +48,7 @@ export async function startNextServer(options: NextServerOptions = {}): Promise<
     process.execPath,
     ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"],
     {
-      cwd: process.cwd(),
+      cwd: options.cwd ?? process.cwd(),
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
       env: {

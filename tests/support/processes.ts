@@ -9,17 +9,21 @@ export interface Child {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** `nodeArgs` go to node itself (e.g. the bench's `--cpu-prof`, which NODE_OPTIONS does not accept). */
+/**
+ * `nodeArgs` go to node itself (e.g. the bench's `--cpu-prof`, which NODE_OPTIONS does not accept); `cwd` is
+ * the checkout whose script runs (the bench's `--baseline` serves another one).
+ */
 export function startChild(
   script: string,
   args: string[],
   env: Record<string, string>,
   readyTimeoutMs = 60_000,
   nodeArgs: string[] = [],
+  cwd = process.cwd(),
 ): Promise<Child> {
   // One process (node with the tsx loader), so signals reach exactly the program under test.
   const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", script, ...args], {
-    cwd: process.cwd(),
+    cwd,
     env: { ...process.env, LOG_LEVEL: "warn", ...env },
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
@@ -58,8 +62,8 @@ export function startChild(
   });
 }
 
-export const startServerProcess = (env: Record<string, string>, nodeArgs: string[] = []) =>
-  startChild("tests/support/serve.ts", [], env, 60_000, nodeArgs);
+export const startServerProcess = (env: Record<string, string>, nodeArgs: string[] = [], cwd = process.cwd()) =>
+  startChild("tests/support/serve.ts", [], env, 60_000, nodeArgs, cwd);
 export const startNodeProcess = (
   baseUrl: string,
   token: string,

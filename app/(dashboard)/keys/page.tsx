@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { currentSession } from "@/lib/http/page-session";
+import { findProfile } from "@/lib/domain/accounts";
 import { suggestedProfileName } from "@/components/dashboard/format";
 import { WithProfile } from "@/components/profile/with-profile";
 import { PageHeader } from "@/components/dashboard/page-header";
@@ -17,7 +18,7 @@ export default async function ApiKeysPage() {
         title="API keys"
         description="Keys authenticate your code with the x-api-key header. Scopes limit what each key can do; rotate or revoke a key at any time."
       />
-      <WithProfile accountId={session.accountId}>
+      <WithProfile profile={await findProfile(session.accountId)}>
         <ApiKeysPanel suggestedProfileName={suggestedProfileName(session.address)} />
       </WithProfile>
     </>

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { currentSession } from "@/lib/http/page-session";
+import { findProfile } from "@/lib/domain/accounts";
 import { suggestedProfileName } from "@/components/dashboard/format";
 import { WithProfile } from "@/components/profile/with-profile";
 import { PageHeader } from "@/components/dashboard/page-header";
@@ -18,7 +19,7 @@ export default async function ProfilePage() {
         title="Profile"
         description="Who you are on Execution Network. Keys, jobs and credits belong to this profile's wallet."
       />
-      <WithProfile accountId={session.accountId}>
+      <WithProfile profile={await findProfile(session.accountId)}>
         <ProfilePanel suggestedProfileName={suggestedProfileName(session.address)} />
       </WithProfile>
       <section aria-labelledby="sessions-heading" className="mt-6 grid gap-2">

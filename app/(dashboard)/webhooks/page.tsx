@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { currentSession } from "@/lib/http/page-session";
+import { findProfile } from "@/lib/domain/accounts";
 import { suggestedProfileName } from "@/components/dashboard/format";
 import { WithProfile } from "@/components/profile/with-profile";
 import { PageHeader } from "@/components/dashboard/page-header";
@@ -17,7 +18,7 @@ export default async function WebhooksPage() {
         title="Webhooks"
         description="Job changes pushed to your endpoints, signed the Standard Webhooks way, retried for 24 hours, replayable here."
       />
-      <WithProfile accountId={session.accountId}>
+      <WithProfile profile={await findProfile(session.accountId)}>
         <WebhooksPanel suggestedProfileName={suggestedProfileName(session.address)} />
       </WithProfile>
     </>

@@ -5,6 +5,7 @@ import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
 import { ArrowLeftIcon } from "lucide-react";
 import { currentSession } from "@/lib/http/page-session";
+import { findProfile } from "@/lib/domain/accounts";
 import { formatCredits, suggestedProfileName } from "@/components/dashboard/format";
 import { PageHeader } from "@/components/dashboard/page-header";
 import { Playground } from "@/components/playground/playground";
@@ -55,10 +56,11 @@ export default async function ServicePage({ params, searchParams }: Props) {
   const service = await findService(serviceId);
   if (!service) notFound();
 
-  const [balance, example, initialInput] = await Promise.all([
+  const [balance, example, initialInput, profile] = await Promise.all([
     getCreditBalance(session.accountId).then((b) => b.balance),
     isServiceId(serviceId) ? exampleInput(serviceId) : {},
     seedInput(session.accountId, serviceId, (await searchParams).from),
+    findProfile(session.accountId),
   ]);
   const isActive = service.status === "active";
   const blockedReason = !isActive
@@ -100,7 +102,7 @@ export default async function ServicePage({ params, searchParams }: Props) {
         </p>
       )}
 
-      <WithProfile accountId={session.accountId}>
+      <WithProfile profile={profile}>
         <Playground
           serviceId={service.serviceId}
           inputSchema={service.inputSchema}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { ExecutionJob, TelemetryEvent } from "@/components/data/types";
-import { applyUpdate, type JobSnapshot } from "./use-live-job";
+import type { ExecutionJob, TelemetryEvent } from "./types";
+import { applyUpdate, type JobSnapshot } from "./live-job";
 
 const job = (status: ExecutionJob["status"], updatedMs: number, extra: Partial<ExecutionJob> = {}): ExecutionJob => ({
   jobId: "00000000-0000-4000-8000-000000000001",

@@ -7,9 +7,8 @@
 // events are merged by sequence, and a job snapshot older than the one shown is ignored.
 import * as React from "react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { apiFetch } from "@/components/data/fetch-api";
-import type { ExecutionJob, ExecutionLog, TelemetryEvent, TelemetryPage } from "@/components/data/types";
-import { isFinalPhase, phaseOf } from "./lifecycle";
+import { fetchJob, fetchJobEventsAfter, fetchJobLogs, isJobFinal, jobEventsUrl, jobKeys } from "./jobs";
+import type { ExecutionJob, ExecutionLog, TelemetryEvent } from "./types";
 
 export interface JobSnapshot {
   job: ExecutionJob;
@@ -24,7 +23,7 @@ type Action = { type: "job"; job: ExecutionJob } | { type: "events"; events: Tel
 export function applyUpdate(state: JobSnapshot, action: Action): JobSnapshot {
   if (action.type === "job") {
     const current = state.job;
-    if (isFinalPhase(phaseOf(current))) return state;
+    if (isJobFinal(current)) return state;
     if (Date.parse(action.job.updatedAt) < Date.parse(current.updatedAt)) return state;
     return { ...state, job: action.job };
   }
@@ -34,24 +33,6 @@ export function applyUpdate(state: JobSnapshot, action: Action): JobSnapshot {
   const bySequence = new Map(state.events.map((e) => [e.sequence, e]));
   for (const e of fresh) bySequence.set(e.sequence, e);
   return { ...state, events: [...bySequence.values()].sort((a, b) => a.sequence - b.sequence) };
-}
-
-const jobPath = (jobId: string) => `/api/developers/jobs/${encodeURIComponent(jobId)}`;
-const telemetryPageSize = 100;
-
-/** Every telemetry event after `afterSequence` (sequences are 1, 2, 3… without gaps, so the page is known). */
-async function eventsAfter(jobId: string, afterSequence: number, signal: AbortSignal): Promise<TelemetryEvent[]> {
-  const events: TelemetryEvent[] = [];
-  let page = Math.floor(afterSequence / telemetryPageSize) + 1;
-  for (;;) {
-    const result = await apiFetch<TelemetryPage>(
-      `${jobPath(jobId)}/telemetry?page=${page}&limit=${telemetryPageSize}`,
-      { signal },
-    );
-    events.push(...result.data.filter((e) => e.sequence > afterSequence));
-    if (!result.pagination.hasMore) return events;
-    page += 1;
-  }
 }
 
 const subscribeVisibility = (onChange: () => void) => {
@@ -72,9 +53,6 @@ const maxPollMs = 15_000;
 /** Attempts to open the stream without ever getting through before falling back to polling. */
 const streamAttempts = 3;
 
-export const jobLogsKey = (jobId: string) => ["jobs", jobId, "logs"] as const;
-const jobPollKey = (jobId: string) => ["jobs", jobId, "poll"] as const;
-
 export function useLiveJob(
   initial: JobSnapshot,
   initialLogs: ExecutionLog[],
@@ -82,18 +60,23 @@ export function useLiveJob(
 ) {
   const jobId = initial.job.jobId;
   const [snapshot, dispatch] = React.useReducer(applyUpdate, initial);
-  const isFinal = isFinalPhase(phaseOf(snapshot.job));
+  const isFinal = isJobFinal(snapshot.job);
   const isVisible = useIsTabVisible();
   const [streamFailed, setStreamFailed] = React.useState(() => typeof EventSource === "undefined");
   const [isStreamOpen, setStreamOpen] = React.useState(false);
-  const cursor = React.useRef(initial.events.at(-1)?.sequence ?? 0);
-  cursor.current = snapshot.events.at(-1)?.sequence ?? 0;
+  // The last sequence shown, read when the stream (re)opens and when the poll asks: kept current after each
+  // render that moves it (this effect runs before the stream's).
+  const lastSequence = snapshot.events.at(-1)?.sequence ?? 0;
+  const cursor = React.useRef(lastSequence);
+  React.useEffect(() => {
+    cursor.current = lastSequence;
+  }, [lastSequence]);
   const queryClient = useQueryClient();
 
   // The stream: one EventSource while the job moves and the tab is shown.
   React.useEffect(() => {
     if (isFinal || !isVisible || streamFailed) return;
-    const source = new EventSource(`${jobPath(jobId)}/events?lastEventId=${cursor.current}`);
+    const source = new EventSource(jobEventsUrl(jobId, cursor.current));
     let failures = 0;
     let opened = false;
     source.onopen = () => {
@@ -107,7 +90,7 @@ export function useLiveJob(
       const job = JSON.parse((message as MessageEvent<string>).data) as ExecutionJob;
       dispatch({ type: "job", job });
       // The server ends the stream after a final state; do not let the browser reconnect.
-      if (isFinalPhase(phaseOf(job))) source.close();
+      if (isJobFinal(job)) source.close();
     });
     source.onerror = () => {
       setStreamOpen(false);
@@ -128,11 +111,11 @@ export function useLiveJob(
   // The fallback: poll the job and the events after the cursor, backing off while nothing changes.
   const unchangedPolls = React.useRef(0);
   const poll = useQuery({
-    queryKey: jobPollKey(jobId),
+    queryKey: jobKeys.poll(jobId),
     queryFn: async ({ signal }) => {
       const [job, events] = await Promise.all([
-        apiFetch<ExecutionJob>(jobPath(jobId), { signal }),
-        eventsAfter(jobId, cursor.current, signal),
+        fetchJob(jobId, signal),
+        fetchJobEventsAfter(jobId, cursor.current, signal),
       ]);
       return { job, events };
     },
@@ -155,8 +138,8 @@ export function useLiveJob(
   // Logs: read again whenever the job moves — a telemetry event, or a progress report (which is when a
   // running provider's lines arrive) — at most every logsThrottleMs while it runs, and once more at the end.
   const logs = useQuery({
-    queryKey: jobLogsKey(jobId),
-    queryFn: ({ signal }) => apiFetch<ExecutionLog[]>(`${jobPath(jobId)}/logs`, { signal }),
+    queryKey: jobKeys.logs(jobId),
+    queryFn: ({ signal }) => fetchJobLogs(jobId, signal),
     initialData: initialLogs,
     staleTime: Infinity,
   });
@@ -169,17 +152,16 @@ export function useLiveJob(
     if (moved === firstMoved.current || logsTimer.current) return;
     logsTimer.current = setTimeout(() => {
       logsTimer.current = undefined;
-      void queryClient.invalidateQueries({ queryKey: jobLogsKey(jobId) });
+      void queryClient.invalidateQueries({ queryKey: jobKeys.logs(jobId) });
     }, logsThrottleMs);
   }, [moved, jobId, queryClient]);
   React.useEffect(() => () => clearTimeout(logsTimer.current), []);
 
   // Reaching a final state while watching: let the server parts (credits, refund) read again.
   const wasFinal = React.useRef(isFinal);
-  const onFinalRef = React.useRef(onFinal);
-  onFinalRef.current = onFinal;
+  const reachedFinal = React.useEffectEvent(() => onFinal?.());
   React.useEffect(() => {
-    if (isFinal && !wasFinal.current) onFinalRef.current?.();
+    if (isFinal && !wasFinal.current) reachedFinal();
     wasFinal.current = isFinal;
   }, [isFinal]);
 

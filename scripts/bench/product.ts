@@ -1,0 +1,140 @@
+// The product as users run it: `next start` on a checkout's production build (built first when stale, as
+// `npm start` does), a fresh database, the product's default embedded nodes, and no warm-up: measured from
+// the fresh server's first job on. Jobs go over HTTP with an API key through the public API, and each is
+// timed from its POST to its completion.
+import { execFileSync } from "node:child_process";
+import { parseEnv } from "@/lib/env";
+import { signUpDeveloper } from "@/tests/support/developer";
+import { startNextServer, tempDataDir } from "@/tests/support/next-server";
+import { createThrowawayDatabase } from "@/tests/support/postgres";
+import { measureCpu } from "./cpu";
+import { readAllJobTimes, submitBurst, submitJobTo, submitSteadily, waitUntilFinal } from "./jobs";
+import { trackBackendsCpu } from "./pg-stats";
+import type { ProductResult } from "./results";
+import type { ServerUnderTest } from "./server";
+import { summarize } from "./stats";
+
+export interface ProductOptions {
+  /** The checkout to serve. */
+  root: string;
+  /** PostgreSQL server for the throwaway database; PGlite (a fresh data directory) without it. */
+  adminUrl?: string;
+  steady: { rate: number; count: number };
+  burst: { count: number; submitters: number };
+  timeoutMs: number;
+  progress: (message: string) => void;
+}
+
+/** `next build` in `root` unless its .next is up to date (the same check `npm start` makes). */
+export function buildIfStale(root: string): void {
+  execFileSync(process.execPath, ["scripts/build-if-stale.mjs"], { cwd: root, stdio: ["ignore", "ignore", "inherit"] });
+}
+
+/** Everything but the limits a bench would trip: no request rate limits, credit for any number of jobs. */
+const benchEnv = { RATE_LIMIT_PER_MINUTE: "0", ACCOUNT_RATE_PER_MINUTE: "0", STARTER_CREDITS: String(10 ** 12) };
+
+export async function benchProduct(
+  options: ProductOptions,
+  cleanups: Set<() => Promise<void>>,
+): Promise<ProductResult> {
+  const { progress } = options;
+  buildIfStale(options.root);
+  const defaults = parseEnv({ NODE_ENV: "production" });
+  const data = tempDataDir();
+  const database = options.adminUrl ? await createThrowawayDatabase(options.adminUrl, "en_bench_product") : undefined;
+  const backends = database ? trackBackendsCpu(database.url) : undefined;
+  const cleanUp = async () => {
+    await backends?.stop();
+    await database?.drop();
+    data.remove();
+  };
+  cleanups.add(cleanUp);
+  try {
+    progress(`product: next start in ${options.root}`);
+    const spawned = performance.now();
+    const next = await startNextServer({
+      cwd: options.root,
+      env: { DATA_DIR: data.dir, ...(database ? { DATABASE_URL: database.url } : {}), ...benchEnv },
+    });
+    const readyMs = performance.now() - spawned;
+    // SIGTERM, as a deployment stops it (the embedded nodes drain, the database closes); SIGKILL if it hangs.
+    const stop = async () => {
+      let timer: NodeJS.Timeout | undefined;
+      const hung = await Promise.race([
+        next.stop("SIGTERM").then(() => false),
+        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), 15_000))),
+      ]);
+      clearTimeout(timer);
+      if (hung) await next.stop("SIGKILL");
+    };
+    cleanups.add(stop);
+    try {
+      const developer = await signUpDeveloper(next.baseUrl, { name: "Bench Developer" });
+      const apiKey = await developer.createApiKey();
+      const server: ServerUnderTest = { baseUrl: next.baseUrl, pid: next.process.pid, stop, developer, apiKey };
+      let submitted = 0;
+      /** POST job `i`, remembering when it left (the bench's clock, the same machine's as the database's). */
+      const submit = async (i: number) => {
+        const sentAt = Date.now();
+        return { ...(await submitJobTo(server.baseUrl, apiKey, i)), sentAt };
+      };
+
+      progress("product: the first job");
+      const [first] = await submitSteadily(1, 1, submit);
+      submitted += 1;
+      await waitUntilFinal(server, submitted, options.timeoutMs);
+      const [firstTimes] = await readAllJobTimes(server, [first.jobId]);
+
+      progress(`product: ${options.steady.count} jobs at ${options.steady.rate} jobs/s`);
+      const steady = await submitSteadily(options.steady.rate, options.steady.count, (i) => submit(submitted + i));
+      submitted += steady.length;
+      const steadyFinal = await waitUntilFinal(server, submitted, options.timeoutMs);
+      const steadyTimes = await readAllJobTimes(
+        server,
+        steady.map((s) => s.jobId),
+      );
+
+      progress(`product: ${options.burst.count} jobs from ${options.burst.submitters} clients`);
+      const cpu = measureCpu(next.process.pid, backends ?? false);
+      const burst = await submitBurst(options.burst.count, options.burst.submitters, (i) => submit(submitted + i));
+      submitted += burst.length;
+      const burstFinal = await waitUntilFinal(server, submitted, options.timeoutMs);
+      const burstCpu = cpu();
+      const burstTimes = await readAllJobTimes(
+        server,
+        burst.map((s) => s.jobId),
+      );
+      const firstSent = Math.min(...burst.map((s) => s.sentAt));
+      // A failed job has no completion; the span runs to the last one that completed.
+      const spanMs = Math.max(...burstTimes.map((t) => t.completed).filter(Number.isFinite)) - firstSent;
+      return {
+        root: options.root,
+        nodes: defaults.EMBEDDED_NODES,
+        slots: defaults.EMBEDDED_NODES * defaults.EMBEDDED_NODE_CONCURRENCY,
+        readyMs,
+        firstJobMs: firstTimes.completed - first.sentAt,
+        steady: {
+          rate: options.steady.rate,
+          count: options.steady.count,
+          overhead: summarize(steadyTimes.map((t) => t.started - t.created)),
+          submitToCompleted: summarize(steadyTimes.map((t, i) => t.completed - steady[i].sentAt)),
+          failed: steadyFinal.failed,
+        },
+        burst: {
+          jobs: burst.length,
+          submitters: options.burst.submitters,
+          spanMs,
+          jobsPerSecond: (burst.length / spanMs) * 1000,
+          failed: burstFinal.failed - steadyFinal.failed,
+          cpu: burstCpu,
+        },
+      };
+    } finally {
+      cleanups.delete(stop);
+      await stop();
+    }
+  } finally {
+    cleanups.delete(cleanUp);
+    await cleanUp();
+  }
+}

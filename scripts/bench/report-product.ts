@@ -1,0 +1,229 @@
+// Report part: the product as users run it (`next start`, no warm-up) beside the warmed harness and
+// graphile-worker, the issue's aim as ratios, and this tree against a baseline checkout (`--baseline`).
+import type { CpuUse } from "./cpu";
+import type { GraphileResult } from "./graphile";
+import type { NodesResults, ProductResult, RunResults, TreeResults } from "./results";
+import { ms, perSecond, ratio, table } from "./stats";
+
+/** Issue 22's aim, through `next start` on PostgreSQL: jobs/s ≥ 0.5× graphile-worker's, overhead p50 ≤ 1.0×. */
+const aim = { jobsPerSecondOfGraphile: 0.5, overheadP50OfGraphile: 1.0 };
+
+const nodesLabel = (n: number) => `${n} node${n === 1 ? "" : "s"}`;
+const verdict = (ok: boolean) => (ok ? "met" : "**not met**");
+/** CPU per job over the burst: a process's (or PostgreSQL's) share of the window ÷ jobs. */
+const cpuPerJob = (percentOfCore: number, c: CpuUse, jobs: number) =>
+  ms(((percentOfCore / 100) * c.seconds * 1000) / jobs);
+
+function harnessRow(label: string, n: NodesResults, g: GraphileResult | undefined): string[] {
+  return [
+    label,
+    String(n.slots),
+    `**${perSecond(n.burst.jobsPerSecond)}**`,
+    ms(n.steady.overhead.p50),
+    ms(n.steady.overhead.p99),
+    "",
+    cpuPerJob(n.burst.cpu.server, n.burst.cpu, n.burst.jobs),
+    cpuPerJob(n.burst.cpu.postgres, n.burst.cpu, n.burst.jobs),
+    String(n.steady.failed + n.burst.failed),
+    g ? ratio(n.burst.jobsPerSecond, g.burst.jobsPerSecond) : "",
+    g ? ratio(n.steady.overhead.p50, g.overhead.p50) : "",
+  ];
+}
+
+function productRow(label: string, p: ProductResult, g: GraphileResult | undefined): string[] {
+  return [
+    label,
+    String(p.slots),
+    `**${perSecond(p.burst.jobsPerSecond)}**`,
+    ms(p.steady.overhead.p50),
+    ms(p.steady.overhead.p99),
+    `${ms(p.steady.submitToCompleted.p50)} / ${ms(p.steady.submitToCompleted.p99)}`,
+    cpuPerJob(p.burst.cpu.server, p.burst.cpu, p.burst.jobs),
+    cpuPerJob(p.burst.cpu.postgres, p.burst.cpu, p.burst.jobs),
+    String(p.steady.failed + p.burst.failed),
+    g ? `**${ratio(p.burst.jobsPerSecond, g.burst.jobsPerSecond)}**` : "",
+    g ? `**${ratio(p.steady.overhead.p50, g.overhead.p50)}**` : "",
+  ];
+}
+
+function sideBySide(r: RunResults): string {
+  const p = r.product;
+  const g = r.graphile.find((x) => x.concurrency === p.slots);
+  const rows: string[][] = [];
+  const trees = [{ name: "", nodes: r.nodes, product: p }];
+  const theirs = r.baseline?.rounds[0]?.baseline;
+  if (theirs) trees.push({ name: " (baseline)", nodes: theirs.nodes, product: theirs.product });
+  for (const t of trees) {
+    for (const n of t.nodes)
+      rows.push(
+        harnessRow(
+          `harness${t.name}, warmed, ${nodesLabel(n.nodes)}`,
+          n,
+          r.graphile.find((x) => x.concurrency === n.slots),
+        ),
+      );
+    rows.push(productRow(`next start${t.name}, no warm-up, ${nodesLabel(t.product.nodes)}`, t.product, g));
+  }
+  if (g) {
+    rows.push([
+      "graphile-worker (no-op jobs), warmed",
+      String(g.concurrency),
+      `**${perSecond(g.burst.jobsPerSecond)}**`,
+      ms(g.overhead.p50),
+      ms(g.overhead.p99),
+      "",
+      cpuPerJob(g.burst.cpu.bench, g.burst.cpu, g.burst.jobs),
+      cpuPerJob(g.burst.cpu.postgres, g.burst.cpu, g.burst.jobs),
+      "0",
+      "1.00×",
+      "1.00×",
+    ]);
+  }
+  return table(
+    [
+      "what runs",
+      "concurrency",
+      "jobs/s",
+      "overhead p50",
+      "overhead p99",
+      "POST → completed p50 / p99",
+      "app CPU per job",
+      "PostgreSQL CPU per job",
+      "failed",
+      "jobs/s ÷ graphile-worker",
+      "overhead p50 ÷ graphile-worker",
+    ],
+    rows,
+  );
+}
+
+function aimLines(r: RunResults): string[] {
+  const p = r.product;
+  const g = r.graphile.find((x) => x.concurrency === p.slots);
+  if (!g) return ["- graphile-worker runs only on PostgreSQL: the aim is judged in the PostgreSQL run."];
+  const throughput = p.burst.jobsPerSecond / g.burst.jobsPerSecond;
+  const overhead = p.steady.overhead.p50 / g.overhead.p50;
+  return [
+    `- Through \`next start\`, jobs/s is **${throughput.toFixed(2)}×** graphile-worker's at concurrency ${g.concurrency} ` +
+      `(${perSecond(p.burst.jobsPerSecond)} vs ${perSecond(g.burst.jobsPerSecond)}; aim ≥ ${aim.jobsPerSecondOfGraphile}×: ${verdict(throughput >= aim.jobsPerSecondOfGraphile)}).`,
+    `- Queue overhead p50 is **${Number.isFinite(overhead) ? `${overhead.toFixed(2)}×` : "n/a"}** graphile-worker's ` +
+      `(${ms(p.steady.overhead.p50)} vs ${ms(g.overhead.p50)}; aim ≤ ${aim.overheadP50OfGraphile.toFixed(1)}×: ${verdict(overhead <= aim.overheadP50OfGraphile)}). ` +
+      "Both are whole milliseconds of the database's clock, so a 1 ms step moves this ratio a lot.",
+  ];
+}
+
+/** Other work on the machine slows the server and the load generator alike: say so beside the figures. */
+function noiseLine(p: ProductResult): string[] {
+  const other = p.burst.cpu.other;
+  if (!(other >= 50)) return [];
+  return [
+    `- Other processes used ${Math.round(other)} % of a core (of ${p.burst.cpu.capacity} %) while \`next start\` drained its burst: ` +
+      "these absolute figures are pessimistic; the ratios within this run are the ones to read.",
+  ];
+}
+
+/** What a phase is judged by, from either tree: jobs/s, overhead p50, and app + PostgreSQL CPU per job. */
+interface PhaseFigures {
+  jobsPerSecond: number;
+  overheadP50: number;
+  cpuMsPerJob: number;
+}
+
+const figuresOf = (x: NodesResults | ProductResult): PhaseFigures => {
+  const c = x.burst.cpu;
+  const busy = c.server + (Number.isFinite(c.postgres) ? c.postgres : 0);
+  return {
+    jobsPerSecond: x.burst.jobsPerSecond,
+    overheadP50: x.steady.overhead.p50,
+    cpuMsPerJob: ((busy / 100) * c.seconds * 1000) / x.burst.jobs,
+  };
+};
+
+function median(values: number[]): number {
+  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+function baselineSection(r: RunResults): string {
+  const b = r.baseline;
+  if (!b) return "";
+  const phases = [
+    ...r.nodes.map((n, i) => ({
+      name: `harness, warmed, ${nodesLabel(n.nodes)}`,
+      pick: (t: TreeResults) => t.nodes[i] as NodesResults | ProductResult | undefined,
+    })),
+    { name: "next start, no warm-up", pick: (t: TreeResults) => t.product as NodesResults | ProductResult | undefined },
+  ];
+  const rows = phases.map(({ name, pick }) => {
+    const pairs = b.rounds.map((round) => {
+      const [ours, theirs] = [pick(round.here), pick(round.baseline)];
+      return ours && theirs ? [figuresOf(ours), figuresOf(theirs)] : undefined;
+    });
+    const ratios = (key: keyof PhaseFigures) => pairs.map((pair) => (pair ? pair[0][key] / pair[1][key] : Number.NaN));
+    const cells = (key: keyof PhaseFigures, bold: boolean) => {
+      const each = ratios(key);
+      const mid = median(each);
+      return [
+        each.map((x) => (Number.isFinite(x) ? `${x.toFixed(2)}×` : "n/a")).join(", "),
+        Number.isFinite(mid) ? (bold ? `**${mid.toFixed(2)}×**` : `${mid.toFixed(2)}×`) : "n/a",
+      ];
+    };
+    return [name, ...cells("jobsPerSecond", true), ...cells("overheadP50", false), ...cells("cpuMsPerJob", true)];
+  });
+  return [
+    `### This tree against the baseline (\`${b.root}\`), ${b.rounds.length} round${b.rounds.length === 1 ? "" : "s"}`,
+    "",
+    "Each phase ran on this tree and on the baseline back to back (A B, then B A in the next round, and so on), with " +
+      "the same database server and the same bench code; the ratios are this tree ÷ the baseline, for each round and " +
+      "their median. jobs/s above 1×, overhead and CPU per job below 1× mean this tree is faster. CPU per job (the " +
+      "server's and PostgreSQL's over the burst) moves least with what else runs on the machine; one round on a busy " +
+      "machine is not enough to tell a few per cent apart (`--rounds 3` or more).",
+    "",
+    table(
+      [
+        "phase",
+        "jobs/s ratio, by round",
+        "jobs/s, median",
+        "overhead p50 ratio, by round",
+        "overhead p50, median",
+        "CPU per job ratio, by round",
+        "CPU per job, median",
+      ],
+      rows,
+    ),
+  ].join("\n");
+}
+
+export function productSection(r: RunResults): string {
+  const p = r.product;
+  const theirs = r.baseline?.rounds[0]?.baseline;
+  const starts = [p, ...(theirs ? [theirs.product] : [])]
+    .map(
+      (x) =>
+        `${x === p ? "this tree" : "baseline"}: ready in ${ms(x.readyMs)}, first job POST → completed ${ms(x.firstJobMs)}`,
+    )
+    .join("; ");
+  return [
+    "### As users run it: `next start`, no warm-up, beside the warmed harness",
+    "",
+    "`next start` on the production build (`scripts/build-if-stale.mjs` first, as `npm start` does), a fresh " +
+      `database, the product's default embedded nodes (${nodesLabel(p.nodes)} × ${p.slots / p.nodes}), rate limits off and credit for every job; ` +
+      `a developer signs in and makes an API key, then: one job, ${p.steady.count} jobs at a steady ${p.steady.rate} jobs/s (overhead: ` +
+      `JOB_CREATED → EXECUTION_STARTED from telemetry, as for the harness), then ${p.burst.jobs} jobs from ${p.burst.submitters} clients ` +
+      "back to back (jobs/s = jobs ÷ first POST sent → last EXECUTION_COMPLETED). Nothing runs before the first measured job. " +
+      "CPU per job: over that burst, the server process's CPU (for graphile-worker, the bench process that adds and runs " +
+      "its jobs) and that of our database's PostgreSQL backends, ÷ jobs: steadier than jobs/s on a busy machine. " +
+      `The harness rows are the sections below (\`tests/support/serve.ts\`, after ${r.warmupJobs} unmeasured jobs); graphile-worker ` +
+      "is the warmed run below at the product's concurrency.",
+    "",
+    sideBySide(r),
+    "",
+    `Start-up: ${starts}.`,
+    "",
+    ...aimLines(r),
+    ...noiseLine(p),
+    ...(r.baseline ? ["", baselineSection(r)] : []),
+  ].join("\n");
+}
