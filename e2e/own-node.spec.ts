@@ -26,8 +26,8 @@ test("a developer adds a node, starts it with the shown command, and runs a job 
     await dialog.getByLabel("Region").fill("home");
     await dialog.getByRole("button", { name: "Add node" }).click();
     const added = page.getByRole("dialog", { name: "Node added" });
-    await expect(added.getByLabel("Node token")).toHaveValue(/^node_[A-Za-z0-9_-]{43}$/);
-    command = (await added.getByLabel("Start command").textContent()) ?? "";
+    await expect(added.getByRole("textbox", { name: "Node token" })).toHaveValue(/^node_[A-Za-z0-9_-]{43}$/);
+    command = (await added.getByLabel("Start command", { exact: true }).textContent()) ?? "";
     expect(command).toMatch(/^npm run node -- --url http:\/\/127\.0\.0\.1:\d+ --token node_\S+ --services \S+/);
     await added.getByRole("button", { name: "Done" }).click();
     await expect(page.getByRole("table", { name: "Your nodes" }).getByRole("row", { name: /my-laptop/ })).toContainText(
