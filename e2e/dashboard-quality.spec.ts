@@ -5,7 +5,7 @@ import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 import { runJob, signInNewDeveloper } from "./dashboard-session";
 
-const navPages = ["Overview", "Services", "Jobs", "Usage", "Webhooks", "API keys", "Credits", "Profile"];
+const navPages = ["Overview", "Services", "Jobs", "Nodes", "Usage", "Webhooks", "API keys", "Credits", "Profile"];
 const viewports = [
   { name: "desktop", width: 1280, height: 900 },
   { name: "phone", width: 360, height: 780 },

@@ -79,6 +79,8 @@ const envSchema = z.object({
   EMBEDDED_NODE_CONCURRENCY: intFromEnv(4, 1),
   ROUTING_TIMEOUT_MS: intFromEnv(30_000, 1),
   NODE_LEASE_MS: intFromEnv(15_000, 100),
+  /** The share of a service's price a job on the developer's own node costs (CONTRACT §12): 0 = the network only routes. */
+  OWN_NODE_CREDIT_SHARE: z.coerce.number().min(0).max(1).default(0),
   JOB_MAX_ATTEMPTS: intFromEnv(3, 1),
   RETRY_BASE_DELAY_MS: intFromEnv(1_000, 0),
   JOB_TIMEOUT_MS: intFromEnv(120_000, 100),

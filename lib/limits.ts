@@ -36,6 +36,10 @@ export const limits = {
   },
   nodeClaimMaxWaitMs: 25_000,
   webhookEndpointsPerDeveloper: 10,
+  /** Nodes a developer may have (not revoked) at once (CONTRACT §12). */
+  nodesPerDeveloper: 20,
+  /** Jobs a developer's node runs at once unless its owner says otherwise. */
+  developerNodeDefaultConcurrency: 4,
   /** The part of a receiver's answer kept with each attempt. */
   webhookResponseBytes: 1024,
   /** Attempts in flight to one endpoint per instance, so one slow receiver cannot hold back the others. */

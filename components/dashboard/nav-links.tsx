@@ -9,6 +9,7 @@ import {
   CoinsIcon,
   KeyRoundIcon,
   LayoutDashboardIcon,
+  ServerIcon,
   UserRoundIcon,
   WebhookIcon,
 } from "lucide-react";
@@ -18,6 +19,7 @@ const items = [
   { href: "/overview", label: "Overview", icon: LayoutDashboardIcon },
   { href: "/services", label: "Services", icon: BoxesIcon },
   { href: "/jobs", label: "Jobs", icon: ActivityIcon },
+  { href: "/nodes", label: "Nodes", icon: ServerIcon },
   { href: "/usage", label: "Usage", icon: BarChart3Icon },
   { href: "/webhooks", label: "Webhooks", icon: WebhookIcon },
   { href: "/keys", label: "API keys", icon: KeyRoundIcon },

@@ -10,6 +10,7 @@ const job = (status: ExecutionJob["status"], updatedMs: number, extra: Partial<E
   progress: 0,
   input: {},
   creditCost: 1,
+  placement: "any",
   attempt: 1,
   maxAttempts: 3,
   assignedNode: null,

@@ -5,7 +5,7 @@ import { creditKeys } from "./credits";
 import { apiFetch } from "./fetch-api";
 import { jobKeys } from "./jobs";
 import { ensureProfile, rememberProfile } from "./profile";
-import type { ExecutionJob } from "./types";
+import type { ExecutionJob, Placement } from "./types";
 
 export interface ServiceRun {
   input: Record<string, unknown>;
@@ -13,17 +13,19 @@ export interface ServiceRun {
   idempotencyKey: string;
   /** Set when the developer has no profile yet: the Run creates it with this name first. */
   newProfileName?: string;
+  /** Where the job may run (CONTRACT §12); default "any". */
+  placement?: Placement;
 }
 
 /** Submits a job of `serviceId`; the new job is in the answer (a queued job: it moves on its own page). */
 export function useRunService(serviceId: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: async ({ input, idempotencyKey, newProfileName }: ServiceRun) => {
+    mutationFn: async ({ input, idempotencyKey, newProfileName, placement = "any" }: ServiceRun) => {
       if (newProfileName !== undefined) rememberProfile(queryClient, await ensureProfile(newProfileName));
       return apiFetch<ExecutionJob>(`/api/dashboard/services/${encodeURIComponent(serviceId)}/run`, {
         method: "POST",
-        body: { input },
+        body: placement === "any" ? { input } : { input, placement },
         headers: { "idempotency-key": idempotencyKey },
       });
     },

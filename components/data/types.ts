@@ -32,3 +32,12 @@ export type WebhookEventType = z.infer<typeof schemas.WebhookEventType>;
 export type CreateKeyRequest = z.input<typeof schemas.CreateKeyRequest>;
 export type UpdateKeyRequest = z.input<typeof schemas.UpdateKeyRequest>;
 export type CreateWebhookRequest = z.input<typeof schemas.CreateWebhookRequest>;
+export type CreateNodeRequest = z.input<typeof schemas.CreateNodeRequest>;
+
+// Nodes you own (CONTRACT §12).
+export type Placement = z.infer<typeof schemas.Placement>;
+export type Node = z.infer<typeof schemas.Node>;
+export type NodeWithToken = z.infer<typeof schemas.NodeWithToken>;
+export type NodesOverview = z.infer<typeof schemas.NodesOverview>;
+export type OwnNodeActivity = z.infer<typeof schemas.OwnNodeActivity>;
+export type NetworkNode = z.infer<typeof schemas.NetworkNode>;

@@ -185,6 +185,13 @@ export function JobDetail({
               "not assigned"
             )}
           </Stat>
+          <Stat label="Placement">
+            {job.placement === "own"
+              ? "Your own nodes"
+              : job.placement === "network"
+                ? "The network's nodes"
+                : "Any node"}
+          </Stat>
           <Stat label="Credits">
             <span data-testid="job-credits">
               {formatCredits(-charged)} charged

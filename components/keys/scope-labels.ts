@@ -8,6 +8,7 @@ export const scopeDescriptions: Record<Scope, string> = {
   "telemetry:read": "Read job telemetry events",
   "credits:read": "Read credit balance, history and usage",
   "webhooks:manage": "Manage webhook endpoints and see their deliveries",
+  "nodes:manage": "Add, rotate and revoke your own execution nodes",
 };
 
 export const defaultScopes: Scope[] = ["services:execute", "jobs:read"];

@@ -16,6 +16,8 @@ import { CodePanel } from "./code-panel";
 import { InputEditor } from "./input-editor";
 import { fieldsOf, type InputIssue, type InputValues, type JsonSchema } from "./input-schema";
 import { ProfileNameField, profileNameProblem } from "./profile-name-field";
+import type { Placement } from "@/components/data/types";
+import { PlacementField } from "./placement-field";
 import { RunBar, RunBlockedAlert } from "./run-controls";
 import { usePlaygroundInput, type InputView } from "./use-playground-input";
 
@@ -23,6 +25,8 @@ export interface PlaygroundProps {
   serviceId: string;
   inputSchema: JsonSchema;
   creditCost: number;
+  /** What a job placed on the developer's own nodes costs (CONTRACT §12). */
+  ownNodeCreditCost?: number;
   balance: number;
   /** Why Run is impossible (the service is disabled), or null. */
   blockedReason: string | null;
@@ -50,6 +54,7 @@ export function Playground({
   serviceId,
   inputSchema,
   creditCost,
+  ownNodeCreditCost = creditCost,
   balance,
   blockedReason,
   initialInput,
@@ -65,9 +70,11 @@ export function Playground({
   // One key per intent: kept across retries and double clicks, renewed once a Run has created its job.
   const [idempotencyKey, setIdempotencyKey] = React.useState(newIdempotencyKey);
   const run = useRunService(serviceId);
+  const [placement, setPlacement] = React.useState<Placement>("any");
+  const cost = placement === "own" ? ownNodeCreditCost : creditCost;
   const input = usePlaygroundInput({ inputSchema, initialInput, exampleInput, onEdit: run.reset });
 
-  const shortOfCredits = balance < creditCost;
+  const shortOfCredits = balance < cost;
   const busy = run.isPending || run.isSuccess;
   const canRun = !blockedReason && !shortOfCredits && !busy;
   const profileNameError =
@@ -78,7 +85,12 @@ export function Playground({
     if (!canRun || !input.isValid) return;
     if (needsProfile && profileNameProblem(profileName)) return;
     run.mutate(
-      { input: input.values, idempotencyKey, newProfileName: needsProfile ? profileName.trim() : undefined },
+      {
+        input: input.values,
+        idempotencyKey,
+        newProfileName: needsProfile ? profileName.trim() : undefined,
+        placement,
+      },
       {
         onSuccess: (job) => {
           setIdempotencyKey(newIdempotencyKey());
@@ -135,7 +147,7 @@ export function Playground({
               }
             }}
           >
-            <RunBlockedAlert blockedReason={blockedReason} creditCost={creditCost} balance={balance} />
+            <RunBlockedAlert blockedReason={blockedReason} creditCost={cost} balance={balance} />
             <InputEditor input={input} fields={fields} disabled={busy} />
             {failure && <ErrorState title="The job was not created" error={failure} />}
             {needsProfile && !blockedReason && (
@@ -146,13 +158,19 @@ export function Playground({
                 onChange={setProfileName}
               />
             )}
+            <PlacementField
+              value={placement}
+              ownNodeCreditCost={ownNodeCreditCost}
+              disabled={busy}
+              onChange={setPlacement}
+            />
             <RunBar
               canRun={canRun}
               isBlocked={Boolean(blockedReason) || shortOfCredits}
               busy={busy}
-              creditCost={creditCost}
+              creditCost={cost}
               balance={balance}
-              lowBalance={shortOfCredits ? null : runsLeftWarning(balance, creditCost)}
+              lowBalance={shortOfCredits ? null : runsLeftWarning(balance, cost)}
               status={status}
             />
           </form>

@@ -2,7 +2,7 @@
 // route handlers' responses, generate the OpenAPI document, and the SDK's types are checked against them
 // (tests/client/types-match-server.ts). Below the domain: imports only zod, the vocabularies and the limits.
 import { z } from "zod";
-import { creditLimitResets, scopes } from "@/lib/contract/vocabulary";
+import { creditLimitResets, nodeStates, placements, scopes } from "@/lib/contract/vocabulary";
 import {
   eventTypes,
   failureCategories,
@@ -201,16 +201,33 @@ export const ExecutionService = z
     name: z.string(),
     description: z.string(),
     creditCost: z.number().int().min(0),
+    ownNodeCreditCost: z.number().int().min(0).meta({
+      description:
+        "What a job with placement `own` is charged: ceil(creditCost × OWN_NODE_CREDIT_SHARE) (CONTRACT §12); a job with `any` that completes on the developer's own node is refunded down to it",
+    }),
     status: z.enum(serviceStatuses),
     inputSchema: z.record(z.string(), z.unknown()),
   })
   .meta({ id: "ExecutionService" });
 
-export const ExecuteRequest = z.object({ input: z.record(z.string(), z.unknown()) }).strict();
+export const Placement = z.enum(placements).meta({
+  id: "Placement",
+  description:
+    "Where the job may run: `own` only the developer's own live nodes (none within the routing timeout → failed, category routing, refunded), `network` only nodes no developer owns, `any` both (default)",
+});
+export const ExecuteRequest = z
+  .object({ input: z.record(z.string(), z.unknown()), placement: Placement.optional() })
+  .strict();
 export const CreateJobRequest = z
   .object({
     type: z.literal("developer_job"),
-    payload: z.object({ serviceId: z.string().min(1).max(100), input: z.record(z.string(), z.unknown()) }).strict(),
+    payload: z
+      .object({
+        serviceId: z.string().min(1).max(100),
+        input: z.record(z.string(), z.unknown()),
+        placement: Placement.optional(),
+      })
+      .strict(),
   })
   .strict();
 export const IdempotencyKeyHeader = z
@@ -230,7 +247,11 @@ export const ExecutionJob = z
     status: JobStatus,
     progress: z.number().int().min(0).max(100),
     input: z.record(z.string(), z.unknown()),
-    creditCost: z.number().int(),
+    creditCost: z.number().int().meta({
+      description:
+        "Credits charged for the job (after the own-node refund of a job with placement `any` that completed on the developer's own node)",
+    }),
+    placement: Placement,
     attempt: z.number().int().min(0),
     maxAttempts: z.number().int(),
     assignedNode: z
@@ -407,6 +428,55 @@ export const Health = z
   })
   .meta({ id: "Health" });
 
+// ── Nodes you own (CONTRACT §12) ──────────────────────────────────────────────────────────────────
+export const NodeState = z.enum(nodeStates).meta({
+  id: "NodeState",
+  description:
+    "`pending` until the node first registers or heart-beats; `lost` once its heartbeats stopped for a lease",
+});
+export const CreateNodeRequest = z
+  .object({
+    name: z.string().trim().min(1).max(80),
+    region: z.string().trim().min(1).max(40).optional(),
+    serviceIds: z
+      .array(z.string().min(1).max(100))
+      .min(1)
+      .max(100)
+      .transform((ids) => [...new Set(ids)]),
+    concurrency: z.number().int().min(1).max(64).optional(),
+  })
+  .strict();
+export const Node = z
+  .object({
+    nodeId: z.string(),
+    name: z.string(),
+    region: z.string(),
+    serviceIds: z.array(z.string()),
+    concurrency: z.number().int(),
+    state: NodeState,
+    lastHeartbeatAt: nullableIso,
+    runningJobs: z.number().int().min(0),
+    createdAt: isoTime,
+    revokedAt: nullableIso,
+  })
+  .meta({ id: "Node" });
+export const NodeWithToken = Node.extend({
+  token: z.string().meta({ description: "The node token (`node_…`): returned only here and on rotation" }),
+}).meta({ id: "NodeWithToken" });
+export const NodeList = z.object({ data: z.array(Node) }).meta({ id: "NodeList" });
+/** The dashboard's Nodes page: the developer's own nodes with their last day, then the network's. */
+export const OwnNodeActivity = Node.extend({
+  completedLast24h: z.number().int().min(0),
+  failedLast24h: z.number().int().min(0),
+  medianRunMsByService: z.array(
+    z.object({ serviceId: z.string(), jobs: z.number().int().min(0), medianRunMs: z.number().int().min(0) }),
+  ),
+}).meta({ id: "OwnNodeActivity" });
+export const NetworkNode = Node.omit({ revokedAt: true, createdAt: true }).meta({ id: "NetworkNode" });
+export const NodesOverview = z
+  .object({ own: z.array(OwnNodeActivity), network: z.array(NetworkNode) })
+  .meta({ id: "NodesOverview" });
+
 // ── Wire types: what the domain's mappers return (a mapper that drifts from its schema does not compile) ──
 export type Pagination = z.output<typeof Pagination>;
 export type JobResult = z.output<typeof JobResult>;
@@ -428,6 +498,11 @@ export type TopUpConfig = z.output<typeof TopUpConfig>;
 export type TopUp = z.output<typeof TopUp>;
 export type TopUpPage = z.output<typeof TopUpPage>;
 export type UsageSummary = z.output<typeof UsageSummary>;
+export type Node = z.output<typeof Node>;
+export type NodeWithToken = z.output<typeof NodeWithToken>;
+export type OwnNodeActivity = z.output<typeof OwnNodeActivity>;
+export type NetworkNode = z.output<typeof NetworkNode>;
+export type NodesOverview = z.output<typeof NodesOverview>;
 
 // ── Webhooks (CONTRACT §8) ────────────────────────────────────────────────────────────────────────
 export const WebhookEventType = z.enum(webhookEventTypes).meta({ id: "WebhookEventType" });

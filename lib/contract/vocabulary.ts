@@ -53,6 +53,7 @@ export const scopes = [
   "telemetry:read",
   "credits:read",
   "webhooks:manage",
+  "nodes:manage",
 ] as const;
 export type Scope = (typeof scopes)[number];
 
@@ -69,3 +70,11 @@ export type WebhookEventType = (typeof webhookEventTypes)[number];
 /** When a key's credit limit starts afresh (CONTRACT §11): at 00:00 UTC; weeks start on Monday. */
 export const creditLimitResets = ["daily", "weekly", "monthly"] as const;
 export type CreditLimitReset = (typeof creditLimitResets)[number];
+
+/** Where a job may run (CONTRACT §12): the developer's own nodes, the network's (nodes no developer owns), or either. */
+export const placements = ["any", "own", "network"] as const;
+export type Placement = (typeof placements)[number];
+
+/** A node as its owner sees it (CONTRACT §12): derived from its heartbeat, drain and revocation. */
+export const nodeStates = ["pending", "live", "draining", "lost", "revoked"] as const;
+export type NodeState = (typeof nodeStates)[number];

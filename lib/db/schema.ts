@@ -7,6 +7,7 @@ import {
   jobStatuses,
   ledgerEntryTypes,
   logLevels,
+  placements,
   logSources,
   scopes,
   serviceStatuses,
@@ -256,23 +257,35 @@ export const services = pgTable("services", {
   updatedAt: ts("updated_at").notNull().defaultNow(),
 });
 
-export const nodes = pgTable("nodes", {
-  id: uuid("id").primaryKey().defaultRandom(),
-  name: text("name").notNull(),
-  region: text("region").notNull().default("local"),
-  tokenHash: text("token_hash").notNull().unique(),
-  serviceIds: text("service_ids")
-    .array()
-    .notNull()
-    .default(sql`'{}'::text[]`),
-  concurrency: integer("concurrency").notNull().default(1),
-  embedded: boolean("embedded").notNull().default(false),
-  lastHeartbeatAt: ts("last_heartbeat_at"),
-  /** Set when the node announced a graceful shutdown; it claims nothing more. */
-  drainingAt: ts("draining_at"),
-  revokedAt: ts("revoked_at"),
-  createdAt: createdAt(),
-});
+export const nodes = pgTable(
+  "nodes",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    /** The developer who added the node (CONTRACT §12); null: the network's own (operator or embedded). */
+    ownerAccountId: uuid("owner_account_id").references(() => accounts.id),
+    /**
+     * What the owner declared the node runs (services, jobs at once). What it offers when it registers is
+     * narrowed to these (service_ids / concurrency are what claims use); null for the network's nodes.
+     */
+    declaredServiceIds: text("declared_service_ids").array(),
+    declaredConcurrency: integer("declared_concurrency"),
+    name: text("name").notNull(),
+    region: text("region").notNull().default("local"),
+    tokenHash: text("token_hash").notNull().unique(),
+    serviceIds: text("service_ids")
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    concurrency: integer("concurrency").notNull().default(1),
+    embedded: boolean("embedded").notNull().default(false),
+    lastHeartbeatAt: ts("last_heartbeat_at"),
+    /** Set when the node announced a graceful shutdown; it claims nothing more. */
+    drainingAt: ts("draining_at"),
+    revokedAt: ts("revoked_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("nodes_owner_idx").on(t.ownerAccountId, t.createdAt)],
+);
 
 export const jobs = pgTable(
   "jobs",
@@ -290,6 +303,8 @@ export const jobs = pgTable(
     progress: integer("progress").notNull().default(0),
     input: jsonb("input").$type<Record<string, unknown>>().notNull(),
     creditCost: integer("credit_cost").notNull(),
+    /** Where the job may run (CONTRACT §12); claims filter on it with the node's owner. */
+    placement: text("placement", { enum: placements }).notNull().default("any"),
     attempt: integer("attempt").notNull().default(0),
     maxAttempts: integer("max_attempts").notNull(),
     timeoutMs: integer("timeout_ms").notNull(),

@@ -7,9 +7,11 @@ import type { Tx } from "@/lib/db/database";
 import { idempotencyKeys } from "@/lib/db/schema";
 import { DomainError } from "./errors";
 
-export function requestFingerprint(serviceId: string, input: unknown): string {
+export function requestFingerprint(serviceId: string, input: unknown, placement = "any"): string {
+  // The default placement leaves the fingerprint as it was before placements existed (keys stored then still match).
+  const request = placement === "any" ? { serviceId, input } : { serviceId, input, placement };
   return createHash("sha256")
-    .update(canonicalize({ serviceId, input }) ?? "")
+    .update(canonicalize(request) ?? "")
     .digest("hex");
 }
 

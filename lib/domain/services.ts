@@ -3,6 +3,7 @@ import { asc, eq } from "drizzle-orm";
 import type { Tx } from "@/lib/db/database";
 import { services } from "@/lib/db/schema";
 import { db } from "./database";
+import { ownNodeCreditCost } from "./own-node-price";
 import type { ExecutionService } from "@/lib/contract/schemas";
 
 export type ServiceRow = typeof services.$inferSelect;
@@ -13,6 +14,7 @@ export function toExecutionService(row: ServiceRow): ExecutionService {
     name: row.name,
     description: row.description,
     creditCost: row.creditCost,
+    ownNodeCreditCost: ownNodeCreditCost(row.creditCost),
     status: row.status,
     inputSchema: row.inputSchema as Record<string, unknown>,
   };

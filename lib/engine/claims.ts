@@ -22,10 +22,17 @@ const claimNode = sql.placeholder("claimNodeId");
 const claimSelf = sql`${nodes.id} = ${claimNode} and ${nodes.drainingAt} is null and ${nodes.revokedAt} is null`;
 const claimBusy = sql`(select count(*) from ${jobs} held where held.assigned_node_id = ${claimNode} and held.status in (${heldStatusList}))`;
 const claimFree = sql`greatest(0, least(${sql.placeholder("claimMax")}::int, coalesce((select ${nodes.concurrency} from ${nodes} where ${claimSelf}), 0) - ${claimBusy}))`;
+// Who may run what (CONTRACT §12): a developer's node only its owner's jobs, whatever their placement, and
+// never one asking for the network; the network's nodes everything but jobs asking for their owner's nodes.
+const claimPlacement = sql`exists (
+      select 1 from ${nodes} claimer where claimer.id = ${claimNode}
+        and case when claimer.owner_account_id is null then eligible.placement <> 'own'
+                 else claimer.owner_account_id = eligible.account_id and eligible.placement <> 'network' end)`;
 const claimCandidates = sql`array(
     select eligible.id from ${jobs} eligible
     where eligible.status = 'routing'
       and eligible.service_id = any(coalesce((select ${nodes.serviceIds} from ${nodes} where ${claimSelf}), '{}'::text[]))
+      and ${claimPlacement}
     order by eligible.created_at
     limit ${claimFree}
     for update skip locked)`;

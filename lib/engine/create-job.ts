@@ -75,6 +75,7 @@ export async function createJob(d: Db, job: NewJob): Promise<ExecutionJob> {
       serviceId: row.serviceId,
       input: JSON.stringify(row.input),
       creditCost: row.creditCost,
+      placement: row.placement,
       maxAttempts: row.maxAttempts,
       timeoutMs: row.timeoutMs,
       ...appendedLogValues([...job.created.events, ...job.routed.events], job.created.logs),
@@ -157,9 +158,9 @@ function creationStatement(inline: boolean, remembered: boolean, keyed: boolean)
     ),
     job as (
       insert into ${jobs} (id, workflow_run_id, account_id, api_key_id, service_id, status, input, credit_cost,
-                           max_attempts, timeout_ms, routing_started_at, event_seq, log_seq, charged_at)
+                           placement, max_attempts, timeout_ms, routing_started_at, event_seq, log_seq, charged_at)
       select ${p("id")}::uuid, ${p("workflowRunId")}::uuid, ${p("accountId")}::uuid, ${p("apiKeyId")}::uuid, ${p("serviceId")}::text, 'routing',
-             ${p("input")}::jsonb, ${p("creditCost")}::int, ${p("maxAttempts")}::int, ${p("timeoutMs")}::int, now(),
+             ${p("input")}::jsonb, ${p("creditCost")}::int, ${p("placement")}::text, ${p("maxAttempts")}::int, ${p("timeoutMs")}::int, now(),
              ${p("eventCount")}::int, ${p("logCount")}::int, ${keyed ? at : sql`null`}
       from allowed
       returning *

@@ -16,6 +16,7 @@ export function toExecutionJob(row: JobRow, node: NodeInfo): ExecutionJob {
     progress: row.progress,
     input: row.input,
     creditCost: row.creditCost,
+    placement: row.placement,
     attempt: row.attempt,
     maxAttempts: row.maxAttempts,
     assignedNode:
@@ -43,7 +44,8 @@ export function executionJobSql(job: SQL, node: SQL, status: SQL): SQL {
   const c = (column: string) => sql`${job}.${sql.raw(column)}`;
   return sql`json_build_object(
     'jobId', ${c("id")}, 'workflowRunId', ${c("workflow_run_id")}, 'serviceId', ${c("service_id")}, 'status', ${status},
-    'progress', ${c("progress")}, 'input', ${c("input")}, 'creditCost', ${c("credit_cost")}, 'attempt', ${c("attempt")},
+    'progress', ${c("progress")}, 'input', ${c("input")}, 'creditCost', ${c("credit_cost")}, 'placement', ${c("placement")},
+    'attempt', ${c("attempt")},
     'maxAttempts', ${c("max_attempts")},
     'assignedNode', case when ${c("assigned_node_id")} is not null and ${c("assigned_at")} is not null and ${node}.id is not null
       then json_build_object('nodeId', ${c("assigned_node_id")}, 'name', ${node}.name, 'region', ${node}.region,

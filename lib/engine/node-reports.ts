@@ -9,10 +9,11 @@ import { DomainError } from "@/lib/domain/errors";
 import { isUuid } from "@/lib/domain/ids";
 import { env } from "@/lib/env";
 import type { ExecutionFailure, ProgressReport } from "@/lib/contract/node-protocol";
-import { applyJobChangeAtOnce } from "./apply-change";
+import { applyJobChange, applyJobChangeAtOnce } from "./apply-change";
 import { leaseMs, started, type NodeRow } from "./attempts";
 import { Computed, type JobChange, type JobRow } from "./job-change";
 import { heldStatuses, nextProgress, stopOutcome } from "./job-machine";
+import { ownNodeDiscount, refundOwnNodeDiscount } from "./own-node-refund";
 import { applyStopOutcome } from "./stop-outcomes";
 
 /**
@@ -95,7 +96,7 @@ export function completeExecution(
   result: { summary: string; output: Record<string, unknown> },
   report: ProgressReport = {},
 ) {
-  return changeOrRefuse(jobId, {
+  const change: JobChange = {
     to: "completed",
     attempt,
     nodeId: node.id,
@@ -109,7 +110,22 @@ export function completeExecution(
       ...reportedLogs(node, report),
       { level: "info", source: "node", message: `Completed: ${result.summary}`, nodeId: node.id },
     ],
-  });
+  };
+  // A developer's node runs only its owner's jobs: one that could run anywhere costs the own-node price.
+  if (node.ownerAccountId !== null) {
+    return reportOrRefuse(jobId, async (tx) => {
+      const [job] = await tx.select().from(jobs).where(eq(jobs.id, jobId)).for("update");
+      const discount = job && job.accountId === node.ownerAccountId ? ownNodeDiscount(job) : 0;
+      if (!job || discount === 0) return applyJobChange(tx, jobId, change);
+      const row = await applyJobChange(tx, jobId, {
+        ...change,
+        set: { ...change.set, creditCost: job.creditCost - discount },
+      });
+      if (row) await refundOwnNodeDiscount(tx, row, discount);
+      return row;
+    });
+  }
+  return changeOrRefuse(jobId, change);
 }
 
 /** Exponential backoff with full jitter: base · 2^(attempt-1), jittered into [50%, 100%]. */

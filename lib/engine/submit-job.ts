@@ -8,7 +8,9 @@ import { db } from "@/lib/domain/database";
 import { DomainError, issuesOf } from "@/lib/domain/errors";
 import { findReplay, isUniqueViolation, requestFingerprint, type StoredResponse } from "@/lib/domain/idempotency";
 import { findService, type ServiceRow } from "@/lib/domain/services";
+import { ownNodeCreditCost } from "@/lib/domain/own-node-price";
 import type { ExecutionJob } from "@/lib/contract/schemas";
+import type { Placement } from "@/lib/contract/vocabulary";
 import { createJob, type NewJob } from "./create-job";
 import type { EventInput, LogInput } from "./job-change";
 
@@ -17,6 +19,8 @@ export interface Submission {
   apiKeyId: string | null;
   serviceId: string;
   input: Record<string, unknown>;
+  /** Where the job may run (CONTRACT §12); default "any". */
+  placement?: Placement;
   idempotencyKey?: string;
 }
 
@@ -57,7 +61,9 @@ async function checkSubmission(d: Db, submission: Submission, fingerprint: strin
   const config = env();
   const id = randomUUID();
   const workflowRunId = randomUUID();
-  const { creditCost } = service;
+  const placement = submission.placement ?? "any";
+  // A job only the developer's own nodes may run costs their share of the price from the start.
+  const creditCost = placement === "own" ? ownNodeCreditCost(service.creditCost) : service.creditCost;
   const maxAttempts = config.JOB_MAX_ATTEMPTS;
   const created = {
     events: [
@@ -79,6 +85,7 @@ async function checkSubmission(d: Db, submission: Submission, fingerprint: strin
       progress: 0,
       input: parsed.data,
       creditCost,
+      placement,
       attempt: 0,
       maxAttempts,
       timeoutMs: config.JOB_TIMEOUT_MS,
@@ -109,7 +116,9 @@ export async function submitJob(submission: Submission): Promise<SubmissionOutco
   const d = await db();
   const { accountId, idempotencyKey } = submission;
   // Only a keyed request is compared with an earlier one (canonical JSON and a digest of the whole input).
-  const fingerprint = idempotencyKey ? requestFingerprint(submission.serviceId, submission.input) : undefined;
+  const fingerprint = idempotencyKey
+    ? requestFingerprint(submission.serviceId, submission.input, submission.placement ?? "any")
+    : undefined;
   const replay = async (): Promise<SubmissionOutcome | undefined> => {
     if (!idempotencyKey || !fingerprint) return undefined;
     const stored = await findReplay(d, accountId, idempotencyKey, fingerprint);

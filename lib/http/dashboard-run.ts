@@ -1,6 +1,12 @@
 // The dashboard's Run: the browser never holds an API key, so the server submits through the execution
 // API (EXECUTION_API_URL) with the developer's dashboard key, using our own client library.
-import { ExecutionApiError, ExecutionClient, isApiError, type ExecutionJob } from "@execution-network/client";
+import {
+  ExecutionApiError,
+  ExecutionClient,
+  isApiError,
+  type ExecutionJob,
+  type Placement,
+} from "@execution-network/client";
 import { dashboardKeyFor } from "@/lib/domain/dashboard-keys";
 import { DomainError, errorCodes, type ErrorCode } from "@/lib/domain/errors";
 import { executionApiUrl } from "@/lib/env";
@@ -11,6 +17,7 @@ export interface DashboardRun {
   accountId: string;
   serviceId: string;
   input: Record<string, unknown>;
+  placement?: Placement;
   idempotencyKey: string;
   log: Logger;
 }
@@ -51,6 +58,7 @@ export async function runAsDashboard({
   accountId,
   serviceId,
   input,
+  placement,
   idempotencyKey,
   log,
 }: DashboardRun): Promise<ExecutionJob> {
@@ -63,7 +71,7 @@ export async function runAsDashboard({
       maxRetries: 1,
     });
     try {
-      const job = await client.execute(serviceId, input, { idempotencyKey });
+      const job = await client.execute(serviceId, input, { idempotencyKey, placement });
       log.info("dashboard run", { jobId: job.jobId, serviceId, keyId: key.keyId });
       return job;
     } catch (error) {

@@ -17,6 +17,8 @@ export const statusOfCode: Record<ErrorCode, number> = {
   JOB_NOT_FOUND: 404,
   KEY_NOT_FOUND: 404,
   PROFILE_NOT_FOUND: 404,
+  /** A developer's node (CONTRACT §12): absent, or another developer's. */
+  NODE_NOT_FOUND: 404,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   IDEMPOTENCY_CONFLICT: 409,
@@ -24,6 +26,8 @@ export const statusOfCode: Record<ErrorCode, number> = {
   PROFILE_EXISTS: 409,
   LIMIT_REACHED: 409,
   KEY_REVOKED: 409,
+  /** Rotating the token of a revoked node. */
+  NODE_REVOKED: 409,
   KEY_MANAGED: 409,
   JOB_FINAL: 409,
   LEASE_LOST: 409,

@@ -2,6 +2,7 @@
 // 202 + Location, replay headers.
 import { submitJob } from "@/lib/engine/submit-job";
 import { IdempotencyKeyHeader, type ExecutionJob } from "@/lib/contract/schemas";
+import type { Placement } from "@/lib/contract/vocabulary";
 import type { KeyPrincipal } from "./guards";
 import { parseOr400 } from "./body";
 
@@ -18,12 +19,14 @@ export async function submitAndRespond(
   serviceId: string,
   input: Record<string, unknown>,
   idempotencyKey: string | undefined,
+  placement?: Placement,
 ): Promise<Response> {
   const { response, replayed } = await submitJob({
     accountId: principal.accountId,
     apiKeyId: principal.keyId,
     serviceId,
     input,
+    placement,
     idempotencyKey,
   });
   return json(response.body, {

@@ -75,6 +75,7 @@ export function declareRoute<
 
 const jobIdParam = z.object({ jobId: z.string().meta({ description: "Job id (UUID)" }) });
 const keyIdParam = z.object({ keyId: z.string() });
+const nodeIdParam = z.object({ nodeId: z.string().meta({ description: "Node id (UUID)" }) });
 const endpointIdParam = z.object({ endpointId: z.string().meta({ description: "Webhook endpoint id (UUID)" }) });
 const idempotencyHeaders = z.object({ "Idempotency-Key": s.IdempotencyKeyHeader.optional() });
 const submissionErrors = [400, 401, 402, 403, 404, 409, 413, 415, 422, 429];
@@ -447,6 +448,74 @@ export const routes = {
     params: jobIdParam,
     response: { status: 200, schema: z.array(s.WebhookDelivery) },
     errors: [401, 403, 404],
+  }),
+
+  // ── Nodes you own (CONTRACT §12) ──
+  createNode: declareRoute({
+    method: "post",
+    path: "/api/developers/nodes",
+    summary:
+      "Add a node of your own (at most 20); its token (returned once) authenticates the node protocol, /api/nodes/*. Start it with `npm run node -- --url <api> --token <token>`",
+    tags: ["Nodes you own"],
+    credential: "either",
+    scope: "nodes:manage",
+    body: { schema: s.CreateNodeRequest },
+    response: { status: 201, schema: s.NodeWithToken },
+    errors: [400, 401, 403, 404, 409, 415],
+  }),
+  listNodes: declareRoute({
+    method: "get",
+    path: "/api/developers/nodes",
+    summary: "Your nodes, newest first (revoked ones included)",
+    tags: ["Nodes you own"],
+    credential: "either",
+    scope: "nodes:manage",
+    response: { status: 200, schema: s.NodeList },
+    errors: [401, 403],
+  }),
+  getNode: declareRoute({
+    method: "get",
+    path: "/api/developers/nodes/{nodeId}",
+    summary: "Read one of your nodes (another developer's node is 404 NODE_NOT_FOUND)",
+    tags: ["Nodes you own"],
+    credential: "either",
+    scope: "nodes:manage",
+    params: nodeIdParam,
+    response: { status: 200, schema: s.Node },
+    errors: [401, 403, 404],
+  }),
+  rotateNodeToken: declareRoute({
+    method: "post",
+    path: "/api/developers/nodes/{nodeId}/rotate-token",
+    summary: "A new node token (returned once); the old one fails at once. A revoked node: 409 NODE_REVOKED",
+    tags: ["Nodes you own"],
+    credential: "either",
+    scope: "nodes:manage",
+    params: nodeIdParam,
+    response: { status: 200, schema: s.NodeWithToken },
+    errors: [401, 403, 404, 409],
+  }),
+  revokeNode: declareRoute({
+    method: "delete",
+    path: "/api/developers/nodes/{nodeId}",
+    summary:
+      "Revoke a node (idempotent): its token fails at once, and the jobs it was running are routed again as a new attempt, not charged again",
+    tags: ["Nodes you own"],
+    credential: "either",
+    scope: "nodes:manage",
+    params: nodeIdParam,
+    response: { status: 200, schema: s.Node },
+    errors: [401, 403, 404],
+  }),
+  nodesOverview: declareRoute({
+    method: "get",
+    path: "/api/dashboard/nodes",
+    summary:
+      "Dashboard: your nodes with their last 24 hours (completed, failed, median run per service), then the network's recently seen nodes",
+    tags: ["Dashboard"],
+    credential: "session",
+    response: { status: 200, schema: s.NodesOverview },
+    errors: [401],
   }),
 
   // ── Credits and usage ──

@@ -1,11 +1,11 @@
 // The coordinator side of the execution network: node identity and liveness. What nodes do with jobs
 // (claims, reports, leases) is the engine's (lib/engine/claims.ts, node-reports.ts); so is every job write.
-import { createHash, randomBytes } from "node:crypto";
 import { and, count, eq, gt, isNull, sql } from "drizzle-orm";
 import { preparedPerDatabase } from "@/lib/db/client";
 import { nodes } from "@/lib/db/schema";
 import { DomainError } from "@/lib/domain/errors";
 import { db } from "@/lib/domain/database";
+import { hashNodeToken, newNodeToken, offerOf } from "@/lib/domain/node-identity";
 import { leaseMs, type NodeRow } from "@/lib/engine/attempts";
 import { loseHeldJobs } from "@/lib/engine/lost-jobs";
 import { renewLeases } from "@/lib/engine/node-reports";
@@ -13,14 +13,14 @@ import type { NodeRegistration } from "@/lib/contract/node-protocol";
 
 export type { NodeRow };
 
-const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
+const hashToken = hashNodeToken;
 const liveSince = () => sql`now() - make_interval(secs => ${leaseMs() / 1000})`;
 
 // ── Identity ───────────────────────────────────────────────────────────────────────────────────────
 
 /** Issues a node credential (operator command). The token is shown once; only its hash is kept. */
 export async function issueNodeToken(name: string, options: { region?: string; embedded?: boolean } = {}) {
-  const token = `node_${randomBytes(32).toString("base64url")}`;
+  const token = newNodeToken();
   const [row] = await (
     await db()
   )
@@ -37,7 +37,7 @@ export async function issueNodeToken(name: string, options: { region?: string; e
 
 /** Gives an embedded node a stable identity per server instance and slot, with a fresh token each boot. */
 export async function ensureEmbeddedNode(name: string) {
-  const token = `node_${randomBytes(32).toString("base64url")}`;
+  const token = newNodeToken();
   const d = await db();
   const [existing] = await d
     .select()
@@ -74,7 +74,7 @@ export async function registerNode(node: NodeRow, registration: NodeRegistration
   await d.transaction(async (tx) => {
     await tx
       .update(nodes)
-      .set({ ...registration, lastHeartbeatAt: sql`now()`, drainingAt: null })
+      .set({ ...offerOf(node, registration), lastHeartbeatAt: sql`now()`, drainingAt: null })
       .where(eq(nodes.id, node.id));
     await loseHeldJobs(tx, node.id, "node restarted");
   });

@@ -30,6 +30,11 @@ export const typesMatchServer = {
   Scope: true satisfies Equals<Wire<typeof server.Scope>, sdk.Scope>,
   WebhookEventType: true satisfies Equals<Wire<typeof server.WebhookEventType>, sdk.WebhookEventType>,
   WebhookEvent: true satisfies Equals<Wire<typeof server.WebhookEvent>, sdk.WebhookEvent>,
+  Placement: true satisfies Equals<Wire<typeof server.Placement>, sdk.Placement>,
+  Node: true satisfies Equals<Wire<typeof server.Node>, sdk.Node>,
+  NodeWithToken: true satisfies Equals<Wire<typeof server.NodeWithToken>, sdk.NodeWithToken>,
+  NodeList: true satisfies Equals<Wire<typeof server.NodeList>, sdk.NodeList>,
+  CreateNodeParams: true satisfies Equals<z.input<typeof server.CreateNodeRequest>, sdk.CreateNodeParams>,
   // Request bodies the SDK sends must be what the server parses.
   ExecuteRequest: true satisfies Equals<z.input<typeof server.ExecuteRequest>, sdk.ExecuteRequest>,
   CreateJobRequest: true satisfies Equals<z.input<typeof server.CreateJobRequest>, sdk.CreateJobParams>,

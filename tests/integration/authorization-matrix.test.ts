@@ -29,6 +29,7 @@ const situations = [
   "only telemetry:read",
   "only credits:read",
   "only webhooks:manage",
+  "only nodes:manage",
   // Someone else: another developer's every-scope key; an execution node's token
   "other developer's key",
   "node token",
@@ -54,6 +55,7 @@ const O = "403 FORBIDDEN_ORIGIN";
 const JOB = "404 JOB_NOT_FOUND";
 const KEY = "404 KEY_NOT_FOUND";
 const NF = "404 NOT_FOUND";
+const NODE = "404 NODE_NOT_FOUND";
 const HELD = "409 LEASE_LOST";
 const EXISTS = "409 PROFILE_EXISTS";
 const every = (outcome: string) => situations.map(() => outcome) as unknown as Cells;
@@ -70,6 +72,9 @@ interface Fixtures {
   /** Keys of Alice's that the revoke and the rotate rows may act on (both repeatable). */
   keyToRevoke: string;
   keyToRotate: string;
+  /** Nodes of Alice's for the rotate and the revoke rows (both repeatable while not revoked / at all). */
+  nodeToRotate: string;
+  nodeToRevoke: string;
 }
 interface Request {
   method: string;
@@ -135,7 +140,7 @@ const send =
   async (f) => ({ method, path: typeof path === "string" ? path : await path(f), body, headers: headers?.() });
 
 // ── The matrix ──
-// Columns: none malf unkn revk expd rotd | sv:r sv:x jb:r tl:r cr:r wh:m | othK node | sess noOr frOr tamp out othS
+// Columns: none malf unkn revk expd rotd | sv:r sv:x jb:r tl:r cr:r wh:m nd:m | othK node | sess noOr frOr tamp out othS
 const matrix: Record<string, Row> = {
   // Public: every caller gets the same answer.
   "GET /api/auth/nonce": row(get("/api/auth/nonce"), every("200")),
@@ -147,7 +152,7 @@ const matrix: Record<string, Row> = {
   // Sign-in: no credential, but only from the app's own Origin (a forged signature then fails with 401).
   "POST /api/auth/verify": row(
     () => forgedSignIn(baseUrl),
-    [O, O, O, O, O, O, /**/ O, O, O, O, O, O, /**/ O, O, /**/ U, O, O, U, U, U],
+    [O, O, O, O, O, O, /**/ O, O, O, O, O, O, O, /**/ O, O, /**/ U, O, O, U, U, U],
   ),
   "GET /api/auth/session": row(get("/api/auth/session"), [
     U,
@@ -157,6 +162,7 @@ const matrix: Record<string, Row> = {
     U,
     U,
     /**/ U,
+    U,
     U,
     U,
     U,
@@ -173,12 +179,12 @@ const matrix: Record<string, Row> = {
   ]),
   "POST /api/auth/logout": row(
     send("POST", "/api/auth/logout"),
-    [O, O, O, O, O, O, /**/ O, O, O, O, O, O, /**/ O, O, /**/ "204", O, O, "204", "204", "204"],
+    [O, O, O, O, O, O, /**/ O, O, O, O, O, O, O, /**/ O, O, /**/ "204", O, O, "204", "204", "204"],
     { endsSession: true },
   ),
   "POST /api/auth/logout-everywhere": row(
     send("POST", "/api/auth/logout-everywhere"),
-    [O, O, O, O, O, O, /**/ O, O, O, O, O, O, /**/ O, O, /**/ "204", O, O, U, U, "204"],
+    [O, O, O, O, O, O, /**/ O, O, O, O, O, O, O, /**/ O, O, /**/ "204", O, O, U, U, "204"],
     { endsSession: true },
   ),
 
@@ -191,6 +197,7 @@ const matrix: Record<string, Row> = {
     O,
     O,
     /**/ O,
+    O,
     O,
     O,
     O,
@@ -218,6 +225,7 @@ const matrix: Record<string, Row> = {
     U,
     U,
     U,
+    U,
     /**/ U,
     U,
     /**/ "200",
@@ -235,6 +243,7 @@ const matrix: Record<string, Row> = {
     O,
     O,
     /**/ O,
+    O,
     O,
     O,
     O,
@@ -262,6 +271,7 @@ const matrix: Record<string, Row> = {
     O,
     O,
     O,
+    O,
     /**/ O,
     O,
     /**/ "201",
@@ -284,6 +294,7 @@ const matrix: Record<string, Row> = {
     U,
     U,
     U,
+    U,
     /**/ U,
     U,
     /**/ "200",
@@ -295,34 +306,34 @@ const matrix: Record<string, Row> = {
   ]),
   "DELETE /api/developers/keys/{keyId}": row(
     send("DELETE", (f) => `/api/developers/keys/${f.keyToRevoke}`),
-    [O, O, O, O, O, O, /**/ O, O, O, O, O, O, /**/ O, O, /**/ "200", O, O, U, U, KEY],
+    [O, O, O, O, O, O, /**/ O, O, O, O, O, O, O, /**/ O, O, /**/ "200", O, O, U, U, KEY],
   ),
   "PATCH /api/developers/keys/{keyId}": row(
     send("PATCH", (f) => `/api/developers/keys/${f.keyToRotate}`, { creditLimit: 50, creditLimitReset: "daily" }),
-    [O, O, O, O, O, O, /**/ O, O, O, O, O, O, /**/ O, O, /**/ "200", O, O, U, U, KEY],
+    [O, O, O, O, O, O, /**/ O, O, O, O, O, O, O, /**/ O, O, /**/ "200", O, O, U, U, KEY],
   ),
   "POST /api/developers/keys/{keyId}/rotate": row(
     send("POST", (f) => `/api/developers/keys/${f.keyToRotate}/rotate`, {}),
-    [O, O, O, O, O, O, /**/ O, O, O, O, O, O, /**/ O, O, /**/ "200", O, O, U, U, KEY],
+    [O, O, O, O, O, O, /**/ O, O, O, O, O, O, O, /**/ O, O, /**/ "200", O, O, U, U, KEY],
   ),
   "POST /api/dashboard/services/{serviceId}/run": row(
     send("POST", "/api/dashboard/services/token-count/run", executeBody, () => ({
       "idempotency-key": crypto.randomUUID(),
     })),
-    [O, O, O, O, O, O, /**/ O, O, O, O, O, O, /**/ O, O, /**/ "202", O, O, U, U, "202"],
+    [O, O, O, O, O, O, /**/ O, O, O, O, O, O, O, /**/ O, O, /**/ "202", O, O, U, U, "202"],
   ),
 
   // Execution: an API key with services:execute, nothing else.
   "POST /api/marketplace/services/{id}/execute": row(
     send("POST", "/api/marketplace/services/token-count/execute", executeBody),
-    [K, K, K, K, K, K, /**/ S, "202", S, S, S, S, /**/ "202", K, /**/ K, K, K, K, K, K],
+    [K, K, K, K, K, K, /**/ S, "202", S, S, S, S, S, /**/ "202", K, /**/ K, K, K, K, K, K],
   ),
   "POST /api/developers/jobs": row(
     send("POST", "/api/developers/jobs", {
       type: "developer_job",
       payload: { serviceId: "token-count", input: { text: "matrix" } },
     }),
-    [K, K, K, K, K, K, /**/ S, "202", S, S, S, S, /**/ "202", K, /**/ K, K, K, K, K, K],
+    [K, K, K, K, K, K, /**/ S, "202", S, S, S, S, S, /**/ "202", K, /**/ K, K, K, K, K, K],
   ),
 
   // Jobs: a key with the route's scope, or the session; another developer's job does not exist.
@@ -339,6 +350,7 @@ const matrix: Record<string, Row> = {
     S,
     S,
     S,
+    S,
     /**/ "200",
     K,
     /**/ "200",
@@ -350,27 +362,27 @@ const matrix: Record<string, Row> = {
   ]),
   "GET /api/developers/jobs/{jobId}": row(
     get((f) => `/api/developers/jobs/${f.jobId}`),
-    [K, K, K, K, K, K, /**/ S, S, "200", S, S, S, /**/ JOB, K, /**/ "200", "200", "200", K, K, JOB],
+    [K, K, K, K, K, K, /**/ S, S, "200", S, S, S, S, /**/ JOB, K, /**/ "200", "200", "200", K, K, JOB],
   ),
   "GET /api/developers/jobs/{jobId}/logs": row(
     get((f) => `/api/developers/jobs/${f.jobId}/logs`),
-    [K, K, K, K, K, K, /**/ S, S, "200", S, S, S, /**/ JOB, K, /**/ "200", "200", "200", K, K, JOB],
+    [K, K, K, K, K, K, /**/ S, S, "200", S, S, S, S, /**/ JOB, K, /**/ "200", "200", "200", K, K, JOB],
   ),
   "GET /api/developers/jobs/{jobId}/telemetry": row(
     get((f) => `/api/developers/jobs/${f.jobId}/telemetry`),
-    [K, K, K, K, K, K, /**/ S, S, S, "200", S, S, /**/ JOB, K, /**/ "200", "200", "200", K, K, JOB],
+    [K, K, K, K, K, K, /**/ S, S, S, "200", S, S, S, /**/ JOB, K, /**/ "200", "200", "200", K, K, JOB],
   ),
   "GET /api/developers/jobs/{jobId}/events": row(
     get((f) => `/api/developers/jobs/${f.jobId}/events`),
-    [K, K, K, K, K, K, /**/ S, S, S, "200", S, S, /**/ JOB, K, /**/ "200", "200", "200", K, K, JOB],
+    [K, K, K, K, K, K, /**/ S, S, S, "200", S, S, S, /**/ JOB, K, /**/ "200", "200", "200", K, K, JOB],
   ),
   "POST /api/developers/jobs/{jobId}/cancel": row(
     send("POST", (f) => freshQueuedJob(f).then((id) => `/api/developers/jobs/${id}/cancel`)),
-    [K, K, K, K, K, K, /**/ S, "200", S, S, S, S, /**/ JOB, K, /**/ "200", O, O, K, K, JOB],
+    [K, K, K, K, K, K, /**/ S, "200", S, S, S, S, S, /**/ JOB, K, /**/ "200", O, O, K, K, JOB],
   ),
   "GET /api/developers/jobs/{jobId}/webhook-deliveries": row(
     get((f) => `/api/developers/jobs/${f.jobId}/webhook-deliveries`),
-    [K, K, K, K, K, K, /**/ S, S, S, S, S, "200", /**/ JOB, K, /**/ "200", "200", "200", K, K, JOB],
+    [K, K, K, K, K, K, /**/ S, S, S, S, S, "200", S, /**/ JOB, K, /**/ "200", "200", "200", K, K, JOB],
   ),
 
   // Webhooks: webhooks:manage or the session; another developer's endpoint does not exist.
@@ -387,6 +399,7 @@ const matrix: Record<string, Row> = {
     S,
     S,
     "201",
+    S,
     /**/ "201",
     K,
     /**/ "201",
@@ -409,6 +422,7 @@ const matrix: Record<string, Row> = {
     S,
     S,
     "200",
+    S,
     /**/ "200",
     K,
     /**/ "200",
@@ -420,11 +434,11 @@ const matrix: Record<string, Row> = {
   ]),
   "GET /api/developers/webhooks/{endpointId}": row(
     get((f) => `/api/developers/webhooks/${f.endpointId}`),
-    [K, K, K, K, K, K, /**/ S, S, S, S, S, "200", /**/ NF, K, /**/ "200", "200", "200", K, K, NF],
+    [K, K, K, K, K, K, /**/ S, S, S, S, S, "200", S, /**/ NF, K, /**/ "200", "200", "200", K, K, NF],
   ),
   "PATCH /api/developers/webhooks/{endpointId}": row(
     send("PATCH", (f) => `/api/developers/webhooks/${f.endpointId}`, { description: "matrix" }),
-    [K, K, K, K, K, K, /**/ S, S, S, S, S, "200", /**/ NF, K, /**/ "200", O, O, K, K, NF],
+    [K, K, K, K, K, K, /**/ S, S, S, S, S, "200", S, /**/ NF, K, /**/ "200", O, O, K, K, NF],
   ),
   "DELETE /api/developers/webhooks/{endpointId}": row(deleteFreshEndpoint, [
     K,
@@ -439,6 +453,7 @@ const matrix: Record<string, Row> = {
     S,
     S,
     "204",
+    S,
     /**/ NF,
     K,
     /**/ "204",
@@ -450,20 +465,84 @@ const matrix: Record<string, Row> = {
   ]),
   "POST /api/developers/webhooks/{endpointId}/rotate-secret": row(
     send("POST", (f) => `/api/developers/webhooks/${f.endpointId}/rotate-secret`),
-    [K, K, K, K, K, K, /**/ S, S, S, S, S, "200", /**/ NF, K, /**/ "200", O, O, K, K, NF],
+    [K, K, K, K, K, K, /**/ S, S, S, S, S, "200", S, /**/ NF, K, /**/ "200", O, O, K, K, NF],
   ),
   "POST /api/developers/webhooks/{endpointId}/test": row(
     send("POST", (f) => `/api/developers/webhooks/${f.endpointId}/test`),
-    [K, K, K, K, K, K, /**/ S, S, S, S, S, "202", /**/ NF, K, /**/ "202", O, O, K, K, NF],
+    [K, K, K, K, K, K, /**/ S, S, S, S, S, "202", S, /**/ NF, K, /**/ "202", O, O, K, K, NF],
   ),
   "GET /api/developers/webhooks/{endpointId}/deliveries": row(
     get((f) => `/api/developers/webhooks/${f.endpointId}/deliveries`),
-    [K, K, K, K, K, K, /**/ S, S, S, S, S, "200", /**/ NF, K, /**/ "200", "200", "200", K, K, NF],
+    [K, K, K, K, K, K, /**/ S, S, S, S, S, "200", S, /**/ NF, K, /**/ "200", "200", "200", K, K, NF],
   ),
   "POST /api/developers/webhooks/{endpointId}/deliveries/{deliveryId}/redeliver": row(
     send("POST", (f) => `/api/developers/webhooks/${f.endpointId}/deliveries/${f.deliveryId}/redeliver`),
-    [K, K, K, K, K, K, /**/ S, S, S, S, S, "202", /**/ NF, K, /**/ "202", O, O, K, K, NF],
+    [K, K, K, K, K, K, /**/ S, S, S, S, S, "202", S, /**/ NF, K, /**/ "202", O, O, K, K, NF],
   ),
+
+  // Nodes you own (CONTRACT §12): nodes:manage or the session; another developer's node does not exist.
+  "POST /api/developers/nodes": row(
+    send("POST", "/api/developers/nodes", { name: "matrix", serviceIds: ["token-count"] }),
+    [K, K, K, K, K, K, /**/ S, S, S, S, S, S, "201", /**/ "201", K, /**/ "201", O, O, K, K, "201"],
+  ),
+  "GET /api/developers/nodes": row(get("/api/developers/nodes"), [
+    K,
+    K,
+    K,
+    K,
+    K,
+    K,
+    /**/ S,
+    S,
+    S,
+    S,
+    S,
+    S,
+    "200",
+    /**/ "200",
+    K,
+    /**/ "200",
+    "200",
+    "200",
+    K,
+    K,
+    "200",
+  ]),
+  "GET /api/developers/nodes/{nodeId}": row(
+    get((f) => `/api/developers/nodes/${f.nodeToRotate}`),
+    [K, K, K, K, K, K, /**/ S, S, S, S, S, S, "200", /**/ NODE, K, /**/ "200", "200", "200", K, K, NODE],
+  ),
+  "POST /api/developers/nodes/{nodeId}/rotate-token": row(
+    send("POST", (f) => `/api/developers/nodes/${f.nodeToRotate}/rotate-token`),
+    [K, K, K, K, K, K, /**/ S, S, S, S, S, S, "200", /**/ NODE, K, /**/ "200", O, O, K, K, NODE],
+  ),
+  "DELETE /api/developers/nodes/{nodeId}": row(
+    send("DELETE", (f) => `/api/developers/nodes/${f.nodeToRevoke}`),
+    [K, K, K, K, K, K, /**/ S, S, S, S, S, S, "200", /**/ NODE, K, /**/ "200", O, O, K, K, NODE],
+  ),
+  "GET /api/dashboard/nodes": row(get("/api/dashboard/nodes"), [
+    U,
+    U,
+    U,
+    U,
+    U,
+    U,
+    /**/ U,
+    U,
+    U,
+    U,
+    U,
+    U,
+    U,
+    /**/ U,
+    U,
+    /**/ "200",
+    "200",
+    "200",
+    U,
+    U,
+    "200",
+  ]),
 
   // Credits and usage: credits:read or the session; each developer reads its own.
   "GET /api/credits/balance": row(get("/api/credits/balance"), [
@@ -478,6 +557,7 @@ const matrix: Record<string, Row> = {
     S,
     S,
     "200",
+    S,
     S,
     /**/ "200",
     K,
@@ -500,6 +580,7 @@ const matrix: Record<string, Row> = {
     S,
     S,
     "200",
+    S,
     S,
     /**/ "200",
     K,
@@ -528,6 +609,7 @@ const matrix: Record<string, Row> = {
       O,
       O,
       O,
+      O,
       /**/ O,
       O,
       /**/ "409 PAYMENTS_DISABLED",
@@ -551,6 +633,7 @@ const matrix: Record<string, Row> = {
     S,
     "200",
     S,
+    S,
     /**/ "200",
     K,
     /**/ "200",
@@ -572,6 +655,7 @@ const matrix: Record<string, Row> = {
     S,
     S,
     NF,
+    S,
     S,
     /**/ NF,
     K,
@@ -595,6 +679,7 @@ const matrix: Record<string, Row> = {
     S,
     "200",
     S,
+    S,
     /**/ "200",
     K,
     /**/ "200",
@@ -608,7 +693,7 @@ const matrix: Record<string, Row> = {
   // Execution nodes: their bearer token only; a job the node does not hold is refused as such.
   "POST /api/nodes/register": row(
     send("POST", "/api/nodes/register", { name: "matrix-node", serviceIds: ["language-detect"], concurrency: 1 }),
-    [T, T, T, T, T, T, /**/ T, T, T, T, T, T, /**/ T, "200", /**/ T, T, T, T, T, T],
+    [T, T, T, T, T, T, /**/ T, T, T, T, T, T, T, /**/ T, "200", /**/ T, T, T, T, T, T],
   ),
   "POST /api/nodes/heartbeat": row(send("POST", "/api/nodes/heartbeat", { activeJobIds: [] }), [
     T,
@@ -618,6 +703,7 @@ const matrix: Record<string, Row> = {
     T,
     T,
     /**/ T,
+    T,
     T,
     T,
     T,
@@ -645,6 +731,7 @@ const matrix: Record<string, Row> = {
     T,
     T,
     T,
+    T,
     /**/ T,
     "200",
     /**/ T,
@@ -656,18 +743,18 @@ const matrix: Record<string, Row> = {
   ]),
   "POST /api/nodes/jobs/{jobId}/start": row(
     send("POST", (f) => `/api/nodes/jobs/${f.jobId}/start`, { attempt: 1 }),
-    [T, T, T, T, T, T, /**/ T, T, T, T, T, T, /**/ T, HELD, /**/ T, T, T, T, T, T],
+    [T, T, T, T, T, T, /**/ T, T, T, T, T, T, T, /**/ T, HELD, /**/ T, T, T, T, T, T],
   ),
   "POST /api/nodes/jobs/{jobId}/progress": row(
     send("POST", (f) => `/api/nodes/jobs/${f.jobId}/progress`, { attempt: 1, progress: 50 }),
-    [T, T, T, T, T, T, /**/ T, T, T, T, T, T, /**/ T, HELD, /**/ T, T, T, T, T, T],
+    [T, T, T, T, T, T, /**/ T, T, T, T, T, T, T, /**/ T, HELD, /**/ T, T, T, T, T, T],
   ),
   "POST /api/nodes/jobs/{jobId}/complete": row(
     send("POST", (f) => `/api/nodes/jobs/${f.jobId}/complete`, {
       attempt: 1,
       result: { summary: "forged", output: {} },
     }),
-    [T, T, T, T, T, T, /**/ T, T, T, T, T, T, /**/ T, HELD, /**/ T, T, T, T, T, T],
+    [T, T, T, T, T, T, /**/ T, T, T, T, T, T, T, /**/ T, HELD, /**/ T, T, T, T, T, T],
   ),
   "POST /api/nodes/jobs/{jobId}/fail": row(
     send("POST", (f) => `/api/nodes/jobs/${f.jobId}/fail`, {
@@ -676,11 +763,11 @@ const matrix: Record<string, Row> = {
       message: "forged",
       retryable: false,
     }),
-    [T, T, T, T, T, T, /**/ T, T, T, T, T, T, /**/ T, HELD, /**/ T, T, T, T, T, T],
+    [T, T, T, T, T, T, /**/ T, T, T, T, T, T, T, /**/ T, HELD, /**/ T, T, T, T, T, T],
   ),
   "POST /api/nodes/jobs/{jobId}/release": row(
     send("POST", (f) => `/api/nodes/jobs/${f.jobId}/release`, { attempt: 1 }),
-    [T, T, T, T, T, T, /**/ T, T, T, T, T, T, /**/ T, HELD, /**/ T, T, T, T, T, T],
+    [T, T, T, T, T, T, /**/ T, T, T, T, T, T, T, /**/ T, HELD, /**/ T, T, T, T, T, T],
   ),
   // Last: the node stops receiving work.
   "POST /api/nodes/drain": row(send("POST", "/api/nodes/drain"), [
@@ -691,6 +778,7 @@ const matrix: Record<string, Row> = {
     T,
     T,
     /**/ T,
+    T,
     T,
     T,
     T,
@@ -774,6 +862,14 @@ beforeAll(async () => {
   const node = await issueNodeToken("matrix-node");
 
   const job = await submit(alice, aliceKey, "token-count", { text: "the shared job" });
+  const aliceNode = async () => {
+    const res = await alice.session("/api/developers/nodes", {
+      method: "POST",
+      body: JSON.stringify({ name: "matrix", serviceIds: ["token-count"] }),
+    });
+    expect(res.status).toBe(201);
+    return ((await res.json()) as { nodeId: string }).nodeId;
+  };
   const endpointId = await freshEndpoint({ alice } as Fixtures);
   const test = await alice.session(`/api/developers/webhooks/${endpointId}/test`, { method: "POST" });
   expect(test.status).toBe(202);
@@ -785,6 +881,8 @@ beforeAll(async () => {
     deliveryId: ((await test.json()) as { deliveryId: string }).deliveryId,
     keyToRevoke: toRevoke.keyId,
     keyToRotate: toRotate.keyId,
+    nodeToRotate: await aliceNode(),
+    nodeToRevoke: await aliceNode(),
   };
 
   const key = (secret: string) => async () => ({ "x-api-key": secret });
@@ -804,6 +902,7 @@ beforeAll(async () => {
     "only telemetry:read": key(scoped["telemetry:read"]),
     "only credits:read": key(scoped["credits:read"]),
     "only webhooks:manage": key(scoped["webhooks:manage"]),
+    "only nodes:manage": key(scoped["nodes:manage"]),
     "other developer's key": key(bobKey),
     "node token": async () => ({ authorization: `Bearer ${node.token}` }),
     session: sessionOf(alice.cookie, baseUrl),

@@ -244,6 +244,8 @@ describe("the public service list", () => {
       name: expect.stringMatching(/\S/),
       description: expect.stringMatching(/\S/),
       creditCost: expect.any(Number),
+      // OWN_NODE_CREDIT_SHARE defaults to 0: on the developer's own nodes the network only routes.
+      ownNodeCreditCost: 0,
       status: expect.stringMatching(/^(active|disabled)$/),
       inputSchema: expect.objectContaining({
         type: "object",

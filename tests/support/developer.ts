@@ -22,6 +22,7 @@ export const allScopes = [
   "telemetry:read",
   "credits:read",
   "webhooks:manage",
+  "nodes:manage",
 ];
 
 export function cookieFrom(res: Response): string | undefined {

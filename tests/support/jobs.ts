@@ -10,6 +10,7 @@ export const executionJobFields = [
   "progress",
   "input",
   "creditCost",
+  "placement",
   "attempt",
   "maxAttempts",
   "assignedNode",

@@ -14,6 +14,7 @@ import { PagePromise } from "./pagination.js";
 import { readServerSentEvents } from "./sse.js";
 import type {
   CreateJobParams,
+  CreateNodeParams,
   CreditBalance,
   CreditEntry,
   CreditHistory,
@@ -23,7 +24,11 @@ import type {
   JobList,
   JobStreamEvent,
   ListJobsParams,
+  Node,
+  NodeList,
+  NodeWithToken,
   PageParams,
+  Placement,
   ServiceInput,
   TelemetryEvent,
   TelemetryPage,
@@ -71,9 +76,17 @@ export class ExecutionClient extends RequestCore {
    * Submits `input` to the service: creates a Job (asynchronously; the result comes later) and
    * returns it. Needs `services:execute`. Safe to retry with the same `idempotencyKey`.
    */
-  execute(serviceId: string, input: ServiceInput, options?: RequestOptions): Promise<ExecutionJob> {
+  execute(
+    serviceId: string,
+    input: ServiceInput,
+    options?: RequestOptions & { placement?: Placement },
+  ): Promise<ExecutionJob> {
     const path = `/api/marketplace/services/${pathSegment(serviceId, "serviceId")}/execute`;
-    return this.request({ method: "POST", path, body: { input } }, options);
+    const { placement, ...requestOptions } = options ?? {};
+    return this.request(
+      { method: "POST", path, body: placement === undefined ? { input } : { input, placement } },
+      requestOptions,
+    );
   }
 
   /** Creates a Job from `{ type: "developer_job", payload: { serviceId, input } }`; same rules as `execute`. */
@@ -319,6 +332,30 @@ export class ExecutionClient extends RequestCore {
     },
     get: (topUpId: string, options?: RequestOptions): Promise<TopUp> =>
       this.request({ method: "GET", path: `/api/credits/top-ups/${pathSegment(topUpId, "topUpId")}` }, options),
+  };
+
+  /**
+   * Your own execution nodes (CONTRACT §12). Needs `nodes:manage`. A node's token is returned only by
+   * `create` and `rotateToken`; start the node with `npm run node -- --url <api> --token <token>`.
+   */
+  readonly nodes = {
+    /** Adds a node (at most 20; 409 `LIMIT_REACHED`). The token in the answer is shown once. */
+    create: (params: CreateNodeParams, options?: RequestOptions): Promise<NodeWithToken> =>
+      this.request({ method: "POST", path: "/api/developers/nodes", body: params }, options),
+    /** Your nodes, newest first, revoked ones included. */
+    list: (options?: RequestOptions): Promise<NodeList> =>
+      this.request({ method: "GET", path: "/api/developers/nodes" }, options),
+    get: (nodeId: string, options?: RequestOptions): Promise<Node> =>
+      this.request({ method: "GET", path: `/api/developers/nodes/${pathSegment(nodeId, "nodeId")}` }, options),
+    /** A new token; the old one stops working at once. */
+    rotateToken: (nodeId: string, options?: RequestOptions): Promise<NodeWithToken> =>
+      this.request(
+        { method: "POST", path: `/api/developers/nodes/${pathSegment(nodeId, "nodeId")}/rotate-token` },
+        options,
+      ),
+    /** Revokes the node: its token stops working and the jobs it was running are routed again. Idempotent. */
+    revoke: (nodeId: string, options?: RequestOptions): Promise<Node> =>
+      this.request({ method: "DELETE", path: `/api/developers/nodes/${pathSegment(nodeId, "nodeId")}` }, options),
   };
 }
 

@@ -31,7 +31,19 @@ export type LogLevel = "debug" | "info" | "warn" | "error";
 export type LogSource = "platform" | "node" | "provider";
 export type CreditEntryType = "grant" | "charge" | "refund" | "topup" | "adjustment";
 export type Scope =
-  "services:read" | "services:execute" | "jobs:read" | "telemetry:read" | "credits:read" | "webhooks:manage";
+  | "services:read"
+  | "services:execute"
+  | "jobs:read"
+  | "telemetry:read"
+  | "credits:read"
+  | "webhooks:manage"
+  | "nodes:manage";
+
+/**
+ * Where a job may run: `own` only your own nodes (none live within the routing timeout → failed with category
+ * `routing`, refunded), `network` only nodes no developer owns, `any` both (the default).
+ */
+export type Placement = "any" | "own" | "network";
 
 /** Capability-specific input of a service, e.g. `{ text: "…" }` for `token-count`. */
 export type ServiceInput = Record<string, unknown>;
@@ -55,6 +67,8 @@ export interface ExecutionService {
   name: string;
   description: string;
   creditCost: number;
+  /** What a job with placement `own` is charged; a job with `any` that completes on your own node is refunded down to it. */
+  ownNodeCreditCost: number;
   status: "active" | "disabled";
   /** JSON Schema of the service's `input`. */
   inputSchema: Record<string, unknown>;
@@ -86,7 +100,9 @@ export interface ExecutionJob {
   /** 0–100; a state indicator, not a measure of result quality. */
   progress: number;
   input: ServiceInput;
+  /** Credits charged (after the own-node refund of an `any` job that completed on your own node). */
   creditCost: number;
+  placement: Placement;
   attempt: number;
   maxAttempts: number;
   assignedNode: AssignedNode | null;
@@ -252,11 +268,51 @@ export interface ErrorEnvelope {
 
 export interface ExecuteRequest {
   input: ServiceInput;
+  placement?: Placement;
 }
 
 export interface CreateJobParams {
   type: "developer_job";
-  payload: { serviceId: string; input: ServiceInput };
+  payload: { serviceId: string; input: ServiceInput; placement?: Placement };
+}
+
+// ── Nodes you own (CONTRACT §12) ──────────────────────────────────────────────────────────────────
+
+/** `pending` until the node first registers or heart-beats; `lost` once its heartbeats stopped. */
+export type NodeState = "pending" | "live" | "draining" | "lost" | "revoked";
+
+/** One of your own execution nodes. */
+export interface Node {
+  nodeId: string;
+  name: string;
+  region: string;
+  serviceIds: string[];
+  concurrency: number;
+  state: NodeState;
+  lastHeartbeatAt: IsoTime | null;
+  runningJobs: number;
+  createdAt: IsoTime;
+  revokedAt: IsoTime | null;
+}
+
+/** A node with its token (`node_…`): returned only when it is created and when its token is rotated. */
+export interface NodeWithToken extends Node {
+  token: string;
+}
+
+export interface NodeList {
+  data: Node[];
+}
+
+export interface CreateNodeParams {
+  /** 1–80 characters. */
+  name: string;
+  /** 1–40 characters; default "local". */
+  region?: string;
+  /** At least one service id of the catalog. */
+  serviceIds: string[];
+  /** Jobs it runs at once, 1–64; default 4. */
+  concurrency?: number;
 }
 
 export interface PageParams {

@@ -85,6 +85,9 @@ export default async function ServicePage({ params, searchParams }: Props) {
             <Badge variant="outline" className="tabular-nums">
               {formatCredits(service.creditCost)} per job
             </Badge>
+            <Badge variant="outline" className="tabular-nums" title="A job placed on your own nodes">
+              {formatCredits(service.ownNodeCreditCost)} on your own nodes
+            </Badge>
           </>
         }
       />
@@ -104,6 +107,7 @@ export default async function ServicePage({ params, searchParams }: Props) {
           serviceId={service.serviceId}
           inputSchema={service.inputSchema}
           creditCost={service.creditCost}
+          ownNodeCreditCost={service.ownNodeCreditCost}
           balance={balance}
           blockedReason={blockedReason}
           initialInput={initialInput}

@@ -10,6 +10,7 @@ export const POST = withApi(routes.runFromDashboard, async (req, { principal, pa
     accountId: principal.accountId,
     serviceId: params.serviceId,
     input: body.input,
+    placement: body.placement,
     idempotencyKey,
     log,
   });

@@ -3,5 +3,5 @@ import { idempotencyKeyOf, submitAndRespond } from "@/lib/http/execute";
 import { routes } from "@/lib/http/routes";
 
 export const POST = withApi(routes.executeService, async (req, { principal, params, body, json }) =>
-  submitAndRespond(json, principal, params.id, body.input, idempotencyKeyOf(req)),
+  submitAndRespond(json, principal, params.id, body.input, idempotencyKeyOf(req), body.placement),
 );

@@ -1,0 +1,182 @@
+// Nodes you own, managed through the API (CONTRACT §12): a token shown once that reaches the node protocol,
+// the scope nodes:manage, owner-only visibility, the limit of 20, rotation and revocation.
+import { describe, expect, it } from "vitest";
+import { signUpDeveloper } from "../support/developer";
+import { expectError, isoTime } from "../support/expect-error";
+import { withDeveloper } from "../support/with-developer";
+
+const ctx = withDeveloper({ embeddedNodes: 0 });
+
+const addNode = (body: Record<string, unknown> = {}) =>
+  ctx.dev.session("/api/developers/nodes", {
+    method: "POST",
+    body: JSON.stringify({ name: "gpu-box", region: "eu-west", serviceIds: ["token-count"], ...body }),
+  });
+
+/** A node protocol call with a node token. */
+const asNode = (token: string, path: string, body: unknown) =>
+  fetch(`${ctx.server.baseUrl}/api/nodes/${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+const register = (token: string) =>
+  asNode(token, "register", { name: "whatever", serviceIds: ["token-count"], concurrency: 2 });
+
+describe("adding a node", () => {
+  it("answers 201 with the node, pending until it registers, and its token once", async () => {
+    const res = await addNode({ concurrency: 3 });
+    expect(res.status).toBe(201);
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    const created = await res.json();
+    expect(created).toEqual({
+      nodeId: expect.any(String),
+      name: "gpu-box",
+      region: "eu-west",
+      serviceIds: ["token-count"],
+      concurrency: 3,
+      state: "pending",
+      lastHeartbeatAt: null,
+      runningJobs: 0,
+      createdAt: isoTime,
+      revokedAt: null,
+      token: expect.stringMatching(/^node_[A-Za-z0-9_-]{43}$/),
+    });
+    const { token, ...node } = created;
+    expect(await (await ctx.dev.session(`/api/developers/nodes/${node.nodeId}`)).json()).toEqual(node);
+
+    expect((await register(token)).status).toBe(200);
+    const live = await (await ctx.dev.session(`/api/developers/nodes/${node.nodeId}`)).json();
+    expect(live).toMatchObject({ state: "live", lastHeartbeatAt: isoTime, name: "gpu-box", region: "eu-west" });
+    expect(JSON.stringify(live)).not.toContain(token);
+  });
+
+  it("lists the developer's nodes newest first, without tokens", async () => {
+    const first = await (await addNode({ name: "older" })).json();
+    const second = await (await addNode({ name: "newer" })).json();
+    const { data } = await (await ctx.dev.session("/api/developers/nodes")).json();
+    expect(data.slice(0, 2).map((n: { nodeId: string }) => n.nodeId)).toEqual([second.nodeId, first.nodeId]);
+    expect(data.every((n: Record<string, unknown>) => !("token" in n))).toBe(true);
+  });
+
+  it("refuses a service the catalog does not have: 400 INVALID_REQUEST", async () => {
+    await expectError(await addNode({ serviceIds: ["token-count", "mine-bitcoin"] }), 400, "INVALID_REQUEST");
+    await expectError(await addNode({ serviceIds: [] }), 400, "INVALID_REQUEST");
+    await expectError(await addNode({ concurrency: 65 }), 400, "INVALID_REQUEST");
+  });
+
+  it("works with an API key holding nodes:manage, and refuses one without it: 403 INSUFFICIENT_SCOPE", async () => {
+    const manager = await ctx.dev.createApiKey(["nodes:manage"]);
+    const res = await ctx.dev.withKey(manager, "/api/developers/nodes", {
+      method: "POST",
+      body: JSON.stringify({ name: "from-a-key", serviceIds: ["token-count"] }),
+    });
+    expect(res.status).toBe(201);
+    const executor = await ctx.dev.createApiKey(["services:execute", "jobs:read"]);
+    const refused = await expectError(
+      await ctx.dev.withKey(executor, "/api/developers/nodes"),
+      403,
+      "INSUFFICIENT_SCOPE",
+    );
+    expect(refused.details).toMatchObject({ requiredScope: "nodes:manage" });
+  });
+
+  it("allows at most 20 nodes per developer, even when added all at once: 409 LIMIT_REACHED", async () => {
+    const dev = await signUpDeveloper(ctx.server.baseUrl);
+    const answers = await Promise.all(
+      Array.from({ length: 24 }, (_, i) =>
+        dev.session("/api/developers/nodes", {
+          method: "POST",
+          body: JSON.stringify({ name: `n${i}`, serviceIds: ["token-count"] }),
+        }),
+      ),
+    );
+    expect(answers.filter((r) => r.status === 201)).toHaveLength(20);
+    const refused = answers.filter((r) => r.status !== 201);
+    for (const res of refused) await expectError(res, 409, "LIMIT_REACHED");
+    const { data } = await (await dev.session("/api/developers/nodes")).json();
+    expect(data).toHaveLength(20);
+  });
+});
+
+describe("another developer's node", () => {
+  it("is not found, whatever the route: 404 NODE_NOT_FOUND", async () => {
+    const { nodeId } = await (await addNode()).json();
+    const other = await signUpDeveloper(ctx.server.baseUrl);
+    await expectError(await other.session(`/api/developers/nodes/${nodeId}`), 404, "NODE_NOT_FOUND");
+    await expectError(
+      await other.session(`/api/developers/nodes/${nodeId}/rotate-token`, { method: "POST" }),
+      404,
+      "NODE_NOT_FOUND",
+    );
+    await expectError(
+      await other.session(`/api/developers/nodes/${nodeId}`, { method: "DELETE" }),
+      404,
+      "NODE_NOT_FOUND",
+    );
+    const { data } = await (await other.session("/api/developers/nodes")).json();
+    expect(data).toEqual([]);
+    await expectError(await other.session(`/api/developers/nodes/not-a-uuid`), 404, "NODE_NOT_FOUND");
+    // Untouched by the attempts.
+    expect(await (await ctx.dev.session(`/api/developers/nodes/${nodeId}`)).json()).toMatchObject({
+      revokedAt: null,
+    });
+  });
+});
+
+describe("a node token", () => {
+  it("reaches only the node protocol: the API's routes refuse it", async () => {
+    const { token } = await (await addNode()).json();
+    await expectError(await ctx.dev.withKey(token, "/api/developers/nodes"), 401, "INVALID_API_KEY");
+    const res = await fetch(`${ctx.server.baseUrl}/api/developers/jobs`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    await expectError(res, 401, "INVALID_API_KEY");
+  });
+
+  it("rotating it gives a new token, and the old one fails at once", async () => {
+    const { nodeId, token: old } = await (await addNode()).json();
+    expect((await register(old)).status).toBe(200);
+    const res = await ctx.dev.session(`/api/developers/nodes/${nodeId}/rotate-token`, { method: "POST" });
+    expect(res.status).toBe(200);
+    const rotated = await res.json();
+    expect(rotated).toMatchObject({ nodeId, name: "gpu-box", token: expect.stringMatching(/^node_/) });
+    expect(rotated.token).not.toBe(old);
+    await expectError(await asNode(old, "heartbeat", { activeJobIds: [] }), 401, "INVALID_NODE_TOKEN");
+    expect((await asNode(rotated.token, "heartbeat", { activeJobIds: [] })).status).toBe(200);
+  });
+
+  it("revoking the node kills its token at once; repeating it answers the same node", async () => {
+    const { nodeId, token } = await (await addNode()).json();
+    expect((await register(token)).status).toBe(200);
+    const res = await ctx.dev.session(`/api/developers/nodes/${nodeId}`, { method: "DELETE" });
+    expect(res.status).toBe(200);
+    const revoked = await res.json();
+    expect(revoked).toMatchObject({ nodeId, state: "revoked", revokedAt: isoTime });
+    await expectError(await asNode(token, "claim", { max: 1 }), 401, "INVALID_NODE_TOKEN");
+    const again = await ctx.dev.session(`/api/developers/nodes/${nodeId}`, { method: "DELETE" });
+    expect(await again.json()).toEqual(revoked);
+    await expectError(
+      await ctx.dev.session(`/api/developers/nodes/${nodeId}/rotate-token`, { method: "POST" }),
+      409,
+      "NODE_REVOKED",
+    );
+  });
+
+  it("registers only what its owner declared: the node process cannot widen it", async () => {
+    const { nodeId, token } = await (await addNode({ serviceIds: ["token-count"], concurrency: 2 })).json();
+    const res = await asNode(token, "register", {
+      name: "renamed",
+      region: "elsewhere",
+      serviceIds: ["token-count", "text-sentiment"],
+      concurrency: 64,
+    });
+    expect(res.status).toBe(200);
+    expect(await (await ctx.dev.session(`/api/developers/nodes/${nodeId}`)).json()).toMatchObject({
+      name: "gpu-box",
+      region: "eu-west",
+      serviceIds: ["token-count"],
+      concurrency: 2,
+    });
+  });
+});
