@@ -24,6 +24,12 @@ async function main() {
     region: flag("region", "local"),
     concurrency: Number(flag("concurrency", "4")),
     providers,
+    // A revoked or rotated token cannot come back: end with one line and a non-zero exit (a supervisor
+    // restarting the node with the same token would only be refused again).
+    onTokenRefused: () => {
+      process.stderr.write("The server refused this node's token (revoked or rotated): the node stopped.\n");
+      void closeProviders().finally(() => process.exit(3));
+    },
   });
   const session = await agent.start();
   process.stdout.write(`${JSON.stringify({ event: "node-started", nodeId: session.nodeId })}\n`);

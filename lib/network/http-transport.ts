@@ -1,6 +1,6 @@
 // HTTP transport for standalone nodes: the /api/nodes/… routes with a bearer node token.
 // Transient failures (network, 5xx, 429) are retried with backoff; a refused report stops the job.
-import { JobRevokedError, type CoordinatorTransport } from "./transport";
+import { JobRevokedError, NodeTokenRefusedError, type CoordinatorTransport } from "./transport";
 import { sleep } from "./sleep";
 
 export interface HttpTransportOptions {
@@ -46,11 +46,13 @@ export function httpTransport(options: HttpTransportOptions): CoordinatorTranspo
         const error = (parsed as { error?: { code?: string; message?: string } }).error ?? {};
         if (error.code === "JOB_FINAL" || error.code === "LEASE_LOST")
           throw new JobRevokedError(error.code, error.message ?? error.code);
+        if (error.code === "INVALID_NODE_TOKEN") throw new NodeTokenRefusedError(error.message ?? error.code);
         throw new HttpStatusError(res.status, error.code ?? "HTTP_ERROR", error.message ?? `HTTP ${res.status}`);
       } catch (error) {
         if (extra.signal?.aborted) throw error;
         const transient =
           !(error instanceof JobRevokedError) &&
+          !(error instanceof NodeTokenRefusedError) &&
           (!(error instanceof HttpStatusError) || error.status >= 500 || error.status === 429);
         if (!transient || attempt >= maxRetries) throw error;
         await sleep(Math.min(5_000, 100 * 2 ** attempt) * (0.5 + Math.random() / 2), extra.signal);

@@ -5,7 +5,7 @@ import { createLogger, type Logger } from "@/lib/log";
 import type { ClaimedJob } from "@/lib/contract/node-protocol";
 import { ProviderError, type WireProvider } from "./providers/types";
 import { ReportBuffer } from "./report-buffer";
-import { JobRevokedError, type CoordinatorTransport, type NodeSessionInfo } from "./transport";
+import { JobRevokedError, NodeTokenRefusedError, type CoordinatorTransport, type NodeSessionInfo } from "./transport";
 import { sleep } from "./sleep";
 
 export interface NodeAgentOptions {
@@ -16,6 +16,11 @@ export interface NodeAgentOptions {
   /** Longest wait of one claim long-poll. */
   claimWaitMs?: number;
   logger?: Logger;
+  /**
+   * Called once when the coordinator refuses the node's token (revoked or rotated from the dashboard): the
+   * agent has stopped claiming and abandoned its jobs (the coordinator already gave them back).
+   */
+  onTokenRefused?: (error: NodeTokenRefusedError) => void;
 }
 
 interface RunningJob {
@@ -98,6 +103,7 @@ export class NodeAgent {
         const { cancelJobIds } = await this.transport.heartbeat(this.activeJobIds);
         for (const id of cancelJobIds) this.revoke(id, "the coordinator no longer assigns it to this node");
       } catch (err) {
+        if (err instanceof NodeTokenRefusedError) return this.tokenRefused(err);
         this.log.warn("heartbeat failed", { err });
       }
     }
@@ -117,11 +123,26 @@ export class NodeAgent {
         for (const job of jobs) this.launch(job);
       } catch (err) {
         if (this.stopping.signal.aborted) break;
+        if (err instanceof NodeTokenRefusedError) return this.tokenRefused(err);
         failures++;
         this.log.warn("claim failed", { err, failures });
         await sleep(Math.min(10_000, 200 * 2 ** failures), this.stopping.signal);
       }
     }
+  }
+
+  /**
+   * A refused token ends the node: retrying cannot succeed, and the jobs it holds were given back to be
+   * routed again, so they are stopped here without a report.
+   */
+  private tokenRefused(error: NodeTokenRefusedError): void {
+    if (this.stopped.signal.aborted) return;
+    this.log.error("the coordinator refused this node's token (revoked or rotated): stopping", { err: error });
+    this.stopping.abort();
+    for (const id of this.running.keys()) this.revoke(id, "the node's token was refused");
+    this.stopped.abort();
+    this.slotFreed?.();
+    this.options.onTokenRefused?.(error);
   }
 
   private revoke(jobId: string, why: string): void {

@@ -37,3 +37,11 @@ export class JobRevokedError extends Error {
     this.name = "JobRevokedError";
   }
 }
+
+/** The coordinator no longer accepts the node's token (revoked or rotated): nothing it sends will count. */
+export class NodeTokenRefusedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "NodeTokenRefusedError";
+  }
+}

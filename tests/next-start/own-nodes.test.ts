@@ -159,7 +159,7 @@ describe.each(drivers)("nodes developers own, against next start on $name", ({ p
   it("revoking the owned node while it runs a job: another developer's job never lands on it, and the job completes elsewhere, charged once", async () => {
     await Promise.all(children.splice(0).map((c) => c.kill("SIGKILL")));
     llm.behave({ reply: "slow", delayMs: 120_000 });
-    const { nodeId } = await aliceStartsANode("box-3");
+    const { nodeId, child: aliceNode } = await aliceStartsANode("box-3");
     const job = await submit(alice, aliceKey, "any");
     expect((await waitForStatus(alice, aliceKey, job.jobId, ["running"])).assignedNode?.nodeId).toBe(nodeId);
 
@@ -184,6 +184,13 @@ describe.each(drivers)("nodes developers own, against next start on $name", ({ p
     expect(done).toMatchObject({ status: "completed", attempt: 2, assignedNode: { name: "network-node" } });
     expect(await ledgerOf(job.jobId)).toEqual([["charge", -3]]);
     expect(typesOf(await telemetry(alice, aliceKey, job.jobId))).toContain("NODE_LOST");
+    // The revoked node's process stops on its own, saying why, instead of retrying a token that cannot work.
+    await eventually(
+      async () => aliceNode.process.exitCode,
+      (code) => code !== null,
+    );
+    expect(aliceNode.process.exitCode).toBe(3);
+    expect(aliceNode.output()).toContain("refused this node's token");
   });
 
   it("a job placed anywhere that completes on the developer's own node is refunded down to the own-node price", async () => {
