@@ -98,6 +98,17 @@ describe.each(drivers)("nodes developers own, against next start on $name", ({ p
     return child;
   }
 
+  /**
+   * A job is running from its claim, before its node has sent the LLM request: wait for the request, so the
+   * slow reply holds it (a behaviour changed earlier would reach a request sent later).
+   */
+  async function llmHasReceived(requestsBefore: number) {
+    await eventually(
+      async () => llm.requests.length,
+      (count) => count > requestsBefore,
+    );
+  }
+
   async function submit(dev: Developer, key: string, placement: string) {
     const res = await dev.withKey(key, "/api/marketplace/services/text-generate/execute", {
       method: "POST",
@@ -138,8 +149,10 @@ describe.each(drivers)("nodes developers own, against next start on $name", ({ p
   it("kill -9 of the owned node mid-job: a job placed anywhere completes on the network's node, charged once in full", async () => {
     llm.behave({ reply: "slow", delayMs: 120_000 });
     const { child } = await aliceStartsANode("box-2");
+    const sent = llm.requests.length;
     const job = await submit(alice, aliceKey, "any");
     expect((await waitForStatus(alice, aliceKey, job.jobId, ["running"])).assignedNode?.name).toBe("box-2");
+    await llmHasReceived(sent);
     // Up before the kill (a process takes seconds to start on a busy machine; the routing timeout is 8 s).
     llm.behave({ reply: "normal" });
     const network = await networkNodeStarts();
@@ -160,8 +173,10 @@ describe.each(drivers)("nodes developers own, against next start on $name", ({ p
     await Promise.all(children.splice(0).map((c) => c.kill("SIGKILL")));
     llm.behave({ reply: "slow", delayMs: 120_000 });
     const { nodeId, child: aliceNode } = await aliceStartsANode("box-3");
+    const sent = llm.requests.length;
     const job = await submit(alice, aliceKey, "any");
     expect((await waitForStatus(alice, aliceKey, job.jobId, ["running"])).assignedNode?.nodeId).toBe(nodeId);
+    await llmHasReceived(sent);
 
     // Bob's job waits for the network: Alice's node has a free slot, and never takes it.
     const bob = await signUpDeveloper(server.baseUrl);
