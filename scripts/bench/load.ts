@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { auditDatabase, describeAudit, type AuditReport } from "@/tests/support/audit";
-import { signUpDeveloper, type Developer } from "@/tests/support/developer";
+import { signUpDeveloper, workloadScopes, type Developer } from "@/tests/support/developer";
 import { createThrowawayDatabase } from "@/tests/support/postgres";
 import { startNodeProcess, type Child } from "@/tests/support/processes";
 import { ensureBuild, startNextServer, type NextServer } from "@/tests/fuzz/next-server";
@@ -199,7 +199,7 @@ async function main() {
     );
 
     const dev = await signUpDeveloper(origins[0], { name: "Load Developer" });
-    const keys = await Promise.all(Array.from({ length: users }, () => dev.createApiKey()));
+    const keys = await Promise.all(Array.from({ length: users }, () => dev.createApiKey(workloadScopes)));
     say(
       `${users} virtual users for ${seconds} s against ${origins.join(" and ")}, 3 nodes, database ${new URL(database.url).pathname.slice(1)}`,
     );

@@ -4,7 +4,7 @@
 // timed from its POST to its completion.
 import { execFileSync } from "node:child_process";
 import { parseEnv } from "@/lib/env";
-import { signUpDeveloper } from "@/tests/support/developer";
+import { signUpDeveloper, workloadScopes } from "@/tests/support/developer";
 import { startNextServer, tempDataDir } from "@/tests/support/next-server";
 import { createThrowawayDatabase } from "@/tests/support/postgres";
 import { measureCpu } from "./cpu";
@@ -70,7 +70,7 @@ export async function benchProduct(
     cleanups.add(stop);
     try {
       const developer = await signUpDeveloper(next.baseUrl, { name: "Bench Developer" });
-      const apiKey = await developer.createApiKey();
+      const apiKey = await developer.createApiKey(workloadScopes);
       const server: ServerUnderTest = { baseUrl: next.baseUrl, pid: next.process.pid, stop, developer, apiKey };
       let submitted = 0;
       /** POST job `i`, remembering when it left (the bench's clock, the same machine's as the database's). */

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseEnv } from "@/lib/env";
-import { signUpDeveloper, type Developer } from "@/tests/support/developer";
+import { signUpDeveloper, workloadScopes, type Developer } from "@/tests/support/developer";
 import { createThrowawayDatabase } from "@/tests/support/postgres";
 import { startServerProcess, type Child } from "@/tests/support/processes";
 
@@ -95,7 +95,7 @@ export async function startServerUnderTest(options: ServerOptions): Promise<Serv
   const instance = await startServerInstance(options);
   try {
     const developer = await signUpDeveloper(instance.baseUrl, { name: "Bench Developer" });
-    const apiKey = await developer.createApiKey();
+    const apiKey = await developer.createApiKey(workloadScopes);
     return { ...instance, developer, apiKey };
   } catch (error) {
     await instance.stop();

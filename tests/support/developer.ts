@@ -25,6 +25,12 @@ export const allScopes = [
   "nodes:manage",
 ];
 
+/**
+ * The scopes a workload needs (submit, follow, webhooks): the bench's keys, which must also be accepted by a
+ * baseline checkout from before a newer scope (nodes:manage) existed.
+ */
+export const workloadScopes = allScopes.filter((scope) => scope !== "nodes:manage");
+
 export function cookieFrom(res: Response): string | undefined {
   const set = res.headers.getSetCookie().find((c) => c.startsWith("en_session="));
   return set?.split(";")[0];
