@@ -397,6 +397,7 @@ async function main() {
       shared_preload_libraries: "pg_stat_statements",
       fsync: "on",
       "pg_stat_statements.track": "all",
+      "pg_stat_statements.track_planning": "on",
     });
     const stopCluster = async () => privatePostgres?.destroy();
     cleanups.add(stopCluster);

@@ -10,6 +10,9 @@ export interface StatementStat {
   calls: number;
   totalMs: number;
   meanMs: number;
+  /** Plans made (a prepared statement's cached generic plan makes none) and their mean time, when tracked. */
+  plans: number;
+  meanPlanMs: number;
 }
 
 export interface StatementReport {
@@ -68,8 +71,16 @@ export async function measureDatabase(
       );
       const walBytes = Number(wal[0].bytes);
       if (!withStatements) return { walBytes };
-      const { rows } = await client.query<{ query: string; toplevel: boolean; calls: string; total: number }>(
-        `select query, toplevel, calls::text, total_exec_time as total from pg_stat_statements
+      const { rows } = await client.query<{
+        query: string;
+        toplevel: boolean;
+        calls: string;
+        total: number;
+        plans: string;
+        plan_total: number;
+      }>(
+        `select query, toplevel, calls::text, total_exec_time as total, plans::text, total_plan_time as plan_total
+         from pg_stat_statements
          where dbid = (select oid from pg_database where datname = current_database())
            and query not like '%pg_stat_statements%' and query not like '%pg_current_wal_lsn%' and query not like '%pg_stat_activity%'
          order by total_exec_time desc`,
@@ -80,6 +91,8 @@ export async function measureDatabase(
         calls: Number(r.calls),
         totalMs: r.total,
         meanMs: r.total / Number(r.calls),
+        plans: Number(r.plans),
+        meanPlanMs: Number(r.plans) > 0 ? r.plan_total / Number(r.plans) : 0,
       }));
       const toplevel = all.filter((q) => q.toplevel);
       return {

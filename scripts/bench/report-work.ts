@@ -101,16 +101,19 @@ export function databaseSection(
     `Statements over the burst (pg_stat_statements, this database only; top-level statements, BEGIN/COMMIT included; the bench's own ` +
       `job-list polling while it waits is included too): **${(s.calls / jobs).toFixed(1)} per job**, ${ms(s.totalMs / jobs)} of execution ` +
       `time per job (lock waits included); ${notifiesPerJob(s, jobs).toFixed(1)} notifying statements per job. Top statements by total time ` +
-      "(nested: run inside another statement, e.g. a foreign-key check):",
+      "(nested: run inside another statement, e.g. a foreign-key check); plans: how many times the statement was " +
+      "planned (a prepared statement whose generic plan is cached is planned no more) and the mean planning time:",
     "",
     table(
-      ["statement", "calls", "per job", "total", "mean"],
+      ["statement", "calls", "per job", "total", "mean", "plans", "planning mean"],
       s.top.map((t) => [
         `${t.toplevel ? "" : "(nested) "}\`${escapeCell(t.query.length > 110 ? `${t.query.slice(0, 107)}…` : t.query)}\``,
         String(t.calls),
         (t.calls / jobs).toFixed(2),
         ms(t.totalMs),
         ms(t.meanMs),
+        String(t.plans),
+        t.plans > 0 ? ms(t.meanPlanMs) : "",
       ]),
     ),
   );
