@@ -3,7 +3,7 @@
 // network's nodes. Every query is scoped to the
 // owner; another developer's node is not found.
 import { and, count, desc, eq, getTableColumns, isNull, sql, type SQL } from "drizzle-orm";
-import type { Tx } from "@/lib/db/client";
+import type { Tx } from "@/lib/db/database";
 import { accounts, jobs, nodes } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { limits } from "@/lib/limits";

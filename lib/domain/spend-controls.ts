@@ -3,7 +3,7 @@
 // with the charge that crosses the developer's threshold. The SQL here is used by the job's creation
 // (lib/engine/create-job.ts) and its refund (lib/engine/apply-change.ts).
 import { sql, type Placeholder, type SQL } from "drizzle-orm";
-import type { Tx } from "@/lib/db/client";
+import type { Tx } from "@/lib/db/database";
 import { apiKeys, webhookDeliveries, webhookEndpoints } from "@/lib/db/schema";
 import type { CreditLimitReset } from "@/lib/contract/vocabulary";
 import { DomainError } from "./errors";

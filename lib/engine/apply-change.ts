@@ -5,7 +5,8 @@
 // spend and a refund entry) in the same transaction. A reader never sees one effect without the others.
 import { getTableColumns, is } from "drizzle-orm";
 import { PgTransaction } from "drizzle-orm/pg-core";
-import { executeShaped, type Tx } from "@/lib/db/client";
+import { executeShaped } from "@/lib/db/prepared-statements";
+import type { Tx } from "@/lib/db/database";
 import { jobs } from "@/lib/db/schema";
 import { applyLedgerEntry } from "@/lib/domain/credits";
 import { db } from "@/lib/domain/database";

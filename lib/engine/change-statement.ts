@@ -3,7 +3,8 @@
 // statuses it passes, and on PostgreSQL the change signals, all in ONE statement.
 import { and, eq, getTableColumns, sql, type Placeholder, type SQL } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
-import { sqlLiterals as literals, type Tx } from "@/lib/db/client";
+import { sqlLiterals as literals } from "@/lib/db/prepared-statements";
+import type { Tx } from "@/lib/db/database";
 import { jobs } from "@/lib/db/schema";
 import { webhookChannel } from "@/lib/domain/webhook-events";
 import { jobChannel, workChannel } from "@/lib/domain/signals";

@@ -2,7 +2,7 @@
 // LOCKED (so no job is ever assigned twice, whatever the number of server instances and nodes), in one
 // statement; and the long poll that waits for work to arrive.
 import { sql } from "drizzle-orm";
-import { sqlLiterals } from "@/lib/db/client";
+import { sqlLiterals } from "@/lib/db/prepared-statements";
 import { jobs, nodes } from "@/lib/db/schema";
 import { db, readyDatabase } from "@/lib/domain/database";
 import { workChannel } from "@/lib/domain/signals";

@@ -5,7 +5,8 @@
 // `credits.low` event when the charge crosses the developer's threshold. On PostgreSQL the statement also
 // signals the waiting nodes and the webhook dispatcher (NOTIFY is delivered at its commit).
 import { sql, type SQL } from "drizzle-orm";
-import { executeShaped, sqlLiterals, type Db } from "@/lib/db/client";
+import { executeShaped, sqlLiterals } from "@/lib/db/prepared-statements";
+import type { Db } from "@/lib/db/database";
 import { accounts, apiKeys, creditLedger, idempotencyKeys, jobs } from "@/lib/db/schema";
 import { DomainError } from "@/lib/domain/errors";
 import { signal, signalsInline, workChannel } from "@/lib/domain/signals";

@@ -1,7 +1,7 @@
 // Jobs as developers see them, every read scoped to the owner (another developer's job is not found): one
 // job, a page of jobs, its log, its telemetry, and what the SSE stream reads after a change signal.
 import { and, asc, count, desc, eq, getTableColumns, gte, lte, sql, type SQL } from "drizzle-orm";
-import type { Tx } from "@/lib/db/client";
+import type { Tx } from "@/lib/db/database";
 import { jobEvents, jobLogs, jobs, nodes } from "@/lib/db/schema";
 import { limits } from "@/lib/limits";
 import { db } from "@/lib/domain/database";

@@ -1,7 +1,7 @@
 // Jobs whose node is gone (its lease ran out, or it restarted): NODE_LOST, then routed again as a new
 // attempt, or failed (and refunded) when the attempts are spent.
 import { and, eq, inArray } from "drizzle-orm";
-import type { Tx } from "@/lib/db/client";
+import type { Tx } from "@/lib/db/database";
 import { jobs } from "@/lib/db/schema";
 import type { JobRow } from "./job-change";
 import { heldStatuses, stopOutcome } from "./job-machine";

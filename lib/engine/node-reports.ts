@@ -2,7 +2,7 @@
 // their heartbeats renew. Each report is one job change, refused (LEASE_LOST, JOB_FINAL) when the node no
 // longer holds the attempt it names.
 import { and, eq, inArray, sql } from "drizzle-orm";
-import type { Tx } from "@/lib/db/client";
+import type { Tx } from "@/lib/db/database";
 import { jobs } from "@/lib/db/schema";
 import { db } from "@/lib/domain/database";
 import { DomainError } from "@/lib/domain/errors";

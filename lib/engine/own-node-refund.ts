@@ -1,7 +1,7 @@
 // A job that could run anywhere (placement "any") and completed on its developer's own node costs what a job
 // placed on their own nodes costs (CONTRACT §12): the difference goes back with the completion, in its
 // transaction, to the balance and to the spend of the key it was charged through.
-import type { Tx } from "@/lib/db/client";
+import type { Tx } from "@/lib/db/database";
 import { applyLedgerEntry } from "@/lib/domain/credits";
 import { ownNodeCreditCost } from "@/lib/domain/own-node-price";
 import { giveBackKeySpend } from "@/lib/domain/spend-controls";

@@ -1,6 +1,6 @@
 // The one write for a StopOutcome (job-machine.ts): what happens when an attempt or the whole job stops short
 // of a result — a new attempt now, one after a delay, or the end (failed, refunded).
-import type { Tx } from "@/lib/db/client";
+import type { Tx } from "@/lib/db/database";
 import { applyJobChange } from "./apply-change";
 import { Computed, type JobChange, type JobRow } from "./job-change";
 import type { StopOutcome } from "./job-machine";

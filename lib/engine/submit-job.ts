@@ -1,7 +1,7 @@
 // Submission (CONTRACT §4): the checks (idempotency → service → input), then the job's creation with its
 // charge (create-job.ts), together or not at all. A request that fails any check writes nothing.
 import { randomUUID } from "node:crypto";
-import type { Db } from "@/lib/db/client";
+import type { Db } from "@/lib/db/database";
 import { env } from "@/lib/env";
 import { isServiceId, serviceInputs } from "@/lib/domain/catalog";
 import { db } from "@/lib/domain/database";

@@ -2,7 +2,7 @@
 // so instances never act on the same job twice): expired leases → NODE_LOST, due retries → routing, routing
 // past its timeout → ROUTING_FAILED.
 import { and, asc, eq, inArray, lt, sql, type SQL } from "drizzle-orm";
-import type { Tx } from "@/lib/db/client";
+import type { Tx } from "@/lib/db/database";
 import { jobs } from "@/lib/db/schema";
 import { db } from "@/lib/domain/database";
 import { env } from "@/lib/env";

@@ -4,7 +4,7 @@
 // endpoints changes which rows a change writes, never which code runs. The dispatcher sends them
 // (lib/network/webhook-dispatcher.ts), woken by the webhook signal the statement's caller sends.
 import { sql, type SQL } from "drizzle-orm";
-import { sqlLiterals } from "@/lib/db/client";
+import { sqlLiterals } from "@/lib/db/prepared-statements";
 import { nodes, webhookDeliveries, webhookEndpoints } from "@/lib/db/schema";
 import { eventTypesOf, newEventIdSql } from "@/lib/domain/webhook-events";
 import type { JobStatus } from "@/lib/contract/vocabulary";

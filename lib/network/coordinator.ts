@@ -1,7 +1,7 @@
 // The coordinator side of the execution network: node identity and liveness. What nodes do with jobs
 // (claims, reports, leases) is the engine's (lib/engine/claims.ts, node-reports.ts); so is every job write.
 import { and, count, eq, gt, isNull, sql } from "drizzle-orm";
-import { preparedPerDatabase } from "@/lib/db/client";
+import { preparedPerDatabase } from "@/lib/db/prepared-statements";
 import { nodes } from "@/lib/db/schema";
 import { DomainError } from "@/lib/domain/errors";
 import { db } from "@/lib/domain/database";

@@ -131,7 +131,7 @@ export function beyondOneMachineSection(r: RunResults): string {
       `${measuredOr(commits, `${fixed(target * commits, 0)} commits/s (each a WAL flush unless group commit merges them)`)} and ` +
       `${fixed((target * pgMs) / 1000, 2)} cores of PostgreSQL; one PostgreSQL core serves at most ~${fixed(1000 / pgMs, 0)} jobs/s at this cost. ` +
       "The database's CPU per job, not the instances', is the ceiling once app CPU is spread over machines.",
-    `- **Connections.** An instance holds a pool of at most 10 connections (\`lib/db/client.ts\`) plus one LISTEN connection; ` +
+    `- **Connections.** An instance holds a pool of at most 10 connections (\`lib/db/postgres.ts\`) plus one LISTEN connection; ` +
       `measured at peak: ${one.connections.total} with ${one.instances} instance, ${s.connections.total} with ${s.instances} ` +
       `(${fixed(perInstance)} per instance, ${s.connections.listening} LISTEN). A standalone node holds **none**: it claims and reports over ` +
       "HTTP through its instance, so nodes scale without touching `max_connections` (100 by default); instances do: " +
