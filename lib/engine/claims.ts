@@ -24,11 +24,11 @@ const claimBusy = sql`(select count(*) from ${jobs} held where held.assigned_nod
 const claimFree = sql`greatest(0, least(${sql.placeholder("claimMax")}::int, coalesce((select ${nodes.concurrency} from ${nodes} where ${claimSelf}), 0) - ${claimBusy}))`;
 // Who may run what (CONTRACT §12): a developer's node only its owner's jobs, whatever their placement, and
 // never one asking for the network; the network's nodes everything but jobs asking for their owner's nodes.
-// The claiming node's owner comes from uncorrelated subqueries (InitPlans): primary-key reads once per claim,
-// not a correlated exists for every candidate row.
+// The claiming node's owner is an uncorrelated subquery (an InitPlan, a primary-key read once per claim), not a
+// correlated exists for every candidate row.
 const claimOwner = sql`(select claimer.owner_account_id from ${nodes} claimer where claimer.id = ${claimNode})`;
-const claimPlacement = sql`eligible.placement <> (case when ${claimOwner} is null then 'own' else 'network' end)
-      and (${claimOwner} is null or eligible.account_id = ${claimOwner})`;
+const claimPlacement = sql`case when ${claimOwner} is null then eligible.placement <> 'own'
+      else eligible.account_id = ${claimOwner} and eligible.placement <> 'network' end`;
 const claimCandidates = sql`array(
     select eligible.id from ${jobs} eligible
     where eligible.status = 'routing'
