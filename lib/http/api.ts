@@ -6,6 +6,7 @@ import { DomainError, issuesOf } from "@/lib/domain/errors";
 import { createLogger, type Logger } from "@/lib/log";
 import type { NodeRow } from "@/lib/network/coordinator";
 import { errorResponse } from "./error-envelope";
+import { jsonResponse } from "./json-response";
 import { parseOr400, queryOf, readJson } from "./body";
 import {
   checkOrigin,
@@ -148,7 +149,7 @@ export function withApi<R extends RouteSpec>(
     const params: DeclaredParams = route.params ? parseOr400(route.params, ctx.params, "The path") : ctx.params;
     const query = route.query ? parseOr400(route.query, queryOf(req), "The query") : undefined;
     const body = route.body ? await readBody(req, route.body, params) : undefined;
-    const json = (value: unknown, init: JsonInit = {}) => jsonResponse(value, { status, ...init });
+    const json = (value: unknown, init: JsonInit = {}) => jsonResponse(value, init.status ?? status, init.headers);
     return handler(req, { ...ctx, params, principal, query, body, json } as RouteContext<R>);
   });
   return Object.assign(wrapped, { route });
@@ -199,13 +200,6 @@ export function handleApi<P extends Record<string, string | string[]> = Record<s
     });
     return response;
   };
-}
-
-function jsonResponse(body: unknown, init: JsonInit): Response {
-  return new Response(JSON.stringify(body), {
-    status: init.status ?? 200,
-    headers: { "content-type": "application/json", ...init.headers },
-  });
 }
 
 export function noContent(headers: Record<string, string> = {}): Response {

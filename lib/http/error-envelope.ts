@@ -1,5 +1,6 @@
 // The contract's error envelope and the one code → HTTP status table (CONTRACT §1).
 import type { ErrorCode } from "@/lib/domain/errors";
+import { jsonResponse } from "./json-response";
 
 export const statusOfCode: Record<ErrorCode, number> = {
   INVALID_REQUEST: 400,
@@ -55,7 +56,7 @@ export function errorResponse(
   retryAfterSeconds?: number,
 ): Response {
   const body: ErrorBody = { error: { code, message, requestId, ...(details ? { details } : {}) } };
-  const headers = new Headers({ "content-type": "application/json", "x-request-id": requestId });
+  const headers = new Headers({ "x-request-id": requestId });
   if (retryAfterSeconds !== undefined) headers.set("retry-after", String(Math.max(1, Math.ceil(retryAfterSeconds))));
-  return new Response(JSON.stringify(body), { status: statusOfCode[code], headers });
+  return jsonResponse(body, statusOfCode[code], headers);
 }

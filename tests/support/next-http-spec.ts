@@ -109,6 +109,19 @@ export function describeHttpAsNextServesIt(
       },
     );
 
+    // Under 1 KiB, gzip costs the server more CPU than it saves on the wire: most answers (a submission's
+    // 202, a node's report, liveness) are that small.
+    it.runIf(options.compression)(
+      "sends a JSON answer under 1 KiB as it is, keeping the route's own caching",
+      async () => {
+        const res = await request("/api/health/live", { headers: { "accept-encoding": "gzip" } });
+        expect(res.status).toBe(200);
+        expect(res.headers.get("content-encoding")).toBeNull();
+        expect(res.headers.get("cache-control")).toBe("no-store, no-transform");
+        expect(await res.json()).toEqual({ status: "ok" });
+      },
+    );
+
     it("limits an API key's requests: 429 RATE_LIMITED with Retry-After over HTTP", async () => {
       const limited = await dev.createApiKey();
       for (let i = 0; i < ratePerMinute; i++)

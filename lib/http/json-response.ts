@@ -1,0 +1,17 @@
+// Every JSON body the API sends. `next start` gzips any answer whose client accepts it; its compression
+// would skip a body under 1 KiB, where gzip costs more CPU than it saves on the wire, but it never learns
+// the length (Next.js streams a route's Response without one), so it gzipped every small answer: about
+// 0.5 ms of CPU per job through `next start` (docs/benchmarks.md). A small body is marked `no-transform`,
+// which compression honours; larger ones (job lists, the OpenAPI document) are still compressed.
+const compressFrom = 1024;
+
+export function jsonResponse(body: unknown, status: number, headers?: HeadersInit): Response {
+  const text = JSON.stringify(body);
+  const all = new Headers(headers);
+  all.set("content-type", "application/json");
+  if (text.length < compressFrom) {
+    const cacheControl = all.get("cache-control");
+    all.set("cache-control", cacheControl ? `${cacheControl}, no-transform` : "no-transform");
+  }
+  return new Response(text, { status, headers: all });
+}
