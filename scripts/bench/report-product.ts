@@ -3,7 +3,8 @@
 import type { CpuUse } from "./cpu";
 import type { GraphileResult } from "./graphile";
 import type { NodesResults, ProductResult, RunResults, TreeResults } from "./results";
-import { ms, perSecond, ratio, table } from "./stats";
+import { countedWorkSection } from "./report-counted-work";
+import { median, ms, perSecond, ratio, table } from "./stats";
 
 /** Issue 22's aim, through `next start` on PostgreSQL: jobs/s ≥ 0.5× graphile-worker's, overhead p50 ≤ 1.0×. */
 const aim = { jobsPerSecondOfGraphile: 0.5, overheadP50OfGraphile: 1.0 };
@@ -139,13 +140,6 @@ const figuresOf = (x: NodesResults | ProductResult): PhaseFigures => {
   };
 };
 
-function median(values: number[]): number {
-  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
-  if (sorted.length === 0) return Number.NaN;
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
 function baselineSection(r: RunResults): string {
   const b = r.baseline;
   if (!b) return "";
@@ -193,7 +187,10 @@ function baselineSection(r: RunResults): string {
       ],
       rows,
     ),
-  ].join("\n");
+    countedWorkSection(b, r.nodes),
+  ]
+    .filter(Boolean)
+    .join("\n");
 }
 
 export function productSection(r: RunResults): string {

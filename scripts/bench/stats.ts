@@ -35,6 +35,14 @@ export const percent = (v: number) => (Number.isFinite(v) ? `${Math.round(v)} %`
 export const ratio = (a: number, b: number) =>
   Number.isFinite(a) && Number.isFinite(b) && b !== 0 ? `${(a / b).toFixed(2)}×` : "n/a";
 
+/** The middle of the finite values (NaN when there are none). */
+export function median(values: number[]): number {
+  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
 /** A Markdown table; the same text is printed to the terminal. */
 export function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
