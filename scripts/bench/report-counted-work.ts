@@ -1,6 +1,6 @@
 // Report part, with `--baseline` on PostgreSQL: the database work each tree did per job, counted rather than
 // timed. Timings of one round drift by ±20% on a shared 2-core machine; rows, WAL and statements per job do
-// not, so a difference here is a real one whatever the rounds' jobs/s say.
+// not, so a difference in them is a real one whatever the rounds' jobs/s say.
 import { rowsPerJob } from "./report-work";
 import type { BaselineResults, NodesResults, TreeResults } from "./results";
 import { median, ms, ratio, table } from "./stats";
@@ -49,10 +49,11 @@ export function countedWorkSection(b: BaselineResults, phases: NodesResults[]): 
   if (rows.length === 0) return "";
   return [
     "",
-    "Database work per job, counted (median over the rounds; statements need `--private-postgres`): rows written " +
-      "over the database's life ÷ its jobs, WAL over the burst ÷ its jobs (the whole cluster's: on a shared server " +
-      "it includes whatever else ran), top-level statements and their execution time over the burst ÷ its jobs " +
-      "(lock waits included, and the bench's own polling of the job list).",
+    "Database work per job (median over the rounds): rows written over the database's life ÷ its jobs, WAL over " +
+      "the burst ÷ its jobs (the whole cluster's: on a shared server it includes whatever else ran), and, with " +
+      "`--private-postgres`, top-level statements over the burst ÷ its jobs (the bench's own polling of the job " +
+      "list included). These are counts, which do not drift with the machine. The execution time per job is not: it " +
+      "includes the submissions' waits on the developer's account row, which grow with the load.",
     "",
     table(["phase, tree", "rows per job", "WAL per job", "statements per job", "execution per job"], rows),
   ].join("\n");
