@@ -20,6 +20,7 @@ import {
 } from "./guards";
 import { rateLimitHeadersOf } from "./rate-limit";
 import { requestIdOf } from "./request-id";
+import { apiSecurityHeaders } from "./security-headers";
 import type { BodySpec, Credential, Output, RouteSpec } from "./routes";
 
 export interface ApiContext<P> {
@@ -174,8 +175,8 @@ async function paramsOf<P>(ctx: NextRouteContext<P> | undefined): Promise<P> {
 }
 
 /**
- * The envelope alone (request id, error mapping, request log) for the one handler with no declaration:
- * the catch-all that answers 404 for paths no route claims.
+ * The envelope alone (request id, security headers, error mapping, request log): under every route handler,
+ * and alone for those with no declaration (the catch-all's 404, other-methods.ts's 405 and OPTIONS).
  */
 export function handleApi<P extends Record<string, string | string[]> = Record<string, never>>(handler: Handler<P>) {
   return async (req: Request, ctx?: NextRouteContext<P>): Promise<Response> => {
@@ -191,6 +192,7 @@ export function handleApi<P extends Record<string, string | string[]> = Record<s
       response = toErrorResponse(error, requestId, log);
     }
     response.headers.set("x-request-id", requestId);
+    for (const [name, value] of apiSecurityHeaders()) response.headers.set(name, value);
     for (const [name, value] of Object.entries(rateLimitHeadersOf(req))) response.headers.set(name, value);
     log.debug("request", {
       method: req.method,

@@ -1,44 +1,59 @@
+import { unstable_doesMiddlewareMatch } from "next/experimental/testing/server";
 import { NextRequest } from "next/server";
 import { describe, expect, it } from "vitest";
-import { proxy } from "@/proxy";
+import { config, proxy } from "@/proxy";
 
 const at = (path: string, method = "GET") => proxy(new NextRequest(`http://127.0.0.1:3000${path}`, { method }));
+const runsFor = (path: string) => unstable_doesMiddlewareMatch({ config, url: `http://127.0.0.1:3000${path}` });
 
-describe("proxy: what the framework would answer without the envelope", () => {
-  it("405 METHOD_NOT_ALLOWED in the envelope with x-request-id and Allow, for a method a route lacks", async () => {
-    const res = at("/api/developers/keys", "PUT");
-    expect(res.status).toBe(405);
-    expect(res.headers.get("x-request-id")).toMatch(/^req_/);
-    expect(res.headers.get("allow")).toBe("POST, GET, HEAD, OPTIONS");
-    expect((await res.json()).error).toMatchObject({
-      code: "METHOD_NOT_ALLOWED",
-      details: { allowed: ["POST", "GET", "HEAD", "OPTIONS"] },
-    });
-    expect(at("/api/developers/jobs/0b0e/logs", "DELETE").status).toBe(405);
-    expect(at("/api/developers/keys", "POST").status).toBe(200); // passed on to the route
+describe("proxy: where it runs", () => {
+  it("runs before pages, not before the API (whose every request would pay for it) nor static files", () => {
+    expect(runsFor("/")).toBe(true);
+    expect(runsFor("/sign-in")).toBe(true);
+    expect(runsFor("/jobs/0b0e")).toBe(true);
+    expect(runsFor("/api/health/live")).toBe(false);
+    expect(runsFor("/api/marketplace/services/token-count/execute")).toBe(false);
+    expect(runsFor("/_next/static/chunks/app.js")).toBe(false);
   });
 
-  it("404 NOT_FOUND in the envelope for a path that is not percent-encoded UTF-8", async () => {
-    for (const path of ["/api/developers/jobs/%ED%A0%80/logs", "/api/developers/keys/%ED%BF%BF/rotate"]) {
+  it("runs before an API path with a percent-escape, the one the router would answer with a plain 500", () => {
+    expect(runsFor("/api/developers/jobs/%E0%A4%A")).toBe(true);
+    expect(runsFor("/api/%zz")).toBe(true);
+  });
+});
+
+describe("proxy: the API answer the framework would otherwise give without the envelope", () => {
+  it("404 NOT_FOUND in the envelope for a path that is not percent-encoded UTF-8, with the API's headers", async () => {
+    for (const path of ["/api/developers/jobs/%ED%A0%80/logs", "/api/developers/keys/%ED%BF%BF/rotate", "/api/%zz"]) {
       const res = at(path, "POST");
       expect(res.status).toBe(404);
-      expect((await res.json()).error.code).toBe("NOT_FOUND");
+      const body = await res.json();
+      expect(body.error.code).toBe("NOT_FOUND");
+      expect(body.error.requestId).toBe(res.headers.get("x-request-id"));
+      expect(res.headers.get("content-security-policy")).toBe("default-src 'none'; frame-ancestors 'none'");
+    }
+  });
+
+  // The test router (tests/support/test-server.ts) calls the proxy on every path, counting on this.
+  it("passes any other API request on to its route untouched, escaped or not", () => {
+    for (const path of ["/api/developers/jobs/a%2Fb", "/api/health/live"]) {
+      const res = at(path, "POST");
+      expect(res.headers.get("x-middleware-next")).toBe("1");
+      expect([...res.headers.keys()]).toEqual(["x-middleware-next"]);
     }
   });
 });
 
-describe("proxy: security headers on pages and API responses", () => {
-  it("a strict CSP with a fresh nonce, no frames, nosniff and a referrer policy", () => {
+describe("proxy: a page's security headers", () => {
+  it("a strict CSP with a fresh nonce per request, no frames, nosniff and a referrer policy", () => {
     const page = at("/sign-in");
-    const api = at("/api/health/live");
-    for (const res of [page, api, at("/api/developers/keys", "PUT")]) {
-      const csp = res.headers.get("content-security-policy") ?? "";
-      expect(csp).toMatch(/script-src 'self' 'nonce-[A-Za-z0-9+/=]+' 'strict-dynamic'/);
-      expect(csp).toContain("frame-ancestors 'none'");
-      expect(csp).toContain("object-src 'none'");
-      expect(res.headers.get("x-content-type-options")).toBe("nosniff");
-      expect(res.headers.get("referrer-policy")).toBe("strict-origin-when-cross-origin");
-    }
-    expect(page.headers.get("content-security-policy")).not.toBe(at("/sign-in").headers.get("content-security-policy"));
+    const csp = page.headers.get("content-security-policy") ?? "";
+    expect(csp).toMatch(/script-src 'self' 'nonce-[A-Za-z0-9+/=]+' 'strict-dynamic'/);
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("object-src 'none'");
+    expect(page.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(page.headers.get("referrer-policy")).toBe("strict-origin-when-cross-origin");
+    expect(page.headers.get("x-frame-options")).toBe("DENY");
+    expect(csp).not.toBe(at("/sign-in").headers.get("content-security-policy"));
   });
 });

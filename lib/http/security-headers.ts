@@ -34,14 +34,31 @@ export function contentSecurityPolicy(nonce: string): string {
   ].join("; ");
 }
 
-/** Headers for every response; the CSP only where a document may render (pages and API alike get it). */
-export function securityHeaders(nonce: string): Record<string, string> {
+function commonHeaders(): Record<string, string> {
   const production = env().NODE_ENV === "production";
   return {
-    "content-security-policy": contentSecurityPolicy(nonce),
     "x-content-type-options": "nosniff",
     "referrer-policy": "strict-origin-when-cross-origin",
     "x-frame-options": "DENY",
     ...(production ? { "strict-transport-security": "max-age=63072000; includeSubDomains" } : {}),
   };
+}
+
+/** A page's headers: its CSP allows only scripts carrying this request's nonce. */
+export function pageSecurityHeaders(nonce: string): Record<string, string> {
+  return { "content-security-policy": contentSecurityPolicy(nonce), ...commonHeaders() };
+}
+
+let apiHeaders: [string, string][] | undefined;
+
+/**
+ * An API answer's headers: JSON is never a document to render, so its CSP allows nothing at all, and no
+ * nonce is needed. The same for every answer, so made once (the API's hot path runs this per request).
+ */
+export function apiSecurityHeaders(): readonly [string, string][] {
+  apiHeaders ??= Object.entries({
+    "content-security-policy": "default-src 'none'; frame-ancestors 'none'",
+    ...commonHeaders(),
+  });
+  return apiHeaders;
 }

@@ -4,6 +4,7 @@
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
+import * as otherMethods from "@/lib/http/other-methods";
 import type { RouteSpec } from "@/lib/http/routes";
 import { routes } from "@/lib/http/routes";
 import { findRoutes, type RouteEntry } from "../support/route-table";
@@ -15,9 +16,18 @@ const isCatchAll = (entry: RouteEntry) => entry.segments.some((s) => s.startsWit
 const pathOf = (entry: RouteEntry) => "/" + entry.segments.map((s) => s.replace(/^\[(.+)\]$/, "{$1}")).join("/");
 
 type Exported = { route?: RouteSpec };
+const refusals = new Set<unknown>(Object.values(otherMethods));
+
+async function moduleOf(entry: RouteEntry): Promise<Record<string, unknown>> {
+  return (await import(/* @vite-ignore */ pathToFileURL(entry.file).href)) as Record<string, unknown>;
+}
+
+/** The file's own handlers: those that are not lib/http/other-methods.ts's answers for the methods it lacks. */
 async function exportsOf(entry: RouteEntry): Promise<[string, Exported][]> {
-  const routeModule = (await import(/* @vite-ignore */ pathToFileURL(entry.file).href)) as Record<string, unknown>;
-  return httpMethods.filter((m) => typeof routeModule[m] === "function").map((m) => [m, routeModule[m] as Exported]);
+  const routeModule = await moduleOf(entry);
+  return httpMethods
+    .filter((m) => typeof routeModule[m] === "function" && !refusals.has(routeModule[m]))
+    .map((m) => [m, routeModule[m] as Exported]);
 }
 
 const files = findRoutes(apiDir);
@@ -40,6 +50,15 @@ describe("route declarations", () => {
           path: pathOf(entry),
         });
       }
+    },
+  );
+
+  it.each(declared.map((entry) => [path.relative(apiDir, entry.file), entry] as const))(
+    "app/api/%s answers every other method in the envelope (it re-exports lib/http/other-methods.ts)",
+    async (_file, entry) => {
+      const routeModule = await moduleOf(entry);
+      for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
+        expect(typeof routeModule[method], `${method} ${pathOf(entry)}`).toBe("function");
     },
   );
 

@@ -62,10 +62,10 @@ type Handler = NonNullable<RouteModule[string]>;
 /**
  * What `next start` does before (or instead of) calling a route handler, checked against it by
  * tests/next-start/real-server.test.ts: a trailing slash is a 308 to the path without it; then our proxy.ts
- * runs (security headers; its own 404/405 answers in the envelope for malformed paths and missing methods);
+ * runs where its matcher says (pages' security headers; the envelope's 404 for a malformed API path);
  * HEAD runs GET and drops the body; OPTIONS without a handler is 204 with the route's methods in Allow; any
- * other method the route does not export is a bare 405 (unreachable behind proxy.ts). Not reproduced here:
- * compression, `poweredByHeader`, next.config headers and instrumentation.ts (startNetworkServices is
+ * other method the route does not export is a bare 405 (no API route lacks one: each re-exports
+ * lib/http/other-methods.ts). Not reproduced here: compression, `poweredByHeader`, next.config headers and instrumentation.ts (startNetworkServices is
  * called directly).
  */
 async function nextLikeAnswer(
@@ -140,6 +140,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       try {
         const url = new URL(req.url ?? "/", baseUrl);
         const request = await toRequest(req, baseUrl, aborter.signal);
+        // Every request, though Next.js runs proxy.ts only where its matcher says: on an API path the matcher
+        // skips, the proxy passes the request on untouched (lib/http/proxy.test.ts checks both), so the
+        // answer is the same, and this router need not load Next.js's matcher code (which wants its runtime).
         const proxied = proxy(new NextRequest(request.url, { method: request.method, headers: request.headers }));
         const answer = await nextLikeAnswer(url, req.method ?? "GET", proxied, routes, load);
         if (answer instanceof Response) return void (await writeResponse(req, res, answer));

@@ -29,3 +29,5 @@ export const GET = withApi(routes.health, async (_req, { json }) => {
     );
   }
 });
+
+export * from "@/lib/http/other-methods";

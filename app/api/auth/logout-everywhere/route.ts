@@ -7,3 +7,5 @@ export const POST = withApi(routes.signOutEverywhere, async (_req, { principal }
   await revokeAllSessions(principal.accountId);
   return noContent({ "set-cookie": clearedSessionCookie() });
 });
+
+export * from "@/lib/http/other-methods";

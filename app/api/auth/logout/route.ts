@@ -9,3 +9,5 @@ export const POST = withApi(routes.signOut, async (req) => {
   if (sessionId) await revokeSession(sessionId);
   return noContent({ "set-cookie": clearedSessionCookie() });
 });
+
+export * from "@/lib/http/other-methods";

@@ -18,3 +18,5 @@ export const GET = withApi(routes.issueNonce, async (req, { json }) => {
     },
   );
 });
+
+export * from "@/lib/http/other-methods";

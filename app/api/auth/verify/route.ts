@@ -23,3 +23,5 @@ export const POST = withApi(routes.verifySignIn, async (req, { body, json }) => 
   });
   return json({ address: signedIn.address, chainId: signedIn.chainId }, { headers: { "set-cookie": cookie } });
 });
+
+export * from "@/lib/http/other-methods";

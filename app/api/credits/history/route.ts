@@ -5,3 +5,5 @@ import { routes } from "@/lib/http/routes";
 export const GET = withApi(routes.listCreditHistory, async (_req, { principal, query, json }) =>
   json(await listCreditHistory(principal.accountId, query)),
 );
+
+export * from "@/lib/http/other-methods";

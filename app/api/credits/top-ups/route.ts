@@ -12,3 +12,5 @@ export const POST = withApi(routes.submitTopUp, async (_req, { principal, body, 
   const { topUp, created } = await submitTopUp(principal.accountId, principal.address, body);
   return json(topUp, { status: created ? 201 : 200, headers: noStore });
 });
+
+export * from "@/lib/http/other-methods";

@@ -6,3 +6,5 @@ import { routes } from "@/lib/http/routes";
 export const GET = withApi(routes.nodesOverview, async (_req, { principal, json }) =>
   json(await nodesOverview(principal.accountId)),
 );
+
+export * from "@/lib/http/other-methods";

@@ -10,3 +10,5 @@ export const GET = withApi(routes.listJobs, async (_req, { principal, query, jso
 export const POST = withApi(routes.createJob, async (req, { principal, body: { payload }, json }) =>
   submitAndRespond(json, principal, payload.serviceId, payload.input, idempotencyKeyOf(req), payload.placement),
 );
+
+export * from "@/lib/http/other-methods";

@@ -9,3 +9,5 @@ export const GET = withApi(routes.listKeys, async (_req, { principal, json }) =>
 export const POST = withApi(routes.createKey, async (_req, { principal, body, json }) =>
   json(await createApiKey(principal.accountId, body), { headers: { "cache-control": "no-store" } }),
 );
+
+export * from "@/lib/http/other-methods";

@@ -9,3 +9,5 @@ export const GET = withApi(routes.getProfile, async (_req, { principal, json }) 
 export const PATCH = withApi(routes.updateProfile, async (_req, { principal, body, json }) =>
   json(await updateProfile(principal.accountId, body)),
 );
+
+export * from "@/lib/http/other-methods";

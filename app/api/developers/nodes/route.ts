@@ -9,3 +9,5 @@ export const GET = withApi(routes.listNodes, async (_req, { principal, json }) =
 export const POST = withApi(routes.createNode, async (_req, { principal, body, json }) =>
   json(await createDeveloperNode(principal.accountId, body), { headers: { "cache-control": "no-store" } }),
 );
+
+export * from "@/lib/http/other-methods";

@@ -9,3 +9,5 @@ export const GET = withApi(routes.listWebhooks, async (_req, { principal, json }
 export const POST = withApi(routes.createWebhook, async (_req, { principal, body, json }) =>
   json(await createWebhookEndpoint(principal.accountId, body), { headers: { "cache-control": "no-store" } }),
 );
+
+export * from "@/lib/http/other-methods";

@@ -5,3 +5,5 @@ import { routes } from "@/lib/http/routes";
 export const GET = withApi(routes.liveness, async (_req, { json }) =>
   json({ status: "ok" }, { headers: { "cache-control": "no-store" } }),
 );
+
+export * from "@/lib/http/other-methods";

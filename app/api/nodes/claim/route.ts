@@ -5,3 +5,5 @@ import { claimJobs } from "@/lib/engine/claims";
 export const POST = withApi(routes.claimJobs, async (req, { principal, body: { max, waitMs, start }, json }) =>
   json({ jobs: await claimJobs(principal, max, waitMs, req.signal, { start }) }),
 );
+
+export * from "@/lib/http/other-methods";

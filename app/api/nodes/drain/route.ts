@@ -6,3 +6,5 @@ export const POST = withApi(routes.drainNode, async (_req, { principal }) => {
   await drainNode(principal);
   return noContent();
 });
+
+export * from "@/lib/http/other-methods";

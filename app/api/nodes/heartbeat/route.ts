@@ -5,3 +5,5 @@ import { heartbeat } from "@/lib/network/coordinator";
 export const POST = withApi(routes.nodeHeartbeat, async (_req, { principal, body, json }) =>
   json(await heartbeat(principal, body.activeJobIds)),
 );
+
+export * from "@/lib/http/other-methods";

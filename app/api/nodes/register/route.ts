@@ -5,3 +5,5 @@ import { registerNode } from "@/lib/network/coordinator";
 export const POST = withApi(routes.registerNode, async (_req, { principal, body, json }) =>
   json(await registerNode(principal, body)),
 );
+
+export * from "@/lib/http/other-methods";

@@ -9,3 +9,5 @@ export const PATCH = withApi(routes.updateKey, async (_req, { principal, params,
 export const DELETE = withApi(routes.revokeKey, async (_req, { principal, params, json }) =>
   json(await revokeApiKey(principal.accountId, params.keyId)),
 );
+
+export * from "@/lib/http/other-methods";

@@ -10,3 +10,5 @@ export const GET = withApi(routes.getNode, async (_req, { principal, params, jso
 export const DELETE = withApi(routes.revokeNode, async (_req, { principal, params, json }) =>
   json(await revokeDeveloperNode(principal.accountId, params.nodeId)),
 );
+
+export * from "@/lib/http/other-methods";

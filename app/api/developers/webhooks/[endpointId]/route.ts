@@ -14,3 +14,5 @@ export const DELETE = withApi(routes.deleteWebhook, async (_req, { principal, pa
   await deleteWebhookEndpoint(principal.accountId, params.endpointId);
   return noContent();
 });
+
+export * from "@/lib/http/other-methods";

@@ -16,3 +16,5 @@ export const POST = withApi(routes.runFromDashboard, async (req, { principal, pa
   });
   return json(job, { status: 202, headers: { "cache-control": "no-store", location: `/jobs/${job.jobId}` } });
 });
+
+export * from "@/lib/http/other-methods";

@@ -13,3 +13,5 @@ export const GET = withApi(routes.streamJobEvents, async (req, { principal, para
   const credential = streamCredential(req, principal, "telemetry:read");
   return jobEventStream(principal.accountId, params.jobId, lastEventId, req.signal, log, credential);
 });
+
+export * from "@/lib/http/other-methods";

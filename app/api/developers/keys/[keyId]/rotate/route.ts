@@ -7,3 +7,5 @@ export const POST = withApi(routes.rotateKey, async (_req, { principal, params, 
     headers: { "cache-control": "no-store" },
   }),
 );
+
+export * from "@/lib/http/other-methods";

@@ -7,3 +7,5 @@ export const POST = withApi(routes.rotateNodeToken, async (_req, { principal, pa
     headers: { "cache-control": "no-store" },
   }),
 );
+
+export * from "@/lib/http/other-methods";

@@ -5,3 +5,5 @@ import { routes } from "@/lib/http/routes";
 export const GET = withApi(routes.listWebhookDeliveries, async (_req, { principal, params, query, json }) =>
   json(await listDeliveries(principal.accountId, params.endpointId, query)),
 );
+
+export * from "@/lib/http/other-methods";

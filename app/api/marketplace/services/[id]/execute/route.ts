@@ -5,3 +5,5 @@ import { routes } from "@/lib/http/routes";
 export const POST = withApi(routes.executeService, async (req, { principal, params, body, json }) =>
   submitAndRespond(json, principal, params.id, body.input, idempotencyKeyOf(req), body.placement),
 );
+
+export * from "@/lib/http/other-methods";

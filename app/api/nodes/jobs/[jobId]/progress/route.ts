@@ -9,3 +9,5 @@ export const POST = withApi(
     return noContent();
   },
 );
+
+export * from "@/lib/http/other-methods";

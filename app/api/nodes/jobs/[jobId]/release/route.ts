@@ -6,3 +6,5 @@ export const POST = withApi(routes.releaseJob, async (_req, { principal, params,
   await releaseJob(principal, params.jobId, attempt, reason);
   return noContent();
 });
+
+export * from "@/lib/http/other-methods";

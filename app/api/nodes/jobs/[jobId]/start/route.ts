@@ -6,3 +6,5 @@ export const POST = withApi(routes.startExecution, async (_req, { principal, par
   await startExecution(principal, params.jobId, attempt);
   return noContent();
 });
+
+export * from "@/lib/http/other-methods";
