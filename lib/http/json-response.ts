@@ -10,7 +10,9 @@ export function jsonResponse(body: unknown, status: number, headers?: HeadersIni
   const text = JSON.stringify(body);
   const all = new Headers(headers);
   all.set("content-type", "application/json");
-  if (text.length < compressFrom) {
+  // Bytes, not characters (a body of 600 non-ASCII characters can pass 1 KiB); a string is never shorter in
+  // UTF-8 bytes than in UTF-16 units, so a long one is not measured.
+  if (text.length < compressFrom && Buffer.byteLength(text) < compressFrom) {
     const cacheControl = all.get("cache-control");
     all.set("cache-control", cacheControl ? `${cacheControl}, no-transform` : "no-transform");
   }

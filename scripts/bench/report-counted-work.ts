@@ -3,7 +3,7 @@
 // not, so a difference in them is a real one whatever the rounds' jobs/s say.
 import { rowsPerJob } from "./report-work";
 import type { BaselineResults, NodesResults, TreeResults } from "./results";
-import { median, ms, ratio, table } from "./stats";
+import { median, ms, nodesLabel, ratio, table } from "./stats";
 
 interface CountedWork {
   rows: number;
@@ -33,7 +33,7 @@ export function countedWorkSection(b: BaselineResults, phases: NodesResults[]): 
     if (ours.every((w) => w === undefined)) return [];
     const mid = (works: (CountedWork | undefined)[], key: keyof CountedWork) =>
       median(works.map((w) => w?.[key] ?? Number.NaN));
-    const label = `harness, ${phase.nodes} node${phase.nodes === 1 ? "" : "s"}`;
+    const label = `harness, ${nodesLabel(phase.nodes)}`;
     const row = (tree: string, works: (CountedWork | undefined)[]) => [
       `${label}, ${tree}`,
       fixed(mid(works, "rows"), 1),

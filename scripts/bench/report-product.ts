@@ -4,12 +4,11 @@ import type { CpuUse } from "./cpu";
 import type { GraphileResult } from "./graphile";
 import type { NodesResults, ProductResult, RunResults, TreeResults } from "./results";
 import { countedWorkSection } from "./report-counted-work";
-import { median, ms, perSecond, ratio, table } from "./stats";
+import { median, ms, nodesLabel, perSecond, ratio, table } from "./stats";
 
 /** Issue 22's aim, through `next start` on PostgreSQL: jobs/s ≥ 0.5× graphile-worker's, overhead p50 ≤ 1.0×. */
 const aim = { jobsPerSecondOfGraphile: 0.5, overheadP50OfGraphile: 1.0 };
 
-const nodesLabel = (n: number) => `${n} node${n === 1 ? "" : "s"}`;
 const verdict = (ok: boolean) => (ok ? "met" : "**not met**");
 /** CPU per job over the burst: a process's (or PostgreSQL's) share of the window ÷ jobs. */
 const cpuPerJob = (percentOfCore: number, c: CpuUse, jobs: number) =>

@@ -3,9 +3,7 @@
 import type { ProfileSummary } from "./profile";
 import type { StatementReport, TableWrites } from "./pg-stats";
 import type { LivenessSummary, NodesResults } from "./results";
-import { ms, ratio, table } from "./stats";
-
-const nodesLabel = (n: number) => `${n} node${n === 1 ? "" : "s"}`;
+import { ms, nodesLabel, ratio, table } from "./stats";
 
 export function livenessSection(nodes: NodesResults[]): string {
   const rows: string[][] = [];

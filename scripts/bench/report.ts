@@ -6,7 +6,7 @@ import { productSection } from "./report-product";
 import { beyondOneMachineSection, scaleOutSection } from "./report-scale-out";
 import { databaseSection, livenessSection, profileSection } from "./report-work";
 import type { RunResults } from "./results";
-import { ms, percent, perSecond, ratio, table, type Summary } from "./stats";
+import { ms, nodesLabel, percent, perSecond, ratio, table, type Summary } from "./stats";
 
 const p50p99 = (s: Summary) => `${ms(s.p50)} / ${ms(s.p99)}`;
 const cpuMsPerJob = (percentOfCore: number, c: CpuUse, jobs: number) =>
@@ -63,7 +63,7 @@ function httpSection(r: RunResults): string {
 function overheadSection(r: RunResults): string {
   const steady = r.nodes[0]?.steady;
   const rows = r.nodes.map((n) => [
-    `ours, ${n.nodes} node${n.nodes === 1 ? "" : "s"}`,
+    `ours, ${nodesLabel(n.nodes)}`,
     String(n.slots),
     ms(n.steady.overhead.p50),
     ms(n.steady.overhead.p99),
@@ -119,7 +119,7 @@ function overheadSection(r: RunResults): string {
 function drainSection(r: RunResults): string {
   const first = r.nodes[0]?.burst;
   const rows = r.nodes.map((n) => [
-    `ours, ${n.nodes} node${n.nodes === 1 ? "" : "s"}`,
+    `ours, ${nodesLabel(n.nodes)}`,
     String(n.slots),
     `**${perSecond(n.burst.jobsPerSecond)}**`,
     ms(n.burst.spanMs),
@@ -184,7 +184,7 @@ function comparisonSection(r: RunResults): string {
     const g = r.graphile.find((x) => x.concurrency === n.slots);
     if (!g) return;
     rows.push([
-      `${n.nodes} node${n.nodes === 1 ? "" : "s"} vs concurrency ${g.concurrency}`,
+      `${nodesLabel(n.nodes)} vs concurrency ${g.concurrency}`,
       ratio(n.steady.overhead.p50, g.overhead.p50),
       ratio(n.steady.overhead.p99, g.overhead.p99),
       ratio(n.steady.overhead.avg, g.addToStart.avg),
@@ -230,7 +230,7 @@ function standingSection(r: RunResults): string {
   const most = Math.max(...r.nodes.map((n) => n.nodes));
   for (const n of r.nodes) {
     const o = n.steady.overhead;
-    const label = `${n.nodes} node${n.nodes === 1 ? "" : "s"}`;
+    const label = nodesLabel(n.nodes);
     const p99 =
       aim.overheadP99 === undefined
         ? ms(o.p99)

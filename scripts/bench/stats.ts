@@ -49,3 +49,6 @@ export function table(header: string[], rows: string[][]): string {
   const line = (cells: string[]) => `| ${cells.map((c, i) => (c ?? "").padEnd(widths[i])).join(" | ")} |`;
   return [line(header), `| ${widths.map((w) => "-".repeat(w)).join(" | ")} |`, ...rows.map(line)].join("\n");
 }
+
+/** "1 node", "4 nodes": how every table names a server's embedded nodes. */
+export const nodesLabel = (n: number) => `${n} node${n === 1 ? "" : "s"}`;
