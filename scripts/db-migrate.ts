@@ -1,4 +1,4 @@
-// Applies the migrations (and seeds the catalog) to DATABASE_URL or the embedded database under DATA_DIR.
+// Applies the migrations (and adds the catalog's missing rows) to DATABASE_URL or the embedded database under DATA_DIR.
 import { readyDatabase } from "@/lib/domain/database";
 import { runCommand } from "./cli";
 

@@ -1,4 +1,4 @@
-// The database as the domain sees it: opened, migrated and with the catalog seeded, once per process.
+// The database as the domain sees it: opened, migrated and with the catalog's rows present, once per process.
 import { sql } from "drizzle-orm";
 import type { Database, Db } from "@/lib/db/database";
 import { getDatabase } from "@/lib/db/open";
@@ -7,9 +7,9 @@ import { llmConfigured } from "@/lib/env";
 import { processSingleton } from "@/lib/singleton";
 import { catalog, inputJsonSchema } from "./catalog";
 
-async function seedCatalog(db: Db): Promise<void> {
+function catalogRows() {
   const config = { llmConfigured: llmConfigured() };
-  const rows = catalog.map((entry, position) => ({
+  return catalog.map((entry, position) => ({
     id: entry.serviceId,
     name: entry.name,
     description: entry.description,
@@ -18,9 +18,24 @@ async function seedCatalog(db: Db): Promise<void> {
     inputSchema: inputJsonSchema(entry.serviceId),
     position,
   }));
-  await db
+}
+
+/**
+ * Any process that opens the database (a server, an operator command) makes sure every service has a row,
+ * and changes none: whether a service is enabled depends on a server's configuration (an LLM for
+ * text-generate), which a command run from another shell does not have.
+ */
+async function ensureCatalog(db: Db): Promise<void> {
+  await db.insert(services).values(catalogRows()).onConflictDoNothing({ target: services.id });
+}
+
+/** A server at start-up: the catalog as this server's code and configuration have it. */
+export async function publishCatalog(): Promise<void> {
+  await (
+    await db()
+  )
     .insert(services)
-    .values(rows)
+    .values(catalogRows())
     .onConflictDoUpdate({
       target: services.id,
       set: {
@@ -37,11 +52,11 @@ async function seedCatalog(db: Db): Promise<void> {
 
 const ready = processSingleton("ready", async () => {
   const database = await getDatabase();
-  await seedCatalog(database.db);
+  await ensureCatalog(database.db);
   return database;
 });
 
-/** Opens, migrates and seeds (once); a failure is retried on the next call. */
+/** Opens, migrates and adds missing catalog rows (once); a failure is retried on the next call. */
 export const readyDatabase = (): Promise<Database> => ready.get();
 
 export async function db(): Promise<Db> {

@@ -31,7 +31,7 @@ export interface SubmissionOutcome {
 
 /**
  * The catalog row of a service, read at most every few seconds per process: rows change only when an
- * instance starts and seeds the catalog (lib/domain/database.ts), so a status change shows within seconds.
+ * instance starts and publishes the catalog (lib/domain/database.ts), so a status change shows within seconds.
  */
 const serviceLifetimeMs = 5_000;
 const knownServices = new Map<string, { row: Promise<ServiceRow | undefined>; until: number }>();

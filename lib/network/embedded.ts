@@ -1,9 +1,9 @@
-// What a server process runs beside its routes: the sweeper, the webhook dispatcher, the payment watcher
-// (when credit top-ups are configured) and EMBEDDED_NODES node
-// agents (the same agent code as a standalone node, on the in-process transport), so `npm start` alone
-// completes jobs.
+// What a server process runs beside its routes: the catalog as its configuration has it (which services are
+// enabled), the sweeper, the webhook dispatcher, the payment watcher (when credit top-ups are configured)
+// and EMBEDDED_NODES node agents (the same agent code as a standalone node, on the in-process transport), so
+// `npm start` alone completes jobs.
 import { hostname } from "node:os";
-import { readyDatabase } from "@/lib/domain/database";
+import { publishCatalog } from "@/lib/domain/database";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
 import { startPaymentWatcher } from "@/lib/payments/watcher";
@@ -23,7 +23,7 @@ interface NetworkServices {
 }
 
 async function start(): Promise<NetworkServices> {
-  await readyDatabase();
+  await publishCatalog();
   const config = env();
   const stopSweeper = startSweeper();
   const stopWebhooks = startWebhookDispatcher();

@@ -81,12 +81,11 @@ describe.each(drivers)("nodes developers own, against next start on $name", ({ p
 
   /** The network's node: a token from the operator command, a standalone process. */
   async function networkNodeStarts() {
-    // With PostgreSQL the command opens the database itself and seeds the catalog as any instance does: with
-    // the LLM's configuration, or it would mark text-generate disabled for everyone.
+    // Run from a shell without the server's LLM settings, as an operator would: with PostgreSQL the command
+    // opens the database itself, and must not mark text-generate disabled for everyone.
     const issued = await startChild("scripts/node-token.ts", ["network-node", "--region", "dc"], {
       DATA_DIR: env.DATA_DIR,
       ...(env.DATABASE_URL ? { DATABASE_URL: env.DATABASE_URL } : {}),
-      ...llmEnv(),
     });
     const child = await startNodeProcess(
       server.baseUrl,
