@@ -186,10 +186,9 @@ function baselineSection(r: RunResults): string {
       ],
       rows,
     ),
-    countedWorkSection(b, r.nodes),
-  ]
-    .filter(Boolean)
-    .join("\n");
+    // Empty without counts: dropped here, not by filtering the list, whose "" are its blank lines.
+    ...[countedWorkSection(b, r.nodes)].filter((section) => section !== ""),
+  ].join("\n");
 }
 
 export function productSection(r: RunResults): string {
