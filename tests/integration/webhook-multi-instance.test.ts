@@ -1,4 +1,5 @@
 // Two server instances on one PostgreSQL share the outbox: each attempt is made by exactly one of them.
+import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { signUpDeveloper } from "../support/developer";
 import { eventually } from "../support/jobs";
@@ -28,6 +29,11 @@ describe.skipIf(!usePostgres())("webhooks from two instances on one PostgreSQL",
     };
     const [a, b] = await Promise.all([startServerProcess(env), startServerProcess(env)]);
     children.push(a, b);
+    // Each instance runs its own embedded node: one shared node would be restarted by the other's start.
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    const { rows } = await client.query("select name from nodes where embedded").finally(() => client.end());
+    expect(new Set(rows.map((r: { name: string }) => r.name)).size).toBe(2);
     const urls = [a.ready.baseUrl as string, b.ready.baseUrl as string];
     const dev = await signUpDeveloper(urls[0]);
     const key = await dev.createApiKey();

@@ -8,6 +8,7 @@ import { pathToFileURL } from "node:url";
 import { NextRequest } from "next/server";
 import { proxy } from "@/proxy";
 import { createScratchDatabase, usePostgres } from "./postgres";
+import { freePort } from "./next-server";
 import { findRoutes, matchRoute, type RouteModule } from "./route-table";
 
 export interface TestServer {
@@ -115,6 +116,7 @@ function withProxiedHeaders(request: Request, proxied: Response): Request {
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const scratch = options.databaseUrl || !usePostgres() ? undefined : await createScratchDatabase();
+  const port = options.port || (await freePort());
   const databaseUrl = options.databaseUrl ?? scratch?.url;
   Object.assign(process.env, {
     DATA_DIR: "memory://",
@@ -124,6 +126,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     SWEEP_INTERVAL_MS: "50",
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...options.env,
+    // The port it listens on, as `PORT=… npm start` has it: the embedded nodes' names carry it, so two
+    // instances on one machine and database are two sets of nodes (one name would be one node whose token
+    // each instance re-issues, failing the other's start).
+    PORT: String(port),
   });
   const routes = findRoutes(path.join(process.cwd(), "app", "api"));
   const modules = new Map<string, Promise<RouteModule>>();
@@ -160,7 +166,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       }
     })();
   });
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // The app's origin comes from configuration only (never from request headers): this server's own address.
   process.env.APP_ORIGIN ??= baseUrl;
