@@ -31,9 +31,8 @@ async function ensureCatalog(db: Db): Promise<void> {
 
 /** A server at start-up: the catalog as this server's code and configuration have it. */
 export async function publishCatalog(): Promise<void> {
-  await (
-    await db()
-  )
+  const d = await db();
+  await d
     .insert(services)
     .values(catalogRows())
     .onConflictDoUpdate({

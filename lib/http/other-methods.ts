@@ -5,8 +5,8 @@
 // only the methods it lacks come from here. HEAD is left to Next.js: it runs the file's GET (this
 // module's 405 when the route has no GET). Allow is read from the declarations in routes.ts, the same
 // table the OpenAPI document is made from.
-import { DomainError } from "@/lib/domain/errors";
 import { handleApi } from "./api";
+import { errorResponse } from "./error-envelope";
 import { routes } from "./routes";
 
 const declared = Object.values(routes).map((r) => ({
@@ -23,18 +23,15 @@ export function allowedMethodsAt(pathname: string): string[] {
 /** Any route's path params: this module answers for every route file. */
 type AnyParams = Record<string, string | string[]>;
 
-const refuse = handleApi<AnyParams>(async (req) => {
+const methodNotAllowed = handleApi<AnyParams>(async (req, { requestId }) => {
   const { pathname } = new URL(req.url);
-  throw new DomainError("METHOD_NOT_ALLOWED", `${req.method} is not allowed on ${pathname}.`, {
-    allowed: allowedMethodsAt(pathname),
+  const allowed = allowedMethodsAt(pathname);
+  const response = errorResponse("METHOD_NOT_ALLOWED", `${req.method} is not allowed on ${pathname}.`, requestId, {
+    allowed,
   });
-});
-
-async function methodNotAllowed(req: Request, ctx?: { params: Promise<AnyParams> }): Promise<Response> {
-  const response = await refuse(req, ctx);
-  response.headers.set("allow", allowedMethodsAt(new URL(req.url).pathname).join(", "));
+  response.headers.set("allow", allowed.join(", "));
   return response;
-}
+});
 
 export const OPTIONS = handleApi<AnyParams>(async (req) => {
   const allow = allowedMethodsAt(new URL(req.url).pathname).sort().join(", ");

@@ -1,6 +1,7 @@
 // The real server: `next start` on the production build (instrumentation, routing, compression and the
 // external packages as deployed), on the embedded database and on PostgreSQL. The integration suites use
 // the lighter test router (tests/support/test-server.ts); this suite checks what only Next itself does.
+import { hostname } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { catalog, type ServiceId } from "@/lib/domain/catalog";
 import {
@@ -127,6 +128,17 @@ describe.each(drivers)("next start on $name", ({ postgres }) => {
       ]);
     },
   );
+
+  // An embedded node's identity is host, port and slot, so two instances on one host and database never share
+  // one (each would re-issue the other's token). `next start -p` with no PORT in the environment, as here:
+  // Next.js sets PORT to the port it listens on before the server's start-up reads the configuration.
+  it("names its embedded node after the port it listens on, given by -p alone", async () => {
+    const key = await dev.createApiKey();
+    const job = await submit(dev, key, "token-count", { text: "which node?" });
+    await waitForStatus(dev, key, job.jobId);
+    const assigned = (await telemetry(dev, key, job.jobId)).find((e) => e.type === "NODE_ASSIGNED");
+    expect(assigned?.data?.name).toBe(`embedded-${hostname()}-${server.port}-1`);
+  });
 
   it("SIGTERM with a job in flight: the server exits, and after a restart the job completes exactly once", async () => {
     llm.behave({ reply: "slow", delayMs: 120_000 });
