@@ -9,7 +9,8 @@
 // --baseline <checkout> (the harness and `next start` phases also on another checkout, paired with this one's),
 // --rounds <n> (that many pairs of each);
 // --profile (CPU profiles of the servers into .bench/, top functions in the report);
-// --private-postgres (a throwaway cluster with pg_stat_statements loaded, instead of DATABASE_URL's server).
+// --private-postgres (a throwaway cluster with pg_stat_statements loaded, instead of DATABASE_URL's server);
+// --machine-node (stay on this Node even when it is older than package.json's engines: bench/supported-node.ts).
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -52,6 +53,7 @@ import type {
 import { benchScaleOut, type DatabaseWork, type ScaleOutResult } from "./bench/scale-out";
 import { startServerUnderTest, type Driver, type ServerUnderTest } from "./bench/server";
 import { summarize } from "./bench/stats";
+import { rerunOnSupportedNode } from "./bench/supported-node";
 
 const positiveNumber = (name: string, fallback: number) => {
   const value = Number(flag(name, String(fallback)));
@@ -387,6 +389,8 @@ function productPhase(root: string): Promise<ProductResult> {
 }
 
 async function main() {
+  const rerun = rerunOnSupportedNode(report);
+  if (rerun !== undefined) process.exit(rerun);
   let privatePostgres: PrivatePostgres | undefined;
   if (options.privatePostgres) {
     progress(

@@ -16,6 +16,7 @@ import { ensureBuild, startNextServer, type NextServer } from "@/tests/fuzz/next
 import { flag } from "../cli";
 import { documentFile, writeSections } from "./document";
 import { ms, perSecond, summarize, table } from "./stats";
+import { rerunOnSupportedNode } from "./supported-node";
 
 const say = (line: string) => process.stderr.write(`[load] ${line}\n`);
 const seconds = Number(flag("seconds") ?? Number(flag("minutes", "10")) * 60);
@@ -169,6 +170,8 @@ async function cleanUp() {
 }
 
 async function main() {
+  const rerun = rerunOnSupportedNode(say);
+  if (rerun !== undefined) process.exit(rerun);
   await ensureBuild(say);
   database = await createThrowawayDatabase(adminUrl, "en_load");
   const memory = new Map<string, { start: number; end?: number; pgid: number }>();

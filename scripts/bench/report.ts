@@ -396,6 +396,10 @@ How it measures:
   are the other end: a server that has just started.
 - Figures come from a 2-core machine where the load generator shares the CPU with the server; the CPU columns say
   how the cores were used, including by other processes that happened to run. Compare ratios within one run.
+- Everything runs on a Node.js the product supports (package.json's engines: 22 or later; CI tests Node 24, the
+  LTS). On an older Node the bench runs itself again on Node 24 from the npm registry, in the cache \`.ci/run\` uses
+  (\`scripts/bench/supported-node.ts\`), so the load generator, graphile-worker and every server share one Node;
+  \`--machine-node\` keeps the machine's. Each section's Machine line names it.
 - \`--profile\` writes V8 CPU profiles of the server processes into \`.bench/\` (gitignored) and lists the top
   functions by self time; \`--private-postgres\` runs against a throwaway PostgreSQL cluster started for the run
   (\`initdb\`/\`pg_ctl\`, fsync on, \`shared_preload_libraries=pg_stat_statements\`) for statements per job and the
