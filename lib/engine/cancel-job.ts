@@ -8,9 +8,10 @@ import { stopOutcome } from "./job-machine";
 import { applyStopOutcome } from "./stop-outcomes";
 
 export async function cancelJob(accountId: string, jobId: string): Promise<ExecutionJob> {
+  // Read before the transaction: the stop outcome's guard (the status it was made from) catches any change since.
+  const { job } = await ownedJobRow(accountId, jobId);
   const d = await db();
   await d.transaction(async (tx) => {
-    const { job } = await ownedJobRow(tx, accountId, jobId);
     const changed = await applyStopOutcome(tx, jobId, stopOutcome(job, { kind: "cancelled" }), {
       events: [{ type: "JOB_CANCELLED", data: { previousStatus: job.status }, nodeId: job.assignedNodeId }],
       logs: [

@@ -1,7 +1,7 @@
 // Jobs as developers see them, every read scoped to the owner (another developer's job is not found): one
 // job, a page of jobs, its log, its telemetry, and what the SSE stream reads after a change signal.
 import { and, asc, count, desc, eq, getTableColumns, gte, lte, sql, type SQL } from "drizzle-orm";
-import type { Tx } from "@/lib/db/database";
+import { preparedPerDatabase } from "@/lib/db/prepared-statements";
 import { jobEvents, jobLogs, jobs, nodes } from "@/lib/db/schema";
 import { limits } from "@/lib/limits";
 import { db } from "@/lib/domain/database";
@@ -22,19 +22,29 @@ type JobWithNode = { job: JobRow; nodeName: string | null; nodeRegion: string | 
 const present = ({ job, nodeName, nodeRegion }: JobWithNode) =>
   toExecutionJob(job, nodeName !== null && nodeRegion !== null ? { name: nodeName, region: nodeRegion } : null);
 
-export async function ownedJobRow(tx: Tx, accountId: string, jobId: string): Promise<JobWithNode> {
-  if (!isUuid(jobId)) throw notFound("JOB_NOT_FOUND", "The job");
-  const [row] = await tx
+/**
+ * The read behind every GET of a job (its status, log, telemetry and event stream), which clients poll: a
+ * named statement, parsed and planned once per connection instead of on every request.
+ */
+const ownedJobStatement = preparedPerDatabase((d) =>
+  d
     .select(jobColumns)
     .from(jobs)
     .leftJoin(nodes, eq(nodes.id, jobs.assignedNodeId))
-    .where(and(eq(jobs.id, jobId), eq(jobs.accountId, accountId)));
+    .where(and(eq(jobs.id, sql.placeholder("jobId")), eq(jobs.accountId, sql.placeholder("accountId"))))
+    .prepare("owned_job"),
+);
+
+/** The owner's job with its node; another developer's is not found. */
+export async function ownedJobRow(accountId: string, jobId: string): Promise<JobWithNode> {
+  if (!isUuid(jobId)) throw notFound("JOB_NOT_FOUND", "The job");
+  const [row] = await ownedJobStatement(await db()).execute({ jobId, accountId });
   if (!row) throw notFound("JOB_NOT_FOUND", "The job");
   return row;
 }
 
 export async function getJob(accountId: string, jobId: string): Promise<ExecutionJob> {
-  return present(await ownedJobRow(await db(), accountId, jobId));
+  return present(await ownedJobRow(accountId, jobId));
 }
 
 export interface JobFilters extends PageRequest {
@@ -89,7 +99,7 @@ export async function listJobs(accountId: string, filters: JobFilters): Promise<
 
 export async function getJobLogs(accountId: string, jobId: string): Promise<wire.ExecutionLog[]> {
   const d = await db();
-  await ownedJobRow(d, accountId, jobId);
+  await ownedJobRow(accountId, jobId);
   const rows = await d.select().from(jobLogs).where(eq(jobLogs.jobId, jobId)).orderBy(asc(jobLogs.sequence));
   return rows.map((l) => ({
     sequence: l.sequence,
@@ -121,7 +131,7 @@ export async function getJobTelemetry(
   page: PageRequest,
 ): Promise<wire.TelemetryPage> {
   const d = await db();
-  const { job } = await ownedJobRow(d, accountId, jobId);
+  const { job } = await ownedJobRow(accountId, jobId);
   const rows = await d
     .select()
     .from(jobEvents)
@@ -135,7 +145,7 @@ export async function getJobTelemetry(
 /** The job and its telemetry after `afterSequence` (the SSE stream's read). */
 export async function readJobProgress(accountId: string, jobId: string, afterSequence: number) {
   const d = await db();
-  const row = await ownedJobRow(d, accountId, jobId);
+  const row = await ownedJobRow(accountId, jobId);
   const events = await d
     .select()
     .from(jobEvents)
