@@ -8,7 +8,8 @@ import { stopOutcome } from "./job-machine";
 import { applyStopOutcome } from "./stop-outcomes";
 
 export async function cancelJob(accountId: string, jobId: string): Promise<ExecutionJob> {
-  // Read before the transaction: the stop outcome's guard (the status it was made from) catches any change since.
+  // Read outside the transaction, as it was read inside it, without a lock: the change's own guard (not final yet)
+  // decides, so a job that finished meanwhile is refused with JOB_FINAL.
   const { job } = await ownedJobRow(accountId, jobId);
   const d = await db();
   await d.transaction(async (tx) => {
