@@ -124,6 +124,7 @@ export async function benchProduct(
           jobs: burst.length,
           submitters: options.burst.submitters,
           spanMs,
+          submitWindowMs: Math.max(...burst.map((s) => s.sentAt + s.submitMs)) - firstSent,
           jobsPerSecond: (burst.length / spanMs) * 1000,
           failed: burstFinal.failed - steadyFinal.failed,
           cpu: burstCpu,

@@ -3,6 +3,7 @@
 import type { CpuUse } from "./cpu";
 import type { GraphileResult } from "./graphile";
 import type { NodesResults, ProductResult, RunResults, TreeResults } from "./results";
+import { cpuBoundJobsPerSecond, cpuBudgetMs, cpuPerJob, type CpuPerJob } from "./cpu-budget";
 import { countedWorkSection } from "./report-counted-work";
 import { median, ms, nodesLabel, perSecond, ratio, table } from "./stats";
 
@@ -11,7 +12,7 @@ const aim = { jobsPerSecondOfGraphile: 0.5, overheadP50OfGraphile: 1.0 };
 
 const verdict = (ok: boolean) => (ok ? "met" : "**not met**");
 /** CPU per job over the burst: a process's (or PostgreSQL's) share of the window ÷ jobs. */
-const cpuPerJob = (percentOfCore: number, c: CpuUse, jobs: number) =>
+const shareMs = (percentOfCore: number, c: CpuUse, jobs: number) =>
   ms(((percentOfCore / 100) * c.seconds * 1000) / jobs);
 
 function harnessRow(label: string, n: NodesResults, g: GraphileResult | undefined): string[] {
@@ -22,8 +23,8 @@ function harnessRow(label: string, n: NodesResults, g: GraphileResult | undefine
     ms(n.steady.overhead.p50),
     ms(n.steady.overhead.p99),
     "",
-    cpuPerJob(n.burst.cpu.server, n.burst.cpu, n.burst.jobs),
-    cpuPerJob(n.burst.cpu.postgres, n.burst.cpu, n.burst.jobs),
+    shareMs(n.burst.cpu.server, n.burst.cpu, n.burst.jobs),
+    shareMs(n.burst.cpu.postgres, n.burst.cpu, n.burst.jobs),
     String(n.steady.failed + n.burst.failed),
     g ? ratio(n.burst.jobsPerSecond, g.burst.jobsPerSecond) : "",
     g ? ratio(n.steady.overhead.p50, g.overhead.p50) : "",
@@ -38,8 +39,8 @@ function productRow(label: string, p: ProductResult, g: GraphileResult | undefin
     ms(p.steady.overhead.p50),
     ms(p.steady.overhead.p99),
     `${ms(p.steady.submitToCompleted.p50)} / ${ms(p.steady.submitToCompleted.p99)}`,
-    cpuPerJob(p.burst.cpu.server, p.burst.cpu, p.burst.jobs),
-    cpuPerJob(p.burst.cpu.postgres, p.burst.cpu, p.burst.jobs),
+    shareMs(p.burst.cpu.server, p.burst.cpu, p.burst.jobs),
+    shareMs(p.burst.cpu.postgres, p.burst.cpu, p.burst.jobs),
     String(p.steady.failed + p.burst.failed),
     g ? `**${ratio(p.burst.jobsPerSecond, g.burst.jobsPerSecond)}**` : "",
     g ? `**${ratio(p.steady.overhead.p50, g.overhead.p50)}**` : "",
@@ -72,8 +73,8 @@ function sideBySide(r: RunResults): string {
       ms(g.overhead.p50),
       ms(g.overhead.p99),
       "",
-      cpuPerJob(g.burst.cpu.bench, g.burst.cpu, g.burst.jobs),
-      cpuPerJob(g.burst.cpu.postgres, g.burst.cpu, g.burst.jobs),
+      shareMs(g.burst.cpu.bench, g.burst.cpu, g.burst.jobs),
+      shareMs(g.burst.cpu.postgres, g.burst.cpu, g.burst.jobs),
       "0",
       "1.00×",
       "1.00×",
@@ -109,6 +110,38 @@ function aimLines(r: RunResults): string[] {
     `- Queue overhead p50 is **${Number.isFinite(overhead) ? `${overhead.toFixed(2)}×` : "n/a"}** graphile-worker's ` +
       `(${ms(p.steady.overhead.p50)} vs ${ms(g.overhead.p50)}; aim ≤ ${aim.overheadP50OfGraphile.toFixed(1)}×: ${verdict(overhead <= aim.overheadP50OfGraphile)}). ` +
       "Both are whole milliseconds of the database's clock, so a 1 ms step moves this ratio a lot.",
+    ...budgetLines(r, g),
+  ];
+}
+
+const split = (c: CpuPerJob) =>
+  `${ms(c.total)} (server ${ms(c.server)}, PostgreSQL ${ms(c.postgres)}, load generator ${ms(c.loadGenerator)})`;
+
+/**
+ * Whether the aim's rate is within what the machine's cores can pay for, and what set the product's rate: its
+ * submissions (answered until close to the last completion) or its nodes (completing long after).
+ */
+function budgetLines(r: RunResults, g: GraphileResult): string[] {
+  const p = r.product;
+  const capacity = p.burst.cpu.capacity;
+  const aimRate = aim.jobsPerSecondOfGraphile * g.burst.jobsPerSecond;
+  const ours = cpuPerJob(p.burst.cpu, p.burst.jobs);
+  const harness = r.nodes.find((n) => n.slots === p.slots);
+  const theirs = cpuPerJob(g.burst.cpu, g.burst.jobs, { loadInServer: true });
+  return [
+    `- The aim's rate (${perSecond(aimRate)}) leaves a job at most **${ms(cpuBudgetMs(capacity, aimRate))}** of CPU on this ` +
+      `machine's ${capacity / 100} cores, shared by the server, PostgreSQL and the load generator. Through \`next start\` ` +
+      `a job used ${split(ours)}: at most ${perSecond(cpuBoundJobsPerSecond(capacity, ours))} however its waits overlap` +
+      (harness
+        ? `; in the warmed harness ${split(cpuPerJob(harness.burst.cpu, harness.burst.jobs))}, at most ` +
+          `${perSecond(cpuBoundJobsPerSecond(capacity, cpuPerJob(harness.burst.cpu, harness.burst.jobs)))}`
+        : "") +
+      `. graphile-worker's no-op job used ${ms(theirs.total)} (its process, which adds and runs the jobs, ` +
+      `${ms(theirs.server)}; PostgreSQL ${ms(theirs.postgres)}).`,
+    `- Of the burst's ${ms(p.burst.spanMs)}, the ${p.burst.jobs} submissions were answered within ${ms(p.burst.submitWindowMs)}: ` +
+      (p.burst.submitWindowMs >= 0.9 * p.burst.spanMs
+        ? "the submissions set the rate, the nodes kept up."
+        : "the nodes set the rate, finishing the queue after the last submission."),
   ];
 }
 

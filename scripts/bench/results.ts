@@ -91,6 +91,8 @@ export interface ProductResult {
     submitters: number;
     /** First POST sent → last EXECUTION_COMPLETED. */
     spanMs: number;
+    /** First POST sent → last 202 answered: when it is close to spanMs, submission bounds the rate, not the nodes. */
+    submitWindowMs: number;
     jobsPerSecond: number;
     failed: number;
     cpu: CpuUse;
