@@ -114,34 +114,28 @@ function aimLines(r: RunResults): string[] {
   ];
 }
 
-const split = (c: CpuPerJob) =>
-  `${ms(c.total)} (server ${ms(c.server)}, PostgreSQL ${ms(c.postgres)}, load generator ${ms(c.loadGenerator)})`;
-
 /**
- * Whether the aim's rate is within what the machine's cores can pay for, and what set the product's rate: its
- * submissions (answered until close to the last completion) or its nodes (completing long after).
+ * Whether the aim's rate is within what the machine's cores can pay for, and how long the nodes ran on after the
+ * last submission was answered (a queue left behind: the nodes, not the submissions, were behind).
  */
 function budgetLines(r: RunResults, g: GraphileResult): string[] {
   const p = r.product;
   const capacity = p.burst.cpu.capacity;
   const aimRate = aim.jobsPerSecondOfGraphile * g.burst.jobsPerSecond;
-  const ours = cpuPerJob(p.burst.cpu, p.burst.jobs);
+  const used = (label: string, c: CpuPerJob) =>
+    `${label} ${ms(c.total)} (server ${ms(c.server)}, PostgreSQL ${ms(c.postgres)}, load generator ` +
+    `${ms(c.loadGenerator)}): at most ${perSecond(cpuBoundJobsPerSecond(capacity, c))}`;
   const harness = r.nodes.find((n) => n.slots === p.slots);
   const theirs = cpuPerJob(g.burst.cpu, g.burst.jobs, { loadInServer: true });
   return [
     `- The aim's rate (${perSecond(aimRate)}) leaves a job at most **${ms(cpuBudgetMs(capacity, aimRate))}** of CPU on this ` +
-      `machine's ${capacity / 100} cores, shared by the server, PostgreSQL and the load generator. Through \`next start\` ` +
-      `a job used ${split(ours)}: at most ${perSecond(cpuBoundJobsPerSecond(capacity, ours))} however its waits overlap` +
-      (harness
-        ? `; in the warmed harness ${split(cpuPerJob(harness.burst.cpu, harness.burst.jobs))}, at most ` +
-          `${perSecond(cpuBoundJobsPerSecond(capacity, cpuPerJob(harness.burst.cpu, harness.burst.jobs)))}`
-        : "") +
+      `machine's ${capacity / 100} cores, shared by the server, PostgreSQL and the load generator, however its waits ` +
+      `overlap. A job used, ${used("through `next start`", cpuPerJob(p.burst.cpu, p.burst.jobs))}` +
+      (harness ? `; ${used("in the warmed harness", cpuPerJob(harness.burst.cpu, harness.burst.jobs))}` : "") +
       `. graphile-worker's no-op job used ${ms(theirs.total)} (its process, which adds and runs the jobs, ` +
       `${ms(theirs.server)}; PostgreSQL ${ms(theirs.postgres)}).`,
-    `- Of the burst's ${ms(p.burst.spanMs)}, the ${p.burst.jobs} submissions were answered within ${ms(p.burst.submitWindowMs)}: ` +
-      (p.burst.submitWindowMs >= 0.9 * p.burst.spanMs
-        ? "the submissions set the rate, the nodes kept up."
-        : "the nodes set the rate, finishing the queue after the last submission."),
+    `- Through \`next start\`, the last of the burst's ${p.burst.jobs} submissions was answered after ` +
+      `${ms(p.burst.submitWindowMs)} and the last job completed ${ms(p.burst.spanMs - p.burst.submitWindowMs)} later.`,
   ];
 }
 
