@@ -126,17 +126,22 @@ test("Cancel job stops a job that is still waiting for a node, and refunds it", 
   for (let i = 0; i < 8; i++) blockers.push((await runJob(page.request, dev.apiKey, "image-ocr", { image })).jobId);
   try {
     await cancelWaitingJob(page, dev.apiKey);
+    // Without its event stream the page polls, and its poll stops at the Cancel button's answer (a final state):
+    // the page must still read the JOB_CANCELLED that came after the last poll.
+    await page.route("**/api/developers/jobs/*/events?*", (route) => route.fulfill({ status: 503 }));
+    await cancelWaitingJob(page, dev.apiKey, { polling: true });
   } finally {
     for (const jobId of blockers)
       await page.request.post(`/api/developers/jobs/${jobId}/cancel`, { headers: { "x-api-key": dev.apiKey } });
   }
 });
 
-async function cancelWaitingJob(page: Page, apiKey: string) {
+async function cancelWaitingJob(page: Page, apiKey: string, { polling = false } = {}) {
   const waiting = await runJob(page.request, apiKey, "token-count", { text: "cancel me" });
 
   await page.goto(`/jobs/${waiting.jobId}`);
   await expect(page.getByTestId("job-status")).not.toHaveText(/completed|failed/);
+  if (polling) await expect(page.getByText("Live (polling)")).toBeVisible();
   await page.getByRole("button", { name: "Cancel job" }).click();
   await expect(page.getByTestId("job-status")).toHaveText("cancelled");
   await expect(page.getByRole("button", { name: "Cancel job" })).toHaveCount(0);

@@ -157,13 +157,23 @@ export function useLiveJob(
   }, [moved, jobId, queryClient]);
   React.useEffect(() => () => clearTimeout(logsTimer.current), []);
 
-  // Reaching a final state while watching: let the server parts (credits, refund) read again.
+  // Reaching a final state while watching: let the server parts (credits, refund) read again, and read the
+  // events once more. The final state can arrive before its events: the Cancel button's answer makes the job
+  // final, which closes the stream (or stops the poll) before JOB_CANCELLED has come through it.
   const wasFinal = React.useRef(isFinal);
   const reachedFinal = React.useEffectEvent(() => onFinal?.());
   React.useEffect(() => {
-    if (isFinal && !wasFinal.current) reachedFinal();
+    const justFinal = isFinal && !wasFinal.current;
     wasFinal.current = isFinal;
-  }, [isFinal]);
+    if (!justFinal) return;
+    reachedFinal();
+    const lastEvents = new AbortController();
+    fetchJobEventsAfter(jobId, cursor.current, lastEvents.signal)
+      .then((events) => dispatch({ type: "events", events }))
+      // The page keeps what it shows; a reload reads the whole timeline again.
+      .catch(() => undefined);
+    return () => lastEvents.abort();
+  }, [isFinal, jobId]);
 
   const mode: LiveMode = isFinal
     ? "final"
