@@ -373,8 +373,8 @@ async function benchNodes(nodes: number, root: string): Promise<NodesResults> {
   return cpuProfileDir ? { ...results, profile: summarizeProfiles(cpuProfileDir, burstWindow) } : results;
 }
 
-/** The product's phase on one checkout (`next start`, no warm-up). */
-function productPhase(root: string): Promise<ProductResult> {
+/** The product's phase on one checkout (`next start`, no warm-up; then warmed, with `warm`). */
+function productPhase(root: string, warm: boolean): Promise<ProductResult> {
   return benchProduct(
     {
       root,
@@ -382,6 +382,7 @@ function productPhase(root: string): Promise<ProductResult> {
       steady: { rate: options.rate, count: options.steadyJobs },
       burst: { count: options.burstJobs, submitters: options.connections },
       timeoutMs: options.timeoutMs,
+      warmupJobs: warm ? options.warmupJobs : undefined,
       progress: (message) => report(`${root === process.cwd() ? "" : "baseline "}${message}`),
     },
     cleanups,
@@ -430,7 +431,8 @@ async function runBench(privatePostgres: boolean) {
       for (const root of trees) results.get(root)?.nodes?.push(await benchNodes(n, root));
     for (const root of trees) {
       const tree = results.get(root);
-      if (tree) tree.product = await productPhase(root);
+      // Warmed too on this tree's first round only: the baseline's rounds compare fresh servers.
+      if (tree) tree.product = await productPhase(root, round === 0 && root === here);
     }
     const of = (root: string) => results.get(root) as TreeResults;
     rounds.push({ here: of(here), baseline: options.baseline ? of(options.baseline) : of(here) });
@@ -439,6 +441,7 @@ async function runBench(privatePostgres: boolean) {
   const baseline: BaselineResults | undefined = options.baseline ? { root: options.baseline, rounds } : undefined;
   const scaleOut: ScaleOutResult[] = [];
   const graphile: GraphileResult[] = [];
+  let graphileFresh: GraphileResult | undefined;
   if (adminUrl) {
     for (const instances of options.instanceCounts) {
       scaleOut.push(
@@ -459,6 +462,16 @@ async function runBench(privatePostgres: boolean) {
         ),
       );
     }
+    // Before any other graphile-worker run: this process's JIT has not seen its code yet, as a fresh server's has not.
+    progress(`graphile-worker: concurrency ${product.slots}, no warm-up`);
+    graphileFresh = await benchGraphileWorker({
+      adminUrl,
+      concurrency: product.slots,
+      steady: { rate: options.rate, count: options.steadyJobs },
+      burst: { count: options.burstJobs, submitters: options.connections },
+      warmupJobs: 0,
+      timeoutMs: options.timeoutMs,
+    });
     // At each concurrency of ours: the harness's node counts, and the product's default.
     const concurrencies = [...new Set([...nodes.map((n) => n.slots), product.slots])];
     for (const concurrency of concurrencies) {
@@ -492,6 +505,7 @@ async function runBench(privatePostgres: boolean) {
     quick: options.quick,
     scaleOut,
     graphile,
+    graphileFresh,
     graphileVersion: adminUrl ? packageVersion("graphile-worker") : undefined,
     profileDir: options.profile ? path.relative(process.cwd(), profileRoot) : undefined,
   };

@@ -10,7 +10,7 @@ import { createThrowawayDatabase } from "@/tests/support/postgres";
 import { measureCpu } from "./cpu";
 import { readAllJobTimes, submitBurst, submitJobTo, submitSteadily, waitUntilFinal } from "./jobs";
 import { trackBackendsCpu } from "./pg-stats";
-import type { ProductResult } from "./results";
+import type { MeasuredPhases, ProductResult } from "./results";
 import type { ServerUnderTest } from "./server";
 import { summarize } from "./stats";
 
@@ -22,6 +22,8 @@ export interface ProductOptions {
   steady: { rate: number; count: number };
   burst: { count: number; submitters: number };
   timeoutMs: number;
+  /** Jobs to run unmeasured after the fresh server's figures, before measuring it again, warmed (none: no second measurement). */
+  warmupJobs?: number;
   progress: (message: string) => void;
 }
 
@@ -85,50 +87,73 @@ export async function benchProduct(
       await waitUntilFinal(server, submitted, options.timeoutMs);
       const [firstTimes] = await readAllJobTimes(server, [first.jobId]);
 
-      progress(`product: ${options.steady.count} jobs at ${options.steady.rate} jobs/s`);
-      const steady = await submitSteadily(options.steady.rate, options.steady.count, (i) => submit(submitted + i));
-      submitted += steady.length;
-      const steadyFinal = await waitUntilFinal(server, submitted, options.timeoutMs);
-      const steadyTimes = await readAllJobTimes(
-        server,
-        steady.map((s) => s.jobId),
-      );
+      /** The steady arrivals (overhead, POST → completed), then the burst (jobs/s, CPU per job). */
+      const measure = async (label: string): Promise<MeasuredPhases> => {
+        progress(`product${label}: ${options.steady.count} jobs at ${options.steady.rate} jobs/s`);
+        const failedBefore = (await waitUntilFinal(server, submitted, options.timeoutMs)).failed;
+        const steady = await submitSteadily(options.steady.rate, options.steady.count, (i) => submit(submitted + i));
+        submitted += steady.length;
+        const steadyFinal = await waitUntilFinal(server, submitted, options.timeoutMs);
+        const steadyTimes = await readAllJobTimes(
+          server,
+          steady.map((s) => s.jobId),
+        );
 
-      progress(`product: ${options.burst.count} jobs from ${options.burst.submitters} clients`);
-      const cpu = measureCpu(next.process.pid, backends ?? false);
-      const burst = await submitBurst(options.burst.count, options.burst.submitters, (i) => submit(submitted + i));
-      submitted += burst.length;
-      const burstFinal = await waitUntilFinal(server, submitted, options.timeoutMs);
-      const burstCpu = cpu();
-      const burstTimes = await readAllJobTimes(
-        server,
-        burst.map((s) => s.jobId),
-      );
-      const firstSent = Math.min(...burst.map((s) => s.sentAt));
-      // A failed job has no completion; the span runs to the last one that completed.
-      const spanMs = Math.max(...burstTimes.map((t) => t.completed).filter(Number.isFinite)) - firstSent;
+        progress(`product${label}: ${options.burst.count} jobs from ${options.burst.submitters} clients`);
+        const cpu = measureCpu(next.process.pid, backends ?? false);
+        const burst = await submitBurst(options.burst.count, options.burst.submitters, (i) => submit(submitted + i));
+        submitted += burst.length;
+        const burstFinal = await waitUntilFinal(server, submitted, options.timeoutMs);
+        const burstCpu = cpu();
+        const burstTimes = await readAllJobTimes(
+          server,
+          burst.map((s) => s.jobId),
+        );
+        const firstSent = Math.min(...burst.map((s) => s.sentAt));
+        // A failed job has no completion; the span runs to the last one that completed.
+        const spanMs = Math.max(...burstTimes.map((t) => t.completed).filter(Number.isFinite)) - firstSent;
+        return {
+          steady: {
+            rate: options.steady.rate,
+            count: options.steady.count,
+            overhead: summarize(steadyTimes.map((t) => t.started - t.created)),
+            submitToCompleted: summarize(steadyTimes.map((t, i) => t.completed - steady[i].sentAt)),
+            failed: steadyFinal.failed - failedBefore,
+          },
+          burst: {
+            jobs: burst.length,
+            submitters: options.burst.submitters,
+            spanMs,
+            submitWindowMs: Math.max(...burst.map((s) => s.sentAt + s.submitMs)) - firstSent,
+            jobsPerSecond: (burst.length / spanMs) * 1000,
+            failed: burstFinal.failed - steadyFinal.failed,
+            cpu: burstCpu,
+          },
+        };
+      };
+      const cold = await measure("");
+      let warmed: ProductResult["warmed"];
+      if (options.warmupJobs) {
+        // The same server after as many unmeasured jobs as the harness runs: what a server that has been
+        // running costs, beside what a fresh one costs (V8 optimises a hot path only after many calls).
+        progress(`product: ${options.warmupJobs} unmeasured jobs`);
+        const afterJobs = submitted;
+        await submitBurst(options.warmupJobs, options.burst.submitters, (i) => submit(submitted + i));
+        submitted += options.warmupJobs;
+        warmed = {
+          afterJobs: afterJobs + options.warmupJobs,
+          unmeasuredJobs: options.warmupJobs,
+          ...(await measure(", warmed")),
+        };
+      }
       return {
         root: options.root,
         nodes: defaults.EMBEDDED_NODES,
         slots: defaults.EMBEDDED_NODES * defaults.EMBEDDED_NODE_CONCURRENCY,
         readyMs,
         firstJobMs: firstTimes.completed - first.sentAt,
-        steady: {
-          rate: options.steady.rate,
-          count: options.steady.count,
-          overhead: summarize(steadyTimes.map((t) => t.started - t.created)),
-          submitToCompleted: summarize(steadyTimes.map((t, i) => t.completed - steady[i].sentAt)),
-          failed: steadyFinal.failed,
-        },
-        burst: {
-          jobs: burst.length,
-          submitters: options.burst.submitters,
-          spanMs,
-          submitWindowMs: Math.max(...burst.map((s) => s.sentAt + s.submitMs)) - firstSent,
-          jobsPerSecond: (burst.length / spanMs) * 1000,
-          failed: burstFinal.failed - steadyFinal.failed,
-          cpu: burstCpu,
-        },
+        ...cold,
+        warmed,
       };
     } finally {
       cleanups.delete(stop);

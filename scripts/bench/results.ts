@@ -77,6 +77,14 @@ export interface ProductResult {
   readyMs: number;
   /** The fresh server's first job: POST sent (bench's clock) → EXECUTION_COMPLETED (telemetry). */
   firstJobMs: number;
+  steady: MeasuredPhases["steady"];
+  burst: MeasuredPhases["burst"];
+  /** The same server measured again after `unmeasuredJobs` more, `afterJobs` jobs in all: warmed up. */
+  warmed?: MeasuredPhases & { afterJobs: number; unmeasuredJobs: number };
+}
+
+/** What the product phase measures on a server, once fresh and (optionally) once warmed. */
+export interface MeasuredPhases {
   steady: {
     rate: number;
     count: number;
@@ -129,6 +137,8 @@ export interface RunResults {
   baseline?: BaselineResults;
   scaleOut: ScaleOutResult[];
   graphile: GraphileResult[];
+  /** graphile-worker with no warm-up, at the product's concurrency: the like-for-like reference for a fresh `next start`. */
+  graphileFresh?: GraphileResult;
   graphileVersion?: string;
   /** Where this run's CPU profiles are (`--profile`). */
   profileDir?: string;

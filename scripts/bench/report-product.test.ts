@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import type { CpuUse } from "./cpu";
+import type { GraphileResult } from "./graphile";
+import { aimPairings } from "./report-product";
+import type { MeasuredPhases, ProductResult, RunResults } from "./results";
+import { summarize } from "./stats";
+
+const cpu: CpuUse = { server: 100, postgres: 50, bench: 30, other: 0, capacity: 200, seconds: 1 };
+
+function ours(jobsPerSecond: number, overheadMs: number): MeasuredPhases {
+  return {
+    steady: { rate: 10, count: 3, overhead: summarize([overheadMs]), submitToCompleted: summarize([9]), failed: 0 },
+    burst: { jobs: 300, submitters: 10, spanMs: 1000, submitWindowMs: 900, jobsPerSecond, failed: 0, cpu },
+  };
+}
+
+function graphile(jobsPerSecond: number, overheadMs: number): GraphileResult {
+  return {
+    concurrency: 4,
+    overhead: summarize([overheadMs]),
+    addToStart: summarize([overheadMs]),
+    burst: { jobs: 300, spanMs: 300, jobsPerSecond, submitWindowMs: 250, cpu },
+  };
+}
+
+/** A PostgreSQL run: `next start` fresh (and warmed), graphile-worker warmed (and fresh). */
+function run(
+  fresh: MeasuredPhases,
+  warmed: MeasuredPhases | undefined,
+  worker: GraphileResult,
+  freshWorker?: GraphileResult,
+) {
+  const product: ProductResult = {
+    root: "/checkout",
+    nodes: 1,
+    slots: 4,
+    readyMs: 5000,
+    firstJobMs: 300,
+    ...fresh,
+    warmed: warmed && { ...warmed, afterJobs: 1401, unmeasuredJobs: 1000 },
+  };
+  return { product, nodes: [], graphile: [worker], graphileFresh: freshWorker } as unknown as RunResults;
+}
+
+const verdicts = (r: RunResults) => aimPairings(r).map((p) => [p.name, Number(p.throughput.toFixed(2)), p.met]);
+
+describe("issue 22's aim, judged on every pairing of warmth the run has", () => {
+  it("compares a fresh next start with a fresh worker, and a warmed one with a warmed one", () => {
+    const r = run(ours(300, 2), ours(400, 2), graphile(800, 2), graphile(500, 3));
+    expect(verdicts(r)).toEqual([
+      ["fresh against fresh", 0.6, true],
+      ["warmed against warmed", 0.5, true],
+      ["fresh against warmed", 0.38, false],
+    ]);
+  });
+
+  it("is not met by a pairing whose overhead p50 is above graphile-worker's, whatever the jobs/s", () => {
+    const [freshPair] = aimPairings(run(ours(600, 4), undefined, graphile(800, 3), graphile(600, 3)));
+    expect(freshPair).toMatchObject({ name: "fresh against fresh", throughput: 1, met: false });
+    expect(freshPair.overhead).toBeCloseTo(4 / 3, 5);
+  });
+
+  it("leaves out a pairing the run did not measure (no warmed server, no fresh worker)", () => {
+    expect(verdicts(run(ours(500, 2), undefined, graphile(800, 2)))).toEqual([["fresh against warmed", 0.63, true]]);
+  });
+});
