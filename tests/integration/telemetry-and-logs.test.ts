@@ -1,6 +1,9 @@
 // A job's record (CONTRACT §5): telemetry pages, the shape of every event, logs oldest first, and a final
 // job that never changes afterwards.
+import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import { isUniqueViolation } from "@/lib/domain/idempotency";
+import { rowsOf } from "../support/engine";
 import { submit, waitForStatus, type JobView } from "../support/jobs";
 import { withDeveloper } from "../support/with-developer";
 import { expectError, isoTime } from "../support/expect-error";
@@ -281,5 +284,29 @@ describe("a final job", () => {
     expect(after).toEqual(before);
     expect(after[0].job).toMatchObject({ status: "completed", progress: 100, error: null });
     expect(after[1].job).toMatchObject({ status: "failed", result: null });
+  });
+});
+
+describe("an event's identity", () => {
+  it("keeps the eventId it was given, on every read, distinct from every other event's", async () => {
+    const [first, second] = [await allTelemetry(completed.jobId), await allTelemetry(completed.jobId)];
+    expect(second.map((e) => e.eventId)).toEqual(first.map((e) => e.eventId));
+    const ids = [...first, ...(await allTelemetry(failed.jobId))].map((e) => e.eventId);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+
+  it("is its job and its place in the job's sequence: a second event at a taken place is refused", async () => {
+    const insert = rowsOf(
+      sql`insert into job_events (job_id, sequence, type, attempt) values (${completed.jobId}, 1, 'JOB_CREATED', 0)`,
+    );
+    await expect(insert).rejects.toSatisfy(isUniqueViolation);
+  });
+
+  it("keeps one index, that key: nothing looks an event up by its eventId, so no B-tree of random UUIDs grows", async () => {
+    const indexes = await rowsOf<{ indexdef: string }>(
+      sql`select indexdef from pg_indexes where schemaname = 'public' and tablename = 'job_events'`,
+    );
+    expect(indexes.map((i) => i.indexdef.replace(/^.* USING btree /, ""))).toEqual(["(job_id, sequence)"]);
   });
 });
