@@ -382,7 +382,8 @@ How it measures:
 - Two servers under test. **As users run it**: \`next start\` on the production build (\`scripts/build-if-stale.mjs\`
   builds it first when a source changed, as \`npm start\` does), with the product's default embedded nodes, on a
   fresh PGlite directory or throwaway PostgreSQL database; measured from its first job, with no warm-up, jobs
-  submitted over HTTP with an API key through the public API and timed from the POST to EXECUTION_COMPLETED.
+  submitted over HTTP with an API key through the public API and timed from the POST to EXECUTION_COMPLETED; then the
+  same server runs \`--warmup-jobs\` unmeasured jobs and is measured again (warmed).
   **The harness**: the same route handlers served by \`tests/support/serve.ts\` in a child process, warmed up first
   (below), with 1 and 4 embedded nodes, where the submit-throughput, liveness, scale-out and database figures come from.
 - Both: \`RATE_LIMIT_PER_MINUTE=0\` and \`ACCOUNT_RATE_PER_MINUTE=0\`, a new developer and API key with a huge credit
@@ -392,8 +393,9 @@ How it measures:
 - Before any harness figure is taken, each harness server (and graphile-worker) runs \`--warmup-jobs\` jobs (5,000 by
   default, 1,000 with \`--quick\`) that are not measured: V8 optimises a hot path only after many calls, and a
   server in production has been running. Measured in 1,000-job rounds on one server, CPU per job falls for about
-  5,000 jobs, to about half of the first round's, then holds (the load generator's too). The \`next start\` figures
-  are the other end: a server that has just started.
+  5,000 jobs, to about half of the first round's, then holds (the load generator's too). The fresh \`next start\`
+  figures are the other end: a server that has just started. graphile-worker also runs once with no warm-up, first in
+  the bench's process, so that each \`next start\` row is compared with graphile-worker as warm as itself.
 - Figures come from a 2-core machine where the load generator shares the CPU with the server; the CPU columns say
   how the cores were used, including by other processes that happened to run. Compare ratios within one run.
 - Everything runs on a Node.js the product supports (package.json's engines: 22 or later; CI tests Node 24, the
