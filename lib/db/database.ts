@@ -25,5 +25,10 @@ export interface Database {
   listen(channel: string, listener: (payload: string) => void): Promise<() => Promise<void>>;
   /** Notifies `channel` as part of `tx`: PostgreSQL delivers on commit; PGlite runs one transaction at a time. */
   notify(tx: Tx, channel: string, payload: string): Promise<void>;
+  /**
+   * How many processes listen on this database now (each has one listening connection): the instances that
+   * hear a signal. PGlite: this one, the only process that can open its directory.
+   */
+  listeningInstances(): Promise<number>;
   close(): Promise<void>;
 }

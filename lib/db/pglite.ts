@@ -45,6 +45,9 @@ export async function openPglite(dataDir: string): Promise<Database> {
     async notify(_tx, channel, payload) {
       bus.emit(channel, payload);
     },
+    async listeningInstances() {
+      return 1;
+    },
     async close() {
       await opened.close();
       dataDirLock?.release();

@@ -6,6 +6,13 @@ import type { Database, Db } from "./database";
 import { migrationsFolder } from "./migrations";
 import * as schema from "./schema";
 
+/**
+ * The listening connection's application_name, naming its process: instances count one another by it, and an
+ * operator reading pg_stat_activity sees which process a connection serves.
+ */
+export const listenerApplicationName = (pid: number) => `execution-network listener ${pid}`;
+const listenerNamePattern = "execution-network listener %";
+
 export async function openPostgres(url: string): Promise<Database> {
   const pg = (await import("pg")).default;
   const { drizzle } = await import("drizzle-orm/node-postgres");
@@ -36,6 +43,7 @@ export async function openPostgres(url: string): Promise<Database> {
   const connectListener = (): Promise<import("pg").PoolClient> => {
     const opening = (async () => {
       const client = await pool.connect();
+      await client.query(`set application_name = '${listenerApplicationName(process.pid)}'`);
       client.on("notification", (msg) => {
         for (const h of handlers.get(msg.channel) ?? []) h(msg.payload ?? "");
       });
@@ -88,6 +96,13 @@ export async function openPostgres(url: string): Promise<Database> {
     },
     async notify(tx, channel, payload) {
       await tx.execute(sql`select pg_notify(${channel}, ${payload})`);
+    },
+    async listeningInstances() {
+      const { rows } = await pool.query<{ instances: number }>(
+        "select count(*)::int as instances from pg_stat_activity where datname = current_database() and application_name like $1",
+        [listenerNamePattern],
+      );
+      return rows[0].instances;
     },
     async close() {
       closed = true;

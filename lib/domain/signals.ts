@@ -8,6 +8,8 @@ export const jobChannel = "en_jobs";
 export const workChannel = "en_work";
 /** "API key X was revoked or rotated": every instance drops it from its key cache (lib/domain/api-key-cache.ts). */
 export const apiKeyChannel = "en_api_keys";
+/** "Instance I has dropped key X": each instance's answer to apiKeyChannel, awaited by the one that changed the key. */
+export const apiKeyHeardChannel = "en_api_keys_heard";
 
 export async function signal(tx: Tx, channel: string, payload: string): Promise<void> {
   await (await readyDatabase()).notify(tx, channel, payload);

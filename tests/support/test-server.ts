@@ -172,9 +172,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   process.env.APP_ORIGIN ??= baseUrl;
   // The dashboard's Run calls the execution API: this same server.
   process.env.EXECUTION_API_URL ??= baseUrl;
-  // What lib/serving.ts does in `next start`: stamp socket addresses (per-IP limits), start the network.
+  // What lib/serving.ts does in `next start`: stamp socket addresses (per-IP limits), listen for key changes,
+  // start the network.
   const { stampSocketAddresses } = await import("@/lib/http/client-address");
   stampSocketAddresses();
+  const { listenForKeyChanges } = await import("@/lib/domain/api-key-cache");
+  await listenForKeyChanges();
   const { startNetworkServices } = await import("@/lib/network/embedded");
   await startNetworkServices();
 
