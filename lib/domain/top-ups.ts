@@ -141,7 +141,8 @@ export async function listTopUps(accountId: string, page: PageRequest): Promise<
       .select()
       .from(topUps)
       .where(where)
-      .orderBy(desc(topUps.createdAt), desc(topUps.id))
+      // Payments the watcher finds in one scan share their created_at: the chain orders those (unmined first).
+      .orderBy(desc(topUps.createdAt), sql`${topUps.blockNumber} desc nulls first`, desc(topUps.id))
       .limit(page.limit)
       .offset(offsetOf(page)),
     d.select({ total: count() }).from(topUps).where(where),

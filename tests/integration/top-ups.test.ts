@@ -10,6 +10,9 @@ import { expectError, isoTime } from "../support/expect-error";
 import { eventually } from "../support/jobs";
 import { startRpcProxy, type RpcProxy } from "../support/rpc-proxy";
 import { startTestServer, type TestServer } from "../support/test-server";
+import { db } from "@/lib/domain/database";
+import { recordFoundTransfers } from "@/lib/domain/top-ups";
+import { paymentsConfig } from "@/lib/env";
 
 interface TopUp {
   topUpId: string;
@@ -406,6 +409,27 @@ describe("the watcher", () => {
       20_000,
     );
     expect(await topUpEntries(late)).toEqual([expect.objectContaining({ amount: 900 })]);
+  });
+
+  it("lists payments it recorded in one scan newest first, as the chain ordered them", async () => {
+    const { dev, wallet } = await payingDeveloper();
+    // One scan records every payment of its blocks in one transaction, so they share their created_at.
+    const config = paymentsConfig();
+    if (!config) throw new Error("the test server has payments configured");
+    const hashes = ([7n, 8n, 9n] as const).map((n) => `0x${n.toString(16).padStart(64, "0")}` as Hash);
+    const head = 10_000_000n;
+    const transfers = hashes.map((txHash, i) => ({
+      txHash,
+      from: wallet.address,
+      value: token,
+      blockNumber: head - 10n + BigInt(i),
+      blockHash: txHash,
+      logIndex: 0,
+    }));
+    await (await db()).transaction((tx) => recordFoundTransfers(tx, config, transfers.reverse(), head, 6));
+    const listed = ((await (await dev.session("/api/credits/top-ups")).json()) as { data: TopUp[] }).data;
+    expect(new Set(listed.map((t) => t.createdAt)).size).toBe(1);
+    expect(listed.map((t) => t.txHash)).toEqual([...hashes].reverse());
   });
 
   it("resumes after the RPC fails in the middle of a scan and after a restart of the watcher: nothing missed, nothing repeated", async () => {
