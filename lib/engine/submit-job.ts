@@ -1,5 +1,6 @@
 // Submission (CONTRACT §4): the checks (idempotency → service → input), then the job's creation with its
-// charge (create-job.ts), together or not at all. A request that fails any check writes nothing.
+// charge (create-job.ts), together or not at all, in the developer's lane (account-lanes.ts). A request that
+// fails any check writes nothing.
 import { randomUUID } from "node:crypto";
 import type { Db } from "@/lib/db/database";
 import { env } from "@/lib/env";
@@ -11,6 +12,7 @@ import { findService, type ServiceRow } from "@/lib/domain/services";
 import { ownNodeCreditCost } from "@/lib/domain/own-node-price";
 import type { ExecutionJob } from "@/lib/contract/schemas";
 import type { Placement } from "@/lib/contract/vocabulary";
+import { inAccountLane } from "./account-lanes";
 import { createJob, type NewJob } from "./create-job";
 import type { EventInput, LogInput } from "./job-change";
 
@@ -129,7 +131,8 @@ export async function submitJob(submission: Submission): Promise<SubmissionOutco
   if (earlier) return earlier;
   let body: ExecutionJob;
   try {
-    body = await createJob(d, await checkSubmission(d, submission, fingerprint));
+    const job = await checkSubmission(d, submission, fingerprint);
+    body = await inAccountLane(accountId, () => createJob(d, job));
   } catch (error) {
     // A concurrent request with the same key committed first: answer with its response.
     if (isUniqueViolation(error)) {
