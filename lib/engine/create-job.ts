@@ -1,9 +1,11 @@
-// A job's creation, in ONE statement (its own transaction: no BEGIN/COMMIT either): the charge (only while
-// the balance covers it and the key's limit allows it), the key's spend, the job born routing (queued, then
-// offered to the nodes), its first events and log line, the webhook events of both statuses for the
-// developer's subscribed endpoints (none without), the ledger entry, the idempotency record, and a
-// `credits.low` event when the charge crosses the developer's threshold. On PostgreSQL the statement also
-// signals the waiting nodes and the webhook dispatcher (NOTIFY is delivered at its commit).
+// The creation of one developer's jobs (one or several submissions through one key, written together by the
+// developer's lane: account-lanes.ts), in ONE statement (its own transaction: no BEGIN/COMMIT either): the
+// charge of them all (only while the balance covers it and the key's limit allows it), the key's spend, each
+// job born routing (queued, then offered to the nodes), its first events and log line, the webhook events of
+// both statuses for the developer's subscribed endpoints (none without), a ledger entry per job, the
+// idempotency records, and a `credits.low` event when the charge crosses the developer's threshold. On
+// PostgreSQL the statement also signals the waiting nodes and the webhook dispatcher (NOTIFY is delivered at
+// its commit).
 import { sql, type SQL } from "drizzle-orm";
 import { executeShaped, sqlLiterals } from "@/lib/db/prepared-statements";
 import type { Db } from "@/lib/db/database";
@@ -21,7 +23,7 @@ import {
 import { newEventId, webhookChannel } from "@/lib/domain/webhook-events";
 import type { CreditLimitReset } from "@/lib/contract/vocabulary";
 import type { ExecutionJob } from "@/lib/contract/schemas";
-import { appendedLogSql, appendedLogValues } from "./appended-log";
+import { appendedLogSql, appendedRows } from "./appended-log";
 import { isoSql, toExecutionJob } from "./execution-job";
 import type { EventInput, JobRow, LogInput } from "./job-change";
 import { assertTransition } from "./job-machine";
@@ -54,66 +56,113 @@ type Outcome = {
   webhooks: string | number;
 };
 
+/** Jobs that may be created in one statement: one key's, with as many events and log lines each. */
+export const createdTogether = (a: NewJob, b: NewJob): boolean =>
+  a.row.accountId === b.row.accountId &&
+  a.row.apiKeyId === b.row.apiKeyId &&
+  a.created.events.length === b.created.events.length &&
+  a.created.logs.length === b.created.logs.length &&
+  a.routed.events.length === b.routed.events.length;
+
 /**
- * Creates the job, or writes nothing and throws: 402 when the balance or the key's limit is short. A
- * concurrent request with the same idempotency key fails the whole statement on the key's primary key.
+ * About how many bytes a job's input takes in the creation statement (its strings' lengths, counted without
+ * serializing them: an image's base64 can be megabytes), so that one statement never carries many large inputs.
  */
-export async function createJob(d: Db, job: NewJob): Promise<ExecutionJob> {
+export function inputWeight(value: unknown): number {
+  if (typeof value === "string") return value.length + 2;
+  if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + inputWeight(item) + 1, 2);
+  if (value !== null && typeof value === "object")
+    return Object.entries(value).reduce((sum, [key, item]) => sum + key.length + inputWeight(item) + 4, 2);
+  return 8;
+}
+
+/** Several jobs were not charged together (their total is short): each must be created, or refused, alone. */
+export class RefusedTogether extends Error {
+  constructor() {
+    super("The jobs' total cost is more than the balance or the key's limit allows.");
+  }
+}
+
+/** One batch entry: what a job's row, log, ledger entry and idempotency record need beyond what all share. */
+function batchEntry(job: NewJob, i: number) {
   const { row } = job;
-  const key = job.idempotency;
+  const rows = appendedRows([...job.created.events, ...job.routed.events], job.created.logs);
+  return {
+    i,
+    id: row.id,
+    workflow_run_id: row.workflowRunId,
+    service_id: row.serviceId,
+    input: row.input,
+    credit_cost: row.creditCost,
+    placement: row.placement,
+    max_attempts: row.maxAttempts,
+    timeout_ms: row.timeoutMs,
+    events: rows.events,
+    logs: rows.logs,
+    ledger_description: `${row.serviceId} job`,
+    // The stored response gets its times from the same clock as the job row.
+    response_template: asCreated(job, new Date(0)),
+    idempotency_key: job.idempotency?.key ?? null,
+    fingerprint: job.idempotency?.fingerprint ?? null,
+  };
+}
+
+/**
+ * Creates the jobs (all `createdTogether`), or writes nothing and throws: alone, 402 when the balance or the
+ * key's limit is short; several, RefusedTogether. A concurrent request with one of their idempotency keys
+ * fails the whole statement on the key's primary key.
+ */
+export async function createJobs(d: Db, batch: NewJob[]): Promise<ExecutionJob[]> {
+  const [first] = batch;
+  const { row } = first;
   const inline = await signalsInline();
   const keyed = row.apiKeyId !== null;
+  const cost = batch.reduce((sum, job) => sum + job.row.creditCost, 0);
   const [outcome] = await executeShaped<Outcome>(
     d,
     "submission",
-    `${inline};${key !== undefined};${keyed}`,
-    () => creationStatement(inline, key !== undefined, keyed),
+    `${inline};${keyed}`,
+    () => creationStatement(inline, keyed),
     {
-      id: row.id,
-      workflowRunId: row.workflowRunId,
+      jobs: JSON.stringify(batch.map(batchEntry)),
       accountId: row.accountId,
       apiKeyId: row.apiKeyId,
-      serviceId: row.serviceId,
-      input: JSON.stringify(row.input),
-      creditCost: row.creditCost,
-      placement: row.placement,
-      maxAttempts: row.maxAttempts,
-      timeoutMs: row.timeoutMs,
-      ...appendedLogValues([...job.created.events, ...job.routed.events], job.created.logs),
-      createdEventCount: job.created.events.length,
-      ledgerDescription: `${row.serviceId} job`,
-      // The stored response gets its times from the same clock as the job row.
-      responseTemplate: JSON.stringify(asCreated(job, new Date(0))),
-      idempotencyKey: key?.key ?? null,
-      fingerprint: key?.fingerprint ?? null,
+      cost,
+      eventCount: first.created.events.length + first.routed.events.length,
+      logCount: first.created.logs.length,
+      createdEventCount: first.created.events.length,
       spendAt: spendClockOverride(),
       alertEventId: newEventId(),
     },
   );
   if (outcome.created_at === null) {
+    if (batch.length > 1) throw new RefusedTogether();
     const limit = outcome.key_limit === null || outcome.key_limit === undefined ? null : Number(outcome.key_limit);
-    if (limit !== null && Number(outcome.key_spent) + row.creditCost > limit)
+    if (limit !== null && Number(outcome.key_spent) + cost > limit)
       throw keyCreditLimitError(
         { creditLimit: limit, creditLimitReset: outcome.key_limit_reset, spent: Number(outcome.key_spent) },
-        row.creditCost,
+        cost,
       );
-    throw insufficientCredits(job);
+    throw insufficientCredits(first);
   }
   if (!inline) {
-    // PGlite: its in-process bus, now that the job is committed.
-    await signal(d, workChannel, row.serviceId);
+    // PGlite: its in-process bus, now that the jobs are committed.
+    for (const serviceId of new Set(batch.map((job) => job.row.serviceId))) await signal(d, workChannel, serviceId);
     if (Number(outcome.webhooks) > 0) await signal(d, webhookChannel, "");
   }
-  return asCreated(job, new Date(outcome.created_at));
+  const createdAt = new Date(outcome.created_at);
+  return batch.map((job) => asCreated(job, createdAt));
 }
 
-/** createJob's text for one shape: every value is a placeholder, bound on each submission. */
-function creationStatement(inline: boolean, remembered: boolean, keyed: boolean): SQL {
+/** createJobs' text for one shape: every value is a placeholder, bound on each submission. */
+function creationStatement(inline: boolean, keyed: boolean): SQL {
   const p = (name: string) => sql.placeholder(name);
   const at = spendClockSql(p("spendAt"));
-  // pg_notify returns void: selected only for its effect, once when the job was created (or a webhook written).
+  const cost = sql`${p("cost")}::bigint`;
+  // pg_notify returns void: selected only for its effect, once per service of the jobs created (repeats of
+  // one payload fold into one) and once when a webhook was written.
   const signals = inline
-    ? sql`, (select pg_notify(${sqlLiterals([workChannel])}, ${p("serviceId")}::text) from job) as signalled,
+    ? sql`, (select count(*) from (select pg_notify(${sqlLiterals([workChannel])}, service_id) from (select distinct service_id from job) s) n) as signalled,
        (select pg_notify(${sqlLiterals([webhookChannel])}, '') from webhook_rows limit 1) as webhooks_signalled`
     : sql``;
   // The key's row is locked (key_room) before the account's (charge joins it), as on every path that
@@ -122,69 +171,81 @@ function creationStatement(inline: boolean, remembered: boolean, keyed: boolean)
     ? sql`
     key_room as (
       select credit_limit, credit_limit_reset, ${spentAgainstLimitSql(at)} as spent from ${apiKeys}
-      where id = ${p("apiKeyId")}::uuid and ${p("creditCost")}::int > 0
+      where id = ${p("apiKeyId")}::uuid and ${cost} > 0
       for no key update
     ),`
     : sql``;
   const chargeFrom = keyed ? sql` from key_room` : sql``;
   const withinLimit = keyed
-    ? sql` and (key_room.credit_limit is null or key_room.spent + ${p("creditCost")}::int <= key_room.credit_limit)`
+    ? sql` and (key_room.credit_limit is null or key_room.spent + ${cost} <= key_room.credit_limit)`
     : sql``;
   const keySpent = keyed
     ? sql`
     key_spent as (
-      update ${apiKeys} set ${chargeCountersSql(sql`${p("creditCost")}::bigint`, at)}
+      update ${apiKeys} set ${chargeCountersSql(cost, at)}
       from charge where ${apiKeys}.id = ${p("apiKeyId")}::uuid
     ),`
     : sql``;
   const keyLimit = keyed
     ? sql`, (select credit_limit from key_room) as key_limit, (select credit_limit_reset from key_room) as key_limit_reset, (select spent from key_room) as key_spent`
     : sql`, null as key_limit, null as key_limit_reset, null as key_spent`;
-  const crossing = sql`select ${p("accountId")}::uuid as account_id, credit_balance as balance, low_balance_threshold as threshold, ${p("creditCost")}::bigint as cost from charge`;
+  const crossing = sql`select ${p("accountId")}::uuid as account_id, credit_balance as balance, low_balance_threshold as threshold, ${cost} as cost from charge`;
   const webhooks = webhookFanoutSql(sql`job`, [
     { status: "queued", sequence: sql`c.event_seq - ${p("eventCount")}::int + ${p("createdEventCount")}::int` },
     { status: "routing", sequence: sql`c.event_seq` },
   ]);
+  // Each job's own events and log lines, from its batch entry.
+  const ownLists = {
+    events: sql`(select b.events from batch b where b.id = c.id)`,
+    logs: sql`(select b.logs from batch b where b.id = c.id)`,
+  };
   return sql`
-    with${keyRoom}
+    with batch as (
+      select * from jsonb_to_recordset(${p("jobs")}::jsonb) as b(
+        i int, id uuid, workflow_run_id uuid, service_id text, input jsonb, credit_cost int, placement text,
+        max_attempts int, timeout_ms int, events jsonb, logs jsonb, ledger_description text,
+        response_template jsonb, idempotency_key text, fingerprint text)
+    ),${keyRoom}
     charge as (
-      update ${accounts} set credit_balance = credit_balance - ${p("creditCost")}::int, credit_updated_at = now()${chargeFrom}
-      where ${accounts}.id = ${p("accountId")}::uuid and credit_balance >= ${p("creditCost")}::int and ${p("creditCost")}::int > 0${withinLimit}
+      update ${accounts} set credit_balance = credit_balance - ${cost}, credit_updated_at = now()${chargeFrom}
+      where ${accounts}.id = ${p("accountId")}::uuid and credit_balance >= ${cost} and ${cost} > 0${withinLimit}
       returning credit_balance, low_balance_threshold
     ),${keySpent}
     allowed as (
       select 1 from charge
       union all
-      select 1 where ${p("creditCost")}::int = 0
+      select 1 where ${cost} = 0
     ),
     job as (
       insert into ${jobs} (id, workflow_run_id, account_id, api_key_id, service_id, status, input, credit_cost,
                            placement, max_attempts, timeout_ms, routing_started_at, event_seq, log_seq, charged_at)
-      select ${p("id")}::uuid, ${p("workflowRunId")}::uuid, ${p("accountId")}::uuid, ${p("apiKeyId")}::uuid, ${p("serviceId")}::text, 'routing',
-             ${p("input")}::jsonb, ${p("creditCost")}::int, ${p("placement")}::text, ${p("maxAttempts")}::int, ${p("timeoutMs")}::int, now(),
+      select b.id, b.workflow_run_id, ${p("accountId")}::uuid, ${p("apiKeyId")}::uuid, b.service_id, 'routing',
+             b.input, b.credit_cost, b.placement, b.max_attempts, b.timeout_ms, now(),
              ${p("eventCount")}::int, ${p("logCount")}::int, ${keyed ? at : sql`null`}
-      from allowed
+      from batch b cross join allowed
+      order by b.i
       returning *
     ),
-    ${appendedLogSql(sql`job`)},
+    ${appendedLogSql(sql`job`, ownLists)},
     ${webhooks},
     ledger as (
+      -- In the batch's order, each entry with the balance after its own charge.
       insert into ${creditLedger} (account_id, type, amount, balance_after, job_id, description)
-      select ${p("accountId")}::uuid, 'charge', -${p("creditCost")}::bigint, credit_balance, ${p("id")}::uuid, ${p("ledgerDescription")}::text
-      from charge
+      select ${p("accountId")}::uuid, 'charge', -b.credit_cost,
+             charge.credit_balance + coalesce(sum(b.credit_cost) over (order by b.i rows between 1 following and unbounded following), 0),
+             b.id, b.ledger_description
+      from batch b cross join charge
+      order by b.i
     ),
     low_balance as (${lowBalanceDeliveriesSql(crossing, p("alertEventId"))}),
-    webhook_rows as (select 1 from low_balance union all select 1 from webhook_written)${
-      remembered
-        ? sql`,
+    webhook_rows as (select 1 from low_balance union all select 1 from webhook_written),
     remembered as (
       insert into ${idempotencyKeys} (account_id, key, fingerprint, job_id, response_status, response_body)
-      select ${p("accountId")}::uuid, ${p("idempotencyKey")}::text, ${p("fingerprint")}::text, ${p("id")}::uuid, 202,
-             jsonb_set(jsonb_set(${p("responseTemplate")}::jsonb, '{createdAt}', to_jsonb(j.iso)), '{updatedAt}', to_jsonb(j.iso))
-      from (select ${isoSql(sql`created_at`)} as iso from job) j
-    )`
-        : sql``
-    }
-    select (select ${isoSql(sql`created_at`)} from job) as created_at${keyLimit},
+      select ${p("accountId")}::uuid, b.idempotency_key, b.fingerprint, b.id, 202,
+             jsonb_set(jsonb_set(b.response_template, '{createdAt}', to_jsonb(${isoSql(sql`j.created_at`)})), '{updatedAt}', to_jsonb(${isoSql(sql`j.created_at`)}))
+      from batch b join job j on j.id = b.id
+      where b.idempotency_key is not null
+    )
+    select (select ${isoSql(sql`created_at`)} from job limit 1) as created_at${keyLimit},
            (select count(*) from webhook_rows) as webhooks${signals}`;
 }

@@ -12,8 +12,8 @@ import { findService, type ServiceRow } from "@/lib/domain/services";
 import { ownNodeCreditCost } from "@/lib/domain/own-node-price";
 import type { ExecutionJob } from "@/lib/contract/schemas";
 import type { Placement } from "@/lib/contract/vocabulary";
-import { inAccountLane } from "./account-lanes";
-import { createJob, type NewJob } from "./create-job";
+import { lanes } from "./account-lanes";
+import { createdTogether, createJobs, inputWeight, type NewJob } from "./create-job";
 import type { EventInput, LogInput } from "./job-change";
 
 export interface Submission {
@@ -110,6 +110,15 @@ async function checkSubmission(d: Db, submission: Submission, fingerprint: strin
   };
 }
 
+/** Each developer's jobs are created in their lane, those that arrive while one write is in flight together. */
+const submissionLanes = lanes<NewJob, ExecutionJob>({
+  write: async (batch) => createJobs(await db(), batch),
+  together: createdTogether,
+  maxItems: 50,
+  weight: (job) => inputWeight(job.row.input),
+  maxWeight: 1024 * 1024,
+});
+
 /**
  * Execute (CONTRACT §4). Check order after the route's key/scope/shape checks: idempotency → service →
  * input → credits → create. A request that fails any check writes nothing and consumes no key.
@@ -132,7 +141,7 @@ export async function submitJob(submission: Submission): Promise<SubmissionOutco
   let body: ExecutionJob;
   try {
     const job = await checkSubmission(d, submission, fingerprint);
-    body = await inAccountLane(accountId, () => createJob(d, job));
+    body = await submissionLanes.write(accountId, job);
   } catch (error) {
     // A concurrent request with the same key committed first: answer with its response.
     if (isUniqueViolation(error)) {

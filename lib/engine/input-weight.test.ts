@@ -1,0 +1,17 @@
+import { describe, expect, it } from "vitest";
+import { inputWeight } from "./create-job";
+
+describe("a job input's weight in the creation statement", () => {
+  it("is about the length of its JSON, for text, numbers, arrays and nested objects", () => {
+    const inputs = [
+      { text: "The quick brown fox. ".repeat(50) },
+      { image: "iVBORw0KGgo".repeat(10_000), mimeType: "image/png" },
+      { prompt: "Hello", options: { maxTokens: 64, stop: ["\n", "END"] }, stream: false },
+    ];
+    for (const input of inputs) {
+      const json = JSON.stringify(input).length;
+      expect(inputWeight(input)).toBeGreaterThanOrEqual(json * 0.9);
+      expect(inputWeight(input)).toBeLessThanOrEqual(json * 1.5 + 16);
+    }
+  });
+});
