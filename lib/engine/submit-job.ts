@@ -4,6 +4,7 @@
 import { randomUUID } from "node:crypto";
 import type { Db } from "@/lib/db/database";
 import { env } from "@/lib/env";
+import { processSingleton } from "@/lib/singleton";
 import { isServiceId, serviceInputs } from "@/lib/domain/catalog";
 import { db } from "@/lib/domain/database";
 import { DomainError, issuesOf } from "@/lib/domain/errors";
@@ -110,14 +111,19 @@ async function checkSubmission(d: Db, submission: Submission, fingerprint: strin
   };
 }
 
-/** Each developer's jobs are created in their lane, those that arrive while one write is in flight together. */
-const submissionLanes = lanes<NewJob, ExecutionJob>({
-  write: async (batch) => createJobs(await db(), batch),
-  together: createdTogether,
-  maxItems: 50,
-  weight: (job) => inputWeight(job.row.input),
-  maxWeight: 1024 * 1024,
-});
+/**
+ * Each developer's jobs are created in their lane, those that arrive while one write is in flight together:
+ * one set of lanes per process, which every route's bundle of this module shares.
+ */
+const submissionLanes = processSingleton("submission-lanes", async () =>
+  lanes<NewJob, ExecutionJob>({
+    write: async (batch) => createJobs(await db(), batch),
+    together: createdTogether,
+    maxItems: 50,
+    weight: (job) => inputWeight(job.row.input),
+    maxWeight: 1024 * 1024,
+  }),
+);
 
 /**
  * Execute (CONTRACT §4). Check order after the route's key/scope/shape checks: idempotency → service →
@@ -141,7 +147,7 @@ export async function submitJob(submission: Submission): Promise<SubmissionOutco
   let body: ExecutionJob;
   try {
     const job = await checkSubmission(d, submission, fingerprint);
-    body = await submissionLanes.write(accountId, job);
+    body = await (await submissionLanes.get()).write(accountId, job);
   } catch (error) {
     // A concurrent request with the same key committed first: answer with its response.
     if (isUniqueViolation(error)) {
