@@ -189,7 +189,8 @@ function creationStatement(inline: boolean, keyed: boolean): SQL {
   const keyLimit = keyed
     ? sql`, (select credit_limit from key_room) as key_limit, (select credit_limit_reset from key_room) as key_limit_reset, (select spent from key_room) as key_spent`
     : sql`, null as key_limit, null as key_limit_reset, null as key_spent`;
-  const crossing = sql`select ${p("accountId")}::uuid as account_id, credit_balance as balance, low_balance_threshold as threshold, ${cost} as cost from charge`;
+  // Each job's own charge: of several that together cross the threshold, the one that takes it below alerts.
+  const crossing = sql`select ${p("accountId")}::uuid as account_id, balance_after as balance, threshold, credit_cost as cost from charged`;
   const webhooks = webhookFanoutSql(sql`job`, [
     { status: "queued", sequence: sql`c.event_seq - ${p("eventCount")}::int + ${p("createdEventCount")}::int` },
     { status: "routing", sequence: sql`c.event_seq` },
@@ -228,14 +229,17 @@ function creationStatement(inline: boolean, keyed: boolean): SQL {
     ),
     ${appendedLogSql(sql`job`, ownLists)},
     ${webhooks},
-    ledger as (
-      -- In the batch's order, each entry with the balance after its own charge.
-      insert into ${creditLedger} (account_id, type, amount, balance_after, job_id, description)
-      select ${p("accountId")}::uuid, 'charge', -b.credit_cost,
-             charge.credit_balance + coalesce(sum(b.credit_cost) over (order by b.i rows between 1 following and unbounded following), 0),
-             b.id, b.ledger_description
+    charged as (
+      -- In the batch's order, each job's charge with the balance after it.
+      select b.i, b.id, b.credit_cost, b.ledger_description, charge.low_balance_threshold as threshold,
+             charge.credit_balance + coalesce(sum(b.credit_cost) over (order by b.i rows between 1 following and unbounded following), 0) as balance_after
       from batch b cross join charge
-      order by b.i
+    ),
+    ledger as (
+      insert into ${creditLedger} (account_id, type, amount, balance_after, job_id, description)
+      select ${p("accountId")}::uuid, 'charge', -credit_cost, balance_after, id, ledger_description
+      from charged
+      order by i
     ),
     low_balance as (${lowBalanceDeliveriesSql(crossing, p("alertEventId"))}),
     webhook_rows as (select 1 from low_balance union all select 1 from webhook_written),

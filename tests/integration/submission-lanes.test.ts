@@ -9,7 +9,10 @@ import { eventually, execute, getJob, telemetry, type JobView } from "../support
 import { usePostgres } from "../support/postgres";
 import { withDeveloper } from "../support/with-developer";
 
-const ctx = withDeveloper({ embeddedNodes: 0, env: { RATE_LIMIT_PER_MINUTE: "0", ACCOUNT_RATE_PER_MINUTE: "0" } });
+const ctx = withDeveloper({
+  embeddedNodes: 0,
+  env: { RATE_LIMIT_PER_MINUTE: "0", ACCOUNT_RATE_PER_MINUTE: "0", WEBHOOK_ALLOWED_HOSTS: "127.0.0.1" },
+});
 
 /** More than the instance's pool (10 connections, lib/db/postgres.ts). */
 const burst = 12;
@@ -139,6 +142,33 @@ describe.skipIf(!usePostgres())("one developer's burst of submissions on Postgre
       expect(logs[0].message).toBe(`Job accepted for ${job.serviceId}; ${job.creditCost} credits charged.`);
       expect((await getJob(dev, key, job.jobId)).status).toBe("routing");
     }
+  });
+
+  it("alerts once for the low balance, saying the balance after the charge that crossed it, not after the write", async () => {
+    const dev = await signUpDeveloper(ctx.server.baseUrl);
+    const key = await dev.createApiKey();
+    const endpoint = await dev.session("/api/developers/webhooks", {
+      method: "POST",
+      body: JSON.stringify({ url: "http://127.0.0.1:9/alerts", events: ["credits.low"] }),
+    });
+    expect(endpoint.status).toBe(201);
+    const profile = await dev.session("/api/developers/me", {
+      method: "PATCH",
+      body: JSON.stringify({ lowBalanceThreshold: 96 }),
+    });
+    expect(profile.status).toBe(200);
+    // 100 credits, 8 jobs of 1: the first alone (99), the others together down to 92. The fifth takes the
+    // balance from 96 to 95, below the threshold.
+    const responses = await withBalanceHeld(dev, () =>
+      Array.from({ length: 8 }, (_, i) => execute(dev, key, "token-count", { text: `alert ${i}` })),
+    );
+    expect(responses.map((r) => r.status)).toEqual(Array.from({ length: 8 }, () => 202));
+    const { rows } = await locker.query<{ body: string }>(
+      `select d.body from webhook_deliveries d join accounts a on a.id = d.account_id
+       where a.wallet_address = $1 and d.event_type = 'credits.low'`,
+      [dev.address],
+    );
+    expect(rows.map((r) => JSON.parse(r.body).data)).toEqual([{ balance: 95, threshold: 96 }]);
   });
 
   it("writes one at a time what the key's limit does not allow together: those that fit, then 402s", async () => {
