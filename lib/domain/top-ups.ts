@@ -450,8 +450,13 @@ export async function recordFoundTransfers(
   return recorded;
 }
 
-/** The uncredited top-ups that someone can be credited for, stalest check first. */
+/**
+ * The uncredited top-ups that someone can be credited for, stalest check first. That includes a payment
+ * recorded without an account whose payer has one now: a scan that ran while the payer first signed in
+ * recorded it after the sign-in's attribution looked (neither saw the other's uncommitted row).
+ */
 export async function topUpsToReconcile(config: PaymentsConfig, limit: number): Promise<TopUpRow[]> {
+  const payerHasAccount = sql`exists (select 1 from ${accounts} where ${accounts.walletAddress} = ${topUps.fromAddress})`;
   return (await db())
     .select()
     .from(topUps)
@@ -459,7 +464,7 @@ export async function topUpsToReconcile(config: PaymentsConfig, limit: number): 
       and(
         eq(topUps.chainId, config.chainId),
         inArray(topUps.status, ["submitted", "confirming"]),
-        isNotNull(topUps.accountId),
+        or(isNotNull(topUps.accountId), payerHasAccount),
       ),
     )
     .orderBy(asc(topUps.checkedAt))

@@ -8,6 +8,7 @@ import { startLocalChain, type LocalChain } from "../support/chain";
 import { signUpDeveloper, type Developer } from "../support/developer";
 import { expectError, isoTime } from "../support/expect-error";
 import { eventually } from "../support/jobs";
+import { usePostgres } from "../support/postgres";
 import { startRpcProxy, type RpcProxy } from "../support/rpc-proxy";
 import { startTestServer, type TestServer } from "../support/test-server";
 import { db } from "@/lib/domain/database";
@@ -410,6 +411,47 @@ describe("the watcher", () => {
     );
     expect(await topUpEntries(late)).toEqual([expect.objectContaining({ amount: 900 })]);
   });
+
+  // PGlite runs one transaction at a time, so a scan and a sign-in cannot overlap there.
+  it.skipIf(!usePostgres())(
+    "credits a payment a scan recorded while its payer was signing in for the first time, unseen by that sign-in",
+    async () => {
+      const config = paymentsConfig();
+      if (!config) throw new Error("the test server has payments configured");
+      const newcomer = await chain.newAccount();
+      await chain.stopMining();
+      let late: Developer | undefined;
+      try {
+        const txHash = await chain.transfer(newcomer, chain.treasury, 4n * token);
+        const head = await chain.blockNumber();
+        const transfer = {
+          txHash,
+          from: newcomer.address,
+          value: 4n * token,
+          blockNumber: head + 1n,
+          blockHash: txHash,
+          logIndex: 0,
+        };
+        // The scan found no account for the payer; the payer signs in before the scan commits.
+        await (
+          await db()
+        ).transaction(async (tx) => {
+          await recordFoundTransfers(tx, config, [transfer], head + 1n, 6);
+          late = await signUpDeveloper(server.baseUrl, { account: newcomer });
+        });
+      } finally {
+        await chain.startMining();
+      }
+      await chain.mine(requiredConfirmations);
+      const developer = late as Developer;
+      await eventually(
+        () => balanceOf(developer),
+        (balance) => balance === 100 + 400,
+        20_000,
+      );
+      expect(await topUpEntries(developer)).toEqual([expect.objectContaining({ amount: 400 })]);
+    },
+  );
 
   it("lists payments it recorded in one scan newest first, as the chain ordered them", async () => {
     const { dev, wallet } = await payingDeveloper();
