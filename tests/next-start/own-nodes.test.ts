@@ -44,7 +44,8 @@ describe.each(drivers)("nodes developers own, against next start on $name", ({ p
       EMBEDDED_NODES: "0",
       OWN_NODE_CREDIT_SHARE: "0.5",
       NODE_LEASE_MS: "2000",
-      ROUTING_TIMEOUT_MS: "8000",
+      // Long enough for a node process to start on a busy 2-core machine (CI's).
+      ROUTING_TIMEOUT_MS: "12000",
     };
     server = await startNextServer({ env });
     alice = await signUpDeveloper(server.baseUrl);
@@ -79,17 +80,22 @@ describe.each(drivers)("nodes developers own, against next start on $name", ({ p
     return { nodeId, child };
   }
 
-  /** The network's node: a token from the operator command, a standalone process. */
-  async function networkNodeStarts() {
+  /** The network node's token, from the operator command. */
+  async function networkNodeToken() {
     // Run from a shell without the server's LLM settings, as an operator would: with PostgreSQL the command
     // opens the database itself, and must not mark text-generate disabled for everyone.
     const issued = await startChild("scripts/node-token.ts", ["network-node", "--region", "dc"], {
       DATA_DIR: env.DATA_DIR,
       ...(env.DATABASE_URL ? { DATABASE_URL: env.DATABASE_URL } : {}),
     });
+    return String(issued.ready.token);
+  }
+
+  /** The network's node: a standalone process with the operator's token. */
+  async function networkNodeStarts(token?: string) {
     const child = await startNodeProcess(
       server.baseUrl,
-      String(issued.ready.token),
+      token ?? (await networkNodeToken()),
       ["--name", "network-node", "--services", "text-generate", "--grace-ms", "100"],
       llmEnv(),
     );
@@ -152,7 +158,7 @@ describe.each(drivers)("nodes developers own, against next start on $name", ({ p
     const job = await submit(alice, aliceKey, "any");
     expect((await waitForStatus(alice, aliceKey, job.jobId, ["running"])).assignedNode?.name).toBe("box-2");
     await llmHasReceived(sent);
-    // Up before the kill (a process takes seconds to start on a busy machine; the routing timeout is 8 s).
+    // Up before the kill (a process takes seconds to start on a busy machine; the routing timeout is 12 s).
     llm.behave({ reply: "normal" });
     const network = await networkNodeStarts();
 
@@ -177,16 +183,18 @@ describe.each(drivers)("nodes developers own, against next start on $name", ({ p
     expect((await waitForStatus(alice, aliceKey, job.jobId, ["running"])).assignedNode?.nodeId).toBe(nodeId);
     await llmHasReceived(sent);
 
-    // Bob's job waits for the network: Alice's node has a free slot, and never takes it.
+    // Bob's job waits for the network: Alice's node has a free slot, and never takes it. The network node's
+    // token is issued first, so that only its process starts within Bob's routing timeout.
     const bob = await signUpDeveloper(server.baseUrl);
     const bobKey = await bob.createApiKey();
+    const networkToken = await networkNodeToken();
     const bobs = await submit(bob, bobKey, "any");
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(await getJob(bob, bobKey, bobs.jobId)).toMatchObject({ status: "routing", assignedNode: null });
 
     // The network's node takes Bob's job (Alice's is still running on her node, its LLM request slow).
     llm.behave({ reply: "normal" });
-    await networkNodeStarts();
+    await networkNodeStarts(networkToken);
     expect(await waitForStatus(bob, bobKey, bobs.jobId)).toMatchObject({
       status: "completed",
       assignedNode: { name: "network-node" },
