@@ -77,7 +77,7 @@ export function inputWeight(value: unknown): number {
 }
 
 /** Several jobs were not charged together (their total is short): each must be created, or refused, alone. */
-export class RefusedTogether extends Error {
+class RefusedTogether extends Error {
   constructor() {
     super("The jobs' total cost is more than the balance or the key's limit allows.");
   }
@@ -100,8 +100,9 @@ function batchEntry(job: NewJob, i: number) {
     events: rows.events,
     logs: rows.logs,
     ledger_description: `${row.serviceId} job`,
-    // The stored response gets its times from the same clock as the job row.
-    response_template: asCreated(job, new Date(0)),
+    // Only a keyed job's response is stored (it gets its times from the same clock as the job row); it holds
+    // the input, which would otherwise go to the database twice.
+    response_template: job.idempotency ? asCreated(job, new Date(0)) : null,
     idempotency_key: job.idempotency?.key ?? null,
     fingerprint: job.idempotency?.fingerprint ?? null,
   };
