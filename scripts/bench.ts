@@ -10,6 +10,7 @@
 // --rounds <n> (that many pairs of each);
 // --profile (CPU profiles of the servers into .bench/, top functions in the report);
 // --private-postgres (a throwaway cluster with pg_stat_statements loaded, instead of DATABASE_URL's server);
+// --client fetch (the load generator submits with fetch instead of node:http: bench/jobs.ts);
 // --machine-node (stay on this Node even when it is older than package.json's engines: bench/supported-node.ts).
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import os from "node:os";
@@ -31,6 +32,7 @@ import {
   submitJob,
   submitJobTo,
   submitSteadily,
+  useFetchClient,
   waitUntilFinal,
   jobInput,
   worstCaseSummarize,
@@ -103,6 +105,10 @@ const options = {
   /** Any single wait for jobs to finish. */
   timeoutMs: 120_000,
 };
+
+const client = flag("client", "node:http");
+if (client === "fetch") useFetchClient();
+else if (client !== "node:http") throw new Error("--client must be fetch or node:http");
 
 let adminUrl = process.env.DATABASE_URL || undefined;
 const driver: Driver = adminUrl || options.privatePostgres ? "postgres" : "pglite";

@@ -398,6 +398,9 @@ How it measures:
   the bench's process, so that each \`next start\` row is compared with graphile-worker as warm as itself.
 - Figures come from a 2-core machine where the load generator shares the CPU with the server; the CPU columns say
   how the cores were used, including by other processes that happened to run. Compare ratios within one run.
+  The load generator submits with node:http on kept-alive connections, the leanest client Node has: its CPU is
+  taken from the cores the server and PostgreSQL share, which an app's own machines would not take
+  (\`--client fetch\` submits with fetch instead, which took 1.6–1.8× the client’s CPU per job in rounds of 300 jobs).
 - Everything runs on a Node.js the product supports (package.json's engines: 22 or later; CI tests Node 24, the
   LTS). On an older Node the bench runs itself again on Node 24 from the npm registry, in the cache \`.ci/run\` uses
   (\`scripts/bench/supported-node.ts\`), so the load generator, graphile-worker and every server share one Node;
