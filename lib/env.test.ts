@@ -9,6 +9,7 @@ describe("configuration", () => {
       DATA_DIR: "./.data",
       STARTER_CREDITS: 100,
       EMBEDDED_NODES: 1,
+      EMBEDDED_NODE_CONCURRENCY: 8,
       ROUTING_TIMEOUT_MS: 30_000,
       JOB_MAX_ATTEMPTS: 3,
     });

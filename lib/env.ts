@@ -76,7 +76,12 @@ const envSchema = z.object({
   /** Optional JSON-RPC URL used to verify smart-contract wallet (EIP-1271/6492) signatures. */
   SIWE_RPC_URL: z.string().url().optional(),
   EMBEDDED_NODES: intFromEnv(1),
-  EMBEDDED_NODE_CONCURRENCY: intFromEnv(4, 1),
+  /**
+   * An embedded node's slots mostly wait: on its claim and its report, each a round trip through the database and
+   * the server's busy event loop (CPU-bound providers queue for the worker pool whatever the slots). With 4, a
+   * burst's jobs queued behind those waits; 8 drained them 6–69 % faster (docs/benchmarks.md, 2026-11-26).
+   */
+  EMBEDDED_NODE_CONCURRENCY: intFromEnv(8, 1),
   ROUTING_TIMEOUT_MS: intFromEnv(30_000, 1),
   NODE_LEASE_MS: intFromEnv(15_000, 100),
   /** The share of a service's price a job on the developer's own node costs (CONTRACT §12): 0 = the network only routes. */
