@@ -182,9 +182,10 @@ test("a developer watches an OCR job's log lines and progress arrive while it ru
 
   await expect(page.getByRole("button", { name: "Cancel job" })).toBeVisible();
   await expect(page.getByRole("link", { name: "Run again" })).toHaveCount(0);
-  // The provider's own lines as they come, while the job still runs (not only once it has ended).
-  await expect(page.getByRole("region", { name: "Logs" })).toContainText("Recognizing text: 50% done", {
-    timeout: 30_000,
+  // The provider's own lines as they come, while the job still runs (not only once it has ended). Its first
+  // progress line is enough: the recognition's pace is the machine's (CI's busy one took 20 s to reach 25 %).
+  await expect(page.getByRole("region", { name: "Logs" })).toContainText("Recognizing text: 25% done", {
+    timeout: 60_000,
   });
   await expect(page.getByRole("progressbar", { name: "Job progress" })).not.toHaveAttribute("aria-valuenow", "0");
   expect(await status.textContent()).toBe("running");

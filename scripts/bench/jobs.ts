@@ -68,9 +68,9 @@ async function postJsonWithFetch(url: string, headers: Record<string, string>, b
   return { status: res.status, body: (await res.json()) as unknown };
 }
 
-/** Which client the load generator submits with (`--client fetch` or the default, node:http). */
-export const submissionClient = { post: postJson };
-export const useFetchClient = () => void (submissionClient.post = postJsonWithFetch);
+/** The client the load generator submits with: node:http, or fetch after `--client fetch`. */
+let post = postJson;
+export const useFetchClient = () => void (post = postJsonWithFetch);
 
 /** Submits job `i` to the server at `baseUrl` (any instance sharing the database) with an API key. */
 export async function submitJobTo(
@@ -81,7 +81,7 @@ export async function submitJobTo(
 ): Promise<Submitted> {
   const [service, input] = serviceAndInput;
   const started = performance.now();
-  const res = await submissionClient.post(
+  const res = await post(
     `${baseUrl}/api/marketplace/services/${service}/execute`,
     { "x-api-key": apiKey },
     JSON.stringify({ input }),
