@@ -16,7 +16,9 @@ const ctx = withDeveloper(() => ({
     LLM_BASE_URL: llm.baseUrl,
     LLM_API_KEY: "sk-test",
     LLM_MODEL: "test-model",
-    RETRY_BASE_DELAY_MS: "20",
+    // Long enough that the first test sees its first RETRY_SCHEDULED and heals the provider before the last
+    // attempt: with 20 ms, a busy CI machine polled too late and all three attempts had failed (seen once).
+    RETRY_BASE_DELAY_MS: "1000",
     STARTER_CREDITS: "1000",
   },
 }));
