@@ -1,6 +1,6 @@
 // API keys: show-once secrets, stored only as SHA-256 hashes, scoped, revocable, rotatable with grace.
 import { createHash, randomInt, timingSafeEqual } from "node:crypto";
-import { and, count, desc, eq, isNull, or, sql } from "drizzle-orm";
+import { and, count, desc, eq, inArray, isNull, or, sql } from "drizzle-orm";
 import type { Tx } from "@/lib/db/database";
 import { preparedPerDatabase } from "@/lib/db/prepared-statements";
 import { accounts, apiKeys } from "@/lib/db/schema";
@@ -214,6 +214,8 @@ export interface ApiKeyPrincipal {
 const sameHash = (a: string, b: string | null) =>
   b !== null && a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 const lastUsedResolutionMs = 30_000;
+/** How soon a use that found the key's row locked is recorded again. */
+const keyUseRetryMs = 1_000;
 
 /** The principal of a live secret, or null (unknown, revoked, expired, or rotated past its grace). */
 export async function authenticateApiKey(secret: string): Promise<ApiKeyPrincipal | null> {
@@ -227,17 +229,33 @@ export async function authenticateApiKey(secret: string): Promise<ApiKeyPrincipa
     cache.set(hash, key);
   }
   // lastUsedAt is kept to within 30 s, so a busy key does not write on every request.
-  if (Date.now() - key.lastUsedAtMs > lastUsedResolutionMs) {
-    key.lastUsedAtMs = Date.now();
-    await (
-      await db()
-    )
+  if (Date.now() - key.lastUsedAtMs > lastUsedResolutionMs) await recordKeyUse(key);
+  return { accountId: key.accountId, keyId: key.keyId, scopes: key.scopes };
+}
+
+/**
+ * Sets the key's lastUsedAt, unless a charge holds the key's row (a submission's write moves its spend
+ * counters): the request must not wait behind that lock, holding a pooled connection. The key is in use right
+ * then anyway, so the next request a second later tries again.
+ */
+async function recordKeyUse(key: CachedKey): Promise<void> {
+  key.lastUsedAtMs = Date.now();
+  const d = await db();
+  const unlocked = d
+    .select({ id: apiKeys.id })
+    .from(apiKeys)
+    .where(eq(apiKeys.id, key.keyId))
+    .for("update", { skipLocked: true });
+  try {
+    const touched = await d
       .update(apiKeys)
       .set({ lastUsedAt: sql`now()` })
-      .where(eq(apiKeys.id, key.keyId))
-      .catch((err: unknown) => log.warn("could not record key use", { keyId: key.keyId, err }));
+      .where(inArray(apiKeys.id, unlocked))
+      .returning({ id: apiKeys.id });
+    if (touched.length === 0) key.lastUsedAtMs = Date.now() - lastUsedResolutionMs + keyUseRetryMs;
+  } catch (err) {
+    log.warn("could not record key use", { keyId: key.keyId, err });
   }
-  return { accountId: key.accountId, keyId: key.keyId, scopes: key.scopes };
 }
 
 /** A cache miss's query: the key a secret hash opens. */

@@ -1,8 +1,10 @@
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allScopes, signUpDeveloper, type Developer } from "../support/developer";
 import { eventually, submit } from "../support/jobs";
 import { startTestServer, type TestServer } from "../support/test-server";
 import { expectError } from "../support/expect-error";
+import { usePostgres } from "../support/postgres";
 
 let server: TestServer;
 let dev: Developer;
@@ -177,6 +179,36 @@ describe("listing keys", () => {
     expect(used?.lastUsedAt).toEqual(expect.any(String));
     expect(Date.parse(used?.lastUsedAt ?? "")).toBeGreaterThanOrEqual(Date.parse(created.createdAt));
   });
+
+  // Another connection holding the key's row is PostgreSQL's; PGlite runs one statement at a time anyway.
+  it.skipIf(!usePostgres())(
+    "does not keep a request waiting while a charge holds the key's row, and records the use once it is free",
+    async () => {
+      const created = await createKey(dev, { name: "charged" });
+      const charge = new pg.Client({ connectionString: process.env.DATABASE_URL });
+      await charge.connect();
+      try {
+        // As a submission's write holds it while it moves the key's spend counters.
+        await charge.query("begin");
+        await charge.query("select 1 from api_keys where id = $1 for update", [created.keyId]);
+        const answer = await Promise.race([
+          useKey(created.key).then((r) => r.status),
+          new Promise<string>((r) => setTimeout(() => r("still waiting after 5 s"), 5_000)),
+        ]);
+        expect(answer).toBe(200);
+        await charge.query("commit");
+      } finally {
+        await charge.end();
+      }
+      expect((await listKeys(dev)).find((k) => k.keyId === created.keyId)?.lastUsedAt).toBeNull();
+
+      // A second later, the next request records the use.
+      await new Promise((r) => setTimeout(r, 1_100));
+      expect((await useKey(created.key)).status).toBe(200);
+      const used = (await listKeys(dev)).find((k) => k.keyId === created.keyId);
+      expect(used?.lastUsedAt).toEqual(expect.any(String));
+    },
+  );
 });
 
 describe("revoking a key", () => {
