@@ -1,7 +1,8 @@
 // The product as a newcomer gets it: a copy of the checkout's files (what `git clone` gives: tracked files
 // and new ones not ignored, nothing built, no data), committed to a git repository of its own so a test can
 // ask `git status` afterwards, with this checkout's node_modules (installing again would add minutes and
-// test npm, not us). The README's commands run in it as child process trees of their own, killed as groups.
+// test npm, not us) and its build cache. The README's commands run in it as child process trees of their own,
+// killed as groups.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -62,6 +63,13 @@ export function copyProduct(): ProductCopy {
   } catch {
     execFileSync("cp", ["-a", path.join(root, "node_modules"), path.join(dir, "node_modules")]);
   }
+  // This checkout's Turbopack cache (.next/cache, ignored like the rest of .next), as a CI cache would
+  // restore it: the copy's build still runs every step (compiling, type checking, collecting page data, where
+  // a side effect would show), but recompiles only what changed: 46 s instead of 119 s on a 2-core machine.
+  // A real copy: the build writes into its cache files, which hard links would share with this checkout.
+  const turbopackCache = path.join(root, ".next", "cache", "turbopack");
+  if (existsSync(turbopackCache))
+    cpSync(turbopackCache, path.join(dir, ".next", "cache", "turbopack"), { recursive: true });
   const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, stdio: "ignore" });
   git("init", "-q");
   git("add", "-A");
