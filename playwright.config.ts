@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
+import { e2eNodeSlots } from "./e2e/embedded-node";
 import { e2eChainPort, e2ePaymentsEnv, e2eTreasury } from "./e2e/local-chain";
 import { e2eWalletConnectEnv } from "./e2e/walletconnect-relay";
 
@@ -71,6 +72,7 @@ export default defineConfig({
         NEXT_MANUAL_SIG_HANDLE: "true",
         // The journeys share one server and one embedded node on a 2-core machine: a job may queue a while.
         ROUTING_TIMEOUT_MS: "120000",
+        EMBEDDED_NODE_CONCURRENCY: String(e2eNodeSlots),
         DATA_DIR: dataDir,
         STARTER_CREDITS: "100",
         LOG_LEVEL: "warn",

@@ -3,6 +3,7 @@
 // kept out.
 import { expect, test, type Page } from "@playwright/test";
 import { busyPageOfText, pngWithCorruptImageData, runJob, signInNewDeveloper } from "./dashboard-session";
+import { e2eNodeSlots } from "./embedded-node";
 
 const happyPathTypes = [
   "JOB_CREATED",
@@ -123,7 +124,8 @@ test("Cancel job stops a job that is still waiting for a node, and refunds it", 
   const image = await busyPageOfText();
   const blockers: string[] = [];
   // The journeys share one server: the blockers are cancelled at the end so later journeys find a free node.
-  for (let i = 0; i < 8; i++) blockers.push((await runJob(page.request, dev.apiKey, "image-ocr", { image })).jobId);
+  for (let i = 0; i < e2eNodeSlots; i++)
+    blockers.push((await runJob(page.request, dev.apiKey, "image-ocr", { image })).jobId);
   try {
     await cancelWaitingJob(page, dev.apiKey);
     // Without its event stream the page polls, and its poll stops at the Cancel button's answer (a final state):
