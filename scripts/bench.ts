@@ -186,11 +186,13 @@ async function describeMachine(privatePostgres: boolean): Promise<Machine> {
     const client = new pg.Client({ connectionString: adminUrl });
     await client.connect();
     try {
-      const { rows } = await client.query<{ server_version: string; fsync: string; sc: string }>(
-        "select current_setting('server_version') as server_version, current_setting('fsync') as fsync, current_setting('synchronous_commit') as sc",
+      // autovacuum too: without it, a table that keeps its history (ours) grows dead rows for the whole run,
+      // while graphile-worker deletes each job it completes.
+      const { rows } = await client.query<{ server_version: string; fsync: string; sc: string; av: string }>(
+        "select current_setting('server_version') as server_version, current_setting('fsync') as fsync, current_setting('synchronous_commit') as sc, current_setting('autovacuum') as av",
       );
       const where = privatePostgres ? "a private throwaway cluster with pg_stat_statements" : "the machine's server";
-      database = `PostgreSQL ${rows[0].server_version} (${where}; fsync ${rows[0].fsync}, synchronous_commit ${rows[0].sc}) via node-postgres ${packageVersion("pg")}`;
+      database = `PostgreSQL ${rows[0].server_version} (${where}; fsync ${rows[0].fsync}, synchronous_commit ${rows[0].sc}, autovacuum ${rows[0].av}) via node-postgres ${packageVersion("pg")}`;
     } finally {
       await client.end();
     }
