@@ -34,7 +34,10 @@ describe("restart safety", () => {
     const env = {
       DATA_DIR: dataDir,
       PORT: "0",
-      NODE_LEASE_MS: "1000",
+      // The restarted embedded node keeps its identity, so its registration loses what the crashed one held at
+      // once: the lease is not what recovers them. A short lease would let a stall on a busy machine (PGlite runs
+      // on the server's own thread) expire a healthy node's lease and lose a job that was never at risk.
+      NODE_LEASE_MS: "15000",
       EMBEDDED_NODES: "1",
       EMBEDDED_NODE_CONCURRENCY: "2",
       STARTER_CREDITS: "1000",
