@@ -43,6 +43,9 @@ export interface AppendedLists {
   /** jsonb of appendedRows' events (and logs), SQL over the written row `c`. */
   events: SQL;
   logs: SQL;
+  /** How many events (and log lines) each job appends: by default the placeholders eventCount and logCount. */
+  eventCount?: SQL;
+  logCount?: SQL;
 }
 
 const p = (name: string) => sql.placeholder(name);
@@ -52,19 +55,21 @@ const sameForEveryJob: AppendedLists = { events: sql`${p("events")}::jsonb`, log
  * Two CTEs (appended_events, appended_logs) that append to every job of `written` (a relation of jobs rows
  * after the change: id, attempt, event_seq, log_seq): "{attempt}" and `withAttempt` take the job's attempt
  * after the change, which only the statement knows (a claim begins it). Every job appends as many events
- * (and log lines) as the placeholders eventCount and logCount say.
+ * (and log lines) as the lists' counts say.
  */
 export function appendedLogSql(written: SQL, lists: AppendedLists = sameForEveryJob): SQL {
+  const eventCount = lists.eventCount ?? sql`${p("eventCount")}::int`;
+  const logCount = lists.logCount ?? sql`${p("logCount")}::int`;
   return sql`appended_events as (
       insert into ${jobEvents} (job_id, sequence, type, attempt, node_id, data)
-      select c.id, c.event_seq - ${p("eventCount")}::int + e.i, e.type, c.attempt, e.node_id,
+      select c.id, c.event_seq - ${eventCount} + e.i, e.type, c.attempt, e.node_id,
         case when e.with_attempt then coalesce(e.data, '{}'::jsonb) || jsonb_build_object('attempt', c.attempt) else e.data end
       from ${written} c cross join jsonb_to_recordset(${lists.events})
         as e(i int, type text, node_id uuid, data jsonb, with_attempt boolean)
     ),
     appended_logs as (
       insert into ${jobLogs} (job_id, sequence, level, source, message, node_id)
-      select c.id, c.log_seq - ${p("logCount")}::int + l.i, l.level, l.source,
+      select c.id, c.log_seq - ${logCount} + l.i, l.level, l.source,
         case when l.with_attempt then replace(l.message, '{attempt}', c.attempt::text) else l.message end, l.node_id
       from ${written} c cross join jsonb_to_recordset(${lists.logs})
         as l(i int, level text, source text, message text, node_id uuid, with_attempt boolean)

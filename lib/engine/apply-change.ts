@@ -14,8 +14,8 @@ import { jobChannel, signal, signalsInline, workChannel } from "@/lib/domain/sig
 import { giveBackKeySpend } from "@/lib/domain/spend-controls";
 import { webhookChannel } from "@/lib/domain/webhook-events";
 import type { JobStatus } from "@/lib/contract/vocabulary";
-import { appendedLogValues } from "./appended-log";
-import { changeStatement, shapeOf } from "./change-statement";
+import { appendedLogValues, appendedRows } from "./appended-log";
+import { changeStatement, eachJob, shapeOf } from "./change-statement";
 import { Computed, oneJob, type Candidates, type JobChange, type JobRow } from "./job-change";
 import { activeStatuses, assertTransition, statusesBefore } from "./job-machine";
 
@@ -62,28 +62,37 @@ export interface AppliedChanges {
   candidates: number;
 }
 
-/**
- * Applies `change` to the jobs `candidates` names (e.g. `array(select … for update skip locked)`) that are
- * in an allowed state and pass its guards. The statement is compiled once per shape and only bound
- * afterwards. `tx` may be the database itself (the change is then its own transaction), except for a change
- * to failed, whose refund must commit with it.
- */
-export async function applyJobChanges(tx: Tx, candidates: Candidates, change: JobChange): Promise<AppliedChanges> {
-  if (change.to === "failed" && !is(tx, PgTransaction))
-    throw new Error("A change to failed is applied in a transaction (its refund commits with it).");
-  const from = change.from ?? (change.to ? statusesBefore(change.to) : activeStatuses);
-  const inline = await signalsInline();
-  const values: Record<string, unknown> = {
-    ...candidates.values,
-    ...appendedLogValues(change.events, change.logs),
-    attempt: change.attempt,
-    nodeId: change.nodeId,
-    throughEventCount: change.through?.eventCount,
-  };
+/** The columns a change sets from a value (bound, not computed by the statement), under their value names. */
+function setValues(change: JobChange): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(change.set ?? {})) {
     if (value !== undefined && value !== null)
       values[`set_${key}`] = value instanceof Computed ? value.parameter : value;
   }
+  return values;
+}
+
+/** The change's rows as written, its signals (PGlite: after the statement) and, for a change to failed, the refunds. */
+async function written(tx: Tx, raw: Record<string, unknown>[], change: JobChange, inline: boolean): Promise<JobRow[]> {
+  const rows = raw.filter((r) => r.id !== null && r.id !== undefined).map(toJobRow);
+  if (!inline) {
+    // PGlite: its signals are in-process, sent after the statement (still inside the caller's transaction).
+    for (const row of rows) {
+      await signal(tx, jobChannel, row.id);
+      if (change.to === "routing") await signal(tx, workChannel, row.serviceId);
+    }
+    if (Number(raw[0]?.webhooks ?? 0) > 0) await signal(tx, webhookChannel, "");
+  }
+  if (change.to === "failed") for (const row of rows) await refund(tx, row);
+  return rows;
+}
+
+/** The statement of `change` for `candidates`, built once per shape, run with `values`. */
+async function runChange(tx: Tx, candidates: Candidates, change: JobChange, values: Record<string, unknown>) {
+  if (change.to === "failed" && !is(tx, PgTransaction))
+    throw new Error("A change to failed is applied in a transaction (its refund commits with it).");
+  const from = change.from ?? (change.to ? statusesBefore(change.to) : activeStatuses);
+  const inline = await signalsInline();
   const raw = await executeShaped<Record<string, unknown>>(
     tx,
     "job_change",
@@ -96,17 +105,55 @@ export async function applyJobChanges(tx: Tx, candidates: Candidates, change: Jo
     },
     values,
   );
-  const rows = raw.filter((r) => r.id !== null && r.id !== undefined).map(toJobRow);
-  if (!inline) {
-    // PGlite: its signals are in-process, sent after the statement (still inside the caller's transaction).
-    for (const row of rows) {
-      await signal(tx, jobChannel, row.id);
-      if (change.to === "routing") await signal(tx, workChannel, row.serviceId);
-    }
-    if (Number(raw[0]?.webhooks ?? 0) > 0) await signal(tx, webhookChannel, "");
-  }
-  if (change.to === "failed") for (const row of rows) await refund(tx, row);
+  return { raw, rows: await written(tx, raw, change, inline) };
+}
+
+/**
+ * Applies `change` to the jobs `candidates` names (e.g. `array(select … for update skip locked)`) that are
+ * in an allowed state and pass its guards. The statement is compiled once per shape and only bound
+ * afterwards. `tx` may be the database itself (the change is then its own transaction), except for a change
+ * to failed, whose refund must commit with it.
+ */
+export async function applyJobChanges(tx: Tx, candidates: Candidates, change: JobChange): Promise<AppliedChanges> {
+  const { raw, rows } = await runChange(tx, candidates, change, {
+    ...candidates.values,
+    ...appendedLogValues(change.events, change.logs),
+    attempt: change.attempt,
+    nodeId: change.nodeId,
+    throughEventCount: change.through?.eventCount,
+    ...setValues(change),
+  });
   return { rows, candidates: Number(raw[0]?.candidate_count ?? 0) };
+}
+
+export interface ChangeOfOneJob {
+  jobId: string;
+  change: JobChange;
+}
+
+/**
+ * Applies to each job its own change, as ONE statement: changes of one shape (the same statuses, guards and
+ * columns; their values, events and log lines may differ), such as the completions a node reports together.
+ * Returns, in their order, each job's row as written, or null where its change was not allowed.
+ */
+export async function applyEachJobChange(tx: Tx, changes: readonly ChangeOfOneJob[]): Promise<(JobRow | null)[]> {
+  if (changes.length === 0) return [];
+  const inline = await signalsInline();
+  const shape = (change: JobChange) =>
+    shapeOf(eachJob, change, change.from ?? (change.to ? statusesBefore(change.to) : activeStatuses), inline);
+  const first = changes[0].change;
+  if (changes.some(({ change }) => shape(change) !== shape(first)))
+    throw new Error("Changes applied together must have one shape.");
+  const rows = changes.map(({ jobId, change }) => {
+    const { events, logs } = appendedRows(change.events, change.logs);
+    const values = { id: jobId, attempt: change.attempt, nodeId: change.nodeId, events, logs, ...setValues(change) };
+    const counted = { ...values, eventCount: events.length, logCount: logs.length };
+    // The input row's columns (change-statement.ts, eachColumns): each value's name with a prefix of its own.
+    return Object.fromEntries(Object.entries(counted).map(([name, value]) => [`v_${name}`, value]));
+  });
+  const { rows: changed } = await runChange(tx, eachJob, first, { each: JSON.stringify(rows) });
+  const byId = new Map(changed.map((row) => [row.id, row]));
+  return changes.map(({ jobId }) => byId.get(jobId) ?? null);
 }
 
 /** Applies `change` to one job if it is in an allowed state; returns the updated row, or null when it was not. */

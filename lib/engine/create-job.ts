@@ -1,5 +1,5 @@
 // The creation of one developer's jobs (one or several submissions through one key, written together by the
-// developer's lane: account-lanes.ts), in ONE statement (its own transaction: no BEGIN/COMMIT either): the
+// developer's lane: write-lanes.ts), in ONE statement (its own transaction: no BEGIN/COMMIT either): the
 // charge of them all (only while the balance covers it and the key's limit allows it), the key's spend, each
 // job born routing (queued, then offered to the nodes), its first events and log line, the webhook events of
 // both statuses for the developer's subscribed endpoints (none without), a ledger entry per job, the

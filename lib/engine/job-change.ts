@@ -1,6 +1,6 @@
 // What a change to a job says: its new status, the guards against stale writers, the columns it sets, and
 // the telemetry events and log lines it appends. Applied by apply-change.ts (and, for a new job, create-job.ts).
-import { sql, type Placeholder, type SQL } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import type { jobs } from "@/lib/db/schema";
 import type { EventType, JobStatus, LogLevel, LogSource } from "@/lib/contract/vocabulary";
@@ -41,7 +41,12 @@ export class Computed {
   /** The column's value, raised to `floor` (never lowered by a late or concurrent writer). */
   static atLeast = (floor: number) => new Computed("at-least", floor);
 
-  sqlFor(column: PgColumn, parameter: Placeholder): SQL {
+  /** The SQL type of its parameter, where a change's values are read from a row per job. */
+  get parameterType(): string {
+    return this.kind === "seconds-from-now" ? "double precision" : "int";
+  }
+
+  sqlFor(column: PgColumn, parameter: SQL): SQL {
     switch (this.kind) {
       case "now":
         return sql`now()`;

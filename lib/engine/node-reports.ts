@@ -1,6 +1,8 @@
 // What nodes report about the jobs they hold (start, progress, result, failure, release) and the lease
 // their heartbeats renew. Each report is one job change, refused (LEASE_LOST, JOB_FINAL) when the node no
-// longer holds the attempt it names.
+// longer holds the attempt it names. A node's results leave for the database through its lane
+// (write-lanes.ts): those its slots report while a write of theirs is in flight go together, as one
+// statement, instead of a statement and a commit each.
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Tx } from "@/lib/db/database";
 import { jobs } from "@/lib/db/schema";
@@ -9,8 +11,11 @@ import { DomainError } from "@/lib/domain/errors";
 import { isUuid } from "@/lib/domain/ids";
 import { env } from "@/lib/env";
 import type { ExecutionFailure, ProgressReport } from "@/lib/contract/node-protocol";
-import { applyJobChange, applyJobChangeAtOnce } from "./apply-change";
+import { processSingleton } from "@/lib/singleton";
+import { lanes } from "./write-lanes";
+import { applyEachJobChange, applyJobChange, applyJobChangeAtOnce, type ChangeOfOneJob } from "./apply-change";
 import { leaseMs, started, type NodeRow } from "./attempts";
+import { inputWeight } from "./create-job";
 import { Computed, type JobChange, type JobRow } from "./job-change";
 import { heldStatuses, nextProgress, stopOutcome } from "./job-machine";
 import { ownNodeDiscount, refundOwnNodeDiscount } from "./own-node-refund";
@@ -88,8 +93,19 @@ export function reportProgress(node: NodeRow, jobId: string, attempt: number, re
   });
 }
 
+/** Each node's completions: one statement for those that wait together, up to about 1 MB of results. */
+const completionLanes = processSingleton("completion-lanes", async () =>
+  lanes<ChangeOfOneJob, JobRow | null>({
+    write: async (completions) => applyEachJobChange(await db(), completions),
+    together: () => true,
+    maxItems: 64,
+    weight: ({ change }) => inputWeight(change.set?.result),
+    maxWeight: 1024 * 1024,
+  }),
+);
+
 /** The result, with whatever the node had not reported yet (provider requests, log lines). */
-export function completeExecution(
+export async function completeExecution(
   node: NodeRow,
   jobId: string,
   attempt: number,
@@ -125,7 +141,9 @@ export function completeExecution(
       return row;
     });
   }
-  return changeOrRefuse(jobId, change);
+  if (!isUuid(jobId)) throw new DomainError("JOB_NOT_FOUND", "The job was not found.");
+  const row = await (await completionLanes.get()).write(node.id, { jobId, change });
+  if (!row) throw await refusal(jobId);
 }
 
 /** Exponential backoff with full jitter: base · 2^(attempt-1), jittered into [50%, 100%]. */

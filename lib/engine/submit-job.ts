@@ -1,5 +1,5 @@
 // Submission (CONTRACT §4): the checks (idempotency → service → input), then the job's creation with its
-// charge (create-job.ts), together or not at all, in the developer's lane (account-lanes.ts). A request that
+// charge (create-job.ts), together or not at all, in the developer's lane (write-lanes.ts). A request that
 // fails any check writes nothing.
 import { randomUUID } from "node:crypto";
 import type { Db } from "@/lib/db/database";
@@ -13,7 +13,7 @@ import { findService, type ServiceRow } from "@/lib/domain/services";
 import { ownNodeCreditCost } from "@/lib/domain/own-node-price";
 import type { ExecutionJob } from "@/lib/contract/schemas";
 import type { Placement } from "@/lib/contract/vocabulary";
-import { lanes } from "./account-lanes";
+import { lanes } from "./write-lanes";
 import { createdTogether, createJobs, inputWeight, type NewJob } from "./create-job";
 import type { EventInput, LogInput } from "./job-change";
 

@@ -150,6 +150,78 @@ describe.each([
     for (const body of after.bodies.filter((b) => b.data.sequence === 8)) expect(body.data.job).toEqual(shown);
   });
 
+  it("completes what a node's slots report at once in one write, each job with its own result, telemetry and log lines, and refuses a stale report alone", async () => {
+    const node = await engineNode(`together-${tag}`);
+    const jobIds = [];
+    for (const text of ["one", "two", "three", "four"]) jobIds.push(await submitted(`together ${text}`));
+    expect((await claimJobs(node, 4, 0, undefined, { start: true })).map((c) => c.jobId).sort()).toEqual(
+      [...jobIds].sort(),
+    );
+    const before = await Promise.all(jobIds.map(effectsOf));
+
+    // All four at once, as a node's slots finishing together; the third names an attempt the node never held.
+    const reports = await Promise.allSettled(
+      jobIds.map((jobId, i) =>
+        completeExecution(
+          node,
+          jobId,
+          i === 2 ? 2 : 1,
+          { summary: `${i + 1} tokens`, output: { tokens: i + 1 } },
+          i === 3
+            ? {
+                providerRequests: [{ provider: "local", model: "counter", latencyMs: 4 }],
+                logs: [{ level: "info", message: "counted four" }],
+              }
+            : {},
+        ),
+      ),
+    );
+    expect(reports.map((r) => r.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled"]);
+    expect(reports[2]).toMatchObject({ reason: { code: "LEASE_LOST" } });
+
+    const after = await Promise.all(jobIds.map(effectsOf));
+    const expected = (i: number) => {
+      const seq = before[i].job.eventSeq;
+      const reported = i === 3 ? 1 : 0;
+      return {
+        events: [
+          ...(reported ? [[seq + 1, "PROVIDER_REQUEST"]] : []),
+          [seq + reported + 1, "RESULT_STORED"],
+          [seq + reported + 2, "EXECUTION_COMPLETED"],
+        ],
+        logs: [...(reported ? ["counted four"] : []), `Completed: ${i + 1} tokens`],
+        ledger: [],
+        deliveries: announced(subscribed, ["completed", seq + reported + 2]),
+        balance: 0,
+        keySpent: 0,
+      };
+    };
+    for (const i of [0, 1, 3]) {
+      expect(after[i].job).toMatchObject({ status: "completed", progress: 100, leased: false });
+      expect(appended(before[i], after[i])).toEqual(expected(i));
+      expect(gapless(after[i])).toBe(true);
+    }
+    expect(after[2].job).toMatchObject({ status: "running", leased: true });
+    expect(appended(before[2], after[2])).toEqual({
+      events: [],
+      logs: [],
+      ledger: [],
+      deliveries: [],
+      balance: 0,
+      keySpent: 0,
+    });
+    const results = await rowsOf<{ id: string; result: { summary: string }; completed_at: Date }>(
+      sql`select id, result, completed_at from jobs where id in (${sql.join(jobIds, sql`, `)}) and status = 'completed'`,
+    );
+    expect(Object.fromEntries(results.map((r) => [r.id, r.result.summary]))).toEqual({
+      [jobIds[0]]: "1 tokens",
+      [jobIds[1]]: "2 tokens",
+      [jobIds[3]]: "4 tokens",
+    });
+    // The first report went at once; the others, waiting behind it, in ONE statement (one transaction's now()).
+    expect(new Set(results.map((r) => String(r.completed_at))).size).toBe(2);
+  });
+
   it("claims and starts in one change (routing → assigned → running), then fails for good (running → failed), refunded once", async () => {
     const node = await engineNode(`at-once-${tag}`);
     const jobId = await submitted("fails for good");

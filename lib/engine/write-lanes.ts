@@ -1,10 +1,13 @@
-// One developer's submissions leave each server instance for the database through one lane, in arrival
-// order: while a write of theirs is in flight, the next ones wait here and then go together, as one write.
-// Each write charges the developer's balance row, which PostgreSQL lets one transaction update at a time, so
-// a burst sent as separate writes would queue inside the database instead: every waiter holding one of the
-// instance's pooled connections (a burst wider than the pool leaves none for other developers or for the
-// nodes' claims and reports), PostgreSQL paying for each wait and wake-up, and a commit per job. A write of
-// several that fails is written again one item at a time, so each item's refusal is its own.
+// Writes that leave each server instance for the database through a lane per key, in arrival order: while a
+// write of a lane is in flight, the next items wait here and then go together, as one write.
+// - One developer's submissions (submit-job.ts): each write charges the developer's balance row, which
+//   PostgreSQL lets one transaction update at a time, so a burst sent as separate writes would queue inside
+//   the database instead: every waiter holding one of the instance's pooled connections (a burst wider than
+//   the pool leaves none for other developers or for the nodes' claims and reports), PostgreSQL paying for
+//   each wait and wake-up, and a commit per job.
+// - One node's results (node-reports.ts): the slots of a busy node finish jobs one after another; written
+//   together, they cost one statement and one commit instead of one each.
+// A write of several that fails is written again one item at a time, so each item's refusal is its own.
 
 export interface Lanes<Item, Result> {
   /** Writes `item` in `key`'s lane: at once when the lane is idle, else with the items waiting beside it. */

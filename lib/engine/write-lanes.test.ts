@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { lanes } from "./account-lanes";
+import { lanes } from "./write-lanes";
 
 /** Lanes whose writes are recorded and finish only when the test says so. */
 function recordedLanes(
