@@ -4,13 +4,13 @@
 import { sql } from "drizzle-orm";
 import { sqlLiterals } from "@/lib/db/prepared-statements";
 import { jobs, nodes } from "@/lib/db/schema";
-import { db, readyDatabase } from "@/lib/domain/database";
-import { workChannel } from "@/lib/domain/signals";
+import { db } from "@/lib/domain/database";
 import type { ClaimedJob } from "@/lib/contract/node-protocol";
 import { applyJobChanges } from "./apply-change";
 import { leaseFromNow, started, type NodeRow } from "./attempts";
 import { Computed, type Candidates, type JobChange } from "./job-change";
 import { heldStatuses } from "./job-machine";
+import { waitForWork, workWaiters } from "./work-signals";
 
 // Literal, not parameters: the claim is a prepared statement, and only a literal list lets its generic plan
 // count the node's jobs through the partial index of held jobs (jobs_held_idx, whose predicate is this list).
@@ -89,39 +89,11 @@ async function claimOnce(node: NodeRow, max: number, start: boolean): Promise<Cl
   }));
 }
 
-// Nodes of this process waiting for work, oldest first. A work signal wakes ONE waiter that can run the
-// service (waking them all would make every idle node run a claim transaction per job); a signal nobody
-// was waiting for is remembered so the next node to wait claims at once instead. A claim that came back
-// with fewer jobs than it asked for saw nothing more of its services waiting: until a signal says otherwise
-// (or the periodic re-check), the next claim for them waits first, instead of a claim statement that
-// finds nothing each time a slot frees.
-interface Waiter {
-  serviceIds: string[];
-  wake: () => void;
-}
-interface WorkWaiters {
-  waiting: Waiter[];
-  unclaimed: Set<string>;
-  drained: Set<string>;
-}
-const waitersByDatabase = new WeakMap<object, Promise<WorkWaiters>>();
-
-async function workWaiters(): Promise<WorkWaiters> {
-  const database = await readyDatabase();
-  let found = waitersByDatabase.get(database);
-  if (!found) {
-    const state: WorkWaiters = { waiting: [], unclaimed: new Set(), drained: new Set() };
-    found = database
-      .listen(workChannel, (serviceId) => {
-        const i = state.waiting.findIndex((w) => w.serviceIds.includes(serviceId));
-        if (i >= 0) state.waiting.splice(i, 1)[0].wake();
-        else state.unclaimed.add(serviceId);
-      })
-      .then(() => state);
-    waitersByDatabase.set(database, found);
-  }
-  return found;
-}
+// A work signal wakes ONE waiting claim that can run the service (waking them all would make every idle node
+// run a claim transaction per job); a signal nobody was waiting for is remembered so the next node to wait
+// claims at once instead (work-signals.ts). A claim that came back with fewer jobs than it asked for saw
+// nothing more of its services waiting: until a signal says otherwise (or the periodic re-check), the next
+// claim for them waits first, instead of a claim statement that finds nothing each time a slot frees.
 
 /**
  * Claims up to `max` jobs, waiting up to `waitMs` for work to arrive (long poll). Arrival is signalled
@@ -152,18 +124,6 @@ export async function claimJobs(
       missed.forEach((id) => waiters.unclaimed.delete(id));
       continue;
     }
-    await new Promise<void>((resolve) => {
-      const waiter: Waiter = { serviceIds: node.serviceIds, wake: done };
-      const timer = setTimeout(done, Math.min(1000, Math.max(0, deadline - Date.now())));
-      function done() {
-        clearTimeout(timer);
-        const i = waiters.waiting.indexOf(waiter);
-        if (i >= 0) waiters.waiting.splice(i, 1);
-        signal?.removeEventListener("abort", done);
-        resolve();
-      }
-      waiters.waiting.push(waiter);
-      signal?.addEventListener("abort", done);
-    });
+    await waitForWork(node.serviceIds, Math.min(1000, Math.max(0, deadline - Date.now())), signal);
   }
 }

@@ -28,6 +28,7 @@ import { isoSql, toExecutionJob } from "./execution-job";
 import type { EventInput, JobRow, LogInput } from "./job-change";
 import { assertTransition } from "./job-machine";
 import { webhookFanoutSql } from "./webhook-fanout";
+import { createdWork } from "./work-signals";
 
 /** A checked submission: the job to create, as it is born (queued) before it is offered to the nodes. */
 export interface NewJob {
@@ -119,7 +120,9 @@ export async function createJobs(d: Db, batch: NewJob[]): Promise<ExecutionJob[]
   const inline = await signalsInline();
   const keyed = row.apiKeyId !== null;
   const cost = batch.reduce((sum, job) => sum + job.row.creditCost, 0);
-  const [outcome] = await executeShaped<Outcome>(
+  const serviceIds = new Set(batch.map((job) => job.row.serviceId));
+  const work = inline ? await createdWork(serviceIds) : undefined;
+  const written = executeShaped<Outcome>(
     d,
     "submission",
     `${inline};${keyed}`,
@@ -134,9 +137,15 @@ export async function createJobs(d: Db, batch: NewJob[]): Promise<ExecutionJob[]
       createdEventCount: first.created.events.length,
       spendAt: spendClockOverride(),
       alertEventId: newEventId(),
+      workTag: work?.tag ?? "",
     },
   );
+  const [outcome] = await written.catch((error: unknown) => {
+    work?.abandoned();
+    throw error;
+  });
   if (outcome.created_at === null) {
+    work?.abandoned();
     if (batch.length > 1) throw new RefusedTogether();
     const limit = outcome.key_limit === null || outcome.key_limit === undefined ? null : Number(outcome.key_limit);
     if (limit !== null && Number(outcome.key_spent) + cost > limit)
@@ -146,9 +155,10 @@ export async function createJobs(d: Db, batch: NewJob[]): Promise<ExecutionJob[]
       );
     throw insufficientCredits(first);
   }
+  work?.committed();
   if (!inline) {
     // PGlite: its in-process bus, now that the jobs are committed.
-    for (const serviceId of new Set(batch.map((job) => job.row.serviceId))) await signal(d, workChannel, serviceId);
+    for (const serviceId of serviceIds) await signal(d, workChannel, serviceId);
     if (Number(outcome.webhooks) > 0) await signal(d, webhookChannel, "");
   }
   const createdAt = new Date(outcome.created_at);
@@ -161,9 +171,9 @@ function creationStatement(inline: boolean, keyed: boolean): SQL {
   const at = spendClockSql(p("spendAt"));
   const cost = sql`${p("cost")}::bigint`;
   // pg_notify returns void: selected only for its effect, once per service of the jobs created (repeats of
-  // one payload fold into one) and once when a webhook was written.
+  // one payload fold into one), tagged with the creation (work-signals.ts), and once when a webhook was written.
   const signals = inline
-    ? sql`, (select count(*) from (select pg_notify(${sqlLiterals([workChannel])}, service_id) from (select distinct service_id from job) s) n) as signalled,
+    ? sql`, (select count(*) from (select pg_notify(${sqlLiterals([workChannel])}, service_id || ' ' || ${p("workTag")}::text) from (select distinct service_id from job) s) n) as signalled,
        (select pg_notify(${sqlLiterals([webhookChannel])}, '') from webhook_rows limit 1) as webhooks_signalled`
     : sql``;
   // The key's row is locked (key_room) before the account's (charge joins it), as on every path that

@@ -1,0 +1,90 @@
+// What wakes a waiting claim (lib/engine/work-signals.ts): a signal on the work channel from the database, or,
+// for jobs this process creates on PostgreSQL, the creation itself as soon as it commits. Of a creation's two
+// signals, only the first wakes a claim, whichever comes first; the other would run a claim for nothing.
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "@/lib/domain/database";
+import { signal, workChannel } from "@/lib/domain/signals";
+import { createdWork, waitForWork, workWaiters } from "@/lib/engine/work-signals";
+import { startTestServer, type TestServer } from "../support/test-server";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({ embeddedNodes: 0 });
+  await workWaiters();
+});
+afterAll(() => server?.close());
+
+/** Sends `payload` on the work channel through the database (NOTIFY; PGlite's bus), as a writer does. */
+const notify = async (payload: string) => signal(await db(), workChannel, payload);
+
+/** A claim of `serviceId`, once it waits (up to 10 s); `woken` says whether a signal ended its wait. */
+async function waitingClaim(serviceId: string) {
+  const started = Date.now();
+  const woken = waitForWork([serviceId], 10_000).then(() => Date.now() - started < 9_000);
+  const state = await workWaiters();
+  while (!state.waiting.some((w) => w.serviceIds.includes(serviceId))) await new Promise((r) => setTimeout(r, 1));
+  return { woken };
+}
+
+/** What this process still remembers of `serviceId`'s signals: waiting claims, unclaimed work, creations. */
+async function remembered(serviceId: string) {
+  const state = await workWaiters();
+  return {
+    waiting: state.waiting.filter((w) => w.serviceIds.includes(serviceId)).length,
+    unclaimed: state.unclaimed.has(serviceId),
+    creations: [...state.created.keys()].filter((payload) => payload.startsWith(`${serviceId} `)).length,
+  };
+}
+
+/** Long enough for a NOTIFY to be delivered to this process's LISTEN connection. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
+
+describe("a waiting claim", () => {
+  it("is woken by a signal of its service from the database", async () => {
+    const serviceId = `svc-${randomUUID()}`;
+    const claim = await waitingClaim(serviceId);
+    await notify(serviceId);
+    expect(await claim.woken).toBe(true);
+  });
+
+  it("is woken by this process's own creation as soon as it commits; the creation's NOTIFY after it wakes nobody", async () => {
+    const serviceId = `svc-${randomUUID()}`;
+    const first = await waitingClaim(serviceId);
+    const work = await createdWork([serviceId]);
+    work.committed();
+    expect(await first.woken).toBe(true);
+
+    const second = await waitingClaim(serviceId);
+    await notify(`${serviceId} ${work.tag}`);
+    await settle();
+    expect(await remembered(serviceId)).toEqual({ waiting: 1, unclaimed: false, creations: 0 });
+    await notify(serviceId); // an untagged signal (another writer's) still wakes it
+    expect(await second.woken).toBe(true);
+  });
+
+  it("is woken by a creation's NOTIFY when it comes first; the creation's commit after it wakes nobody", async () => {
+    const serviceId = `svc-${randomUUID()}`;
+    const first = await waitingClaim(serviceId);
+    const work = await createdWork([serviceId]);
+    await notify(`${serviceId} ${work.tag}`);
+    expect(await first.woken).toBe(true);
+
+    const second = await waitingClaim(serviceId);
+    work.committed();
+    expect(await remembered(serviceId)).toEqual({ waiting: 1, unclaimed: false, creations: 0 });
+    await notify(serviceId);
+    expect(await second.woken).toBe(true);
+  });
+
+  it("is not woken by a creation that wrote nothing, and forgets it", async () => {
+    const serviceId = `svc-${randomUUID()}`;
+    const claim = await waitingClaim(serviceId);
+    const work = await createdWork([serviceId]);
+    work.abandoned();
+    await settle();
+    expect(await remembered(serviceId)).toEqual({ waiting: 1, unclaimed: false, creations: 0 });
+    await notify(serviceId);
+    expect(await claim.woken).toBe(true);
+  });
+});
