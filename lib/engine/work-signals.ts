@@ -8,6 +8,7 @@
 import { randomBytes } from "node:crypto";
 import { readyDatabase } from "@/lib/domain/database";
 import { workChannel } from "@/lib/domain/signals";
+import { processSingleton } from "@/lib/singleton";
 
 /** A claim waiting for work of its services; `wake` ends its wait. */
 interface Waiter {
@@ -33,7 +34,9 @@ const maxCreatedSignals = 10_000;
 const processTag = randomBytes(6).toString("hex");
 let creations = 0;
 
-const waitersByDatabase = new WeakMap<object, Promise<WorkWaiters>>();
+// One per process: a production build bundles this module into more than one chunk (the routes that create
+// jobs, the instrumentation that runs the embedded nodes), and a creation must find the nodes' waiters.
+const waitersByDatabase = processSingleton("work-waiters", async () => new WeakMap<object, Promise<WorkWaiters>>());
 
 /** A signal for `serviceId` wakes ONE waiting claim that can run it, or is remembered for the next one. */
 function workArrived(state: WorkWaiters, serviceId: string): void {
@@ -55,11 +58,12 @@ function heard(state: WorkWaiters, payload: string): void {
 /** This process's waiting claims, listening on workChannel from the first call on. */
 export async function workWaiters(): Promise<WorkWaiters> {
   const database = await readyDatabase();
-  let found = waitersByDatabase.get(database);
+  const byDatabase = await waitersByDatabase.get();
+  let found = byDatabase.get(database);
   if (!found) {
     const state: WorkWaiters = { waiting: [], unclaimed: new Set(), drained: new Set(), created: new Map() };
     found = database.listen(workChannel, (payload) => heard(state, payload)).then(() => state);
-    waitersByDatabase.set(database, found);
+    byDatabase.set(database, found);
   }
   return found;
 }
@@ -98,7 +102,7 @@ export interface CreatedWork {
 export async function createdWork(serviceIds: Iterable<string>): Promise<CreatedWork> {
   const tag = `${processTag}.${(creations += 1)}`;
   const database = await readyDatabase();
-  const state = await waitersByDatabase.get(database);
+  const state = await (await waitersByDatabase.get()).get(database);
   if (!state) return { tag, committed: () => undefined, abandoned: () => undefined };
   const services = [...new Set(serviceIds)];
   const payloads = services.map((serviceId) => payloadOf(serviceId, tag));
