@@ -155,7 +155,7 @@ export async function createJobs(d: Db, batch: NewJob[]): Promise<ExecutionJob[]
       );
     throw insufficientCredits(first);
   }
-  work?.committed();
+  await work?.committed();
   if (!inline) {
     // PGlite: its in-process bus, now that the jobs are committed.
     for (const serviceId of serviceIds) await signal(d, workChannel, serviceId);

@@ -38,11 +38,12 @@ let creations = 0;
 // jobs, the instrumentation that runs the embedded nodes), and a creation must find the nodes' waiters.
 const waitersByDatabase = processSingleton("work-waiters", async () => new WeakMap<object, Promise<WorkWaiters>>());
 
-/** A signal for `serviceId` wakes ONE waiting claim that can run it, or is remembered for the next one. */
-function workArrived(state: WorkWaiters, serviceId: string): void {
+/** A signal for `serviceId` wakes ONE waiting claim that can run it (true), or is remembered for the next one. */
+function workArrived(state: WorkWaiters, serviceId: string): boolean {
   const i = state.waiting.findIndex((w) => w.serviceIds.includes(serviceId));
   if (i >= 0) state.waiting.splice(i, 1)[0].wake();
   else state.unclaimed.add(serviceId);
+  return i >= 0;
 }
 
 /** The NOTIFY payload of a creation's work: the service, then the creation's tag (none from other writers). */
@@ -89,8 +90,12 @@ export async function waitForWork(serviceIds: string[], ms: number, signal?: Abo
 export interface CreatedWork {
   /** Bound into the creation's NOTIFY payload (after the service and a space). */
   tag: string;
-  /** The creation committed: wake a claim now, unless its NOTIFY already did. */
-  committed(): void;
+  /**
+   * The creation committed: wake a claim now, unless its NOTIFY already did. Resolves once the woken claim has
+   * had its turn to send its statement, before the creator goes on (answering its HTTP request, say): the job
+   * waits in the queue for that claim, the creator's client does not wait for it.
+   */
+  committed(): Promise<void>;
   /** The creation wrote nothing (refused or failed): no NOTIFY will come. */
   abandoned(): void;
 }
@@ -103,7 +108,7 @@ export async function createdWork(serviceIds: Iterable<string>): Promise<Created
   const tag = `${processTag}.${(creations += 1)}`;
   const database = await readyDatabase();
   const state = await (await waitersByDatabase.get()).get(database);
-  if (!state) return { tag, committed: () => undefined, abandoned: () => undefined };
+  if (!state) return { tag, committed: () => Promise.resolve(), abandoned: () => undefined };
   const services = [...new Set(serviceIds)];
   const payloads = services.map((serviceId) => payloadOf(serviceId, tag));
   for (const payload of payloads) state.created.set(payload, "pending");
@@ -113,13 +118,16 @@ export async function createdWork(serviceIds: Iterable<string>): Promise<Created
   }
   return {
     tag,
-    committed() {
+    async committed() {
+      let woken = false;
       services.forEach((serviceId, i) => {
         const payload = payloads[i];
         if (state.created.get(payload) === "heard") return void state.created.delete(payload);
         state.created.set(payload, "woken");
-        workArrived(state, serviceId);
+        woken = workArrived(state, serviceId) || woken;
       });
+      // The claim's way to its statement is promise callbacks only: all of them run before the next turn.
+      if (woken) await new Promise((resolve) => setImmediate(resolve));
     },
     abandoned() {
       for (const payload of payloads) state.created.delete(payload);

@@ -52,7 +52,7 @@ describe("a waiting claim", () => {
     const serviceId = `svc-${randomUUID()}`;
     const first = await waitingClaim(serviceId);
     const work = await createdWork([serviceId]);
-    work.committed();
+    await work.committed();
     expect(await first.woken).toBe(true);
 
     const second = await waitingClaim(serviceId);
@@ -71,7 +71,7 @@ describe("a waiting claim", () => {
     expect(await first.woken).toBe(true);
 
     const second = await waitingClaim(serviceId);
-    work.committed();
+    await work.committed();
     expect(await remembered(serviceId)).toEqual({ waiting: 1, unclaimed: false, creations: 0 });
     await notify(serviceId);
     expect(await second.woken).toBe(true);
