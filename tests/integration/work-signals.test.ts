@@ -77,6 +77,22 @@ describe("a waiting claim", () => {
     expect(await second.woken).toBe(true);
   });
 
+  it("woken by a creation, has sent its statement before the creator goes on (answering its request, say)", async () => {
+    const serviceId = `svc-${randomUUID()}`;
+    let sent = false;
+    // A claim's way from its wake to its statement: a few promise callbacks (the database, the statement's shape).
+    const claim = waitForWork([serviceId], 10_000).then(async () => {
+      for (let i = 0; i < 10; i++) await Promise.resolve();
+      sent = true;
+    });
+    const state = await workWaiters();
+    while (!state.waiting.some((w) => w.serviceIds.includes(serviceId))) await new Promise((r) => setTimeout(r, 1));
+    const work = await createdWork([serviceId]);
+    await work.committed();
+    expect(sent).toBe(true);
+    await claim;
+  });
+
   it("is not woken by a creation that wrote nothing, and forgets it", async () => {
     const serviceId = `svc-${randomUUID()}`;
     const claim = await waitingClaim(serviceId);
