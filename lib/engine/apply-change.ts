@@ -142,7 +142,8 @@ export async function applyEachJobChange(tx: Tx, changes: readonly ChangeOfOneJo
   const shape = (change: JobChange) =>
     shapeOf(eachJob, change, change.from ?? (change.to ? statusesBefore(change.to) : activeStatuses), inline);
   const first = changes[0].change;
-  if (changes.some(({ change }) => shape(change) !== shape(first)))
+  const firstShape = shape(first);
+  if (changes.some(({ change }) => shape(change) !== firstShape))
     throw new Error("Changes applied together must have one shape.");
   const rows = changes.map(({ jobId, change }) => {
     const { events, logs } = appendedRows(change.events, change.logs);

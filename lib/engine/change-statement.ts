@@ -41,7 +41,7 @@ export function shapeOf(
 
 /**
  * The jobs of a change applied to each job with its own values: the `v_id` of each row of the `each`
- * placeholder (see eachValue).
+ * placeholder (its columns: eachColumns).
  */
 export const eachJob: Candidates = { shape: "each", sql: sql`array(select v_id from input)`, values: {} };
 
