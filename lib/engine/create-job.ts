@@ -65,18 +65,6 @@ export const createdTogether = (a: NewJob, b: NewJob): boolean =>
   a.created.logs.length === b.created.logs.length &&
   a.routed.events.length === b.routed.events.length;
 
-/**
- * About how many bytes a job's input takes in the creation statement (its strings' lengths, counted without
- * serializing them: an image's base64 can be megabytes), so that one statement never carries many large inputs.
- */
-export function inputWeight(value: unknown): number {
-  if (typeof value === "string") return value.length + 2;
-  if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + inputWeight(item) + 1, 2);
-  if (value !== null && typeof value === "object")
-    return Object.entries(value).reduce((sum, [key, item]) => sum + key.length + inputWeight(item) + 4, 2);
-  return 8;
-}
-
 /** Several jobs were not charged together (their total is short): each must be created, or refused, alone. */
 class RefusedTogether extends Error {
   constructor() {

@@ -12,10 +12,9 @@ import { isUuid } from "@/lib/domain/ids";
 import { env } from "@/lib/env";
 import type { ExecutionFailure, ProgressReport } from "@/lib/contract/node-protocol";
 import { processSingleton } from "@/lib/singleton";
-import { lanes } from "./write-lanes";
+import { jsonWeight, lanes } from "./write-lanes";
 import { applyEachJobChange, applyJobChange, applyJobChangeAtOnce, type ChangeOfOneJob } from "./apply-change";
 import { leaseMs, started, type NodeRow } from "./attempts";
-import { inputWeight } from "./create-job";
 import { Computed, type JobChange, type JobRow } from "./job-change";
 import { heldStatuses, nextProgress, stopOutcome } from "./job-machine";
 import { ownNodeDiscount, refundOwnNodeDiscount } from "./own-node-refund";
@@ -99,7 +98,7 @@ const completionLanes = processSingleton("completion-lanes", async () =>
     write: async (completions) => applyEachJobChange(await db(), completions),
     together: () => true,
     maxItems: 64,
-    weight: ({ change }) => inputWeight(change.set?.result),
+    weight: ({ change }) => jsonWeight(change.set?.result),
     maxWeight: 1024 * 1024,
   }),
 );

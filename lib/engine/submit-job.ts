@@ -13,8 +13,8 @@ import { findService, type ServiceRow } from "@/lib/domain/services";
 import { ownNodeCreditCost } from "@/lib/domain/own-node-price";
 import type { ExecutionJob } from "@/lib/contract/schemas";
 import type { Placement } from "@/lib/contract/vocabulary";
-import { lanes } from "./write-lanes";
-import { createdTogether, createJobs, inputWeight, type NewJob } from "./create-job";
+import { jsonWeight, lanes } from "./write-lanes";
+import { createdTogether, createJobs, type NewJob } from "./create-job";
 import type { EventInput, LogInput } from "./job-change";
 
 export interface Submission {
@@ -120,7 +120,7 @@ const submissionLanes = processSingleton("submission-lanes", async () =>
     write: async (batch) => createJobs(await db(), batch),
     together: createdTogether,
     maxItems: 50,
-    weight: (job) => inputWeight(job.row.input),
+    weight: (job) => jsonWeight(job.row.input),
     maxWeight: 1024 * 1024,
   }),
 );

@@ -75,3 +75,15 @@ export function lanes<Item, Result>(options: LaneOptions<Item, Result>): Lanes<I
       }),
   };
 }
+
+/**
+ * About how many bytes a JSON value takes in a write (its strings' lengths, counted without serializing them: an
+ * image's base64 can be megabytes), so that one write never carries many large inputs or results.
+ */
+export function jsonWeight(value: unknown): number {
+  if (typeof value === "string") return value.length + 2;
+  if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + jsonWeight(item) + 1, 2);
+  if (value !== null && typeof value === "object")
+    return Object.entries(value).reduce((sum, [key, item]) => sum + key.length + jsonWeight(item) + 4, 2);
+  return 8;
+}

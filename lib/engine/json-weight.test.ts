@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { inputWeight } from "./create-job";
+import { jsonWeight } from "./write-lanes";
 
-describe("a job input's weight in the creation statement", () => {
+describe("a JSON value's weight in a lane's write (a job's input, a result)", () => {
   it("is about the length of its JSON, for text, numbers, arrays and nested objects", () => {
     const inputs = [
       { text: "The quick brown fox. ".repeat(50) },
@@ -10,8 +10,8 @@ describe("a job input's weight in the creation statement", () => {
     ];
     for (const input of inputs) {
       const json = JSON.stringify(input).length;
-      expect(inputWeight(input)).toBeGreaterThanOrEqual(json * 0.9);
-      expect(inputWeight(input)).toBeLessThanOrEqual(json * 1.5 + 16);
+      expect(jsonWeight(input)).toBeGreaterThanOrEqual(json * 0.9);
+      expect(jsonWeight(input)).toBeLessThanOrEqual(json * 1.5 + 16);
     }
   });
 });
