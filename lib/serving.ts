@@ -5,6 +5,7 @@
 // (and restarts it) instead of a server that answers 500 forever.
 import { env } from "@/lib/env";
 import { stampSocketAddresses } from "@/lib/http/client-address";
+import { coalesceHeaderWrites } from "@/lib/http/coalesced-writes";
 import { listenForKeyChanges } from "@/lib/domain/api-key-cache";
 import { readyDatabase } from "@/lib/domain/database";
 import { log } from "@/lib/log";
@@ -17,6 +18,8 @@ const serving = processSingleton("serving", async () => {
   const config = env();
   // The per-IP sign-in limit needs each request's socket address (lib/http/client-address.ts).
   stampSocketAddresses();
+  // Each answer's headers and body in one write (lib/http/coalesced-writes.ts).
+  coalesceHeaderWrites();
   const database = await readyDatabase();
   // Every instance drops revoked keys and says so from the start (revocations wait for each one's word).
   await listenForKeyChanges();

@@ -157,9 +157,9 @@ export function withApi<R extends RouteSpec>(
 }
 
 /** A path whose percent-encoding is not UTF-8 names nothing: 404, never a framework 500. */
-function checkPath(url: string): void {
+function checkPath(pathname: string): void {
   try {
-    decodeURIComponent(new URL(url).pathname);
+    decodeURIComponent(pathname);
   } catch {
     throw new DomainError("NOT_FOUND", "The path is not valid percent-encoded UTF-8.");
   }
@@ -183,9 +183,10 @@ export function handleApi<P extends Record<string, string | string[]> = Record<s
     const requestId = requestIdOf(req);
     const log = requestLog.child({ requestId });
     const started = performance.now();
+    const { pathname } = new URL(req.url);
     let response: Response;
     try {
-      checkPath(req.url);
+      checkPath(pathname);
       const params = await paramsOf(ctx);
       response = await handler(req, { params, requestId, log });
     } catch (error) {
@@ -196,7 +197,7 @@ export function handleApi<P extends Record<string, string | string[]> = Record<s
     for (const [name, value] of Object.entries(rateLimitHeadersOf(req))) response.headers.set(name, value);
     log.debug("request", {
       method: req.method,
-      path: new URL(req.url).pathname,
+      path: pathname,
       status: response.status,
       ms: Math.round(performance.now() - started),
     });

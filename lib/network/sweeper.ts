@@ -6,16 +6,17 @@ import { purgeIdempotencyKeys } from "@/lib/domain/idempotency";
 import { db } from "@/lib/domain/database";
 import { purgeDeadSessions } from "@/lib/domain/sessions";
 import { purgeSpentNonces } from "@/lib/domain/sign-in";
-import { failUnroutable, loseExpiredLeases, promoteDueRetries } from "@/lib/engine/sweeps";
+import { dueSweeps, failUnroutable, loseExpiredLeases, promoteDueRetries } from "@/lib/engine/sweeps";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
 
 let lastPurge = 0;
 
 export async function sweepOnce(): Promise<void> {
-  await loseExpiredLeases();
-  await promoteDueRetries();
-  await failUnroutable();
+  const due = await dueSweeps();
+  if (due.leases) await loseExpiredLeases();
+  if (due.retries) await promoteDueRetries();
+  if (due.routing) await failUnroutable();
   if (Date.now() - lastPurge > 60_000) {
     lastPurge = Date.now();
     await purgeIdempotencyKeys(await db(), env().IDEMPOTENCY_TTL_HOURS);

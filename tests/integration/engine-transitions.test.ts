@@ -16,8 +16,8 @@ import {
   reportProgress,
   startExecution,
 } from "@/lib/engine/node-reports";
-import { failUnroutable, loseExpiredLeases, promoteDueRetries } from "@/lib/engine/sweeps";
 import { registerNode } from "@/lib/network/coordinator";
+import { sweepOnce } from "@/lib/network/sweeper";
 import { signUpDeveloper, type Developer } from "../support/developer";
 import { announced, appended, effectsOf, engineNode, gapless, rowsOf } from "../support/engine";
 import { submit } from "../support/jobs";
@@ -279,7 +279,8 @@ describe.each([
 
     before = after;
     await makeDue(jobId, "next_attempt_at");
-    await promoteDueRetries();
+    // The sweeper's tick: its probe finds the job due, then the sweep acts on it.
+    await sweepOnce();
     after = await effectsOf(jobId);
     expect(after.job).toMatchObject({ status: "routing", retryDue: false });
     expect(appended(before, after)).toMatchObject({
@@ -302,7 +303,8 @@ describe.each([
     await claimJobs(node, 1, 0, undefined, { start: true });
     before = await effectsOf(jobId);
     await makeDue(jobId, "lease_expires_at");
-    await loseExpiredLeases();
+    // The sweeper's tick: its probe finds the job due, then the sweep acts on it.
+    await sweepOnce();
     after = await effectsOf(jobId);
     expect(after.job).toMatchObject({ status: "routing", attempt: 3, leased: false });
     expect(appended(before, after)).toMatchObject({
@@ -339,7 +341,8 @@ describe.each([
     const jobId = await submitted("never routed");
     const before = await effectsOf(jobId);
     await makeDue(jobId, "routing_started_at");
-    await failUnroutable();
+    // The sweeper's tick: its probe finds the job due, then the sweep acts on it.
+    await sweepOnce();
     const after = await effectsOf(jobId);
     expect(after.job.status).toBe("failed");
     expect(appended(before, after)).toEqual({
