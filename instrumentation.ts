@@ -2,7 +2,10 @@
 // the background (lib/serving.ts): /api/health answers "starting" meanwhile, and a fatal error exits.
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  const { startServing, stopOnSignals } = await import("./lib/serving");
+  const [{ startServing, stopOnSignals }, { directRoutes }] = await Promise.all([
+    import("./lib/serving"),
+    import("./app/api/direct-routes"),
+  ]);
   stopOnSignals();
-  startServing();
+  startServing(directRoutes);
 }

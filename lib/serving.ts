@@ -6,6 +6,8 @@
 import { env } from "@/lib/env";
 import { stampSocketAddresses } from "@/lib/http/client-address";
 import { coalesceHeaderWrites } from "@/lib/http/coalesced-writes";
+import type { DeclaredHandler } from "@/lib/http/api";
+import { serveRoutesDirectly } from "@/lib/http/direct-routes";
 import { listenForKeyChanges } from "@/lib/domain/api-key-cache";
 import { readyDatabase } from "@/lib/domain/database";
 import { log } from "@/lib/log";
@@ -38,8 +40,13 @@ export const servingState = () => serving.state();
 /** The error's message on one line (configuration errors list each variable). */
 const oneLine = (error: unknown) => (error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, " ");
 
-/** Starts serving in the background; a failure prints one line and exits 1. */
-export function startServing(): void {
+/**
+ * Starts serving in the background; a failure prints one line and exits 1. `directRoutes` are answered
+ * beside Next.js's router (lib/http/direct-routes.ts); not under `next dev`, whose edits to them would not
+ * reach the copies loaded here.
+ */
+export function startServing(directRoutes: readonly DeclaredHandler[] = []): void {
+  if (process.env.NODE_ENV === "production") serveRoutesDirectly(directRoutes);
   serving.get().catch((error: unknown) => {
     // The one line below is what a person reads; the stack is there for whoever asks for it.
     log.debug("start-up failed", { err: error });

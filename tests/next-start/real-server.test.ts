@@ -11,7 +11,7 @@ import {
 import { renderTextImage } from "@/lib/network/providers/testing/text-image";
 import { signUpDeveloper, type Developer } from "../support/developer";
 import { describeHttpAsNextServesIt, ratePerMinute } from "../support/next-http-spec";
-import { getJob, submit, telemetry, typesOf, waitForStatus } from "../support/jobs";
+import { execute, getJob, submit, telemetry, typesOf, waitForStatus } from "../support/jobs";
 import { startNextServer, tempDataDir, type NextServer } from "../support/next-server";
 import { createScratchDatabase } from "../support/postgres";
 import { readEventStream } from "../support/sse";
@@ -88,6 +88,31 @@ describe.each(drivers)("next start on $name", ({ postgres }) => {
     const res = await fetch(`${server.baseUrl}/api/marketplace/services`);
     const services = (await res.json()) as { serviceId: string }[];
     expect(services.map((s) => s.serviceId).sort()).toEqual(Object.keys(samples).sort());
+  });
+
+  // A submission is answered beside Next.js's router (lib/http/direct-routes.ts) by its route's own handler: the
+  // contract's answer and headers, sent whole with its length, where a route Next.js serves streams in chunks.
+  it("answers a submission beside Next.js's router, with the contract's answer and headers", async () => {
+    const key = await dev.createApiKey();
+    const submitted = await execute(dev, key, "token-count", { text: "served directly" });
+    const body = Buffer.from(await submitted.clone().arrayBuffer());
+    expect(submitted.status).toBe(202);
+    const job = (await submitted.json()) as { jobId: string; status: string };
+    expect(job.status).toBe("queued");
+    expect(Object.fromEntries(submitted.headers)).toMatchObject({
+      "content-type": "application/json",
+      location: `/api/developers/jobs/${job.jobId}`,
+      "x-request-id": expect.stringMatching(/\S/),
+      "content-security-policy": "default-src 'none'; frame-ancestors 'none'",
+      "x-content-type-options": "nosniff",
+      "ratelimit-limit": String(ratePerMinute),
+      "content-length": String(body.byteLength),
+    });
+    expect(submitted.headers.get("transfer-encoding")).toBeNull();
+
+    const read = await dev.withKey(key, `/api/developers/jobs/${job.jobId}`);
+    expect(read.status).toBe(200);
+    expect(read.headers.get("transfer-encoding")).toBe("chunked");
   });
 
   it.each(catalog.map((s) => s.serviceId))(

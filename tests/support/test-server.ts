@@ -3,9 +3,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { Readable } from "node:stream";
 import { pathToFileURL } from "node:url";
 import { NextRequest } from "next/server";
+import { nodeHeadersOf, toWebRequest } from "@/lib/http/direct-routes";
 import { proxy } from "@/proxy";
 import { createScratchDatabase, usePostgres } from "./postgres";
 import { freePort } from "./next-server";
@@ -25,31 +25,8 @@ export interface TestServerOptions {
   databaseUrl?: string;
 }
 
-async function toRequest(req: IncomingMessage, baseUrl: string, signal: AbortSignal): Promise<Request> {
-  const headers = new Headers();
-  for (const [k, v] of Object.entries(req.headers)) {
-    if (Array.isArray(v)) v.forEach((x) => headers.append(k, x));
-    else if (v !== undefined) headers.set(k, v);
-  }
-  const hasBody = req.method !== "GET" && req.method !== "HEAD";
-  return new Request(new URL(req.url ?? "/", baseUrl), {
-    method: req.method,
-    headers,
-    body: hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : undefined,
-    // @ts-expect-error Node's fetch needs duplex for streamed request bodies.
-    duplex: "half",
-    signal,
-  });
-}
-
 async function writeResponse(req: IncomingMessage, res: ServerResponse, response: Response): Promise<void> {
-  const headers: Record<string, string | string[]> = {};
-  // A response sent before the request body was read (413) must not leave the connection reusable.
-  if (!req.complete) headers.connection = "close";
-  response.headers.forEach((value, key) => {
-    if (key === "set-cookie") headers[key] = response.headers.getSetCookie();
-    else headers[key] = value;
-  });
+  const headers = nodeHeadersOf(req, response);
   res.writeHead(response.status, headers);
   if (!response.body) return void res.end();
   for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
@@ -145,7 +122,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     void (async () => {
       try {
         const url = new URL(req.url ?? "/", baseUrl);
-        const request = await toRequest(req, baseUrl, aborter.signal);
+        const request = toWebRequest(req, aborter.signal, baseUrl);
         // Every request, though Next.js runs proxy.ts only where its matcher says: on an API path the matcher
         // skips, the proxy passes the request on untouched (lib/http/proxy.test.ts checks both), so the
         // answer is the same, and this router need not load Next.js's matcher code (which wants its runtime).

@@ -1,0 +1,112 @@
+// The routes `next start` answers beside Next.js's router: matched only where Next.js's router would send the
+// request to the same handler, and served by that handler over the same server; everything else goes on.
+import { request as httpRequest, createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DeclaredHandler } from "./api";
+import { directRouteTable, serveRoutesDirectly } from "./direct-routes";
+import type { RouteSpec } from "./routes";
+
+/** A declared handler that says what it was given. */
+const echo = (method: RouteSpec["method"], routePath: `/api/${string}`) =>
+  Object.assign(
+    async (req: Request, ctx?: { params: Promise<Record<string, string>> }) =>
+      Response.json(
+        { params: await ctx?.params, path: new URL(req.url).href, body: await req.text() },
+        {
+          headers: [
+            ["set-cookie", "a=1"],
+            ["set-cookie", "b=2"],
+          ],
+        },
+      ),
+    { route: { method, path: routePath } as RouteSpec },
+  ) as DeclaredHandler;
+
+describe("which requests a direct route takes", () => {
+  const poke = echo("post", "/api/things/{id}/poke");
+  const match = directRouteTable([poke]);
+
+  it("takes its method and path, with each parameter decoded after the path is split", () => {
+    expect(match("POST", "/api/things/a%2Fb%20c/poke?x=1")).toEqual({ handler: poke, params: { id: "a/b c" } });
+  });
+
+  it.each([
+    ["another method", "GET", "/api/things/a/poke"],
+    ["a trailing slash (Next.js redirects it)", "POST", "/api/things/a/poke/"],
+    ["an empty parameter", "POST", "/api/things//poke"],
+    ["a dot segment", "POST", "/api/things/../poke"],
+    ["a malformed escape (Next.js answers it in the envelope)", "POST", "/api/things/%E0%A4%A/poke"],
+    ["an escaped fixed segment", "POST", "/api/%74hings/a/poke"],
+    ["an absolute URL", "POST", "http://elsewhere/api/things/a/poke"],
+    ["a longer path", "POST", "/api/things/a/poke/more"],
+  ])("leaves %s to Next.js", (_what, method, url) => {
+    expect(match(method, url)).toBeUndefined();
+  });
+});
+
+describe("a server once direct routes are served", () => {
+  let server: Server;
+  let socketServer: Server;
+  let base: string;
+  const socketPath = path.join(mkdtempSync(path.join(tmpdir(), "en-direct-")), "s.sock");
+  /** Next.js's stand-in: what the server's own listener answers. */
+  const nextAnswers = (res: import("node:http").ServerResponse) => res.writeHead(299).end("next");
+
+  beforeAll(async () => {
+    serveRoutesDirectly([echo("post", "/api/things/{id}/poke")]);
+    server = createServer((_req, res) => nextAnswers(res));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    socketServer = createServer((_req, res) => nextAnswers(res));
+    await new Promise<void>((resolve) => socketServer.listen(socketPath, resolve));
+  });
+  afterAll(() => {
+    server.close();
+    socketServer.close();
+  });
+
+  it("answers a direct route with its handler: parameters, body, every Set-Cookie, and the length of the body", async () => {
+    const res = await fetch(`${base}/api/things/a%2Fb/poke?q=1`, {
+      method: "POST",
+      body: "hello",
+      headers: { host: "attacker.example" },
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      params: { id: "a/b" },
+      // The Host header does not choose the origin the handler sees.
+      path: "http://localhost/api/things/a%2Fb/poke?q=1",
+      body: "hello",
+    });
+    expect(res.headers.getSetCookie()).toEqual(["a=1", "b=2"]);
+    expect(res.headers.get("content-length")).not.toBeNull();
+  });
+
+  it("passes every other request to the server's own listener", async () => {
+    for (const [method, url] of [
+      ["GET", "/api/things/a/poke"],
+      ["POST", "/api/things/a/poke/"],
+      ["POST", "/api/other"],
+    ]) {
+      const res = await fetch(`${base}${url}`, { method, body: method === "POST" ? "x" : undefined });
+      expect([res.status, await res.text()], `${method} ${url}`).toEqual([299, "next"]);
+    }
+  });
+
+  it("serves nothing on a server that listens on a socket path (the operator's)", async () => {
+    const answer = await new Promise<string>((resolve, reject) => {
+      const req = httpRequest({ socketPath, path: "/api/things/a/poke", method: "POST" }, (res) => {
+        let text = "";
+        res.on("data", (chunk: Buffer) => (text += chunk.toString()));
+        res.on("end", () => resolve(`${res.statusCode} ${text}`));
+      });
+      req.on("error", reject);
+      req.end("x");
+    });
+    expect(answer).toBe("299 next");
+  });
+});

@@ -1,0 +1,145 @@
+// The API's hottest routes, served by their own handlers straight from the HTTP server `next start` runs,
+// beside Next.js's router instead of through it. A submission is the request an app sends for every job,
+// and through `next start` Next.js's per-request pipeline (routing, a NextRequest, the incremental cache,
+// streaming the Response into the socket) cost more server CPU than the whole submission it carries: half
+// of the main thread's busy time in a fresh server's burst of 500 (docs/benchmarks.md, 2026-11-27).
+//
+// How: Node publishes every request on the documented `http.server.request.start` diagnostics channel, with
+// its server, before the server emits it. The first time a server is seen, its `emit` is wrapped: a request
+// whose method and path match a direct route is answered here, with the same handler object the route file
+// exports (withApi: guard, schemas, envelope, security headers); every other request, and any path this
+// matcher is not sure of (an escape it cannot decode, a trailing slash, an empty segment), goes on to
+// Next.js unchanged. What Next.js does before a handler and a direct route does not: compression (the
+// answers served here are a few hundred bytes) and X-Forwarded-* headers on the request (nothing reads them
+// but the client address, which comes from the socket either way: lib/http/client-address.ts).
+import { subscribe } from "node:diagnostics_channel";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { Readable } from "node:stream";
+import type { DeclaredHandler } from "./api";
+
+export interface DirectMatch {
+  handler: DeclaredHandler;
+  params: Record<string, string>;
+}
+
+/** `/api/jobs/{jobId}` → ["api", "jobs", "{jobId}"]. */
+const segmentsOf = (path: string) => path.slice(1).split("/");
+const paramName = (segment: string) => (segment.startsWith("{") ? segment.slice(1, -1) : undefined);
+
+/**
+ * The direct route a request line names, if any: the method as declared, the path's segments equal to the
+ * declaration's, and each {param} one non-empty segment, percent-decoded (split before decoding, so an
+ * escaped "/" stays inside its parameter, as in Next.js). Anything else is not matched, and Next.js answers it.
+ */
+export function directRouteTable(handlers: readonly DeclaredHandler[]) {
+  const entries = handlers.map((handler) => ({
+    handler,
+    method: handler.route.method.toUpperCase(),
+    segments: segmentsOf(handler.route.path),
+  }));
+  return (method: string, url: string): DirectMatch | undefined => {
+    const query = url.indexOf("?");
+    const parts = segmentsOf(query === -1 ? url : url.slice(0, query));
+    for (const entry of entries) {
+      if (entry.method !== method || entry.segments.length !== parts.length || url[0] !== "/") continue;
+      const params: Record<string, string> = {};
+      const matches = entry.segments.every((segment, i) => {
+        const name = paramName(segment);
+        if (name === undefined) return parts[i] === segment;
+        const value = decodedSegment(parts[i]);
+        if (value === undefined) return false;
+        params[name] = value;
+        return true;
+      });
+      if (matches) return { handler: entry.handler, params };
+    }
+    return undefined;
+  };
+}
+
+function decodedSegment(raw: string): string | undefined {
+  if (raw === "" || raw === "." || raw === "..") return undefined;
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The web Request a route handler takes, for a Node request (its body streamed, not buffered). The origin is
+ * not the client's to choose (a Host header proves nothing); handlers read only the path and the query.
+ */
+export function toWebRequest(req: IncomingMessage, signal: AbortSignal, origin = "http://localhost"): Request {
+  const headers = new Headers();
+  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
+  const hasBody = req.method !== "GET" && req.method !== "HEAD";
+  return new Request(origin + (req.url ?? "/"), {
+    method: req.method,
+    headers,
+    body: hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : undefined,
+    // @ts-expect-error Node's fetch needs duplex for streamed request bodies.
+    duplex: "half",
+    signal,
+  });
+}
+
+/** A Response's status and headers, as Node's writeHead takes them (Set-Cookie as its list). */
+export function nodeHeadersOf(req: IncomingMessage, response: Response): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = {};
+  // A response sent before the request body was read (413) must not leave the connection reusable.
+  if (!req.complete) headers.connection = "close";
+  response.headers.forEach((value, key) => {
+    if (key === "set-cookie") headers[key] = response.headers.getSetCookie();
+    else headers[key] = value;
+  });
+  return headers;
+}
+
+/** Answers one request with a direct route's handler: its whole (small, JSON) body in one write. */
+async function answer(req: IncomingMessage, res: ServerResponse, { handler, params }: DirectMatch): Promise<void> {
+  const aborter = new AbortController();
+  res.once("close", () => aborter.abort());
+  try {
+    const response = await handler(toWebRequest(req, aborter.signal), { params: Promise.resolve(params) });
+    const body = Buffer.from(await response.arrayBuffer());
+    const headers = nodeHeadersOf(req, response);
+    // With its length the answer needs no chunked framing, and headers and body leave in one write.
+    headers["content-length"] = String(body.byteLength);
+    res.writeHead(response.status, headers).end(body);
+  } catch (error) {
+    // withApi answers every error in the envelope: what reaches here is the client gone mid-answer.
+    res.destroy(error instanceof Error ? error : new Error(String(error)));
+  }
+}
+
+const installedKey = Symbol.for("execution-network.direct-routes");
+
+/** Once per process: each TCP server's requests for `handlers` are answered by them, before Next.js sees them. */
+export function serveRoutesDirectly(handlers: readonly DeclaredHandler[]): void {
+  // Flagged on globalThis: Next.js may load this module more than once in one process (separate bundles).
+  const shared = globalThis as { [installedKey]?: boolean };
+  if (shared[installedKey] || handlers.length === 0) return;
+  shared[installedKey] = true;
+  const match = directRouteTable(handlers);
+  const seen = new WeakSet<Server>();
+  subscribe("http.server.request.start", (message) => {
+    const { server } = message as { server: Server };
+    if (seen.has(server)) return;
+    seen.add(server);
+    // The operator's socket (lib/operator/socket.ts) listens on a path, and serves no API.
+    if (typeof server.address() === "string") return;
+    const emit = server.emit;
+    server.emit = function emitUnlessDirect(this: Server, event: string | symbol, ...args: unknown[]) {
+      if (event === "request") {
+        const [req, res] = args as [IncomingMessage, ServerResponse];
+        const direct = match(req.method ?? "", req.url ?? "");
+        if (direct) {
+          void answer(req, res, direct);
+          return true;
+        }
+      }
+      return emit.apply(this, [event, ...args] as Parameters<Server["emit"]>);
+    } as Server["emit"];
+  });
+}
