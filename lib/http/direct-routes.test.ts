@@ -1,10 +1,11 @@
 // The routes `next start` answers beside Next.js's router: matched only where Next.js's router would send the
 // request to the same handler, and served by that handler over the same server; everything else goes on.
-import { request as httpRequest, createServer, type Server } from "node:http";
+import { request as httpRequest, createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DeclaredHandler } from "./api";
 import { directRouteTable, serveRoutesDirectly } from "./direct-routes";
@@ -97,16 +98,60 @@ describe("a server once direct routes are served", () => {
     }
   });
 
-  it("serves nothing on a server that listens on a socket path (the operator's)", async () => {
-    const answer = await new Promise<string>((resolve, reject) => {
-      const req = httpRequest({ socketPath, path: "/api/things/a/poke", method: "POST" }, (res) => {
-        let text = "";
-        res.on("data", (chunk: Buffer) => (text += chunk.toString()));
-        res.on("end", () => resolve(`${res.statusCode} ${text}`));
-      });
-      req.on("error", reject);
-      req.end("x");
+  it("compresses as Next.js does: every JSON answer varies by Accept-Encoding, gzipped from 1 KiB for a client that takes it", async () => {
+    const large = "x".repeat(2_000);
+    const gzipped = await post({ path: "/api/things/a/poke" }, large, { "accept-encoding": "gzip, deflate" });
+    expect(gzipped.headers).toMatchObject({
+      "content-encoding": "gzip",
+      vary: "Accept-Encoding",
+      "content-length": String(gzipped.body.byteLength),
     });
-    expect(answer).toBe("299 next");
+    expect(JSON.parse(gunzipSync(gzipped.body).toString()).body).toBe(large);
+
+    for (const [what, body, acceptEncoding] of [
+      ["no Accept-Encoding", large, undefined],
+      ["gzip refused", large, "gzip;q=0, deflate"],
+      ["under 1 KiB", "small", "gzip"],
+    ] as const) {
+      const answer = await post(
+        { path: "/api/things/a/poke" },
+        body,
+        acceptEncoding ? { "accept-encoding": acceptEncoding } : {},
+      );
+      expect(answer.headers["content-encoding"], what).toBeUndefined();
+      expect(answer.headers.vary, what).toBe("Accept-Encoding");
+      expect(JSON.parse(answer.body.toString()).body, what).toBe(body);
+    }
   });
+
+  it("serves nothing on a server that listens on a socket path (the operator's)", async () => {
+    const answer = await post({ socketPath, path: "/api/things/a/poke" }, "x");
+    expect(`${answer.status} ${answer.body.toString()}`).toBe("299 next");
+  });
+
+  /** A POST over node:http, which sends only the headers given and decodes nothing. */
+  function post(
+    target: { path: string; socketPath?: string },
+    body: string,
+    headers: Record<string, string> = {},
+  ): Promise<{ status?: number; headers: IncomingHttpHeaders; body: Buffer }> {
+    const { port, hostname } = new URL(base);
+    return new Promise((resolve, reject) => {
+      const req = httpRequest(
+        {
+          ...(target.socketPath ? { socketPath: target.socketPath } : { host: hostname, port }),
+          path: target.path,
+          method: "POST",
+          headers,
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (chunk: Buffer) => chunks.push(chunk));
+          res.on("end", () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
+        },
+      );
+      req.on("error", reject);
+      req.end(body);
+    });
+  }
 });

@@ -9,12 +9,16 @@
 // whose method and path match a direct route is answered here, with the same handler object the route file
 // exports (withApi: guard, schemas, envelope, security headers); every other request, and any path this
 // matcher is not sure of (an escape it cannot decode, a trailing slash, an empty segment), goes on to
-// Next.js unchanged. What Next.js does before a handler and a direct route does not: compression (the
-// answers served here are a few hundred bytes) and X-Forwarded-* headers on the request (nothing reads them
-// but the client address, which comes from the socket either way: lib/http/client-address.ts).
+// Next.js unchanged. Answers are compressed as Next.js compresses them (gzip; a client that takes only
+// deflate gets them as they are). What Next.js adds that a direct route does not: X-Forwarded-* headers on the
+// request (nothing reads them but the client address, which comes from the socket either way:
+// lib/http/client-address.ts).
 import { subscribe } from "node:diagnostics_channel";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
+import { promisify } from "node:util";
+import { gzip } from "node:zlib";
+import Negotiator from "negotiator";
 import type { DeclaredHandler } from "./api";
 
 export interface DirectMatch {
@@ -96,14 +100,35 @@ export function nodeHeadersOf(req: IncomingMessage, response: Response): Record<
   return headers;
 }
 
+const gzipped = promisify(gzip);
+/** The smallest answer Next.js compresses (its `compression` package's threshold). */
+const compressFromBytes = 1024;
+
+/**
+ * The body as Next.js's compression would send it: every JSON answer varies by Accept-Encoding, and one of
+ * 1 KiB or more is gzipped for a client that takes gzip (a submission echoes its input, which can be large).
+ */
+async function encodedAsNextDoes(
+  req: IncomingMessage,
+  headers: Record<string, string | string[]>,
+  body: Buffer,
+): Promise<Buffer> {
+  if (!String(headers["content-type"] ?? "").includes("json")) return body;
+  headers.vary = headers.vary ? `${String(headers.vary)}, Accept-Encoding` : "Accept-Encoding";
+  if (body.byteLength < compressFromBytes || headers["content-encoding"]) return body;
+  if (new Negotiator(req).encoding(["gzip", "identity"]) !== "gzip") return body;
+  headers["content-encoding"] = "gzip";
+  return gzipped(body);
+}
+
 /** Answers one request with a direct route's handler: its whole (small, JSON) body in one write. */
 async function answer(req: IncomingMessage, res: ServerResponse, { handler, params }: DirectMatch): Promise<void> {
   const aborter = new AbortController();
   res.once("close", () => aborter.abort());
   try {
     const response = await handler(toWebRequest(req, aborter.signal), { params: Promise.resolve(params) });
-    const body = Buffer.from(await response.arrayBuffer());
     const headers = nodeHeadersOf(req, response);
+    const body = await encodedAsNextDoes(req, headers, Buffer.from(await response.arrayBuffer()));
     // With its length the answer needs no chunked framing, and headers and body leave in one write.
     headers["content-length"] = String(body.byteLength);
     res.writeHead(response.status, headers).end(body);

@@ -91,7 +91,8 @@ describe.each(drivers)("next start on $name", ({ postgres }) => {
   });
 
   // A submission is answered beside Next.js's router (lib/http/direct-routes.ts) by its route's own handler: the
-  // contract's answer and headers, sent whole with its length, where a route Next.js serves streams in chunks.
+  // contract's answer and headers (compressed as Next.js compresses), sent whole with its length, where a route
+  // Next.js serves streams in chunks.
   it("answers a submission beside Next.js's router, with the contract's answer and headers", async () => {
     const key = await dev.createApiKey();
     const submitted = await execute(dev, key, "token-count", { text: "served directly" });
@@ -107,8 +108,20 @@ describe.each(drivers)("next start on $name", ({ postgres }) => {
       "x-content-type-options": "nosniff",
       "ratelimit-limit": String(ratePerMinute),
       "content-length": String(body.byteLength),
+      vary: "Accept-Encoding",
     });
     expect(submitted.headers.get("transfer-encoding")).toBeNull();
+    // The answer echoes the input: a large one is gzipped for a client that takes it, as Next.js compresses.
+    const large = await execute(
+      dev,
+      key,
+      "token-count",
+      { text: "many words ".repeat(200) },
+      { "accept-encoding": "gzip" },
+    );
+    expect(large.status).toBe(202);
+    expect(large.headers.get("content-encoding")).toBe("gzip");
+    expect((await large.json()).input.text).toBe("many words ".repeat(200));
 
     const read = await dev.withKey(key, `/api/developers/jobs/${job.jobId}`);
     expect(read.status).toBe(200);
