@@ -41,3 +41,22 @@ export function processSingleton<T>(name: string, create: () => Promise<T>): Pro
     },
   };
 }
+
+/**
+ * Makes `instanceof cls` hold for an instance of any copy of `cls`. A production build bundles a module once
+ * for instrumentation and again for the route handlers, and values cross between the copies through the
+ * singletons above: a write lane created by the embedded node's copy of the engine is handed a change built
+ * by a route's copy (its `Computed` values), and throws its own copy's DomainError back to the route.
+ * Each copy marks its prototype with one process-wide symbol; only `cls` itself checks the mark, a subclass
+ * keeps the ordinary check.
+ */
+export function sameClassInEveryBundle(cls: { prototype: object }, name: string): void {
+  const mark = Symbol.for(`execution-network.class.${name}`);
+  Object.defineProperty(cls.prototype, mark, { value: true });
+  Object.defineProperty(cls, Symbol.hasInstance, {
+    value(this: unknown, value: unknown): boolean {
+      if (this !== cls) return Function.prototype[Symbol.hasInstance].call(this, value);
+      return typeof value === "object" && value !== null && mark in value;
+    },
+  });
+}

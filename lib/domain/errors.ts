@@ -1,5 +1,6 @@
 // Typed failures the domain raises. The HTTP layer maps each code to a status and the error envelope.
 import type { z } from "zod";
+import { sameClassInEveryBundle } from "@/lib/singleton";
 
 export const errorCodes = [
   "INVALID_REQUEST",
@@ -52,6 +53,7 @@ export class DomainError extends Error {
     this.name = "DomainError";
   }
 }
+sameClassInEveryBundle(DomainError, "DomainError");
 
 export const notFound = (code: Extract<ErrorCode, `${string}NOT_FOUND`>, what: string) =>
   new DomainError(code, `${what} was not found.`);

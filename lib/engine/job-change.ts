@@ -4,6 +4,7 @@ import { sql, type SQL } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import type { jobs } from "@/lib/db/schema";
 import type { EventType, JobStatus, LogLevel, LogSource } from "@/lib/contract/vocabulary";
+import { sameClassInEveryBundle } from "@/lib/singleton";
 
 export type JobRow = typeof jobs.$inferSelect;
 
@@ -61,6 +62,8 @@ export class Computed {
     }
   }
 }
+
+sameClassInEveryBundle(Computed, "Computed");
 
 export type ColumnPatch = { [K in keyof JobRow]?: JobRow[K] | Computed };
 

@@ -5,6 +5,7 @@ import { RateLimiterDrizzle, RateLimiterMemory, RateLimiterRes, type RateLimiter
 import { rateLimits } from "@/lib/db/schema";
 import { DomainError } from "@/lib/domain/errors";
 import { readyDatabase } from "@/lib/domain/database";
+import { processSingleton } from "@/lib/singleton";
 
 interface Verdict {
   limit: number;
@@ -12,14 +13,22 @@ interface Verdict {
   resetSeconds: number;
 }
 
-const limiters = new Map<string, RateLimiterAbstract>();
+// One set per process and database: in memory, a key's count must be one whichever copy of this module serves
+// the request (the direct routes, loaded at start-up, and the routes Next.js serves are bundled apart).
+const limitersByDatabase = processSingleton(
+  "rate-limiters",
+  async () => new WeakMap<object, Map<string, RateLimiterAbstract>>(),
+);
 const verdicts = new WeakMap<Request, Verdict>();
 
 async function limiterFor(name: string, perMinute: number): Promise<RateLimiterAbstract> {
   const id = `${name}:${perMinute}`;
+  const database = await readyDatabase();
+  const byDatabase = await limitersByDatabase.get();
+  const limiters = byDatabase.get(database) ?? new Map<string, RateLimiterAbstract>();
+  byDatabase.set(database, limiters);
   const existing = limiters.get(id);
   if (existing) return existing;
-  const database = await readyDatabase();
   const options = { keyPrefix: name, points: perMinute, duration: 60 };
   const limiter =
     database.driver === "postgres"

@@ -81,7 +81,8 @@ async function main(): Promise<number> {
         RATE_LIMIT_PER_MINUTE: "0",
         EMBEDDED_NODES: "1",
         NODE_LEASE_MS: "2000",
-        LOG_LEVEL: "silent",
+        // Only failures are logged: a 500's cause is printed under its case.
+        LOG_LEVEL: "error",
       });
       baseUrl = server.baseUrl;
     }
@@ -104,6 +105,9 @@ async function main(): Promise<number> {
           `FAIL ×${g.count}: ${g.key}\n    on ${g.routes.length} route(s): ${g.routes.slice(0, 4).join(", ")}${g.routes.length > 4 ? ", …" : ""}\n    e.g. ${e.case.method} ${e.case.path}${e.case.query ? `?${e.case.query.slice(0, 200)}` : ""} → ${e.status} ${e.code ?? ""} ${e.responseText.slice(0, 160)}` +
             `\n    headers ${JSON.stringify({ ...e.case.headers, cookie: undefined, "x-api-key": undefined })} body (${e.case.bodyKind}) ${typeof e.case.body === "string" ? e.case.body.slice(0, 200) : ""}`,
         );
+        const requestId = /"requestId":"([^"]+)"/.exec(e.responseText)?.[1];
+        const logged = requestId ? (server?.output().split("\n") ?? []).filter((line) => line.includes(requestId)) : [];
+        for (const line of logged) say(`    server logged: ${line.slice(0, 2_000)}`);
       }
 
       await waitForFinalJobs(db, 60_000);

@@ -11,9 +11,10 @@ import {
 import { renderTextImage } from "@/lib/network/providers/testing/text-image";
 import { signUpDeveloper, type Developer } from "../support/developer";
 import { describeHttpAsNextServesIt, ratePerMinute } from "../support/next-http-spec";
-import { execute, getJob, submit, telemetry, typesOf, waitForStatus } from "../support/jobs";
+import { eventually, execute, getJob, submit, telemetry, typesOf, waitForStatus } from "../support/jobs";
 import { startNextServer, tempDataDir, type NextServer } from "../support/next-server";
 import { createScratchDatabase } from "../support/postgres";
+import { startChild, startNodeProcess } from "../support/processes";
 import { readEventStream } from "../support/sse";
 
 const llmKey = "sk-next-start";
@@ -74,6 +75,7 @@ describe.each(drivers)("next start on $name", ({ postgres }) => {
       STARTER_CREDITS: "500",
       RATE_LIMIT_PER_MINUTE: String(ratePerMinute),
       NODE_LEASE_MS: "2000",
+      EMBEDDED_NODE_CONCURRENCY: "4",
     };
     server = await startNextServer({ env });
     dev = await signUpDeveloper(server.baseUrl);
@@ -128,6 +130,21 @@ describe.each(drivers)("next start on $name", ({ postgres }) => {
     expect(read.headers.get("transfer-encoding")).toBe("chunked");
   });
 
+  // On the embedded database a key's rate is counted in memory: one count per process, shared by the direct routes
+  // (loaded at start-up) and the routes Next.js serves, though each has its own copy of the module.
+  it("counts a key's requests once, whichever router answers them", async () => {
+    const key = await dev.createApiKey();
+    const requests = [
+      () => execute(dev, key, "token-count", { text: "counted once" }),
+      () => dev.withKey(key, "/api/developers/jobs?limit=1"),
+      () => execute(dev, key, "token-count", { text: "counted twice" }),
+      () => dev.withKey(key, "/api/credits/balance"),
+    ];
+    const remaining: (string | null)[] = [];
+    for (const request of requests) remaining.push((await request()).headers.get("ratelimit-remaining"));
+    expect(remaining).toEqual([1, 2, 3, 4].map((n) => String(ratePerMinute - n)));
+  });
+
   it.each(catalog.map((s) => s.serviceId))(
     "runs a %s job end to end: submit → SSE → completed → telemetry",
     async (serviceId) => {
@@ -176,6 +193,65 @@ describe.each(drivers)("next start on $name", ({ postgres }) => {
     await waitForStatus(dev, key, job.jobId);
     const assigned = (await telemetry(dev, key, job.jobId)).find((e) => e.type === "NODE_ASSIGNED");
     expect(assigned?.data?.name).toBe(`embedded-${hostname()}-${server.port}-1`);
+  });
+
+  // A network node run as its own process reports over HTTP to route handlers, which the production build bundles
+  // apart from the embedded node's start-up code. Results of both go through one completion lane per process,
+  // made by whichever copy of the engine wrote first: here the embedded node's.
+  it("a network node of its own process completes a job while the embedded node is busy, and a late report is refused", async () => {
+    // Read through the session, whose rate is the account's: the suite's per-key rate is a few requests a minute.
+    const jobOf = async (jobId: string) =>
+      (await (await dev.session(`/api/developers/jobs/${jobId}`)).json()) as { status: string; result: unknown };
+    const reaches = (jobId: string, statuses: string[]) =>
+      eventually(
+        () => jobOf(jobId),
+        (j) => statuses.includes(j.status),
+      );
+    const final = ["completed", "failed"];
+    const key = await dev.createApiKey();
+    const first = await submit(dev, key, "token-count", { text: "counted here" });
+    expect(await reaches(first.jobId, final)).toMatchObject({ status: "completed" });
+
+    llm.behave({ reply: "slow", delayMs: 120_000 });
+    const holdingKey = await dev.createApiKey();
+    const slots = Number(env.EMBEDDED_NODE_CONCURRENCY);
+    const holding = await Promise.all(
+      Array.from({ length: slots }, (_, i) =>
+        submit(dev, holdingKey, "text-generate", { prompt: `holding slot ${i + 1}` }),
+      ),
+    );
+    for (const job of holding) await reaches(job.jobId, ["running"]);
+
+    const issued = await startChild("scripts/node-token.ts", ["network-node", "--region", "dc"], {
+      DATA_DIR: env.DATA_DIR,
+      ...(env.DATABASE_URL ? { DATABASE_URL: env.DATABASE_URL } : {}),
+    });
+    const token = String(issued.ready.token);
+    const nodeArgs = ["--name", "network-node", "--services", "token-count", "--grace-ms", "100"];
+    const node = await startNodeProcess(server.baseUrl, token, nodeArgs);
+    try {
+      const job = await submit(dev, key, "token-count", { text: "counted elsewhere" });
+      expect(await reaches(job.jobId, final)).toMatchObject({
+        status: "completed",
+        result: { output: { tokens: expect.any(Number) } },
+      });
+      const events = (await (await dev.session(`/api/developers/jobs/${job.jobId}/telemetry?limit=100`)).json()) as {
+        data: { type: string; data?: Record<string, unknown> }[];
+      };
+      expect(events.data.find((e) => e.type === "NODE_ASSIGNED")?.data?.name).toBe("network-node");
+
+      const late = await fetch(`${server.baseUrl}/api/nodes/jobs/${job.jobId}/complete`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({ attempt: 1, result: { summary: "again", output: {} } }),
+      });
+      expect(late.status).toBe(409);
+      expect(await late.json()).toMatchObject({ error: { code: "JOB_FINAL" } });
+    } finally {
+      await node.kill();
+      llm.behave({ reply: "normal" });
+      for (const job of holding) await dev.session(`/api/developers/jobs/${job.jobId}/cancel`, { method: "POST" });
+    }
   });
 
   it("SIGTERM with a job in flight: the server exits, and after a restart the job completes exactly once", async () => {
