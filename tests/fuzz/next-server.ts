@@ -1,6 +1,7 @@
 // The real product server: `next start` of the production build, in its own process group on 127.0.0.1,
 // built first only when `.next` is missing or stale. Used by the fuzz suite and the load soak.
 import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
 import path from "node:path";
 
 export interface NextServer {
@@ -23,12 +24,28 @@ export async function ensureBuild(log: (line: string) => void = () => undefined)
   if (ensureNextBuild()) log("built the app (sources had changed)");
 }
 
+/** Refuses a port another process listens on: its health route would pass for the server's own. */
+async function ensurePortFree(port: number): Promise<void> {
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once("error", (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === "EADDRINUSE"
+          ? new Error(`port ${port} of 127.0.0.1 is taken by another process: stop it, or choose another port`)
+          : error,
+      ),
+    );
+    probe.listen(port, "127.0.0.1", () => probe.close(() => resolve()));
+  });
+}
+
 export async function startNextServer(
   port: number,
   env: Record<string, string>,
   readyTimeoutMs = 120_000,
 ): Promise<NextServer> {
   const baseUrl = `http://127.0.0.1:${port}`;
+  await ensurePortFree(port);
   const child = spawn(process.execPath, [nextBin, "start", "-p", String(port), "-H", "127.0.0.1"], {
     cwd: root,
     env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", PORT: String(port), ...env },
