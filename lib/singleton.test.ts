@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { sameClassInEveryBundle } from "./singleton";
+import { processState, sameClassInEveryBundle } from "./singleton";
 
 /** A second copy of a module, as a production build makes one for instrumentation and one for the routes. */
 async function anotherCopyOf<T>(load: () => Promise<T>): Promise<T> {
@@ -38,5 +38,28 @@ describe("classes whose values cross between bundles", () => {
     expect(new Special() instanceof Marked).toBe(true);
     expect(new Marked() instanceof Special).toBe(false);
     expect(new Special() instanceof Special).toBe(true);
+  });
+});
+
+describe("state one copy of a module writes and another reads", () => {
+  it("is one record for every copy: the payment watcher's failures reach /api/health's copy", async () => {
+    const watcherCopy = await import("@/lib/payments/chain");
+    const healthCopy = await anotherCopyOf(() => import("@/lib/payments/chain"));
+    expect(healthCopy.paymentsRpcHealth).not.toBe(watcherCopy.paymentsRpcHealth);
+    const state = processState("payments-rpc-health", () => ({ lastOutcome: "ok" }));
+    state.lastOutcome = "degraded";
+    try {
+      expect(watcherCopy.paymentsRpcHealth()).toBe("degraded");
+      expect(healthCopy.paymentsRpcHealth()).toBe("degraded");
+    } finally {
+      state.lastOutcome = "ok";
+    }
+  });
+
+  it("is created once, on first use", () => {
+    let created = 0;
+    const make = () => ({ n: ++created });
+    expect(processState("test.created-once", make)).toBe(processState("test.created-once", make));
+    expect(created).toBe(1);
   });
 });

@@ -43,6 +43,17 @@ export function processSingleton<T>(name: string, create: () => Promise<T>): Pro
 }
 
 /**
+ * A mutable record shared by every copy of a module in this process, created on first use: for state that one
+ * copy writes and another reads (the payment watcher, started with the server, and /api/health, served by a
+ * route's copy).
+ */
+export function processState<T extends object>(name: string, create: () => T): T {
+  const key = Symbol.for(`execution-network.${name}`);
+  const store = globalThis as typeof globalThis & { [key: symbol]: T | undefined };
+  return (store[key] ??= create());
+}
+
+/**
  * Makes `instanceof cls` hold for an instance of any copy of `cls`. A production build bundles a module once
  * for instrumentation and again for the route handlers, and values cross between the copies through the
  * singletons above: a write lane created by the embedded node's copy of the engine is handed a change built

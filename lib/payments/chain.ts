@@ -15,6 +15,7 @@ import {
   type PublicClient,
 } from "viem";
 import type { PaymentsConfig } from "@/lib/env";
+import { processState } from "@/lib/singleton";
 
 export const erc20Abi = parseAbi([
   "event Transfer(address indexed from, address indexed to, uint256 value)",
@@ -56,23 +57,24 @@ export interface TokenMetadata {
   symbol: string;
 }
 
-let lastOutcome: "ok" | "degraded" = "ok";
+// Per process, not per copy of this module: the watcher's calls must show in /api/health, served by another copy.
+const rpcHealth = processState("payments-rpc-health", () => ({ lastOutcome: "ok" as "ok" | "degraded" }));
 
 /** Whether the payments RPC answered the last call (for /api/health). */
-export const paymentsRpcHealth = () => lastOutcome;
+export const paymentsRpcHealth = () => rpcHealth.lastOutcome;
 
 async function rpc<T>(call: () => Promise<T>): Promise<T> {
   try {
     const value = await call();
-    lastOutcome = "ok";
+    rpcHealth.lastOutcome = "ok";
     return value;
   } catch (error) {
     // "Not found" answers are answers: the RPC is up and the transaction is not there.
     if (error instanceof TransactionNotFoundError || error instanceof TransactionReceiptNotFoundError) {
-      lastOutcome = "ok";
+      rpcHealth.lastOutcome = "ok";
       throw error;
     }
-    lastOutcome = "degraded";
+    rpcHealth.lastOutcome = "degraded";
     throw new PaymentsRpcError(
       `The payments RPC did not answer: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`,
       { cause: error },

@@ -12,6 +12,7 @@ import { db } from "@/lib/domain/database";
 import { recordFoundTransfers, reconcileTopUp, topUpsToReconcile } from "@/lib/domain/top-ups";
 import { paymentsConfig, type PaymentsConfig } from "@/lib/env";
 import { log } from "@/lib/log";
+import { processState } from "@/lib/singleton";
 import {
   PaymentsRpcError,
   paymentsRpcHealth,
@@ -27,12 +28,13 @@ const rangesPerTick = 10;
 const reconcilesPerTick = 50;
 const maxBackoffMs = 60_000;
 
-let watcherFailing = false;
+// Per process, not per copy of this module: the watcher runs in the copy the server starts, /api/health in a route's.
+const watcher = processState("payments-watcher-health", () => ({ failing: false }));
 
 /** For /api/health: "disabled" without configuration, "degraded" while the RPC or the watcher fails. */
 export function paymentsHealth(): "ok" | "degraded" | "disabled" {
   if (!paymentsConfig()) return "disabled";
-  return watcherFailing || paymentsRpcHealth() === "degraded" ? "degraded" : "ok";
+  return watcher.failing || paymentsRpcHealth() === "degraded" ? "degraded" : "ok";
 }
 
 const scanKey = (config: PaymentsConfig) =>
@@ -161,11 +163,11 @@ export function startPaymentWatcher(config = paymentsConfig()): () => Promise<vo
       await watchPaymentsOnce(config);
       if (failures > 0) log.info("payments RPC answers again", { afterFailures: failures });
       failures = 0;
-      watcherFailing = false;
+      watcher.failing = false;
     })()
       .catch((err: unknown) => {
         failures++;
-        watcherFailing = true;
+        watcher.failing = true;
         if (err instanceof PaymentsRpcError)
           log.warn("payments RPC unavailable; backing off", { err: err.message, failures });
         else log.error("payment watcher failed", { err });

@@ -15,6 +15,7 @@ import { eventually, execute, getJob, submit, telemetry, typesOf, waitForStatus 
 import { startNextServer, tempDataDir, type NextServer } from "../support/next-server";
 import { createScratchDatabase } from "../support/postgres";
 import { startChild, startNodeProcess } from "../support/processes";
+import { startRpcProxy } from "../support/rpc-proxy";
 import { readEventStream } from "../support/sse";
 
 const llmKey = "sk-next-start";
@@ -305,3 +306,37 @@ describeHttpAsNextServesIt(
   },
   { compression: true },
 );
+
+// The payment watcher runs in the copy of the code the server starts with, /api/health in a route's copy: what the
+// watcher learns of the RPC must reach the health route all the same.
+describe("next start with the payments RPC down", () => {
+  it("says payments are degraded in /api/health, and serves meanwhile", async () => {
+    const rpc = await startRpcProxy("http://127.0.0.1:9");
+    rpc.setDown(true);
+    const data = tempDataDir();
+    const server = await startNextServer({
+      env: {
+        DATA_DIR: data.dir,
+        PAYMENTS_RPC_URL: rpc.url,
+        PAYMENTS_CHAIN_ID: "31337",
+        PAYMENTS_TOKEN_ADDRESS: `0x${"11".repeat(20)}`,
+        PAYMENTS_TREASURY_ADDRESS: `0x${"22".repeat(20)}`,
+        CREDITS_PER_TOKEN: "100",
+        PAYMENTS_POLL_MS: "200",
+      },
+    });
+    try {
+      const health = await eventually(
+        async () => (await (await fetch(`${server.baseUrl}/api/health`)).json()) as { payments?: string },
+        (h) => h.payments === "degraded",
+        20_000,
+      );
+      expect(health).toMatchObject({ status: "ok", database: "ok", payments: "degraded" });
+      expect((await fetch(`${server.baseUrl}/api/marketplace/services`)).status).toBe(200);
+    } finally {
+      await server.stop("SIGKILL");
+      data.remove();
+      await rpc.close();
+    }
+  });
+});
