@@ -18,8 +18,11 @@ const heldStatusList = sqlLiterals(heldStatuses);
 
 // The jobs one claim takes: the oldest routing jobs the node can run, up to its free slots (counted in the
 // same statement), under FOR UPDATE SKIP LOCKED. One text for every claim; the node and its wish are bound.
+// The node counts only with the token the request authenticated with, still current at the claim: a long poll
+// opened before its token was rotated or revoked takes nothing more (the credential is read once per request).
 const claimNode = sql.placeholder("claimNodeId");
-const claimSelf = sql`${nodes.id} = ${claimNode} and ${nodes.drainingAt} is null and ${nodes.revokedAt} is null`;
+const claimSelf = sql`${nodes.id} = ${claimNode} and ${nodes.tokenHash} = ${sql.placeholder("claimTokenHash")}
+    and ${nodes.drainingAt} is null and ${nodes.revokedAt} is null`;
 const claimBusy = sql`(select count(*) from ${jobs} held where held.assigned_node_id = ${claimNode} and held.status in (${heldStatusList}))`;
 const claimFree = sql`greatest(0, least(${sql.placeholder("claimMax")}::int, coalesce((select ${nodes.concurrency} from ${nodes} where ${claimSelf}), 0) - ${claimBusy}))`;
 // Who may run what (CONTRACT §12): a developer's node only its owner's jobs, whatever their placement, and
@@ -44,7 +47,7 @@ async function claimOnce(node: NodeRow, max: number, start: boolean): Promise<Cl
   const candidates: Candidates = {
     shape: "claim",
     sql: claimCandidates,
-    values: { claimNodeId: node.id, claimMax: max },
+    values: { claimNodeId: node.id, claimTokenHash: node.tokenHash, claimMax: max },
   };
   const assigned = {
     events: [

@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { signUpDeveloper } from "../support/developer";
 import { expectError, isoTime } from "../support/expect-error";
+import { getJob, type JobView } from "../support/jobs";
 import { withDeveloper } from "../support/with-developer";
 
 const ctx = withDeveloper({ embeddedNodes: 0 });
@@ -180,4 +181,49 @@ describe("a node token", () => {
       concurrency: 2,
     });
   });
+});
+
+describe("a claim already waiting when its node's token changes", () => {
+  // A long poll authenticates once, at its start: what it may receive must be decided at each claim, by the
+  // token that is current then, or a stolen (rotated away) or revoked token keeps receiving jobs and inputs.
+  for (const change of ["rotated", "revoked"] as const) {
+    it(`receives none of the jobs submitted after its token was ${change}`, async () => {
+      const dev = await signUpDeveloper(ctx.server.baseUrl);
+      const key = await dev.createApiKey(["services:execute", "jobs:read"]);
+      const created = await dev.session("/api/developers/nodes", {
+        method: "POST",
+        body: JSON.stringify({ name: "stolen", serviceIds: ["token-count"] }),
+      });
+      const { nodeId, token: old } = (await created.json()) as { nodeId: string; token: string };
+      expect((await register(old)).status).toBe(200);
+
+      const waiting = asNode(old, "claim", { max: 1, waitMs: 2500, start: true });
+      // Long enough for the request to pass authentication and wait for work (asserted below: it answers 200).
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      const changed =
+        change === "rotated"
+          ? await dev.session(`/api/developers/nodes/${nodeId}/rotate-token`, { method: "POST" })
+          : await dev.session(`/api/developers/nodes/${nodeId}`, { method: "DELETE" });
+      expect(changed.status).toBe(200);
+      const { token: current } = (await changed.json()) as { token?: string };
+
+      const res = await dev.withKey(key, "/api/marketplace/services/token-count/execute", {
+        method: "POST",
+        body: JSON.stringify({ input: { text: "for the current token only" }, placement: "own" }),
+      });
+      expect(res.status).toBe(202);
+      const { jobId } = (await res.json()) as JobView;
+
+      const stale = await waiting;
+      expect(stale.status).toBe(200);
+      expect(await stale.json()).toEqual({ jobs: [] });
+      expect(await getJob(dev, key, jobId)).toMatchObject({ status: "routing", assignedNode: null });
+      if (current) {
+        // The node with its new token receives it.
+        const claimed = await asNode(current, "claim", { max: 1, waitMs: 0 });
+        const { jobs } = (await claimed.json()) as { jobs: { jobId: string; input: unknown }[] };
+        expect(jobs).toEqual([expect.objectContaining({ jobId, input: { text: "for the current token only" } })]);
+      }
+    });
+  }
 });
