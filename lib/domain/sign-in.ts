@@ -11,12 +11,30 @@ import { attributeTopUps } from "./top-ups";
 import { DomainError } from "./errors";
 import { db } from "./database";
 
+/** A nonce is good for this long after it is issued (CONTRACT §2), and once. */
 export const nonceTtlMs = 10 * 60 * 1000;
+/**
+ * A visitor holds up to this many outstanding nonces (the newest), so a page that fetched a nonce twice (a
+ * re-render, a double click) still signs in with the first: a small bound keeps the cookie small.
+ */
+export const outstandingNoncesPerVisitor = 5;
 
-export async function issueNonce(): Promise<{ nonce: string; issuedAt: number }> {
+export interface IssuedNonce {
+  nonce: string;
+  /** When it was issued (ms since the epoch). */
+  issuedAt: number;
+}
+
+export async function issueNonce(): Promise<IssuedNonce> {
   const nonce = randomBytes(16).toString("hex");
   await (await db()).insert(authNonces).values({ nonce });
   return { nonce, issuedAt: Date.now() };
+}
+
+/** The visitor's outstanding nonces once `issued` joins them: expired ones dropped, the newest few kept. */
+export function withIssuedNonce(outstanding: readonly IssuedNonce[], issued: IssuedNonce): IssuedNonce[] {
+  const fresh = outstanding.filter((n) => n.issuedAt > issued.issuedAt - nonceTtlMs);
+  return [...fresh, issued].slice(-outstandingNoncesPerVisitor);
 }
 
 /** Sweeper: nonces used, or too old to be used, are dropped. */
@@ -53,8 +71,8 @@ async function isValidSignature(address: Hex, message: string, signature: Hex): 
 export interface VerifySignInInput {
   message: string;
   signature: Hex;
-  /** The nonce bound to the caller's session cookie. */
-  sessionNonce: string | undefined;
+  /** The nonces issued to the caller's session cookie and not yet pushed out by newer ones. */
+  sessionNonces: readonly string[];
 }
 
 /** How far a wallet's clock may run ahead of ours before its `issuedAt` counts as "in the future". */
@@ -90,8 +108,18 @@ export async function verifySignIn(input: VerifySignInInput) {
   if (!parsed?.address || !parsed.nonce || !parsed.domain || !parsed.issuedAt) {
     throw unauthenticated("the message is not an EIP-4361 message");
   }
-  if (!input.sessionNonce || parsed.nonce !== input.sessionNonce)
-    throw unauthenticated("the nonce does not match this session");
+  if (parsed.version !== "1")
+    throw unauthenticated(`the message's Version must be 1 (EIP-4361), not ${parsed.version}`);
+  // EIP-4361 requires the EIP-55 form, and so does the reference `siwe` library: a wallet showing a lower-case
+  // address gives the signer one check less, so such a message is refused rather than silently normalised.
+  if (parsed.address !== getAddress(parsed.address)) {
+    throw unauthenticated(`the address must be EIP-55 checksummed (mixed case): ${getAddress(parsed.address)}`);
+  }
+  if (!input.sessionNonces.includes(parsed.nonce)) {
+    throw unauthenticated(
+      `the nonce was not issued to this browser, or ${outstandingNoncesPerVisitor} newer ones replaced it`,
+    );
+  }
   if (!isForThisApp(parsed)) throw unauthenticated("the message is for another domain");
   if (parsed.chainId === undefined || !signInChainIds().includes(parsed.chainId)) {
     throw unauthenticated("the message names a chain this app does not accept");
@@ -99,10 +127,10 @@ export async function verifySignIn(input: VerifySignInInput) {
   const now = new Date();
   if (parsed.issuedAt.getTime() > now.getTime() + issuedAtSkewMs)
     throw unauthenticated("the message was issued in the future");
-  if (!validateSiweMessage({ message: parsed, domain: parsed.domain, nonce: input.sessionNonce, time: now })) {
+  if (!validateSiweMessage({ message: parsed, domain: parsed.domain, nonce: parsed.nonce, time: now })) {
     throw unauthenticated("the message is expired or not yet valid");
   }
-  const address = getAddress(parsed.address);
+  const address = parsed.address;
   if (!(await isValidSignature(address, input.message, input.signature)))
     throw unauthenticated("the signature is invalid");
 

@@ -89,13 +89,18 @@ export const routes = {
     summary: "Issue a single-use SIWE nonce bound to the session cookie",
     tags: ["Auth"],
     credential: "none",
-    response: { status: 200, schema: s.NonceResponse },
+    response: {
+      status: 200,
+      schema: s.NonceResponse,
+      description: "A nonce good once, for 10 minutes; the cookie keeps this browser's 5 newest outstanding nonces",
+    },
     errors: [],
   }),
   verifySignIn: declareRoute({
     method: "post",
     path: "/api/auth/verify",
-    summary: "Verify a signed EIP-4361 message and start a wallet session",
+    summary:
+      "Verify a signed EIP-4361 message (Version 1, EIP-55 checksummed address, one of this browser's nonces) and start a wallet session",
     tags: ["Auth"],
     credential: "origin",
     body: { schema: s.VerifyRequest },

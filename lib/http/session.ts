@@ -2,6 +2,7 @@
 // read from and written to plain Request/Response. A revoked or expired session reads as signed out.
 import { sealData, unsealData } from "iron-session";
 import { isSessionLive } from "@/lib/domain/sessions";
+import type { IssuedNonce } from "@/lib/domain/sign-in";
 import { env } from "@/lib/env";
 import { limits } from "@/lib/limits";
 import { serverSecret } from "@/lib/server-secret";
@@ -15,9 +16,8 @@ export interface SessionData {
   accountId?: string;
   address?: string;
   chainId?: number;
-  /** The SIWE nonce issued to this browser, and when (ms). */
-  nonce?: string;
-  nonceIssuedAt?: number;
+  /** The SIWE nonces issued to this browser and still outstanding (a few, newest last). */
+  nonces?: IssuedNonce[];
 }
 
 export interface SignedIn {
@@ -62,8 +62,7 @@ export async function readSession(req: Request): Promise<SessionData> {
   const data = await unsealCookie(sealed);
   if (data.accountId === undefined) return data;
   if (data.sessionId && (await isSessionLive(data.sessionId, data.accountId))) return data;
-  const { nonce, nonceIssuedAt } = data;
-  return { nonce, nonceIssuedAt };
+  return { nonces: data.nonces };
 }
 
 function cookieAttributes(maxAge: number): string {

@@ -48,6 +48,62 @@ describe("Sign-In with Ethereum", () => {
     expect((await replay.json()).error.code).toBe("UNAUTHENTICATED");
   });
 
+  it("signs in with the first of two nonces a page fetched: each of the visitor's last 5 nonces stays good for 10 minutes, once", async () => {
+    const account = privateKeyToAccount(generatePrivateKey());
+    const host = new URL(server.baseUrl).host;
+    // The page fetched a nonce twice (a re-render, a double click) and put the first one in the message.
+    const first = await requestNonce(server.baseUrl);
+    const second = await requestNonce(server.baseUrl, first.cookie);
+    const message = siweMessage({ address: account.address, host, nonce: first.nonce });
+    const signature = await account.signMessage({ message });
+    const res = await verify({ message, signature }, { cookie: second.cookie });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ address: account.address, chainId: 1 });
+    // Single use still: the same message again with the cookie that held it.
+    expect((await verify({ message, signature }, { cookie: second.cookie })).status).toBe(401);
+
+    // The set is bounded: a sixth nonce pushes out the first, the second still signs in.
+    const issued = [await requestNonce(server.baseUrl)];
+    for (let i = 1; i < 6; i++) issued.push(await requestNonce(server.baseUrl, issued[i - 1].cookie));
+    const latestCookie = issued[5].cookie;
+    const signWith = async (nonce: string) => {
+      const m = siweMessage({ address: account.address, host, nonce });
+      return verify({ message: m, signature: await account.signMessage({ message: m }) }, { cookie: latestCookie });
+    };
+    const pushedOut = await signWith(issued[0].nonce);
+    expect(pushedOut.status).toBe(401);
+    expect((await pushedOut.json()).error.message).toMatch(/nonce/);
+    expect((await signWith(issued[1].nonce)).status).toBe(200);
+  });
+
+  it("refuses an address that is not EIP-55 checksummed and a Version other than 1, saying which", async () => {
+    const account = privateKeyToAccount(generatePrivateKey());
+    const host = new URL(server.baseUrl).host;
+    const cases: [(nonce: string) => string, RegExp][] = [
+      [
+        (nonce) =>
+          siweMessage({ address: account.address, host, nonce }).replace(
+            account.address,
+            account.address.toLowerCase(),
+          ),
+        /EIP-55/,
+      ],
+      [
+        (nonce) => siweMessage({ address: account.address, host, nonce }).replace("Version: 1", "Version: 2"),
+        /Version/,
+      ],
+    ];
+    for (const [make, says] of cases) {
+      const { nonce, cookie } = await requestNonce(server.baseUrl);
+      const message = make(nonce);
+      const res = await verify({ message, signature: await account.signMessage({ message }) }, { cookie });
+      expect(res.status).toBe(401);
+      const { error } = await res.json();
+      expect(error.code).toBe("UNAUTHENTICATED");
+      expect(error.message).toMatch(says);
+    }
+  });
+
   it("rejects a message for another domain, a wrong nonce, an expired message and a bad signature", async () => {
     const account = privateKeyToAccount(generatePrivateKey());
     const host = new URL(server.baseUrl).host;

@@ -1,4 +1,4 @@
-import { issueNonce } from "@/lib/domain/sign-in";
+import { issueNonce, withIssuedNonce } from "@/lib/domain/sign-in";
 import { withApi } from "@/lib/http/api";
 import { limitSignIn } from "@/lib/http/guards";
 import { routes } from "@/lib/http/routes";
@@ -7,12 +7,12 @@ import { readSession, sessionCookie } from "@/lib/http/session";
 export const GET = withApi(routes.issueNonce, async (req, { json }) => {
   await limitSignIn(req);
   const session = await readSession(req);
-  const { nonce, issuedAt } = await issueNonce();
+  const issued = await issueNonce();
   return json(
-    { nonce },
+    { nonce: issued.nonce },
     {
       headers: {
-        "set-cookie": await sessionCookie({ ...session, nonce, nonceIssuedAt: issuedAt }),
+        "set-cookie": await sessionCookie({ ...session, nonces: withIssuedNonce(session.nonces ?? [], issued) }),
         "cache-control": "no-store",
       },
     },

@@ -11,7 +11,7 @@ export const POST = withApi(routes.verifySignIn, async (req, { body, json }) => 
   const signedIn = await verifySignIn({
     message: body.message,
     signature: body.signature as `0x${string}`,
-    sessionNonce: session.nonce,
+    sessionNonces: session.nonces?.map((n) => n.nonce) ?? [],
   });
   // A fresh cookie without the spent nonce: the signed-in session starts clean, held server-side.
   const sessionId = await startSession(signedIn.accountId);
