@@ -203,6 +203,8 @@ export async function submitTopUp(
     throw refused("WRONG_CHAIN", `${refusalMessages.WRONG_CHAIN} Pay on chain ${config.chainId}.`);
   const known = await findByHash(config, request.txHash);
   if (known) return { topUp: toTopUp(await claimRecorded(config, known, accountId, walletAddress)), created: false };
+  // A developer at the cap asks nothing of the RPC: a flood of made-up hashes costs one count each.
+  await refuseOverSubmittedLimit(await db(), accountId);
 
   const observed = await fromChain(() => observeTransaction(config, request.txHash as Hash));
   let values: typeof topUps.$inferInsert;
@@ -217,7 +219,6 @@ export async function submitTopUp(
       txHash: request.txHash,
     };
   } else {
-    await refuseOverSubmittedLimit(accountId);
     values = {
       accountId,
       chainId: config.chainId,
@@ -227,7 +228,8 @@ export async function submitTopUp(
       requiredConfirmations: config.confirmations,
     };
   }
-  const [inserted] = await (await db()).insert(topUps).values(values).onConflictDoNothing().returning();
+  const inserted =
+    observed.state === "mined" ? await insertTopUp(await db(), values) : await insertSubmitted(accountId, values);
   if (!inserted) {
     // Another submission or the watcher recorded it between our read and our insert.
     const recorded = await findByHash(config, request.txHash);
@@ -238,10 +240,23 @@ export async function submitTopUp(
   return { topUp: toTopUp(settled), created: true };
 }
 
-async function refuseOverSubmittedLimit(accountId: string): Promise<void> {
-  const [{ pending }] = await (
-    await db()
-  )
+const insertTopUp = async (tx: Tx, values: typeof topUps.$inferInsert) =>
+  (await tx.insert(topUps).values(values).onConflictDoNothing().returning())[0];
+
+/**
+ * Records an unmined top-up within the cap. The count and the insert are one decision: the developer's
+ * account row is locked for it, so parallel submissions (several connections on PostgreSQL) take turns.
+ */
+async function insertSubmitted(accountId: string, values: typeof topUps.$inferInsert) {
+  return (await db()).transaction(async (tx) => {
+    await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for("update");
+    await refuseOverSubmittedLimit(tx, accountId);
+    return insertTopUp(tx, values);
+  });
+}
+
+async function refuseOverSubmittedLimit(tx: Tx, accountId: string): Promise<void> {
+  const [{ pending }] = await tx
     .select({ pending: count() })
     .from(topUps)
     .where(and(eq(topUps.accountId, accountId), eq(topUps.status, "submitted")));

@@ -377,11 +377,20 @@ describe("reading top-ups", () => {
     await expectError(await other.dev.session("/api/credits/top-ups/not-a-uuid"), 404, "NOT_FOUND");
   });
 
-  it("refuses more than 20 unmined top-ups per developer (a hash that never mines is DROPPED after the hour)", async () => {
+  it("refuses more than 20 unmined top-ups per developer, 40 submitted at once included, before asking the RPC anything", async () => {
     const { dev } = await payingDeveloper();
     const randomHash = () => `0x${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex")}`;
-    for (let i = 0; i < 20; i++) expect((await submitTopUp(dev, randomHash())).status).toBe(201);
-    await expectError(await submitTopUp(dev, randomHash()), 409, "LIMIT_REACHED");
+    const answers = await Promise.all(Array.from({ length: 40 }, () => submitTopUp(dev, randomHash())));
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(20);
+    expect(statuses.filter((s) => s === 409)).toHaveLength(20);
+    const list = (await (await dev.session("/api/credits/top-ups?limit=100")).json()) as { data: TopUp[] };
+    expect(list.data.filter((t) => t.status === "submitted")).toHaveLength(20);
+
+    // At the cap, a new hash is refused without the server's RPC ever hearing of it.
+    const unseen = randomHash();
+    await expectError(await submitTopUp(dev, unseen), 409, "LIMIT_REACHED");
+    expect(rpc.callsNaming(unseen)).toBe(0);
   });
 });
 

@@ -13,7 +13,14 @@ import {
   type Transaction,
 } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { compileContracts, paymentForwarderAbi, startLocalChain, testTokenAbi, type LocalChain } from "./chain";
+import {
+  compileContracts,
+  paymentBatchAbi,
+  paymentForwarderAbi,
+  startLocalChain,
+  testTokenAbi,
+  type LocalChain,
+} from "./chain";
 
 let chain: LocalChain;
 beforeAll(async () => {
@@ -78,9 +85,10 @@ describe("local chain", () => {
   });
 
   it("the handwritten ABIs match what solc compiled", () => {
-    const { TestToken, PaymentForwarder } = compileContracts();
+    const { TestToken, PaymentForwarder, PaymentBatch } = compileContracts();
     expect(signatures(testTokenAbi)).toEqual(signatures(TestToken.abi));
     expect(signatures(paymentForwarderAbi)).toEqual(signatures(PaymentForwarder.abi));
+    expect(signatures(paymentBatchAbi)).toEqual(signatures(PaymentBatch.abi));
     expect(compileContracts()).toBe(compileContracts());
   });
 

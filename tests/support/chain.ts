@@ -152,6 +152,21 @@ export const paymentForwarderAbi = [
   },
 ] as const;
 
+export const paymentBatchAbi = [
+  {
+    type: "function",
+    name: "payAndCollect",
+    stateMutability: "nonpayable",
+    inputs: [
+      { name: "token", type: "address" },
+      { name: "to", type: "address" },
+      { name: "ownAmount", type: "uint256" },
+      { name: "callerAmount", type: "uint256" },
+    ],
+    outputs: [],
+  },
+] as const;
+
 export interface CompiledContract {
   abi: Abi;
   bytecode: Hex;
@@ -176,6 +191,19 @@ export interface LocalChain {
   transferThatReverts(from: PrivateKeyAccount, to: Address, amount: bigint): Promise<Hash>;
   deployToken(opts?: { name?: string; symbol?: string; decimals?: number }): Promise<Address>;
   deployForwarder(owner: PrivateKeyAccount): Promise<Address>;
+  deployBatch(): Promise<Address>;
+  /** ERC-20 approve of `spender` by `owner` for `amount` of `token`. */
+  approve(owner: PrivateKeyAccount, spender: Address, amount: bigint): Promise<Hash>;
+  /**
+   * caller calls batch.payAndCollect: one tx with two Transfer logs to `to`, first `ownAmount` from the batch
+   * contract's balance, then `callerAmount` of the caller's tokens (approved to the batch beforehand).
+   */
+  payThroughBatch(
+    caller: PrivateKeyAccount,
+    batch: Address,
+    to: Address,
+    amounts: { own: bigint; caller: bigint },
+  ): Promise<Hash>;
   /** owner calls forwarder.pay(token, to, amount): one tx whose Transfer log's `from` is the forwarder. */
   payThroughForwarder(owner: PrivateKeyAccount, forwarder: Address, to: Address, amount: bigint): Promise<Hash>;
   mine(blocks?: number): Promise<void>;
@@ -216,15 +244,16 @@ function repoRoot(): string {
   }
 }
 
-let compiled: { TestToken: CompiledContract; PaymentForwarder: CompiledContract } | undefined;
+type Compiled = { TestToken: CompiledContract; PaymentForwarder: CompiledContract; PaymentBatch: CompiledContract };
+let compiled: Compiled | undefined;
 
 /** Compiles contracts/*.sol with solc-js in this process (no download, no network); memoised. */
-export function compileContracts(): { TestToken: CompiledContract; PaymentForwarder: CompiledContract } {
+export function compileContracts(): Compiled {
   if (compiled) return compiled;
   const root = repoRoot();
   // solc ships no types; this is the one function used.
   const solc = createRequire(path.join(root, "package.json"))("solc") as { compile(input: string): string };
-  const files = ["TestToken.sol", "PaymentForwarder.sol"];
+  const files = ["TestToken.sol", "PaymentForwarder.sol", "PaymentBatch.sol"];
   const input = {
     language: "Solidity",
     sources: Object.fromEntries(
@@ -252,6 +281,7 @@ export function compileContracts(): { TestToken: CompiledContract; PaymentForwar
   compiled = {
     TestToken: pick("TestToken.sol", "TestToken"),
     PaymentForwarder: pick("PaymentForwarder.sol", "PaymentForwarder"),
+    PaymentBatch: pick("PaymentBatch.sol", "PaymentBatch"),
   };
   return compiled;
 }
@@ -385,7 +415,7 @@ export async function startLocalChain(opts: StartLocalChainOptions = {}): Promis
     }
   }
   const process_ = ganache;
-  const { TestToken, PaymentForwarder } = compileContracts();
+  const { TestToken, PaymentForwarder, PaymentBatch } = compileContracts();
   const rpcUrl = `http://127.0.0.1:${port}`;
 
   const chain = defineChain({
@@ -511,6 +541,24 @@ export async function startLocalChain(opts: StartLocalChainOptions = {}): Promis
         args: [owner.address],
       });
       return deploy(PaymentForwarder.bytecode, data);
+    },
+
+    async deployBatch() {
+      return deploy(PaymentBatch.bytecode, PaymentBatch.bytecode);
+    },
+
+    async approve(owner, spender, amount) {
+      const data = encodeFunctionData({ abi: testTokenAbi, functionName: "approve", args: [spender, amount] });
+      return sendCall(owner, local.token, data);
+    },
+
+    async payThroughBatch(caller, batch, to, { own, caller: callerAmount }) {
+      const data = encodeFunctionData({
+        abi: paymentBatchAbi,
+        functionName: "payAndCollect",
+        args: [local.token, to, own, callerAmount],
+      });
+      return sendCall(caller, batch, data);
     },
 
     async payThroughForwarder(owner, forwarder, to, amount) {

@@ -1,6 +1,8 @@
 // A JSON-RPC relay between the server and the local chain that a test can take down and bring back, as an
 // RPC provider's outage would: while down it refuses every call (HTTP 503), and it can be set to fail only
-// the calls of one method after a number of them (an outage in the middle of a scan).
+// the calls of one method after a number of them (an outage in the middle of a scan). It can also lag: for
+// a hidden transaction it answers `null` to eth_getTransactionReceipt and eth_getTransactionByHash, as a
+// node behind a load balancer that has not yet seen the block does (a protocol-accurate answer, not an error).
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -10,23 +12,38 @@ export interface RpcProxy {
   setDown(down: boolean): void;
   /** The next calls of `method` succeed `allowed` times, then fail until cleared with `failMethodAfter(method)`. */
   failMethodAfter(method: string, allowed?: number): void;
+  /** While hidden, the transaction's receipt and the transaction itself read as `null` (a lagging node). */
+  hideTransaction(txHash: string, hidden: boolean): void;
   /** How many calls of each method went through. */
   calls: Map<string, number>;
+  /** How many calls went through (or were answered as lagging) with `value` among their parameters. */
+  callsNaming(value: string): number;
   close(): Promise<void>;
 }
+
+interface Call {
+  jsonrpc?: string;
+  id?: unknown;
+  method?: string;
+  params?: unknown[];
+}
+
+const lagging = new Set(["eth_getTransactionReceipt", "eth_getTransactionByHash"]);
 
 export async function startRpcProxy(upstream: string): Promise<RpcProxy> {
   let down = false;
   const failing = new Map<string, number>();
   const calls = new Map<string, number>();
+  const hidden = new Set<string>();
+  const seenParams: string[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
       const body = Buffer.concat(chunks).toString("utf8");
-      const methods = ([] as { method?: string }[])
-        .concat(JSON.parse(body) as { method?: string })
-        .map((call) => call.method ?? "");
+      const parsed = JSON.parse(body) as Call | Call[];
+      const batch = ([] as Call[]).concat(parsed);
+      const methods = batch.map((call) => call.method ?? "");
       const refuse =
         down ||
         methods.some((method) => {
@@ -39,7 +56,20 @@ export async function startRpcProxy(upstream: string): Promise<RpcProxy> {
         res.writeHead(503, { "content-type": "text/plain" }).end("upstream unavailable");
         return;
       }
-      for (const method of methods) calls.set(method, (calls.get(method) ?? 0) + 1);
+      for (const call of batch) {
+        calls.set(call.method ?? "", (calls.get(call.method ?? "") ?? 0) + 1);
+        seenParams.push(JSON.stringify(call.params ?? []).toLowerCase());
+      }
+      const isHidden = (call: Call) =>
+        lagging.has(call.method ?? "") && hidden.has(String(call.params?.[0] ?? "").toLowerCase());
+      if (batch.some(isHidden)) {
+        // Only single calls lag here (viem's http transport does not batch unless asked to).
+        const answers = batch.map((call) => ({ jsonrpc: "2.0", id: call.id, result: null }));
+        res
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify(Array.isArray(parsed) ? answers : answers[0]));
+        return;
+      }
       fetch(upstream, { method: "POST", headers: { "content-type": "application/json" }, body })
         .then(async (answer) =>
           res.writeHead(answer.status, { "content-type": "application/json" }).end(await answer.text()),
@@ -53,7 +83,10 @@ export async function startRpcProxy(upstream: string): Promise<RpcProxy> {
     setDown: (value) => void (down = value),
     failMethodAfter: (method, allowed) =>
       void (allowed === undefined ? failing.delete(method) : failing.set(method, allowed)),
+    hideTransaction: (txHash, isHidden) =>
+      void (isHidden ? hidden.add(txHash.toLowerCase()) : hidden.delete(txHash.toLowerCase())),
     calls,
+    callsNaming: (value) => seenParams.filter((params) => params.includes(value.toLowerCase())).length,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
