@@ -19,6 +19,8 @@ export const limits = {
   listInputChars: 200,
   pageLimitMax: 100,
   pageLimitDefault: 20,
+  /** Log lines per page of a job's log (also the default: a log this short comes whole, as before pages). */
+  logPageLimitMax: 1000,
   idempotencyKeyMaxLength: 255,
   /** Requests per minute per API key (token bucket); 0 disables. */
   get apiKeyRequestsPerMinute() {

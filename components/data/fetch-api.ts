@@ -48,6 +48,14 @@ export interface ApiRequestInit {
 }
 
 export async function apiFetch<T>(path: string, init: ApiRequestInit = {}): Promise<T> {
+  return (await apiFetchWithHeaders<T>(path, init)).body;
+}
+
+/** apiFetch, with the response's headers (a list that pages in headers, like a job's log). */
+export async function apiFetchWithHeaders<T>(
+  path: string,
+  init: ApiRequestInit = {},
+): Promise<{ body: T; headers: Headers }> {
   const { method = "GET", body, signal, headers = {} } = init;
   let response: Response;
   try {
@@ -67,7 +75,7 @@ export async function apiFetch<T>(path: string, init: ApiRequestInit = {}): Prom
     if (signal?.aborted) throw error;
     throw new ApiError(0, "NETWORK_ERROR", "Could not reach the server. Check your connection and try again.");
   }
-  if (response.status === 204) return undefined as T;
+  if (response.status === 204) return { body: undefined as T, headers: response.headers };
   const text = await response.text();
   let parsed: unknown = undefined;
   if (text) {
@@ -79,5 +87,5 @@ export async function apiFetch<T>(path: string, init: ApiRequestInit = {}): Prom
     }
   }
   if (!response.ok) throw errorFrom(response, parsed);
-  return parsed as T;
+  return { body: parsed as T, headers: response.headers };
 }

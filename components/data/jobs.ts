@@ -4,7 +4,7 @@ import * as React from "react";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { finalStatuses } from "@/lib/contract/vocabulary";
 import { creditKeys } from "./credits";
-import { apiFetch } from "./fetch-api";
+import { apiFetch, apiFetchWithHeaders } from "./fetch-api";
 import type { ExecutionJob, ExecutionLog, JobList, TelemetryEvent, TelemetryPage } from "./types";
 
 export const jobKeys = {
@@ -27,8 +27,21 @@ export const jobEventsUrl = (jobId: string, afterSequence: number) =>
   `${jobPath(jobId)}/events?lastEventId=${afterSequence}`;
 
 export const fetchJob = (jobId: string, signal?: AbortSignal) => apiFetch<ExecutionJob>(jobPath(jobId), { signal });
-export const fetchJobLogs = (jobId: string, signal?: AbortSignal) =>
-  apiFetch<ExecutionLog[]>(`${jobPath(jobId)}/logs`, { signal });
+/** Every log line after `afterSequence`, page after page (the route answers at most 1,000 lines at a time). */
+export async function fetchJobLogsAfter(
+  jobId: string,
+  afterSequence: number,
+  signal?: AbortSignal,
+): Promise<ExecutionLog[]> {
+  const lines: ExecutionLog[] = [];
+  for (let after = afterSequence; ;) {
+    const page = await apiFetchWithHeaders<ExecutionLog[]>(`${jobPath(jobId)}/logs?after=${after}`, { signal });
+    lines.push(...page.body);
+    const last = page.body.at(-1);
+    if (page.headers.get("x-has-more") !== "true" || !last) return lines;
+    after = last.sequence;
+  }
+}
 
 const telemetryPageSize = 100;
 

@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
-import type { ExecutionJob, TelemetryEvent } from "./types";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { ExecutionJob, ExecutionLog, TelemetryEvent } from "./types";
+import { fetchJobLogsAfter } from "./jobs";
 import { applyUpdate, type JobSnapshot } from "./live-job";
 
 const job = (status: ExecutionJob["status"], updatedMs: number, extra: Partial<ExecutionJob> = {}): ExecutionJob => ({
@@ -48,5 +49,31 @@ describe("live updates on the job page apply in order", () => {
   it("keeps a final job as it is", () => {
     const done = applyUpdate(start, { type: "job", job: job("completed", 2000) });
     expect(applyUpdate(done, { type: "job", job: job("running", 3000) })).toBe(done);
+  });
+});
+
+describe("the job page's log", () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it("reads every line after the last one it holds, page after page while the answer says more follow", async () => {
+    const lines = Array.from({ length: 5 }, (_, i): ExecutionLog => ({
+      sequence: i + 1,
+      timestamp: new Date(i).toISOString(),
+      level: "info",
+      source: "node",
+      message: `line ${i + 1}`,
+    }));
+    const asked: string[] = [];
+    // A server that pages by two lines.
+    vi.stubGlobal("fetch", async (url: string) => {
+      asked.push(url);
+      const after = Number(new URL(url, "http://x").searchParams.get("after"));
+      const page = lines.filter((l) => l.sequence > after).slice(0, 2);
+      const hasMore = (page.at(-1)?.sequence ?? after) < lines.length;
+      return new Response(JSON.stringify(page), { headers: { "x-has-more": String(hasMore) } });
+    });
+    const read = await fetchJobLogsAfter("job-1", 1);
+    expect(read.map((l) => l.sequence)).toEqual([2, 3, 4, 5]);
+    expect(asked).toEqual(["/api/developers/jobs/job-1/logs?after=1", "/api/developers/jobs/job-1/logs?after=3"]);
   });
 });

@@ -7,7 +7,7 @@
 // events are merged by sequence, and a job snapshot older than the one shown is ignored.
 import * as React from "react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { fetchJob, fetchJobEventsAfter, fetchJobLogs, isJobFinal, jobEventsUrl, jobKeys } from "./jobs";
+import { fetchJob, fetchJobEventsAfter, fetchJobLogsAfter, isJobFinal, jobEventsUrl, jobKeys } from "./jobs";
 import type { ExecutionJob, ExecutionLog, TelemetryEvent } from "./types";
 
 export interface JobSnapshot {
@@ -56,7 +56,10 @@ const streamAttempts = 3;
 export function useLiveJob(
   initial: JobSnapshot,
   initialLogs: ExecutionLog[],
-  { onFinal }: { onFinal?: () => void } = {},
+  {
+    onFinal,
+    moreLogs = false,
+  }: { onFinal?: () => void; /** The server rendered the log's first page only. */ moreLogs?: boolean } = {},
 ) {
   const jobId = initial.job.jobId;
   const [snapshot, dispatch] = React.useReducer(applyUpdate, initial);
@@ -135,13 +138,20 @@ export function useLiveJob(
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [poll.data]);
 
-  // Logs: read again whenever the job moves — a telemetry event, or a progress report (which is when a
-  // running provider's lines arrive) — at most every logsThrottleMs while it runs, and once more at the end.
+  // Logs: the lines after the last one held are read whenever the job moves — a telemetry event, or a
+  // progress report (which is when a running provider's lines arrive) — at most every logsThrottleMs while it
+  // runs, and once more at the end; and at once when the server rendered only the log's first page.
   const logs = useQuery({
     queryKey: jobKeys.logs(jobId),
-    queryFn: ({ signal }) => fetchJobLogs(jobId, signal),
+    queryFn: async ({ signal }) => {
+      const held = queryClient.getQueryData<ExecutionLog[]>(jobKeys.logs(jobId)) ?? [];
+      const last = held.at(-1)?.sequence ?? 0;
+      const fresh = await fetchJobLogsAfter(jobId, last, signal);
+      return fresh.length === 0 ? held : [...held, ...fresh.filter((l) => l.sequence > last)];
+    },
     initialData: initialLogs,
     staleTime: Infinity,
+    refetchOnMount: moreLogs ? "always" : false,
   });
   const moved = `${snapshot.events.at(-1)?.sequence ?? 0}:${snapshot.job.updatedAt}`;
   const firstMoved = React.useRef(moved);

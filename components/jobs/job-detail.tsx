@@ -84,12 +84,15 @@ function CancelJob({ job, onCancelled }: { job: ExecutionJob; onCancelled: (job:
 export function JobDetail({
   initial,
   initialLogs,
+  moreLogs,
   credits,
   serviceName,
   deliveries,
 }: {
   initial: JobSnapshot;
+  /** The log's first page; `moreLogs` when lines follow it (the page reads them). */
   initialLogs: ExecutionLog[];
+  moreLogs: boolean;
   /** The job's ledger entries, read on the server (read again when the job ends while watched). */
   credits: CreditEntry[];
   serviceName: string;
@@ -97,7 +100,7 @@ export function JobDetail({
   deliveries?: React.ReactNode;
 }) {
   const router = useRouter();
-  const live = useLiveJob(initial, initialLogs, { onFinal: () => router.refresh() });
+  const live = useLiveJob(initial, initialLogs, { onFinal: () => router.refresh(), moreLogs });
   const { job, events, logs } = live;
   const phase = phaseOf(job);
   const isFinal = isFinalPhase(phase);

@@ -41,14 +41,14 @@ export const timeParam = z
   .meta({ description: "ISO-8601 time or epoch milliseconds", type: "string" });
 
 /** A decimal integer query parameter (no "0x10", "1e3" or blanks). */
-const intParam = (min: number, max: number, fallback: number) =>
+const intParam = (min: number, max: number, fallback: number, description?: string) =>
   z
     .string()
     .regex(/^\d{1,9}$/, "Expected a whole number")
     .transform(Number)
     .pipe(z.number().int().min(min).max(max))
     .default(fallback)
-    .meta({ type: "integer", minimum: min, maximum: max, default: fallback });
+    .meta({ type: "integer", minimum: min, maximum: max, default: fallback, ...(description ? { description } : {}) });
 
 export const pageQuery = z.object({
   page: intParam(1, 1_000_000, 1),
@@ -290,6 +290,12 @@ export const ExecutionLog = z
     nodeId: z.string().optional(),
   })
   .meta({ id: "ExecutionLog" });
+
+/** A page of a job's log: the lines after `after` (a sequence; 0 = from the start), oldest first. */
+export const JobLogsQuery = z.object({
+  after: intParam(0, 999_999_999, 0, "Lines after this sequence: the last one read (0, the default, is the start)"),
+  limit: intParam(1, limits.logPageLimitMax, limits.logPageLimitMax, "Lines per page"),
+});
 
 export const TelemetryEvent = z
   .object({

@@ -1,6 +1,6 @@
 // Jobs as developers see them, every read scoped to the owner (another developer's job is not found): one
 // job, a page of jobs, its log, its telemetry, and what the SSE stream reads after a change signal.
-import { and, asc, count, desc, eq, getTableColumns, gte, lte, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, getTableColumns, gt, gte, lte, sql, type SQL } from "drizzle-orm";
 import { preparedPerDatabase } from "@/lib/db/prepared-statements";
 import { jobEvents, jobLogs, jobs, nodes } from "@/lib/db/schema";
 import { limits } from "@/lib/limits";
@@ -97,18 +97,44 @@ export async function listJobs(accountId: string, filters: JobFilters): Promise<
   );
 }
 
-export async function getJobLogs(accountId: string, jobId: string): Promise<wire.ExecutionLog[]> {
+export interface LogPageRequest {
+  /** Lines after this sequence (the last one the reader holds; 0 = from the start). */
+  after: number;
+  limit: number;
+}
+
+export interface LogPage {
+  lines: wire.ExecutionLog[];
+  /** Lines after the last of `lines` exist: read on with `after` = its sequence. */
+  hasMore: boolean;
+}
+
+/**
+ * A page of the job's log, oldest first, by a cursor on `sequence`: one range read of the key (job_id,
+ * sequence) whatever the log's length, and never more than `limit` lines in one answer.
+ */
+export async function getJobLogs(accountId: string, jobId: string, { after, limit }: LogPageRequest): Promise<LogPage> {
   const d = await db();
   await ownedJobRow(accountId, jobId);
-  const rows = await d.select().from(jobLogs).where(eq(jobLogs.jobId, jobId)).orderBy(asc(jobLogs.sequence));
-  return rows.map((l) => ({
+  // One line past the page says whether there is more, without counting the log.
+  const rows = await d
+    .select()
+    .from(jobLogs)
+    .where(and(eq(jobLogs.jobId, jobId), gt(jobLogs.sequence, after)))
+    .orderBy(asc(jobLogs.sequence))
+    .limit(limit + 1);
+  return { lines: rows.slice(0, limit).map(toExecutionLog), hasMore: rows.length > limit };
+}
+
+function toExecutionLog(l: typeof jobLogs.$inferSelect): wire.ExecutionLog {
+  return {
     sequence: l.sequence,
     timestamp: l.createdAt.toISOString(),
     level: l.level,
     source: l.source,
     message: l.message,
     ...(l.nodeId ? { nodeId: l.nodeId } : {}),
-  }));
+  };
 }
 
 type EventRow = typeof jobEvents.$inferSelect;

@@ -36,7 +36,10 @@ function buildDocument() {
       method: p.method,
       path: p.path,
       summary: p.summary,
-      description: p.scope ? `Requires scope \`${p.scope}\` when called with an API key.` : undefined,
+      description:
+        [p.description, p.scope ? `Requires scope \`${p.scope}\` when called with an API key.` : undefined]
+          .filter(Boolean)
+          .join("\n\n") || undefined,
       tags: p.tags,
       security: security[p.credential],
       request: {
@@ -48,6 +51,7 @@ function buildDocument() {
       responses: {
         [String(p.response.status)]: {
           description: p.response.description ?? "OK",
+          ...(p.response.headers ? { headers: p.response.headers } : {}),
           ...(p.response.schema
             ? jsonContent(p.response.schema)
             : p.response.contentType

@@ -46,6 +46,8 @@ export interface RouteSpec<
   method: Method;
   path: `/api/${string}`;
   summary: string;
+  /** More than the summary says (the OpenAPI operation's description, before its scope). */
+  description?: string;
   tags: string[];
   credential: C;
   /** Required scope for API keys (`apiKey` and `either` routes). */
@@ -55,7 +57,7 @@ export interface RouteSpec<
   /** Documented request headers (read by the handler). */
   headers?: z.ZodObject;
   body?: B extends z.ZodType ? BodySpec<B, Output<P>> : never;
-  response: { status: number; schema?: R; description?: string; contentType?: string };
+  response: { status: number; schema?: R; description?: string; contentType?: string; headers?: z.ZodObject };
   /** Error statuses besides 500. */
   errors: number[];
 }
@@ -78,6 +80,14 @@ const keyIdParam = z.object({ keyId: z.string() });
 const nodeIdParam = z.object({ nodeId: z.string().meta({ description: "Node id (UUID)" }) });
 const endpointIdParam = z.object({ endpointId: z.string().meta({ description: "Webhook endpoint id (UUID)" }) });
 const idempotencyHeaders = z.object({ "Idempotency-Key": s.IdempotencyKeyHeader.optional() });
+/** The response headers of a list paged by cursor that keeps the reference's array body (`cursorPage`). */
+const cursorPageHeaders = z.object({
+  "X-Has-More": z.enum(["true", "false"]).meta({ description: "Whether more items follow this page" }),
+  Link: z
+    .string()
+    .optional()
+    .meta({ description: 'The next page (RFC 8288), when there is one: `<…?after=N&limit=L>; rel="next"`' }),
+});
 const submissionErrors = [400, 401, 402, 403, 404, 409, 413, 415, 422, 429];
 const nodeReportErrors = [400, 401, 404, 409];
 
@@ -281,13 +291,16 @@ export const routes = {
   getJobLogs: declareRoute({
     method: "get",
     path: "/api/developers/jobs/{jobId}/logs",
-    summary: "The job's log lines, oldest first",
+    summary: "The job's log lines, oldest first, a page at a time",
+    description:
+      'A page of at most `limit` lines after the sequence `after`. `X-Has-More: true` (and a `Link` header with `rel="next"`) when more lines follow: read on with `after` = the last line\'s sequence.',
     tags: ["Jobs"],
     credential: "either",
     scope: "jobs:read",
     params: jobIdParam,
-    response: { status: 200, schema: z.array(s.ExecutionLog) },
-    errors: [401, 403, 404],
+    query: s.JobLogsQuery,
+    response: { status: 200, schema: z.array(s.ExecutionLog), headers: cursorPageHeaders },
+    errors: [400, 401, 403, 404],
   }),
   getJobTelemetry: declareRoute({
     method: "get",

@@ -119,6 +119,9 @@ describe("the client against the real server", () => {
     const logs = await client.getJobLogs(completed.jobId);
     expect(logs.length).toBeGreaterThan(0);
     expect(logs.map((l) => l.sequence)).toEqual([...logs.map((l) => l.sequence)].sort((a, b) => a - b));
+    const lineByLine = [];
+    for await (const line of client.listJobLogs(completed.jobId, { limit: 1 })) lineByLine.push(line);
+    expect(lineByLine).toEqual(logs);
 
     const firstPage = await client.getJobTelemetry(completed.jobId, { page: 1, limit: 2 });
     expect(firstPage.data.map((e) => e.sequence)).toEqual([1, 2]);

@@ -96,6 +96,46 @@ describe("operations", () => {
     expect(cancel.headers["idempotency-key"]).toBeTruthy();
   });
 
+  it("listJobLogs: one page when awaited; every line when iterated, following X-Has-More with after = the last sequence", async () => {
+    const lines = [1, 2, 3, 4, 5].map((sequence) => ({ sequence, message: `line ${sequence}` }));
+    const { result } = await call(
+      (r) => {
+        const url = new URL(r.url, "http://x");
+        const after = Number(url.searchParams.get("after") ?? 0);
+        const limit = Number(url.searchParams.get("limit") ?? 1000);
+        const body = lines.filter((l) => l.sequence > after).slice(0, limit);
+        const hasMore = (body.at(-1)?.sequence ?? after) < lines.length;
+        return { status: 200, headers: { "x-has-more": String(hasMore) }, body };
+      },
+      async (c) => {
+        const logs = c.listJobLogs("job/1", { limit: 2 });
+        const first = await logs;
+        const all: number[] = [];
+        for await (const line of logs) all.push(line.sequence);
+        const fromThree: number[] = [];
+        for await (const line of c.listJobLogs("job/1", { after: 3 })) fromThree.push(line.sequence);
+        return { first: first.map((l) => l.sequence), all, fromThree };
+      },
+    );
+    expect(result).toEqual({ first: [1, 2], all: [1, 2, 3, 4, 5], fromThree: [4, 5] });
+    expect(api.requests.map((r) => r.url)).toEqual([
+      "/api/developers/jobs/job%2F1/logs?limit=2",
+      "/api/developers/jobs/job%2F1/logs?after=2&limit=2",
+      "/api/developers/jobs/job%2F1/logs?after=4&limit=2",
+      "/api/developers/jobs/job%2F1/logs?after=3",
+    ]);
+  });
+
+  it("listJobLogs stops at a page without X-Has-More: true (a server before pages sent the whole log)", async () => {
+    const { result } = await call({ status: 200, body: [{ sequence: 1 }, { sequence: 2 }] }, async (c) => {
+      const all: number[] = [];
+      for await (const line of c.getJobLogs("job_1")) all.push(line.sequence);
+      return all;
+    });
+    expect(result).toEqual([1, 2]);
+    expect(api.requests).toHaveLength(1);
+  });
+
   it("getJobTelemetry: page and limit", async () => {
     const { request } = await call(page([], 3, 3), (c) => c.getJobTelemetry("job_1", { page: 3, limit: 50 }));
     expect(request.url).toBe("/api/developers/jobs/job_1/telemetry?page=3&limit=50");

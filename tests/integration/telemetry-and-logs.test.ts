@@ -259,6 +259,77 @@ describe("GET /api/developers/jobs/:jobId/logs", () => {
   });
 });
 
+describe("a long log, page by page", () => {
+  // A job whose node wrote far more than one page: 2,345 lines after the platform's own.
+  const extraLines = 2_345;
+  let long: JobView;
+  let total: number;
+  beforeAll(async () => {
+    long = await submit(ctx.dev, ctx.key, "text-sentiment", { text: "A long log follows." });
+    long = await waitForStatus(ctx.dev, ctx.key, long.jobId);
+    const [{ last }] = await rowsOf<{ last: number }>(
+      sql`select coalesce(max(sequence), 0)::int as last from job_logs where job_id = ${long.jobId}`,
+    );
+    await rowsOf(sql`insert into job_logs (job_id, sequence, level, source, message)
+      select ${long.jobId}, ${last} + n, 'info', 'provider', 'line ' || n from generate_series(1, ${extraLines}) n`);
+    total = last + extraLines;
+  });
+
+  const pageOf = async (query: string) => {
+    const res = await ctx.dev.withKey(ctx.key, `/api/developers/jobs/${long.jobId}/logs${query}`);
+    expect(res.status).toBe(200);
+    return {
+      lines: (await res.json()) as LogLine[],
+      hasMore: res.headers.get("x-has-more"),
+      link: res.headers.get("link"),
+    };
+  };
+
+  it("answers at most 1,000 lines, the oldest, and says there are more (X-Has-More, Link rel=next)", async () => {
+    const first = await pageOf("");
+    expect(first.lines.map((l) => l.sequence)).toEqual(Array.from({ length: 1000 }, (_, i) => i + 1));
+    expect(first.hasMore).toBe("true");
+    expect(first.link).toBe(`</api/developers/jobs/${long.jobId}/logs?after=1000&limit=1000>; rel="next"`);
+  });
+
+  it("walks every line once, oldest first, by `after` (the last sequence read) and `limit`", async () => {
+    const sequences: number[] = [];
+    const pages: string[] = [];
+    for (let after = 0; ;) {
+      const page = await pageOf(`?after=${after}&limit=700`);
+      sequences.push(...page.lines.map((l) => l.sequence));
+      pages.push(`${page.lines.length}:${page.hasMore}`);
+      if (page.hasMore !== "true") {
+        expect(page.link).toBeNull();
+        break;
+      }
+      expect(page.link).toContain(`after=${page.lines.at(-1)?.sequence}&limit=700`);
+      after = page.lines.at(-1)?.sequence ?? Number.NaN;
+    }
+    expect(sequences).toEqual(Array.from({ length: total }, (_, i) => i + 1));
+    expect(pages.at(-1)).toBe(`${total - 700 * (pages.length - 1)}:false`);
+    // Past the end: an empty page, no more.
+    expect(await pageOf(`?after=${total}`)).toEqual({ lines: [], hasMore: "false", link: null });
+  });
+
+  it("refuses a limit outside 1–1000 or an `after` that is not a whole number, with 400 INVALID_REQUEST", async () => {
+    for (const query of ["limit=0", "limit=1001", "after=-1", "after=1.5", "after=abc", "limit=1e3"]) {
+      await expectError(
+        await ctx.dev.withKey(ctx.key, `/api/developers/jobs/${long.jobId}/logs?${query}`),
+        400,
+        "INVALID_REQUEST",
+      );
+    }
+  });
+
+  it("reads a page by the log's key (job_id, sequence): the only index of job_logs", async () => {
+    const indexes = await rowsOf<{ indexdef: string }>(
+      sql`select indexdef from pg_indexes where schemaname = 'public' and tablename = 'job_logs'`,
+    );
+    expect(indexes.map((i) => i.indexdef.replace(/^.* USING btree /, ""))).toEqual(["(job_id, sequence)"]);
+  });
+});
+
 describe("a final job", () => {
   it("never changes afterwards: the job, its telemetry and its logs read the same after later work", async () => {
     const snapshot = async (job: JobView) => ({

@@ -10,7 +10,7 @@ import {
   type RequestOptions,
 } from "./core.js";
 import { abortErrorOf, pathSegment, sleep, toIsoTime } from "./internal.js";
-import { PagePromise } from "./pagination.js";
+import { CursorPagePromise, PagePromise } from "./pagination.js";
 import { readServerSentEvents } from "./sse.js";
 import type {
   CreateJobParams,
@@ -24,6 +24,7 @@ import type {
   JobList,
   JobStreamEvent,
   ListJobsParams,
+  LogPageParams,
   Node,
   NodeList,
   NodeWithToken,
@@ -121,9 +122,24 @@ export class ExecutionClient extends RequestCore {
     return this.request({ method: "GET", path: `/api/developers/jobs/${pathSegment(jobId, "jobId")}` }, options);
   }
 
-  /** The job's log lines, oldest first. */
-  getJobLogs(jobId: string, options?: RequestOptions): Promise<ExecutionLog[]> {
-    return this.request({ method: "GET", path: `/api/developers/jobs/${pathSegment(jobId, "jobId")}/logs` }, options);
+  /**
+   * The job's log lines, oldest first, by a cursor on `sequence`. Needs `jobs:read`. Await it for one page
+   * (up to `params.limit` lines, at most 1 000, after `params.after`), or `for await` over it for every line
+   * from there on.
+   */
+  listJobLogs(jobId: string, params: LogPageParams = {}, options?: RequestOptions): CursorPagePromise<ExecutionLog> {
+    const path = `/api/developers/jobs/${pathSegment(jobId, "jobId")}/logs`;
+    const fetchPage = async (after: number | undefined) => {
+      const query = { after: after ?? params.after, limit: params.limit };
+      const { body, headers } = await this.requestWithHeaders<ExecutionLog[]>({ method: "GET", path, query }, options);
+      return { items: body, hasMore: headers["x-has-more"] === "true" };
+    };
+    return new CursorPagePromise(fetchPage, (line) => line.sequence);
+  }
+
+  /** `listJobLogs(jobId)`: awaited, the first 1 000 lines (the whole log before logs had pages); iterated, every line. */
+  getJobLogs(jobId: string, options?: RequestOptions): CursorPagePromise<ExecutionLog> {
+    return this.listJobLogs(jobId, {}, options);
   }
 
   /** The job's telemetry by sequence. Needs `telemetry:read`. Await it for one page, or `for await` over every event. */

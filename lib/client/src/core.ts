@@ -161,6 +161,13 @@ export interface OpenResponse {
   release(): void;
 }
 
+/** A parsed JSON body with the response's headers (lower-case names). @internal */
+export interface JsonWithHeaders<T> {
+  body: T;
+  headers: Record<string, string>;
+}
+
+type Mode = "json" | "headers" | "stream";
 type AttemptOutcome<T> = { ok: true; value: T } | { ok: false; error: ExecutionNetworkError };
 
 export class RequestCore {
@@ -220,14 +227,19 @@ export class RequestCore {
     return (await this.#send(spec, options, "json")) as T;
   }
 
+  /** request(), keeping the response's headers (a list paged in headers). @internal */
+  protected async requestWithHeaders<T>(spec: RequestSpec, options: RequestOptions = {}): Promise<JsonWithHeaders<T>> {
+    return (await this.#send(spec, options, "headers")) as JsonWithHeaders<T>;
+  }
+
   /** Opens a streamed response (e.g. Server-Sent Events) with the same retries as request(). @internal */
   protected openStream(spec: RequestSpec, options: RequestOptions): Promise<OpenResponse> {
     return this.#send(spec, options, "stream");
   }
 
-  #send(spec: RequestSpec, options: RequestOptions, mode: "json"): Promise<unknown>;
+  #send(spec: RequestSpec, options: RequestOptions, mode: "json" | "headers"): Promise<unknown>;
   #send(spec: RequestSpec, options: RequestOptions, mode: "stream"): Promise<OpenResponse>;
-  async #send(spec: RequestSpec, options: RequestOptions, mode: "json" | "stream"): Promise<unknown> {
+  async #send(spec: RequestSpec, options: RequestOptions, mode: Mode): Promise<unknown> {
     const { signal } = options;
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     const maxRetries = options.maxRetries ?? this.maxRetries;
@@ -266,7 +278,7 @@ export class RequestCore {
     init: Omit<FetchInit, "signal">,
     timeoutMs: number,
     signal: AbortSignal | undefined,
-    mode: "json" | "stream",
+    mode: Mode,
   ): Promise<AttemptOutcome<unknown>> {
     const controller = new AbortController();
     let timedOut = false;
@@ -314,10 +326,13 @@ export class RequestCore {
 
     if (!response.ok) return { ok: false, error: apiErrorOf(response, text) };
     if (mode === "stream") return { ok: false, error: invalidResponse(response, text, "no event stream") };
-    if (response.status === 204 || text === "") return { ok: true, value: undefined };
-    const parsed = parseJson(text);
-    if (!parsed.ok) throw invalidResponse(response, text, "a body that is not JSON");
-    return { ok: true, value: parsed.value };
+    let body: unknown = undefined;
+    if (response.status !== 204 && text !== "") {
+      const parsed = parseJson(text);
+      if (!parsed.ok) throw invalidResponse(response, text, "a body that is not JSON");
+      body = parsed.value;
+    }
+    return { ok: true, value: mode === "headers" ? { body, headers: headersOf(response) } : body };
   }
 
   #urlOf(path: string, query: RequestSpec["query"]): string {

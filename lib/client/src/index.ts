@@ -3,7 +3,8 @@ export { ExecutionClient } from "./client.js";
 export type { ListJobsFilters, StreamJobEventsOptions, WaitForJobOptions } from "./client.js";
 export { isRetryable } from "./core.js";
 export type { ClientOptions, FetchInit, FetchLike, FetchResponse, RequestOptions, RequestSpec } from "./core.js";
-export { PagePromise } from "./pagination.js";
+export { CursorPagePromise, PagePromise } from "./pagination.js";
+export type { CursorPage } from "./pagination.js";
 export {
   ExecutionAbortError,
   ExecutionApiError,

@@ -72,3 +72,61 @@ export async function* paginate<T>(
     if (!pagination.hasMore || data.length === 0) return;
   }
 }
+
+/** A page of a list paged by cursor: its items, and whether more follow the last of them. */
+export interface CursorPage<Item> {
+  items: Item[];
+  hasMore: boolean;
+}
+
+/**
+ * A list paged by a cursor (a job's log, by sequence). `await` it for one page (an array, as the route
+ * answers); `for await` over it for every item from there on, each next page read after the last item's
+ * cursor. The first request goes out when the page is first awaited (or iterated), once.
+ */
+export class CursorPagePromise<Item> implements Promise<Item[]>, AsyncIterable<Item> {
+  readonly #fetchPage: (after: number | undefined) => Promise<CursorPage<Item>>;
+  readonly #cursorOf: (item: Item) => number;
+  #first: Promise<CursorPage<Item>> | undefined;
+
+  /** @internal `fetchPage(undefined)` asks for the page the caller asked for (its own `after`, if any). */
+  constructor(fetchPage: (after: number | undefined) => Promise<CursorPage<Item>>, cursorOf: (item: Item) => number) {
+    this.#fetchPage = fetchPage;
+    this.#cursorOf = cursorOf;
+  }
+
+  get [Symbol.toStringTag]() {
+    return "CursorPagePromise";
+  }
+
+  #page(): Promise<CursorPage<Item>> {
+    return (this.#first ??= this.#fetchPage(undefined));
+  }
+
+  then<A = Item[], B = never>(
+    onFulfilled?: ((items: Item[]) => A | PromiseLike<A>) | null,
+    onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
+  ): Promise<A | B> {
+    return this.#page()
+      .then((page) => page.items)
+      .then(onFulfilled, onRejected);
+  }
+
+  catch<B = never>(onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<Item[] | B> {
+    return this.then(undefined, onRejected);
+  }
+
+  finally(onFinally?: (() => void) | null): Promise<Item[]> {
+    return this.then().finally(onFinally);
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<Item, void, undefined> {
+    for (let page = await this.#page(); ;) {
+      yield* page.items;
+      const last = page.items.at(-1);
+      // A server that answers without the header (before pages) sent the whole list.
+      if (!page.hasMore || last === undefined) return;
+      page = await this.#fetchPage(this.#cursorOf(last));
+    }
+  }
+}

@@ -322,6 +322,13 @@ export interface PageParams {
   limit?: number;
 }
 
+export interface LogPageParams {
+  /** Lines after this sequence (the last one read); default 0, the start. */
+  after?: number;
+  /** 1–1 000, default 1 000. */
+  limit?: number;
+}
+
 export interface ListJobsParams extends PageParams {
   status?: JobStatus;
   serviceId?: string;

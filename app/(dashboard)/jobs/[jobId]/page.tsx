@@ -7,6 +7,7 @@ import { listJobCreditEntries } from "@/lib/domain/credits";
 import { DomainError } from "@/lib/domain/errors";
 import { getJobLogs, readJobProgress } from "@/lib/engine/job-views";
 import { listServices } from "@/lib/domain/services";
+import { limits } from "@/lib/limits";
 
 export const metadata: Metadata = { title: "Job" };
 
@@ -15,7 +16,7 @@ async function readOwnedJob(accountId: string, jobId: string) {
   try {
     const [progress, logs, credits, services] = await Promise.all([
       readJobProgress(accountId, jobId, 0),
-      getJobLogs(accountId, jobId),
+      getJobLogs(accountId, jobId, { after: 0, limit: limits.logPageLimitMax }),
       listJobCreditEntries(accountId, jobId),
       listServices(),
     ]);
@@ -35,7 +36,8 @@ export default async function JobPage({ params }: { params: Promise<{ jobId: str
   return (
     <JobDetail
       initial={progress}
-      initialLogs={logs}
+      initialLogs={logs.lines}
+      moreLogs={logs.hasMore}
       credits={credits}
       serviceName={serviceName}
       deliveries={<JobDeliveries jobId={progress.job.jobId} />}
