@@ -1,6 +1,6 @@
 // What nodes report about the jobs they hold (start, progress, result, failure, release) and the lease
-// their heartbeats renew. Each report is one job change, refused (LEASE_LOST, JOB_FINAL) when the node no
-// longer holds the attempt it names. A node's results leave for the database through its lane
+// their heartbeats renew. Each report is one job change, refused with LEASE_LOST when the node does not hold
+// the attempt it names. A node's results leave for the database through its lane
 // (write-lanes.ts): those its slots report while a write of theirs is in flight go together, as one
 // statement, instead of a statement and a commit each.
 import { and, eq, inArray, sql } from "drizzle-orm";
@@ -37,26 +37,24 @@ export async function renewLeases(node: NodeRow, jobIds: string[]): Promise<Set<
   return new Set(kept.map((k) => k.id));
 }
 
-/** Why a node's report was refused: the job ended (e.g. cancelled) or moved on to another attempt. */
-async function refusal(jobId: string): Promise<DomainError> {
-  const [row] = await (await db()).select({ status: jobs.status }).from(jobs).where(eq(jobs.id, jobId));
-  if (row && (row.status === "completed" || row.status === "failed")) {
-    return new DomainError("JOB_FINAL", `The job is ${row.status}; stop working on it.`);
-  }
-  return new DomainError("LEASE_LOST", "This node no longer holds the job (lease lost or a new attempt began).");
-}
+/**
+ * The one answer to a report on a job the node does not hold, whatever the reason: it ended, moved on to another
+ * attempt or node, belongs to another developer, or does not exist. Saying which would tell a node about jobs
+ * that are none of its business; for the holder it is the truth, and all it needs: stop working on it.
+ */
+const notHeld = () => new DomainError("LEASE_LOST", "This node does not hold this job's attempt; stop working on it.");
 
 async function reportOrRefuse(jobId: string, write: (tx: Tx) => Promise<JobRow | null>): Promise<void> {
-  if (!isUuid(jobId)) throw new DomainError("JOB_NOT_FOUND", "The job was not found.");
+  if (!isUuid(jobId)) throw notHeld();
   const row = await (await db()).transaction(write);
-  if (!row) throw await refusal(jobId);
+  if (!row) throw notHeld();
 }
 
 /** A report that is one job change: written at once (one statement on the hot path), or refused. */
 async function changeOrRefuse(jobId: string, change: JobChange): Promise<void> {
-  if (!isUuid(jobId)) throw new DomainError("JOB_NOT_FOUND", "The job was not found.");
+  if (!isUuid(jobId)) throw notHeld();
   const row = await applyJobChangeAtOnce(jobId, change);
-  if (!row) throw await refusal(jobId);
+  if (!row) throw notHeld();
 }
 
 export function startExecution(node: NodeRow, jobId: string, attempt: number) {
@@ -140,9 +138,9 @@ export async function completeExecution(
       return row;
     });
   }
-  if (!isUuid(jobId)) throw new DomainError("JOB_NOT_FOUND", "The job was not found.");
+  if (!isUuid(jobId)) throw notHeld();
   const row = await (await completionLanes.get()).write(node.id, { jobId, change });
-  if (!row) throw await refusal(jobId);
+  if (!row) throw notHeld();
 }
 
 /** Exponential backoff with full jitter: base · 2^(attempt-1), jittered into [50%, 100%]. */
@@ -155,7 +153,7 @@ export function failExecution(node: NodeRow, jobId: string, attempt: number, fai
   return reportOrRefuse(jobId, async (tx) => {
     // Read inside the transaction that writes: the attempts left are those of the row being changed.
     const [job] = await tx.select().from(jobs).where(eq(jobs.id, jobId)).for("update");
-    if (!job) throw new DomainError("JOB_NOT_FOUND", "The job was not found.");
+    if (!job) return null;
     const cause = { kind: "attempt-failed", ...failure, retryDelayMs: retryDelayMs(attempt) } as const;
     return applyStopOutcome(tx, jobId, stopOutcome(job, cause), {
       from: heldStatuses,

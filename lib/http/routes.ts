@@ -89,7 +89,10 @@ const cursorPageHeaders = z.object({
     .meta({ description: 'The next page (RFC 8288), when there is one: `<…?after=N&limit=L>; rel="next"`' }),
 });
 const submissionErrors = [400, 401, 402, 403, 404, 409, 413, 415, 422, 429];
-const nodeReportErrors = [400, 401, 404, 409];
+const nodeReportErrors = [400, 401, 409];
+/** The one refusal of every report on a job the node does not hold (lib/engine/node-reports.ts). */
+const notHeldDescription =
+  "A job this node does not hold (it ended, moved on to another attempt or node, is another developer's, or no such job exists) → 409 `LEASE_LOST`, the same answer in every case: stop working on it.";
 
 export const routes = {
   // ── Auth ──
@@ -685,6 +688,7 @@ export const routes = {
     method: "post",
     path: "/api/nodes/jobs/{jobId}/start",
     summary: "Node: execution started",
+    description: notHeldDescription,
     tags: ["Nodes"],
     credential: "node",
     params: jobIdParam,
@@ -696,6 +700,7 @@ export const routes = {
     method: "post",
     path: "/api/nodes/jobs/{jobId}/progress",
     summary: "Node: progress, provider requests and log lines",
+    description: notHeldDescription,
     tags: ["Nodes"],
     credential: "node",
     params: jobIdParam,
@@ -707,6 +712,7 @@ export const routes = {
     method: "post",
     path: "/api/nodes/jobs/{jobId}/complete",
     summary: "Node: result",
+    description: notHeldDescription,
     tags: ["Nodes"],
     credential: "node",
     params: jobIdParam,
@@ -718,6 +724,7 @@ export const routes = {
     method: "post",
     path: "/api/nodes/jobs/{jobId}/fail",
     summary: "Node: attempt failed (retryable or not)",
+    description: notHeldDescription,
     tags: ["Nodes"],
     credential: "node",
     params: jobIdParam,
@@ -729,6 +736,7 @@ export const routes = {
     method: "post",
     path: "/api/nodes/jobs/{jobId}/release",
     summary: "Node: give a job back (routed again as a new attempt)",
+    description: notHeldDescription,
     tags: ["Nodes"],
     credential: "node",
     params: jobIdParam,

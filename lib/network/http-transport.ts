@@ -44,6 +44,7 @@ export function httpTransport(options: HttpTransportOptions): CoordinatorTranspo
         const parsed: unknown = text ? JSON.parse(text) : {};
         if (res.ok) return parsed as T;
         const error = (parsed as { error?: { code?: string; message?: string } }).error ?? {};
+        // JOB_FINAL: what a coordinator from before one answer for every job not held said of an ended one.
         if (error.code === "JOB_FINAL" || error.code === "LEASE_LOST")
           throw new JobRevokedError(error.code, error.message ?? error.code);
         if (error.code === "INVALID_NODE_TOKEN") throw new NodeTokenRefusedError(error.message ?? error.code);

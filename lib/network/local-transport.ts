@@ -10,7 +10,7 @@ async function revoking<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    if (error instanceof DomainError && (error.code === "JOB_FINAL" || error.code === "LEASE_LOST")) {
+    if (error instanceof DomainError && error.code === "LEASE_LOST") {
       throw new JobRevokedError(error.code, error.message);
     }
     throw error;

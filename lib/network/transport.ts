@@ -27,7 +27,7 @@ export interface CoordinatorTransport {
   drain(): Promise<void>;
 }
 
-/** The coordinator refused a report because the job ended or moved on: the node must stop the job. */
+/** The coordinator refused a report: the node does not hold the job (it ended or moved on), so it stops it. */
 export class JobRevokedError extends Error {
   constructor(
     readonly code: "JOB_FINAL" | "LEASE_LOST",

@@ -1,5 +1,6 @@
 // Nodes you own, managed through the API (CONTRACT §12): a token shown once that reaches the node protocol,
 // the scope nodes:manage, owner-only visibility, the limit of 20, rotation and revocation.
+import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { signUpDeveloper } from "../support/developer";
 import { expectError, isoTime } from "../support/expect-error";
@@ -226,4 +227,61 @@ describe("a claim already waiting when its node's token changes", () => {
       }
     });
   }
+});
+
+describe("a node's report on a job it does not hold", () => {
+  it("answers alike for another developer's job, a final job, an unknown id and a malformed one: 409 LEASE_LOST", async () => {
+    const owner = await signUpDeveloper(ctx.server.baseUrl);
+    const ownerKey = await owner.createApiKey(["services:execute", "jobs:read"]);
+    const created = await owner.session("/api/developers/nodes", {
+      method: "POST",
+      body: JSON.stringify({ name: "curious", serviceIds: ["token-count"] }),
+    });
+    const { token } = (await created.json()) as { token: string };
+    expect((await register(token)).status).toBe(200);
+    const run = async (dev: typeof owner, key: string, text: string) => {
+      const res = await dev.withKey(key, "/api/marketplace/services/token-count/execute", {
+        method: "POST",
+        body: JSON.stringify({ input: { text } }),
+      });
+      expect(res.status).toBe(202);
+      return ((await res.json()) as JobView).jobId;
+    };
+    // A job of the node's owner it ran to the end, and another developer's job waiting for a node.
+    const finished = await run(owner, ownerKey, "ran to the end");
+    const claimed = await asNode(token, "claim", { max: 1, waitMs: 0, start: true });
+    expect((await claimed.json()).jobs).toEqual([expect.objectContaining({ jobId: finished, attempt: 1 })]);
+    const done = await asNode(token, `jobs/${finished}/complete`, {
+      attempt: 1,
+      result: { summary: "ok", output: {} },
+    });
+    expect(done.status).toBe(204);
+    const stranger = await signUpDeveloper(ctx.server.baseUrl);
+    const foreign = await run(stranger, await stranger.createApiKey(["services:execute", "jobs:read"]), "not yours");
+
+    const reports = {
+      start: { attempt: 1 },
+      progress: { attempt: 1, progress: 50, logs: [{ level: "info", message: "probing" }] },
+      complete: { attempt: 1, result: { summary: "forged", output: {} } },
+      fail: { attempt: 1, code: "PROBE", message: "probing", retryable: false },
+      release: { attempt: 1 },
+    };
+    for (const [report, body] of Object.entries(reports)) {
+      const answers: { status: number; code: string; message: string; details?: unknown }[] = [];
+      for (const jobId of [foreign, finished, randomUUID(), "not-a-uuid"]) {
+        const res = await asNode(token, `jobs/${jobId}/${report}`, body);
+        const { error } = (await res.json()) as { error: { code: string; message: string; details?: unknown } };
+        answers.push({ status: res.status, code: error.code, message: error.message, details: error.details });
+      }
+      expect(answers[0], report).toMatchObject({ status: 409, code: "LEASE_LOST" });
+      expect(answers, report).toEqual(answers.map(() => answers[0]));
+    }
+    // Untouched by the attempts.
+    expect(await getJob(stranger, await stranger.createApiKey(["jobs:read"]), foreign)).toMatchObject({
+      status: "routing",
+      attempt: 0,
+      progress: 0,
+    });
+    expect(await getJob(owner, ownerKey, finished)).toMatchObject({ status: "completed", result: { summary: "ok" } });
+  });
 });

@@ -1,5 +1,5 @@
 // What the engine refuses writes nothing: a transition the state machine forbids, a report from a node that
-// no longer holds the attempt, a change to a job that has ended, a second cancellation (so a refund is paid
+// no longer holds the attempt (or a job that has ended), a second cancellation (so a refund is paid
 // once), and a change to failed outside a transaction (its refund must commit with it).
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -66,7 +66,7 @@ describe("a refused change", () => {
     await cancelJob(await accountOf(jobId), jobId);
   });
 
-  it("to a job that has ended is JOB_FINAL and writes nothing; a second cancellation refunds nothing more", async () => {
+  it("from its node to a job that has ended is LEASE_LOST and writes nothing; a second cancellation is JOB_FINAL, refunding nothing more", async () => {
     const node = await engineNode("too-late");
     const jobId = await submitted("cancelled under the node");
     await claimJobs(node, 1, 0, undefined, { start: true });
@@ -77,11 +77,12 @@ describe("a refused change", () => {
       { type: "refund", amount: 1 },
     ]);
 
+    // A node learns only that it does not hold the job (whether it ended is none of its business).
     await expect(completeExecution(node, jobId, 1, { summary: "late", output: {} })).rejects.toMatchObject({
-      code: "JOB_FINAL",
+      code: "LEASE_LOST",
     });
     await expect(failExecution(node, jobId, 1, { code: "X", message: "late", retryable: false })).rejects.toMatchObject(
-      { code: "JOB_FINAL" },
+      { code: "LEASE_LOST" },
     );
     await expect(cancelJob(await accountOf(jobId), jobId)).rejects.toMatchObject({ code: "JOB_FINAL" });
     expect(await effectsOf(jobId)).toEqual(before);

@@ -177,13 +177,13 @@ describe("execution nodes", () => {
       "INVALID_REQUEST",
     ]);
     expect(await codeOf(await post("claim", "{not json"))).toEqual([400, "INVALID_REQUEST"]);
-    expect(await codeOf(await post("jobs/not-a-uuid/start", { attempt: 1 }))).toEqual([404, "JOB_NOT_FOUND"]);
+    expect(await codeOf(await post("jobs/not-a-uuid/start", { attempt: 1 }))).toEqual([409, "LEASE_LOST"]);
     // A job this node does not hold: its report is refused, the job is untouched.
     const job = await submit(ctx.dev, ctx.key, "token-count", { text: "held by someone else" });
     const done = await waitForStatus(ctx.dev, ctx.key, job.jobId);
     expect(
       await codeOf(await post(`jobs/${job.jobId}/complete`, { attempt: 1, result: { summary: "forged", output: {} } })),
-    ).toEqual([409, "JOB_FINAL"]);
+    ).toEqual([409, "LEASE_LOST"]);
     expect(await getJob(ctx.dev, ctx.key, job.jobId)).toEqual(done);
   });
 

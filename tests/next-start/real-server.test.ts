@@ -247,7 +247,7 @@ describe.each(drivers)("next start on $name", ({ postgres }) => {
         body: JSON.stringify({ attempt: 1, result: { summary: "again", output: {} } }),
       });
       expect(late.status).toBe(409);
-      expect(await late.json()).toMatchObject({ error: { code: "JOB_FINAL" } });
+      expect(await late.json()).toMatchObject({ error: { code: "LEASE_LOST" } });
     } finally {
       await node.kill();
       llm.behave({ reply: "normal" });
