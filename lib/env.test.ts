@@ -1,5 +1,7 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { appOrigins, parseEnv } from "./env";
+import { appOrigins, envVariables, parseEnv } from "./env";
 
 describe("configuration", () => {
   it("has the contract's defaults", () => {
@@ -42,5 +44,33 @@ describe("configuration", () => {
     expect(() => parseEnv({ SIWE_CHAIN_IDS: "1,x" })).toThrow(/SIWE_CHAIN_IDS/);
     expect(parseEnv({}).TRUST_PROXY).toBe(false);
     expect(parseEnv({ TRUST_PROXY: "true" }).TRUST_PROXY).toBe(true);
+  });
+});
+
+describe("the README's configuration tables", () => {
+  // Every row of the tables under "## Configuration" (its subsections included): name and default column.
+  const readme = readFileSync(path.join(import.meta.dirname, "..", "README.md"), "utf8");
+  const section = readme.slice(
+    readme.indexOf("\n## Configuration\n"),
+    readme.indexOf("\n## ", readme.indexOf("\n## Configuration\n") + 1),
+  );
+  const rows = [...section.matchAll(/^\| `([A-Z][A-Z0-9_]*)` +\| ([^|]*)\|/gm)].map(([, name, fallback]) => ({
+    name,
+    fallback: fallback.trim(),
+  }));
+
+  it("list every variable the server reads, each once, and no other", () => {
+    expect(rows.map((r) => r.name).sort()).toEqual([...envVariables].sort());
+  });
+
+  it("give each variable's default as the server applies it", () => {
+    const defaults = parseEnv({}) as Record<string, unknown>;
+    for (const { name, fallback } of rows) {
+      const literal = /^`([^`]*)`$/.exec(fallback)?.[1];
+      const applied = defaults[name];
+      // Unset (or empty) in the schema: the README may tell what the code does instead (e.g. APP_ORIGIN from PORT).
+      if (applied === undefined || (Array.isArray(applied) && applied.length === 0)) continue;
+      expect.soft(literal, name).toBe(Array.isArray(applied) ? applied.join(",") : String(applied));
+    }
   });
 });

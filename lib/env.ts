@@ -153,6 +153,9 @@ const envSchema = z.object({
   NEXT_PUBLIC_WALLETCONNECT_RELAY_URL: z.url({ protocol: /^wss?$/ }).optional(),
 });
 
+/** Every variable the server reads: README.md's configuration tables have a row for each (lib/env.test.ts). */
+export const envVariables = Object.keys(envSchema.shape);
+
 const paymentVariables = [
   "PAYMENTS_RPC_URL",
   "PAYMENTS_CHAIN_ID",
