@@ -6,6 +6,7 @@ import { Badge, type BadgeVariant } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import type { WebhookDelivery } from "@/components/data/types";
+import { describeDeliveryError } from "./delivery-problem";
 
 const statusVariant: Record<WebhookDelivery["status"], BadgeVariant> = {
   pending: "info",
@@ -13,17 +14,32 @@ const statusVariant: Record<WebhookDelivery["status"], BadgeVariant> = {
   failed: "destructive",
 };
 
-/** Deliveries with their outcome; `onRedeliver` adds the Redeliver action. */
+/** A delivery's last error; a refusal by policy in words, its explanation on hover. */
+function LastError({ error, endpointUrl }: { error: string; endpointUrl?: string }) {
+  const problem = describeDeliveryError(error, endpointUrl);
+  return (
+    <div className="mt-1 max-w-48 truncate text-xs text-muted-foreground" title={problem?.message ?? error}>
+      {problem?.title ?? error}
+    </div>
+  );
+}
+
+/**
+ * Deliveries with their outcome; `onRedeliver` adds the Redeliver action. With `endpointUrl` (one endpoint's
+ * deliveries), a refusal by policy says precisely why.
+ */
 export function DeliveriesTable({
   deliveries,
   onRedeliver,
   busyId,
   label,
+  endpointUrl,
 }: {
   deliveries: WebhookDelivery[];
   onRedeliver?: (delivery: WebhookDelivery) => void;
   busyId?: string | null;
   label: string;
+  endpointUrl?: string;
 }) {
   return (
     <Table aria-label={label} stackOnPhone>
@@ -54,11 +70,7 @@ export function DeliveriesTable({
             </TableCell>
             <TableCell>
               <Badge variant={statusVariant[d.status]}>{d.status}</Badge>
-              {d.lastError && (
-                <div className="mt-1 max-w-48 truncate text-xs text-muted-foreground" title={d.lastError}>
-                  {d.lastError}
-                </div>
-              )}
+              {d.lastError && <LastError error={d.lastError} endpointUrl={endpointUrl} />}
             </TableCell>
             <TableCell className="text-right tabular-nums max-md:hidden">{d.attempts}</TableCell>
             <TableCell className="text-right tabular-nums">

@@ -7,6 +7,7 @@ import { Loader2Icon, PlusIcon, WebhookIcon } from "lucide-react";
 import { useProfile } from "@/components/data/profile";
 import { formatDate } from "@/components/dashboard/format";
 import { Pager } from "@/components/dashboard/pager";
+import { ProblemAlert } from "@/components/dashboard/problem-alert";
 import { EmptyState, ErrorState } from "@/components/dashboard/states";
 import { ProfileRequired } from "@/components/profile/profile-required";
 import { Badge, CodeBadges } from "@/components/ui/badge";
@@ -29,6 +30,7 @@ import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@
 import { webhookEventTypes } from "@/lib/contract/vocabulary";
 import { DeleteEndpointDialog } from "./delete-endpoint-dialog";
 import { DeliveriesTable } from "./deliveries-table";
+import { describeDeliveryError } from "./delivery-problem";
 import type { WebhookEndpoint, WebhookEndpointWithSecret, WebhookEventType } from "@/components/data/types";
 import {
   useCreateWebhookEndpoint,
@@ -182,6 +184,9 @@ function EndpointDeliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
   const [page, setPage] = React.useState(1);
   const deliveries = useWebhookDeliveries(endpoint.endpointId, page);
   const redeliver = useRedeliverWebhook(endpoint.endpointId);
+  // The newest delivery refused by policy: every later one would be too, until the endpoint's URL changes.
+  const newest = deliveries.data?.data[0];
+  const refused = newest && describeDeliveryError(newest.lastError, endpoint.url);
 
   return (
     <section aria-label={`Deliveries to ${endpoint.url}`} className="grid grid-cols-1 gap-3">
@@ -189,6 +194,11 @@ function EndpointDeliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
         Deliveries to <span className="font-mono text-sm break-all">{endpoint.url}</span>
       </h2>
       {redeliver.isError && <ErrorState title="Could not redeliver" error={redeliver.error} />}
+      {refused && (
+        <ProblemAlert
+          problem={{ title: refused.title, message: refused.message, code: newest.lastError ?? undefined }}
+        />
+      )}
       {deliveries.isPending ? (
         <Skeleton className="h-24" />
       ) : deliveries.isError ? (
@@ -204,6 +214,7 @@ function EndpointDeliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
           <DeliveriesTable
             label="Deliveries"
             deliveries={deliveries.data.data}
+            endpointUrl={endpoint.url}
             busyId={redeliver.isPending ? redeliver.variables : null}
             onRedeliver={(d) => redeliver.mutate(d.deliveryId)}
           />

@@ -553,10 +553,10 @@ export const WebhookDelivery = z
     status: z.enum(["pending", "succeeded", "failed"]),
     attempts: z.number().int(),
     lastResponseStatus: z.number().int().nullable(),
-    lastError: z
-      .string()
-      .nullable()
-      .meta({ description: "e.g. BAD_STATUS, TIMEOUT, DESTINATION_FORBIDDEN, CONNECTION_FAILED: …" }),
+    lastError: z.string().nullable().meta({
+      description:
+        "e.g. BAD_STATUS, TIMEOUT, CONNECTION_FAILED: …; DESTINATION_FORBIDDEN (the policy refused the destination: failed at once, never retried)",
+    }),
     lastLatencyMs: z.number().int().nullable(),
     nextAttemptAt: nullableIso,
     createdAt: isoTime,

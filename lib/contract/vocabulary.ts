@@ -66,6 +66,11 @@ export const webhookEventTypes = [
   "credits.low",
 ] as const;
 export type WebhookEventType = (typeof webhookEventTypes)[number];
+/**
+ * A delivery's `lastError` when the policy refused its destination at send time (a host that now resolves to a
+ * private or otherwise special address, or http: to a host not allowed): it fails at once, never retried.
+ */
+export const webhookDestinationForbidden = "DESTINATION_FORBIDDEN";
 
 /** When a key's credit limit starts afresh (CONTRACT §11): at 00:00 UTC; weeks start on Monday. */
 export const creditLimitResets = ["daily", "weekly", "monthly"] as const;

@@ -3,6 +3,7 @@
 // in next_attempt_at, so a crash mid-send leads to a retry), and retried on the schedule of CONTRACT §8.
 import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
+import { webhookDestinationForbidden } from "@/lib/contract/vocabulary";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { limits } from "@/lib/limits";
@@ -120,14 +121,18 @@ export const isSuccess = (outcome: AttemptOutcome) =>
 
 /**
  * Records an attempt and what follows from it: success; a retry on the schedule; `failed` once the next
- * try would fall outside the retry window; and the endpoint disabled when it has failed for too long.
+ * try would fall outside the retry window, or at once when the policy refused the destination (no retry
+ * would be allowed either); and the endpoint disabled when it has failed for too long.
  * Only the claim that made the attempt may record it (a redelivery or deletion in between wins).
  */
 export async function recordAttempt(claim: ClaimedDelivery, outcome: AttemptOutcome): Promise<void> {
   const config = env();
   const succeeded = isSuccess(outcome);
   const delay = retryDelayMs(claim.cycleAttempts);
-  const givesUp = !succeeded && Date.now() + delay > claim.cycleStartedAt.getTime() + config.WEBHOOK_RETRY_WINDOW_MS;
+  const givesUp =
+    !succeeded &&
+    (outcome.error === webhookDestinationForbidden ||
+      Date.now() + delay > claim.cycleStartedAt.getTime() + config.WEBHOOK_RETRY_WINDOW_MS);
   const disableAfter = sql`make_interval(secs => ${config.WEBHOOK_DISABLE_AFTER_MS / 1000})`;
   const disabledReason = `Every delivery failed for ${Math.round(config.WEBHOOK_DISABLE_AFTER_MS / 3_600_000)} h; disabled automatically.`;
   // One statement (the dispatcher's only write per attempt): the attempt row, the delivery's next state, and

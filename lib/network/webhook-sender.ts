@@ -6,6 +6,7 @@ import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
+import { webhookDestinationForbidden } from "@/lib/contract/vocabulary";
 import { forbiddenRange, hostOf, isAllowedHost } from "@/lib/domain/webhook-address";
 import type { AttemptOutcome } from "@/lib/domain/webhook-outbox";
 
@@ -52,7 +53,7 @@ export async function sendWebhook(
   const url = new URL(rawUrl);
   const host = hostOf(url);
   const allowed = isAllowedHost(host, options.allowedHosts);
-  if (url.protocol !== "https:" && !(url.protocol === "http:" && allowed)) return failed("DESTINATION_FORBIDDEN");
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && allowed)) return failed(webhookDestinationForbidden);
 
   let timer: NodeJS.Timeout | undefined;
   const aborter = new AbortController();
@@ -65,7 +66,8 @@ export async function sendWebhook(
   try {
     const addresses = await Promise.race([resolve(host), deadline]);
     if (addresses.length === 0) return failed("DNS_FAILED: no address");
-    if (!allowed && addresses.some((a) => forbiddenRange(a.address) !== null)) return failed("DESTINATION_FORBIDDEN");
+    if (!allowed && addresses.some((a) => forbiddenRange(a.address) !== null))
+      return failed(webhookDestinationForbidden);
     return await Promise.race([
       exchange(url, host, addresses, headers, body, options, aborter.signal, elapsed),
       deadline,

@@ -1,5 +1,6 @@
 // Without WEBHOOK_ALLOWED_HOSTS, webhooks never reach a private address: a literal one is refused at
-// registration, and a host name that resolves to one fails the attempt before any connection is made.
+// registration, and a host name that resolves to one fails the delivery at its first attempt, before any
+// connection is made and without retries (CONTRACT §8: the policy will not change by waiting).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signUpDeveloper, type Developer } from "../support/developer";
 import { eventually } from "../support/jobs";
@@ -39,22 +40,32 @@ describe("webhook destinations without an allow list", () => {
     expect((await res.json()).error).toMatchObject({ code: "VALIDATION_ERROR", details: { field: "url" } });
   });
 
-  it("fail an attempt to a host name resolving to loopback with DESTINATION_FORBIDDEN, and the receiver sees nothing", async () => {
+  it("fail a delivery to a host name resolving to loopback at once with DESTINATION_FORBIDDEN: one attempt, no retry, no connection", async () => {
     const res = await register(`https://localhost:${receiver.port}/hook`);
     expect(res.status).toBe(201);
     const { endpointId } = (await res.json()) as { endpointId: string };
     expect((await dev.session(`/api/developers/webhooks/${endpointId}/test`, { method: "POST" })).status).toBe(202);
-    const [delivery] = await eventually(
-      async () =>
-        (
-          (await (await dev.session(`/api/developers/webhooks/${endpointId}/deliveries`)).json()) as {
-            data: { attempts: number; lastError: string | null; lastResponseStatus: number | null }[];
-          }
-        ).data,
-      (d) => (d[0]?.attempts ?? 0) >= 2,
-    );
-    expect(delivery.lastError).toBe("DESTINATION_FORBIDDEN");
-    expect(delivery.lastResponseStatus).toBeNull();
+    type Delivery = {
+      status: string;
+      attempts: number;
+      lastError: string | null;
+      lastResponseStatus: number | null;
+      nextAttemptAt: string | null;
+    };
+    const list = async () =>
+      ((await (await dev.session(`/api/developers/webhooks/${endpointId}/deliveries`)).json()) as { data: Delivery[] })
+        .data;
+    await eventually(list, (d) => (d[0]?.attempts ?? 0) >= 1 && d[0].lastError !== null);
+    // The retry schedule here is 100 ms: a delivery still retried would have tried several times more by now.
+    await new Promise((r) => setTimeout(r, 600));
+    const [delivery] = await list();
+    expect(delivery).toMatchObject({
+      status: "failed",
+      attempts: 1,
+      lastError: "DESTINATION_FORBIDDEN",
+      lastResponseStatus: null,
+      nextAttemptAt: null,
+    });
     expect(receiver.connections()).toBe(0);
     expect(receiver.received).toHaveLength(0);
   });
