@@ -188,8 +188,8 @@ export const creditLedger = pgTable(
 );
 
 /**
- * Payments of the token to the treasury, one row per (chain, transaction): the unique key is what makes a
- * payment count once, whether the dashboard, a second account or the watcher found it first. `account_id`
+ * Payments of the token to the treasury, one row per (chain, transaction, paying address): the unique key is
+ * what makes a payment count once, whether the dashboard or the watcher found it first. `account_id`
  * is null while the paying address has no account (credited when that address first signs in).
  */
 export const topUps = pgTable(
@@ -216,7 +216,8 @@ export const topUps = pgTable(
     creditedAt: ts("credited_at"),
   },
   (t) => [
-    uniqueIndex("top_ups_tx_idx").on(t.chainId, t.txHash),
+    // One row per sender's payment in a transaction: a batch or multicall can pay for several senders at once.
+    uniqueIndex("top_ups_tx_payer_idx").on(t.chainId, t.txHash, t.fromAddress),
     index("top_ups_account_idx").on(t.accountId, t.createdAt),
     index("top_ups_pending_idx")
       .on(t.checkedAt)

@@ -8,7 +8,7 @@ import { formatTokenAmount } from "@/lib/contract/top-up-arithmetic";
 import { readHead, readTokenMetadata, readTreasuryTransfers, type TreasuryTransfer } from "@/lib/payments/chain";
 import { db } from "./database";
 import { DomainError } from "./errors";
-import { paymentsByTransaction, requirePayments } from "./top-ups";
+import { paymentsIn, requirePayments } from "./top-ups";
 
 export interface ReconciliationRow {
   blockNumber: number;
@@ -44,13 +44,16 @@ export async function reconcileTreasury(range: { fromBlock: number; toBlock?: nu
     .from(topUps)
     .leftJoin(accounts, eq(accounts.id, topUps.accountId))
     .where(and(eq(topUps.chainId, config.chainId), between(topUps.blockNumber, Number(fromBlock), Number(toBlock))));
-  const byHash = new Map(recorded.map((r) => [r.topUp.txHash, r]));
+  // One row per sender's payment in a transaction (a batch can pay for several).
+  const keyOf = (txHash: string, payer: string) => `${txHash} ${payer.toLowerCase()}`;
+  const byPayment = new Map(recorded.map((r) => [keyOf(r.topUp.txHash, r.topUp.fromAddress), r]));
 
-  const payments = paymentsByTransaction(transfers);
-  const lines = payments.map(({ txHash, block, payer, amount }) => {
-    const match = byHash.get(txHash);
+  const payments = paymentsIn(transfers);
+  const onChain = new Set(payments.map((p) => keyOf(p.txHash, p.payer)));
+  const lines = payments.map(({ txHash, blockNumber, payer, amount }) => {
+    const match = byPayment.get(keyOf(txHash, payer));
     const row: ReconciliationRow = {
-      blockNumber: Number(block.blockNumber),
+      blockNumber: Number(blockNumber),
       txHash,
       from: payer,
       amount: formatTokenAmount(amount, decimals),
@@ -77,7 +80,7 @@ export async function reconcileTreasury(range: { fromBlock: number; toBlock?: nu
     toBlock: Number(toBlock),
     transfers: lines.map(({ row }) => row),
     notOnChain: recorded
-      .filter((r) => !payments.some((p) => p.txHash === r.topUp.txHash))
+      .filter((r) => !onChain.has(keyOf(r.topUp.txHash, r.topUp.fromAddress)))
       .map((r) => ({
         blockNumber: r.topUp.blockNumber,
         txHash: r.topUp.txHash,

@@ -1,10 +1,10 @@
 // Credit top-ups (CONTRACT §10): a developer pays the token to the treasury from the wallet they signed in
 // with, and the payment becomes credits exactly once. The server believes only its own RPC: the browser
-// names a transaction, never an amount, a sender or a confirmation. One row per (chain, transaction) is what
-// makes a payment count once, whoever finds it; the credit, its ledger entry and the status change are one
-// transaction.
+// names a transaction, never an amount, a sender or a confirmation. One row per (chain, transaction, paying
+// address) is what makes a payment count once, whoever finds it (a transaction can pay for several senders);
+// the credit, its ledger entry and the status change are one transaction.
 import { and, asc, count, desc, eq, inArray, isNotNull, isNull, or, sql } from "drizzle-orm";
-import type { Address, Hash } from "viem";
+import { getAddress, type Address, type Hash } from "viem";
 import type { Tx } from "@/lib/db/database";
 import { accounts, topUps } from "@/lib/db/schema";
 import type * as wire from "@/lib/contract/schemas";
@@ -59,43 +59,55 @@ async function fromChain<T>(read: () => Promise<T>): Promise<T> {
 export const confirmationsOf = (head: bigint, blockNumber: bigint) =>
   Number(head >= blockNumber ? head - blockNumber : 0n);
 
-export type PaymentAssessment =
-  { kind: "refused"; reason: PaymentRefusalReason } | { kind: "payment"; payer: Address; amount: bigint };
+/** One sender's payment in one transaction: the sum of its transfers of the token to the treasury there. */
+export interface Payment {
+  /** Lower-case 0x hash. */
+  txHash: string;
+  payer: Address;
+  amount: bigint;
+  blockNumber: bigint;
+  blockHash: Hash;
+}
 
 /**
- * Whose payment a mined transaction is. The payer is the Transfer logs' `from` (a smart-contract wallet's
- * own address, not the transaction's sender): `claimant` when it sent any of the transfers, otherwise the
- * sender of the first one. The amount is the sum of the payer's transfers to the treasury.
+ * Whose payment is whose, for the submission, its re-checks and the watcher alike: every sender's transfers
+ * to the treasury in a transaction are that sender's payment. The sender is the Transfer log's `from` (a
+ * smart-contract wallet's own address, not the transaction's sender), so a batch contract that pays from its
+ * own balance and then moves its caller's approved tokens holds two payments: its own and its caller's.
+ * In chain order of each payment's first transfer.
  */
-export function assessPayment(
-  observed: Extract<TransactionObservation, { state: "mined" }>,
-  claimant?: string,
-): PaymentAssessment {
-  if (observed.reverted) return { kind: "refused", reason: "TX_FAILED" };
-  const payment = paymentOf(observed.transfers, claimant);
-  return payment ? { kind: "payment", ...payment } : { kind: "refused", reason: "NO_PAYMENT" };
-}
-
-/** One transaction's transfers to the treasury as a payment: its payer and the sum of the payer's transfers. */
-function paymentOf(transfers: TreasuryTransfer[], claimant?: string): { payer: Address; amount: bigint } | undefined {
-  const [first] = transfers;
-  if (!first) return undefined;
-  const payer = transfers.find((t) => claimant && sameAddress(t.from, claimant))?.from ?? first.from;
-  const amount = transfers.filter((t) => sameAddress(t.from, payer)).reduce((sum, t) => sum + t.value, 0n);
-  return { payer, amount };
-}
-
-/** Transfers found by scanning, grouped into one payment per transaction (in chain order). */
-export function paymentsByTransaction(transfers: TreasuryTransfer[]) {
-  const byTransaction = new Map<string, TreasuryTransfer[]>();
+export function paymentsIn(transfers: TreasuryTransfer[]): Payment[] {
+  const payments = new Map<string, Payment>();
   for (const transfer of transfers) {
     const txHash = transfer.txHash.toLowerCase();
-    byTransaction.set(txHash, [...(byTransaction.get(txHash) ?? []), transfer]);
+    const key = `${txHash} ${transfer.from.toLowerCase()}`;
+    const known = payments.get(key);
+    if (known) known.amount += transfer.value;
+    else
+      payments.set(key, {
+        txHash,
+        payer: transfer.from,
+        amount: transfer.value,
+        blockNumber: transfer.blockNumber,
+        blockHash: transfer.blockHash,
+      });
   }
-  return [...byTransaction].flatMap(([txHash, group]) => {
-    const payment = paymentOf(group);
-    return payment ? [{ txHash, block: group[0], ...payment }] : [];
-  });
+  return [...payments.values()];
+}
+
+export type PaymentAssessment =
+  { kind: "refused"; reason: PaymentRefusalReason } | { kind: "payment"; payment: Payment; payments: Payment[] };
+
+/** What a mined transaction paid `payer`, beside every sender's payment in it. */
+export function assessPayment(
+  observed: Extract<TransactionObservation, { state: "mined" }>,
+  payer: string,
+): PaymentAssessment {
+  if (observed.reverted) return { kind: "refused", reason: "TX_FAILED" };
+  const payments = paymentsIn(observed.transfers);
+  if (payments.length === 0) return { kind: "refused", reason: "NO_PAYMENT" };
+  const payment = payments.find((p) => sameAddress(p.payer, payer));
+  return payment ? { kind: "payment", payment, payments } : { kind: "refused", reason: "WRONG_SENDER" };
 }
 
 export function toTopUp(row: TopUpRow): wire.TopUp {
@@ -162,18 +174,34 @@ export async function getTopUp(accountId: string, topUpId: string): Promise<wire
   return toTopUp(row);
 }
 
-const findByHash = async (config: PaymentsConfig, txHash: string) =>
+/** The row of `payer`'s payment in a transaction (one per sender: a transaction can pay for several). */
+const findPayment = async (config: PaymentsConfig, txHash: string, payer: string) =>
   (
     await (
       await db()
     )
       .select()
       .from(topUps)
-      .where(and(eq(topUps.chainId, config.chainId), eq(topUps.txHash, txHash)))
+      .where(and(eq(topUps.chainId, config.chainId), eq(topUps.txHash, txHash), eq(topUps.fromAddress, payer)))
   )[0];
 
 const refused = (reason: PaymentRefusalReason, message: string) =>
   new DomainError("INVALID_PAYMENT", message, { reason });
+
+const claimed = () =>
+  new DomainError("PAYMENT_CLAIMED", "This transaction's payment is already recorded for another account.");
+
+/** Whether someone's payment in this transaction is recorded for an account (the claimant paid nothing in it). */
+async function isClaimedByAnotherAccount(config: PaymentsConfig, txHash: string): Promise<boolean> {
+  const [row] = await (
+    await db()
+  )
+    .select({ id: topUps.id })
+    .from(topUps)
+    .where(and(eq(topUps.chainId, config.chainId), eq(topUps.txHash, txHash), isNotNull(topUps.accountId)))
+    .limit(1);
+  return row !== undefined;
+}
 
 const refusalMessages: Record<PaymentRefusalReason, string> = {
   WRONG_CHAIN: "Top-ups are paid on another chain.",
@@ -195,49 +223,48 @@ export interface SubmittedTopUp {
  */
 export async function submitTopUp(
   accountId: string,
-  walletAddress: string,
+  address: string,
   request: { chainId: number; txHash: string },
 ): Promise<SubmittedTopUp> {
   const config = requirePayments();
+  const walletAddress = getAddress(address);
   if (request.chainId !== config.chainId)
     throw refused("WRONG_CHAIN", `${refusalMessages.WRONG_CHAIN} Pay on chain ${config.chainId}.`);
-  const known = await findByHash(config, request.txHash);
-  if (known) return { topUp: toTopUp(await claimRecorded(config, known, accountId, walletAddress)), created: false };
+  const known = await findPayment(config, request.txHash, walletAddress);
+  if (known) return { topUp: toTopUp(await claimRecorded(config, known, accountId)), created: false };
   // A developer at the cap asks nothing of the RPC: a flood of made-up hashes costs one count each.
   await refuseOverSubmittedLimit(await db(), accountId);
 
   const observed = await fromChain(() => observeTransaction(config, request.txHash as Hash));
-  let values: typeof topUps.$inferInsert;
   if (observed.state === "mined") {
     const assessed = assessPayment(observed, walletAddress);
-    if (assessed.kind === "refused") throw refused(assessed.reason, refusalMessages[assessed.reason]);
-    if (!sameAddress(assessed.payer, walletAddress)) throw refused("WRONG_SENDER", refusalMessages.WRONG_SENDER);
-    values = {
-      ...(await minedValues(config, observed, assessed)),
-      accountId,
-      chainId: config.chainId,
-      txHash: request.txHash,
-    };
-  } else {
-    values = {
-      accountId,
-      chainId: config.chainId,
-      txHash: request.txHash,
-      fromAddress: walletAddress,
-      status: "submitted",
-      requiredConfirmations: config.confirmations,
-    };
+    if (assessed.kind === "refused") {
+      if (assessed.reason === "WRONG_SENDER" && (await isClaimedByAnotherAccount(config, request.txHash)))
+        throw claimed();
+      throw refused(assessed.reason, refusalMessages[assessed.reason]);
+    }
+    const { decimals } = await fromChain(() => readTokenMetadata(config));
+    // Every sender's payment in it is recorded, as the watcher would: the others are credited by its re-checks.
+    const created = await recordPayments(await db(), config, assessed.payments, observed.head, decimals);
+    const row = await findPayment(config, request.txHash, walletAddress);
+    if (!row) throw new Error("a recorded payment is missing");
+    if (!created.includes(row.id))
+      return { topUp: toTopUp(await claimRecorded(config, row, accountId)), created: false };
+    return { topUp: toTopUp(await settleMined(config, row, observed)), created: true };
   }
-  const inserted =
-    observed.state === "mined" ? await insertTopUp(await db(), values) : await insertSubmitted(accountId, values);
-  if (!inserted) {
-    // Another submission or the watcher recorded it between our read and our insert.
-    const recorded = await findByHash(config, request.txHash);
-    if (!recorded) throw new Error("top-up vanished after a conflicting insert");
-    return { topUp: toTopUp(await claimRecorded(config, recorded, accountId, walletAddress)), created: false };
-  }
-  const settled = observed.state === "mined" ? await settleMined(config, inserted, observed) : inserted;
-  return { topUp: toTopUp(settled), created: true };
+  const inserted = await insertSubmitted(accountId, {
+    accountId,
+    chainId: config.chainId,
+    txHash: request.txHash,
+    fromAddress: walletAddress,
+    status: "submitted",
+    requiredConfirmations: config.confirmations,
+  });
+  if (inserted) return { topUp: toTopUp(inserted), created: true };
+  // Another submission or the watcher recorded it between our read and our insert.
+  const recorded = await findPayment(config, request.txHash, walletAddress);
+  if (!recorded) throw new Error("top-up vanished after a conflicting insert");
+  return { topUp: toTopUp(await claimRecorded(config, recorded, accountId)), created: false };
 }
 
 const insertTopUp = async (tx: Tx, values: typeof topUps.$inferInsert) =>
@@ -269,15 +296,13 @@ async function refuseOverSubmittedLimit(tx: Tx, accountId: string): Promise<void
   }
 }
 
-/** An already recorded payment named again: this developer's (200), unattributed from their address (now theirs), or someone else's (409). */
-async function claimRecorded(
-  config: PaymentsConfig,
-  row: TopUpRow,
-  accountId: string,
-  walletAddress: string,
-): Promise<TopUpRow> {
+/**
+ * The developer's payment in a transaction, already recorded, named again: theirs (200), or recorded before
+ * their address had an account (now theirs), or someone else's (409).
+ */
+async function claimRecorded(config: PaymentsConfig, row: TopUpRow, accountId: string): Promise<TopUpRow> {
   let mine = row;
-  if (row.accountId === null && sameAddress(row.fromAddress, walletAddress)) {
+  if (row.accountId === null) {
     const [attributed] = await (
       await db()
     )
@@ -285,12 +310,9 @@ async function claimRecorded(
       .set({ accountId })
       .where(and(eq(topUps.id, row.id), isNull(topUps.accountId)))
       .returning();
-    mine = attributed ?? (await findByHash(config, row.txHash)) ?? row;
+    mine = attributed ?? (await findPayment(config, row.txHash, row.fromAddress)) ?? row;
   }
-  if (mine.accountId !== accountId) {
-    if (mine.accountId === null) throw refused("WRONG_SENDER", refusalMessages.WRONG_SENDER);
-    throw new DomainError("PAYMENT_CLAIMED", "This transaction's payment is already recorded for another account.");
-  }
+  if (mine.accountId !== accountId) throw claimed();
   if (mine.status !== "submitted" && mine.status !== "confirming") return mine;
   // Naming it again is a good moment to look: the page sees the freshest state. A silent RPC changes nothing.
   return reconcileTopUp(config, mine).catch((error: unknown) => {
@@ -300,23 +322,67 @@ async function claimRecorded(
 }
 
 /** The columns a mined payment fixes: payer, amount, credits, block and depth. */
-async function minedValues(
-  config: PaymentsConfig,
-  observed: Extract<TransactionObservation, { state: "mined" }>,
-  assessed: Extract<PaymentAssessment, { kind: "payment" }>,
-) {
-  const { decimals } = await fromChain(() => readTokenMetadata(config));
+function paymentValues(config: PaymentsConfig, payment: Payment, head: bigint, decimals: number) {
   return {
-    fromAddress: assessed.payer,
-    tokenAmount: assessed.amount.toString(),
-    credits: Number(creditsForTokenAmount(assessed.amount, config.creditsPerToken, decimals)),
+    chainId: config.chainId,
+    txHash: payment.txHash,
+    fromAddress: payment.payer,
+    tokenAmount: payment.amount.toString(),
+    credits: Number(creditsForTokenAmount(payment.amount, config.creditsPerToken, decimals)),
     status: "confirming" as const,
-    confirmations: confirmationsOf(observed.head, observed.blockNumber),
+    confirmations: confirmationsOf(head, payment.blockNumber),
     requiredConfirmations: config.confirmations,
-    blockNumber: Number(observed.blockNumber),
-    blockHash: observed.blockHash,
+    blockNumber: Number(payment.blockNumber),
+    blockHash: payment.blockHash,
     failureReason: null,
   };
+}
+
+/**
+ * Records mined payments, each sender's once, whoever finds them first (the watcher, a submission, a
+ * re-check): a no-op for one already recorded, except that a DROPPED one is looked at again. A payment is
+ * the account's of the address that paid, or nobody's until that address first signs in. Returns the ids
+ * of the rows it created.
+ */
+async function recordPayments(
+  tx: Tx,
+  config: PaymentsConfig,
+  payments: Payment[],
+  head: bigint,
+  decimals: number,
+): Promise<string[]> {
+  const created: string[] = [];
+  for (const payment of payments) {
+    const [account] = await tx
+      .select({ id: accounts.id })
+      .from(accounts)
+      .where(eq(accounts.walletAddress, payment.payer));
+    const [inserted] = await tx
+      .insert(topUps)
+      // The stalest are re-checked first: a found payment is looked at in the watcher's same tick.
+      .values({
+        ...paymentValues(config, payment, head, decimals),
+        accountId: account?.id ?? null,
+        checkedAt: new Date(0),
+      })
+      .onConflictDoNothing()
+      .returning({ id: topUps.id });
+    if (inserted) created.push(inserted.id);
+    else {
+      await tx
+        .update(topUps)
+        .set({ status: "confirming", failureReason: null, checkedAt: new Date(0) })
+        .where(
+          and(
+            eq(topUps.chainId, config.chainId),
+            eq(topUps.txHash, payment.txHash),
+            eq(topUps.fromAddress, payment.payer),
+            eq(topUps.failureReason, "DROPPED"),
+          ),
+        );
+    }
+  }
+  return created;
 }
 
 /** A mined, recorded payment: credited when deep enough on the canonical chain and someone's to credit. */
@@ -401,13 +467,16 @@ export async function reconcileTopUp(config: PaymentsConfig, row: TopUpRow): Pro
     return update({ status: "submitted", blockNumber: null, blockHash: null, confirmations: 0 });
   }
   const assessed = assessPayment(observed, row.fromAddress);
+  const { decimals } = await readTokenMetadata(config);
+  // The transaction's other senders' payments are theirs: recorded here as the watcher would.
+  const others = paymentsIn(observed.reverted ? [] : observed.transfers).filter(
+    (p) => !sameAddress(p.payer, row.fromAddress),
+  );
+  if (others.length > 0) await recordPayments(d, config, others, observed.head, decimals);
+  // A submitter who named a transaction that paid nothing of theirs is refused (WRONG_SENDER).
   if (assessed.kind === "refused") return update({ status: "failed", failureReason: assessed.reason });
-  // The chain decides whose payment it is: a submitter who named someone else's transaction loses it to the payer.
-  const accountId =
-    sameAddress(assessed.payer, row.fromAddress) && row.accountId
-      ? row.accountId
-      : await accountOfAddress(assessed.payer);
-  const updated = await update({ ...(await minedValues(config, observed, assessed)), accountId });
+  const accountId = row.accountId ?? (await accountOfAddress(row.fromAddress));
+  const updated = await update({ ...paymentValues(config, assessed.payment, observed.head, decimals), accountId });
   return settleMined(config, updated, observed);
 }
 
@@ -421,10 +490,7 @@ async function accountOfAddress(address: string): Promise<string | null> {
   return account?.id ?? null;
 }
 
-/**
- * The watcher found these transfers on-chain: record each transaction's payment (a no-op for one already
- * recorded, except that a DROPPED one that was mined after all is looked at again).
- */
+/** The watcher found these transfers on-chain: records every sender's payment (see recordPayments). */
 export async function recordFoundTransfers(
   tx: Tx,
   config: PaymentsConfig,
@@ -432,37 +498,7 @@ export async function recordFoundTransfers(
   head: bigint,
   decimals: number,
 ): Promise<number> {
-  let recorded = 0;
-  for (const { txHash, block, payer, amount } of paymentsByTransaction(transfers)) {
-    const [account] = await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.walletAddress, payer));
-    const inserted = await tx
-      .insert(topUps)
-      .values({
-        chainId: config.chainId,
-        txHash,
-        accountId: account?.id ?? null,
-        fromAddress: payer,
-        tokenAmount: amount.toString(),
-        credits: Number(creditsForTokenAmount(amount, config.creditsPerToken, decimals)),
-        status: "confirming",
-        confirmations: confirmationsOf(head, block.blockNumber),
-        requiredConfirmations: config.confirmations,
-        blockNumber: Number(block.blockNumber),
-        blockHash: block.blockHash,
-        // The stalest are re-checked first: a found payment is looked at in this same tick.
-        checkedAt: new Date(0),
-      })
-      .onConflictDoNothing()
-      .returning({ id: topUps.id });
-    if (inserted.length > 0) recorded++;
-    else {
-      await tx
-        .update(topUps)
-        .set({ status: "confirming", failureReason: null, checkedAt: new Date(0) })
-        .where(and(eq(topUps.chainId, config.chainId), eq(topUps.txHash, txHash), eq(topUps.failureReason, "DROPPED")));
-    }
-  }
-  return recorded;
+  return (await recordPayments(tx, config, paymentsIn(transfers), head, decimals)).length;
 }
 
 /**

@@ -394,6 +394,102 @@ describe("reading top-ups", () => {
   });
 });
 
+describe("a transaction that pays for several senders (a batch or multicall contract)", () => {
+  /**
+   * One transaction sent by a developer's wallet through a batch contract: first 1 token from the contract's
+   * own balance, then 3 of the developer's (transferFrom). The contract has an account too (as a
+   * smart-contract wallet that signed in would).
+   */
+  async function batchPayment() {
+    const { dev, wallet } = await payingDeveloper();
+    const batch = await chain.deployBatch();
+    await chain.fund(batch, { tokens: 10n * token });
+    const { findOrCreateAccount } = await import("@/lib/domain/accounts");
+    const { accountId: batchAccount } = await findOrCreateAccount(batch);
+    await chain.approve(wallet, batch, 3n * token);
+    return { dev, wallet, batch, batchAccount, before: await balanceOf(dev) };
+  }
+  const pay = ({ wallet, batch }: { wallet: PrivateKeyAccount; batch: `0x${string}` }) =>
+    chain.payThroughBatch(wallet, batch, chain.treasury, { own: token, caller: 3n * token });
+
+  async function creditsOf(accountId: string) {
+    const { listCreditHistory } = await import("@/lib/domain/credits");
+    return (await listCreditHistory(accountId, { page: 1, limit: 10 })).data.filter((e) => e.type === "topup");
+  }
+
+  it("found by the watcher first: each sender is credited its own transfers, and the developer's submission is theirs (200)", async () => {
+    const payment = await batchPayment();
+    const txHash = await pay(payment);
+    await chain.mine(requiredConfirmations);
+    // The watcher has recorded the transaction once the contract's part is credited.
+    await eventually(
+      () => creditsOf(payment.batchAccount),
+      (entries) => entries.length === 1,
+      20_000,
+    );
+    const res = await submitTopUp(payment.dev, txHash);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({
+      txHash: txHash.toLowerCase(),
+      from: payment.wallet.address,
+      tokenAmount: "3000000",
+      credits: 300,
+    });
+    await eventually(
+      () => balanceOf(payment.dev),
+      (balance) => balance === payment.before + 300,
+      20_000,
+    );
+    await watcherTicks();
+    expect(await topUpEntries(payment.dev)).toEqual([expect.objectContaining({ amount: 300 })]);
+    expect(await creditsOf(payment.batchAccount)).toEqual([expect.objectContaining({ amount: 100 })]);
+  });
+
+  it("submitted by the developer first: the developer gets their 3 tokens, the contract its 1, each once", async () => {
+    const payment = await batchPayment();
+    await chain.stopMining();
+    let topUp: TopUp;
+    try {
+      const txHash = await pay(payment);
+      const res = await submitTopUp(payment.dev, txHash);
+      expect(res.status).toBe(201);
+      topUp = (await res.json()) as TopUp;
+      expect(topUp).toMatchObject({ status: "submitted", from: payment.wallet.address });
+    } finally {
+      await chain.startMining();
+    }
+    await chain.mine(requiredConfirmations + 1);
+    const credited = await waitForTopUp(payment.dev, topUp.topUpId, (t) => t.status === "credited");
+    expect(credited).toMatchObject({ tokenAmount: "3000000", credits: 300 });
+    await eventually(
+      () => creditsOf(payment.batchAccount),
+      (entries) => entries.length === 1,
+      20_000,
+    );
+    await watcherTicks();
+    expect(await topUpEntries(payment.dev)).toEqual([expect.objectContaining({ amount: 300 })]);
+    expect(await creditsOf(payment.batchAccount)).toEqual([expect.objectContaining({ amount: 100 })]);
+    expect(await balanceOf(payment.dev)).toBe(payment.before + 300);
+  });
+
+  it("named by the developer several times at once while the watcher scans: each sender its own part, once", async () => {
+    const payment = await batchPayment();
+    const txHash = await pay(payment);
+    await chain.mine(requiredConfirmations);
+    const answers = await Promise.all(Array.from({ length: 4 }, () => submitTopUp(payment.dev, txHash)));
+    expect(answers.map((a) => a.status).filter((s) => s === 201).length).toBeLessThanOrEqual(1);
+    for (const answer of answers) expect((await answer.json()) as TopUp).toMatchObject({ credits: 300 });
+    await eventually(
+      () => creditsOf(payment.batchAccount),
+      (entries) => entries.length === 1,
+      20_000,
+    );
+    await watcherTicks();
+    expect(await topUpEntries(payment.dev)).toEqual([expect.objectContaining({ amount: 300 })]);
+    expect(await creditsOf(payment.batchAccount)).toEqual([expect.objectContaining({ amount: 100 })]);
+  });
+});
+
 describe("the watcher", () => {
   it("credits a payment nobody submitted, and a payment from an address without an account once it first signs in", async () => {
     const { dev, wallet } = await payingDeveloper();
