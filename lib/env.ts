@@ -127,6 +127,8 @@ const envSchema = z.object({
   WEBHOOK_CONCURRENCY: intFromEnv(32, 1),
   SIGN_IN_RATE_PER_MINUTE: intFromEnv(60, 0),
   ACCOUNT_RATE_PER_MINUTE: intFromEnv(1200, 0),
+  /** Node-protocol requests per minute per developer's node (CONTRACT §12); 0 disables. */
+  NODE_RATE_PER_MINUTE: intFromEnv(1200, 0),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   // Credit top-ups paid in an ERC-20 (CONTRACT §10): enabled when the first five are all set.
   PAYMENTS_RPC_URL: z.url({ protocol: /^https?$/ }).optional(),

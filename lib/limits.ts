@@ -36,7 +36,18 @@ export const limits = {
   get signInRequestsPerMinutePerIp() {
     return env().SIGN_IN_RATE_PER_MINUTE;
   },
+  /** Node-protocol requests per minute per developer's node (the network's nodes are the operator's own); 0 disables. */
+  get developerNodeRequestsPerMinute() {
+    return env().NODE_RATE_PER_MINUTE;
+  },
   nodeClaimMaxWaitMs: 25_000,
+  /**
+   * What nodes may report of one job, its attempts together: provider requests and log lines (counted together)
+   * and their bytes (log messages, provider requests' JSON). Past either cap one "logs truncated" line is stored
+   * and nothing more, while the reports still succeed (lib/engine/appended-log.ts).
+   */
+  jobReportedItems: 2_000,
+  jobReportedBytes: 1024 * 1024,
   webhookEndpointsPerDeveloper: 10,
   /** Nodes a developer may have (not revoked) at once (CONTRACT §12). */
   nodesPerDeveloper: 20,

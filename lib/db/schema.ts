@@ -319,6 +319,12 @@ export const jobs = pgTable(
     /** Last telemetry sequence / log sequence written: the next one is +1, so there are never gaps. */
     eventSeq: integer("event_seq").notNull().default(0),
     logSeq: integer("log_seq").notNull().default(0),
+    /**
+     * What nodes have reported of the job (provider requests and log lines, and their bytes), counted whether
+     * stored or not: past the caps of lib/limits.ts nothing more is stored (lib/engine/appended-log.ts).
+     */
+    reportedItems: bigint("reported_items", { mode: "number" }).notNull().default(0),
+    reportedBytes: bigint("reported_bytes", { mode: "number" }).notNull().default(0),
     createdAt: createdAt(),
     updatedAt: ts("updated_at").notNull().defaultNow(),
     startedAt: ts("started_at"),

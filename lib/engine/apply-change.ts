@@ -146,8 +146,16 @@ export async function applyEachJobChange(tx: Tx, changes: readonly ChangeOfOneJo
   if (changes.some(({ change }) => shape(change) !== firstShape))
     throw new Error("Changes applied together must have one shape.");
   const rows = changes.map(({ jobId, change }) => {
-    const { events, logs } = appendedRows(change.events, change.logs);
-    const values = { id: jobId, attempt: change.attempt, nodeId: change.nodeId, events, logs, ...setValues(change) };
+    const { events, logs, reportedCount, reportedBytes } = appendedRows(change.events, change.logs);
+    const values = {
+      id: jobId,
+      attempt: change.attempt,
+      nodeId: change.nodeId,
+      events,
+      logs,
+      ...(change.capped ? { reportedCount, reportedBytes } : {}),
+      ...setValues(change),
+    };
     const counted = { ...values, eventCount: events.length, logCount: logs.length };
     // The input row's columns (change-statement.ts, eachColumns): each value's name with a prefix of its own.
     return Object.fromEntries(Object.entries(counted).map(([name, value]) => [`v_${name}`, value]));

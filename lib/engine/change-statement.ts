@@ -11,7 +11,7 @@ import { jobs } from "@/lib/db/schema";
 import { webhookChannel } from "@/lib/domain/webhook-events";
 import { jobChannel, workChannel } from "@/lib/domain/signals";
 import type { JobStatus } from "@/lib/contract/vocabulary";
-import { appendedLogSql, type AppendedLists } from "./appended-log";
+import { appendedLogSql, cappedCounts, type AppendedLists } from "./appended-log";
 import { Computed, type Candidates, type JobChange } from "./job-change";
 import { webhookFanoutSql, type StatusPassed } from "./webhook-fanout";
 
@@ -34,6 +34,7 @@ export function shapeOf(
     from.join("|"),
     change.attempt !== undefined,
     change.nodeId !== undefined,
+    change.capped === true,
     inline,
     set.join(","),
   ].join(";");
@@ -61,6 +62,7 @@ function eachColumns(change: JobChange): [string, string][] {
   ];
   if (change.attempt !== undefined) fixed.push(["attempt", "int"]);
   if (change.nodeId !== undefined) fixed.push(["nodeId", "uuid"]);
+  if (change.capped) fixed.push(["reportedCount", "bigint"], ["reportedBytes", "bigint"]);
   for (const [key, value] of Object.entries(change.set ?? {})) {
     if (value === undefined || value === null) continue;
     if (!(value instanceof Computed)) fixed.push([`set_${key}`, columns[key].getSQLType()]);
@@ -108,11 +110,20 @@ export function changeStatement(
     const parameter = value(`set_${key}`);
     set[key] = v === null ? sql`null` : v instanceof Computed ? v.sqlFor(columns[key], parameter) : parameter;
   }
+  // The lists of events and log lines each job appends, and what of them counts against its caps.
+  const lists: AppendedLists = perJob
+    ? { events: sql`i.v_events`, logs: sql`i.v_logs` }
+    : { events: sql`${sql.placeholder("events")}::jsonb`, logs: sql`${sql.placeholder("logs")}::jsonb` };
+  const reported = change.capped ? { items: value("reportedCount"), bytes: value("reportedBytes") } : undefined;
   const updating = tx.update(jobs).set({
     ...set,
     ...(change.to ? { status: sql`${literals([change.to])}` } : {}),
-    eventSeq: sql`${jobs.eventSeq} + ${value("eventCount")}::int`,
-    logSeq: sql`${jobs.logSeq} + ${value("logCount")}::int`,
+    ...(reported
+      ? cappedCounts(lists, reported)
+      : {
+          eventSeq: sql`${jobs.eventSeq} + ${value("eventCount")}::int`,
+          logSeq: sql`${jobs.logSeq} + ${value("logCount")}::int`,
+        }),
     updatedAt: sql`now()`,
   });
   const update = (perJob ? updating.from(sql`input i`) : updating).where(and(...conditions)).returning();
@@ -138,10 +149,13 @@ export function changeStatement(
     eventCount: sql`c."v_eventCount"`,
     logCount: sql`c."v_logCount"`,
   };
+  const eachReported = reported && { items: sql`c."v_reportedCount"`, bytes: sql`c."v_reportedBytes"` };
   const appended = perJob
-    ? sql`changed_input as (select c.*, i.v_events, i.v_logs, i."v_eventCount", i."v_logCount" from changed c join input i on i.v_id = c.id),
-    ${appendedLogSql(sql`changed_input`, eachLists)}`
-    : appendedLogSql(sql`changed`);
+    ? sql`changed_input as (select c.*, i.v_events, i.v_logs, i."v_eventCount", i."v_logCount"${
+        reported ? sql`, i."v_reportedCount", i."v_reportedBytes"` : sql``
+      } from changed c join input i on i.v_id = c.id),
+    ${appendedLogSql(sql`changed_input`, eachLists, eachReported)}`
+    : appendedLogSql(sql`changed`, undefined, reported);
   // Always one row at least (the left join), so that the count of candidates comes back with no change too.
   return sql`
     with ${input}candidates as (select ${candidates.sql} as ids),

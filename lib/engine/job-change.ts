@@ -14,6 +14,8 @@ export interface EventInput {
   nodeId?: string | null;
   /** data.attempt is the job's attempt after the change: for a change that begins an attempt (a claim). */
   withAttempt?: boolean;
+  /** Reported by a node: counts against the job's caps in a `capped` change. */
+  reported?: boolean;
 }
 
 export interface LogInput {
@@ -23,6 +25,8 @@ export interface LogInput {
   message: string;
   nodeId?: string | null;
   withAttempt?: boolean;
+  /** Reported by a node: counts against the job's caps in a `capped` change. */
+  reported?: boolean;
 }
 
 /**
@@ -84,6 +88,12 @@ export interface JobChange {
   set?: ColumnPatch;
   events?: EventInput[];
   logs?: LogInput[];
+  /**
+   * Its `reported` events and log lines count against the job's caps (lib/limits.ts): those past them are not
+   * stored (lib/engine/appended-log.ts). A property of the change's kind (a node's reports), not of its data,
+   * so that reports written together have one shape.
+   */
+  capped?: boolean;
 }
 
 /**

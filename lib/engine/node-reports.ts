@@ -69,13 +69,19 @@ export function startExecution(node: NodeRow, jobId: string, attempt: number) {
 }
 
 const reportedEvents = (node: NodeRow, report: ProgressReport) =>
-  (report.providerRequests ?? []).map((data) => ({ type: "PROVIDER_REQUEST" as const, nodeId: node.id, data }));
+  (report.providerRequests ?? []).map((data) => ({
+    type: "PROVIDER_REQUEST" as const,
+    nodeId: node.id,
+    data,
+    reported: true,
+  }));
 const reportedLogs = (node: NodeRow, report: ProgressReport) =>
   (report.logs ?? []).map((l) => ({
     level: l.level,
     source: "provider" as const,
     message: l.message,
     nodeId: node.id,
+    reported: true,
   }));
 
 export function reportProgress(node: NodeRow, jobId: string, attempt: number, report: ProgressReport) {
@@ -87,6 +93,7 @@ export function reportProgress(node: NodeRow, jobId: string, attempt: number, re
     set: report.progress === undefined ? {} : { progress: Computed.atLeast(nextProgress(0, report.progress)) },
     events: reportedEvents(node, report),
     logs: reportedLogs(node, report),
+    capped: true,
   });
 }
 
@@ -123,6 +130,7 @@ export async function completeExecution(
       ...reportedLogs(node, report),
       { level: "info", source: "node", message: `Completed: ${result.summary}`, nodeId: node.id },
     ],
+    capped: true,
   };
   // A developer's node runs only its owner's jobs: one that could run anywhere costs the own-node price.
   if (node.ownerAccountId !== null) {

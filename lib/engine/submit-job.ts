@@ -101,6 +101,8 @@ async function checkSubmission(d: Db, submission: Submission, fingerprint: strin
       error: null,
       eventSeq: created.events.length,
       logSeq: created.logs.length,
+      reportedItems: 0,
+      reportedBytes: 0,
       startedAt: null,
       completedAt: null,
       chargedAt: null,

@@ -88,12 +88,19 @@ export function streamCredential(req: Request, principal: DeveloperPrincipal, sc
 let coordinator: Promise<typeof import("@/lib/network/coordinator")> | undefined;
 const coordinatorModule = () => (coordinator ??= import("@/lib/network/coordinator"));
 
-/** Execution-node routes: `Authorization: Bearer <node token>` (the third credential context). */
+/**
+ * Execution-node routes: `Authorization: Bearer <node token>` (the third credential context). A developer's
+ * node, run by someone the deployment does not operate, is limited per node (429 over the rate).
+ */
 export async function requireNode(req: Request) {
   const header = req.headers.get("authorization");
   const token = header?.startsWith("Bearer ") ? header.slice(7).trim() : null;
   const { authenticateNode } = await coordinatorModule();
-  return authenticateNode(token);
+  const node = await authenticateNode(token);
+  if (node.ownerAccountId !== null) {
+    await consumeRateLimit(req, "node", node.id, limits.developerNodeRequestsPerMinute);
+  }
+  return node;
 }
 
 /** Sign-in routes (nonce, verify) are open to anyone: limited per client IP instead of per credential. */

@@ -89,10 +89,16 @@ const cursorPageHeaders = z.object({
     .meta({ description: 'The next page (RFC 8288), when there is one: `<…?after=N&limit=L>; rel="next"`' }),
 });
 const submissionErrors = [400, 401, 402, 403, 404, 409, 413, 415, 422, 429];
-const nodeReportErrors = [400, 401, 409];
+const nodeErrors = [400, 401, 429];
+const nodeReportErrors = [400, 401, 409, 429];
 /** The one refusal of every report on a job the node does not hold (lib/engine/node-reports.ts). */
 const notHeldDescription =
   "A job this node does not hold (it ended, moved on to another attempt or node, is another developer's, or no such job exists) → 409 `LEASE_LOST`, the same answer in every case: stop working on it.";
+/** The node protocol's rate limit (lib/http/guards.ts, requireNode). */
+const nodeRateDescription =
+  "A developer's node past `NODE_RATE_PER_MINUTE` requests a minute (every route of the node protocol counts) → 429 `RATE_LIMITED` with `Retry-After`.";
+/** What nodes may report of one job (lib/limits.ts, lib/engine/appended-log.ts). */
+const reportCapsDescription = `Each job keeps at most ${limits.jobReportedItems} provider requests and log lines reported by nodes, together, and ${limits.jobReportedBytes} bytes of them (log messages, provider requests' JSON), over all its attempts: past either cap one "logs truncated" line is stored and nothing more, and the report still succeeds (204).`;
 
 export const routes = {
   // ── Auth ──
@@ -649,46 +655,50 @@ export const routes = {
     method: "post",
     path: "/api/nodes/register",
     summary: "Node: register (or re-register) and declare services and concurrency",
+    description: nodeRateDescription,
     tags: ["Nodes"],
     credential: "node",
     body: { schema: node.RegisterNodeRequest },
     response: { status: 200, schema: node.NodeSession },
-    errors: [400, 401],
+    errors: nodeErrors,
   }),
   nodeHeartbeat: declareRoute({
     method: "post",
     path: "/api/nodes/heartbeat",
     summary: "Node: heartbeat; extends leases; returns jobs to stop",
+    description: nodeRateDescription,
     tags: ["Nodes"],
     credential: "node",
     body: { schema: node.HeartbeatRequest },
     response: { status: 200, schema: node.HeartbeatResponse },
-    errors: [400, 401],
+    errors: nodeErrors,
   }),
   claimJobs: declareRoute({
     method: "post",
     path: "/api/nodes/claim",
     summary: "Node: claim up to `max` jobs, long-polling up to `waitMs`",
+    description: nodeRateDescription,
     tags: ["Nodes"],
     credential: "node",
     body: { schema: node.ClaimRequest },
     response: { status: 200, schema: node.ClaimResponse },
-    errors: [400, 401],
+    errors: nodeErrors,
   }),
   drainNode: declareRoute({
     method: "post",
     path: "/api/nodes/drain",
     summary: "Node: stop receiving work (graceful shutdown)",
+    description: nodeRateDescription,
     tags: ["Nodes"],
     credential: "node",
     response: { status: 204, description: "Draining" },
-    errors: [401],
+    errors: [401, 429],
   }),
   startExecution: declareRoute({
     method: "post",
     path: "/api/nodes/jobs/{jobId}/start",
     summary: "Node: execution started",
-    description: notHeldDescription,
+    description: `${notHeldDescription} ${nodeRateDescription}`,
     tags: ["Nodes"],
     credential: "node",
     params: jobIdParam,
@@ -700,7 +710,7 @@ export const routes = {
     method: "post",
     path: "/api/nodes/jobs/{jobId}/progress",
     summary: "Node: progress, provider requests and log lines",
-    description: notHeldDescription,
+    description: `${reportCapsDescription} ${notHeldDescription} ${nodeRateDescription}`,
     tags: ["Nodes"],
     credential: "node",
     params: jobIdParam,
@@ -712,7 +722,7 @@ export const routes = {
     method: "post",
     path: "/api/nodes/jobs/{jobId}/complete",
     summary: "Node: result",
-    description: notHeldDescription,
+    description: `${reportCapsDescription} ${notHeldDescription} ${nodeRateDescription}`,
     tags: ["Nodes"],
     credential: "node",
     params: jobIdParam,
@@ -724,7 +734,7 @@ export const routes = {
     method: "post",
     path: "/api/nodes/jobs/{jobId}/fail",
     summary: "Node: attempt failed (retryable or not)",
-    description: notHeldDescription,
+    description: `${notHeldDescription} ${nodeRateDescription}`,
     tags: ["Nodes"],
     credential: "node",
     params: jobIdParam,
@@ -736,7 +746,7 @@ export const routes = {
     method: "post",
     path: "/api/nodes/jobs/{jobId}/release",
     summary: "Node: give a job back (routed again as a new attempt)",
-    description: notHeldDescription,
+    description: `${notHeldDescription} ${nodeRateDescription}`,
     tags: ["Nodes"],
     credential: "node",
     params: jobIdParam,

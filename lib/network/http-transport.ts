@@ -16,10 +16,14 @@ class HttpStatusError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** The server's Retry-After (429, 503), in milliseconds. */
+    readonly retryAfterMs = 0,
   ) {
     super(message);
   }
 }
+
+const retryAfterMsOf = (res: Response) => Math.max(0, Number(res.headers.get("retry-after")) || 0) * 1000;
 
 export function httpTransport(options: HttpTransportOptions): CoordinatorTransport {
   const base = options.baseUrl.replace(/\/$/, "");
@@ -48,7 +52,12 @@ export function httpTransport(options: HttpTransportOptions): CoordinatorTranspo
         if (error.code === "JOB_FINAL" || error.code === "LEASE_LOST")
           throw new JobRevokedError(error.code, error.message ?? error.code);
         if (error.code === "INVALID_NODE_TOKEN") throw new NodeTokenRefusedError(error.message ?? error.code);
-        throw new HttpStatusError(res.status, error.code ?? "HTTP_ERROR", error.message ?? `HTTP ${res.status}`);
+        throw new HttpStatusError(
+          res.status,
+          error.code ?? "HTTP_ERROR",
+          error.message ?? `HTTP ${res.status}`,
+          retryAfterMsOf(res),
+        );
       } catch (error) {
         if (extra.signal?.aborted) throw error;
         const transient =
@@ -56,7 +65,10 @@ export function httpTransport(options: HttpTransportOptions): CoordinatorTranspo
           !(error instanceof NodeTokenRefusedError) &&
           (!(error instanceof HttpStatusError) || error.status >= 500 || error.status === 429);
         if (!transient || attempt >= maxRetries) throw error;
-        await sleep(Math.min(5_000, 100 * 2 ** attempt) * (0.5 + Math.random() / 2), extra.signal);
+        const backoff = Math.min(5_000, 100 * 2 ** attempt) * (0.5 + Math.random() / 2);
+        // A rate-limited node waits as long as the server says, or its next try counts against the limit too.
+        const asked = error instanceof HttpStatusError ? error.retryAfterMs : 0;
+        await sleep(Math.max(backoff, asked), extra.signal);
       }
     }
   }

@@ -1,13 +1,18 @@
 // Nodes you own, managed through the API (CONTRACT §12): a token shown once that reaches the node protocol,
 // the scope nodes:manage, owner-only visibility, the limit of 20, rotation and revocation.
 import { randomUUID } from "node:crypto";
+import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { truncatedLogMessage } from "@/lib/engine/appended-log";
+import { limits } from "@/lib/limits";
 import { signUpDeveloper } from "../support/developer";
 import { expectError, isoTime } from "../support/expect-error";
+import { rowsOf } from "../support/engine";
 import { getJob, type JobView } from "../support/jobs";
 import { withDeveloper } from "../support/with-developer";
 
-const ctx = withDeveloper({ embeddedNodes: 0 });
+const nodeRatePerMinute = 60;
+const ctx = withDeveloper({ embeddedNodes: 0, env: { NODE_RATE_PER_MINUTE: String(nodeRatePerMinute) } });
 
 const addNode = (body: Record<string, unknown> = {}) =>
   ctx.dev.session("/api/developers/nodes", {
@@ -283,5 +288,109 @@ describe("a node's report on a job it does not hold", () => {
       progress: 0,
     });
     expect(await getJob(owner, ownerKey, finished)).toMatchObject({ status: "completed", result: { summary: "ok" } });
+  });
+});
+
+describe("what a developer's node reports of one job", () => {
+  /** A node of a fresh developer's, holding one `own` job it claimed: what it reports is the test's. */
+  async function nodeHoldingAJob() {
+    const dev = await signUpDeveloper(ctx.server.baseUrl);
+    const key = await dev.createApiKey(["services:execute", "jobs:read"]);
+    const created = await dev.session("/api/developers/nodes", {
+      method: "POST",
+      body: JSON.stringify({ name: "chatty", serviceIds: ["token-count"] }),
+    });
+    const { token } = (await created.json()) as { token: string };
+    expect((await register(token)).status).toBe(200);
+    const res = await dev.withKey(key, "/api/marketplace/services/token-count/execute", {
+      method: "POST",
+      body: JSON.stringify({ input: { text: "flooded" }, placement: "own" }),
+    });
+    const { jobId } = (await res.json()) as JobView;
+    const claimed = await asNode(token, "claim", { max: 1, waitMs: 0, start: true });
+    expect((await claimed.json()).jobs).toEqual([expect.objectContaining({ jobId })]);
+    return { dev, key, token, jobId };
+  }
+  const linesOf = (jobId: string) =>
+    rowsOf<{ sequence: number; source: string; message: string }>(
+      sql`select sequence, source, message from job_logs where job_id = ${jobId} order by sequence`,
+    );
+  const reported = <T extends { source: string }>(lines: T[]) => lines.filter((l) => l.source === "provider");
+  const truncations = (lines: { message: string }[]) => lines.filter((l) => l.message === truncatedLogMessage);
+
+  it("stores at most the byte cap of log lines, then one \"logs truncated\" line and nothing more; every report succeeds", async () => {
+    const { token, jobId, dev, key } = await nodeHoldingAJob();
+    // 200 lines of 4,000 characters a report (the most one report may carry): 800 KB each, 48 MB in 60 of them.
+    const logs = Array.from({ length: 200 }, (_, i) => ({ level: "info", message: `${i}`.padEnd(4000, "x") }));
+    for (let report = 0; report < 4; report++) {
+      const res = await asNode(token, `jobs/${jobId}/progress`, { attempt: 1, progress: report, logs });
+      expect(res.status).toBe(204);
+    }
+    const done = await asNode(token, `jobs/${jobId}/complete`, {
+      attempt: 1,
+      result: { summary: "done", output: {} },
+      logs: [{ level: "info", message: "one more, past the cap" }],
+    });
+    expect(done.status).toBe(204);
+
+    const lines = await linesOf(jobId);
+    const kept = reported(lines);
+    expect(kept.reduce((sum, l) => sum + Buffer.byteLength(l.message), 0)).toBeLessThanOrEqual(limits.jobReportedBytes);
+    expect(kept.length).toBe(Math.floor(limits.jobReportedBytes / 4000));
+    expect(truncations(lines)).toHaveLength(1);
+    // The truncation line follows the last line kept; the platform's own lines go on (the completion).
+    const at = lines.findIndex((l) => l.message === truncatedLogMessage);
+    expect(lines[at - 1].source).toBe("provider");
+    expect(lines.slice(at + 1).map((l) => l.source)).toEqual(["node"]);
+    expect(lines.map((l) => l.sequence)).toEqual(lines.map((_, i) => i + 1));
+    expect(await getJob(dev, key, jobId)).toMatchObject({ status: "completed", result: { summary: "done" } });
+  });
+
+  it("stores at most the cap of lines and provider requests together, exactly one truncation even when reports race", async () => {
+    const { token, jobId } = await nodeHoldingAJob();
+    const reports = Array.from({ length: 12 }, (_, r) => ({
+      attempt: 1,
+      providerRequests: [{ report: r }],
+      logs: Array.from({ length: 199 }, (_, i) => ({ level: "info", message: `report ${r} line ${i}` })),
+    }));
+    const answers = await Promise.all(reports.map((body) => asNode(token, `jobs/${jobId}/progress`, body)));
+    expect(answers.map((r) => r.status)).toEqual(reports.map(() => 204));
+
+    const lines = await linesOf(jobId);
+    const [{ events }] = await rowsOf<{ events: number }>(
+      sql`select count(*)::int as events from job_events where job_id = ${jobId} and type = 'PROVIDER_REQUEST'`,
+    );
+    expect(reported(lines).length + events).toBe(limits.jobReportedItems);
+    expect(truncations(lines)).toHaveLength(1);
+    expect(lines.map((l) => l.sequence)).toEqual(lines.map((_, i) => i + 1));
+    const sequences = await rowsOf<{ sequence: number }>(
+      sql`select sequence from job_events where job_id = ${jobId} order by sequence`,
+    );
+    expect(sequences.map((e) => e.sequence)).toEqual(sequences.map((_, i) => i + 1));
+  });
+});
+
+describe("a developer's node's requests", () => {
+  it("are limited per node: past NODE_RATE_PER_MINUTE, 429 RATE_LIMITED with Retry-After; its other nodes go on", async () => {
+    const dev = await signUpDeveloper(ctx.server.baseUrl);
+    const add = async (name: string) => {
+      const res = await dev.session("/api/developers/nodes", {
+        method: "POST",
+        body: JSON.stringify({ name, serviceIds: ["token-count"] }),
+      });
+      return ((await res.json()) as { token: string }).token;
+    };
+    const [busy, quiet] = [await add("busy"), await add("quiet")];
+    const answers = [];
+    for (let i = 0; i < nodeRatePerMinute + 5; i++) answers.push(await asNode(busy, "heartbeat", { activeJobIds: [] }));
+    expect(answers.filter((r) => r.status === 200)).toHaveLength(nodeRatePerMinute);
+    const limited = answers.at(-1) as Response;
+    const error = await expectError(limited, 429, "RATE_LIMITED");
+    expect(error.details).toEqual({ limit: nodeRatePerMinute });
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(limited.headers.get("ratelimit-remaining")).toBe("0");
+    // Every route of the protocol counts, and each node has its own count.
+    await expectError(await asNode(busy, "claim", { max: 1 }), 429, "RATE_LIMITED");
+    expect((await asNode(quiet, "heartbeat", { activeJobIds: [] })).status).toBe(200);
   });
 });
