@@ -20,25 +20,64 @@ const isoTime = z.string().meta({ format: "date-time", description: "ISO-8601 UT
 const nullableIso = isoTime.nullable();
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
 
+/**
+ * An email address as HTML's `<input type="email">` accepts it (WHATWG, broader than zod's default rule),
+ * and stated as a pattern beside `format: email`, which also allows quoted local parts and address literals.
+ */
+const emailAddress = z.email({ pattern: z.regexes.html5Email }).max(254).meta({
+  pattern: z.regexes.html5Email.source,
+  description:
+    "An email address as HTML's input type=email accepts it (this pattern): no quoted local parts or [address] literals",
+});
+
 /** Times the API accepts: what both PostgreSQL and ISO-8601 four-digit years represent exactly. */
 const storableTime = (d: Date) =>
   !Number.isNaN(d.getTime()) && d.getUTCFullYear() >= 1970 && d.getUTCFullYear() <= 9999;
 
-/** A time filter: ISO-8601 string or epoch milliseconds. */
+// The three forms a time filter takes, as the OpenAPI document declares them. A date-time names its offset
+// (RFC 3339): without one, JavaScript would read it in the server's own time zone.
+const rfc3339DateTime =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt]([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)$/;
+const fullDate = /^(\d{4})-(\d{2})-(\d{2})$/;
+const epochMilliseconds = /^[0-9]+$/;
+
+/** Whether year-month-day names a day of the calendar (JavaScript rolls 2024-02-30 over into March). */
+function isCalendarDay(year: string, month: string, day: string): boolean {
+  const d = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
+  return d.getUTCMonth() === Number(month) - 1 && d.getUTCDate() === Number(day);
+}
+
+function parseTime(v: string): Date | undefined {
+  if (epochMilliseconds.test(v)) return new Date(Number(v));
+  const parts = rfc3339DateTime.exec(v) ?? fullDate.exec(v);
+  if (!parts || !isCalendarDay(parts[1], parts[2], parts[3])) return undefined;
+  // A date alone is that day's first millisecond, UTC.
+  return new Date(v);
+}
+
+/** A time filter: an RFC 3339 date-time, a date (its start, UTC) or epoch milliseconds, between 1970 and 9999. */
 export const timeParam = z
   .string()
   .transform((v, ctx) => {
-    const d = /^\d+$/.test(v) ? new Date(Number(v)) : new Date(v);
-    if (!storableTime(d)) {
+    const d = parseTime(v);
+    if (!d || !storableTime(d)) {
       ctx.addIssue({
         code: "custom",
-        message: "Expected an ISO-8601 time or epoch milliseconds between 1970 and 9999.",
+        message:
+          "Expected an RFC 3339 date-time with its offset (2026-11-01T10:00:00Z), a date (2026-11-01) or epoch milliseconds, between 1970 and 9999.",
       });
       return z.NEVER;
     }
     return d;
   })
-  .meta({ description: "ISO-8601 time or epoch milliseconds", type: "string" });
+  .meta({
+    description: "An RFC 3339 date-time (with Z or an offset), a date (its start, UTC) or epoch milliseconds",
+    anyOf: [
+      { type: "string", format: "date-time" },
+      { type: "string", format: "date" },
+      { type: "string", pattern: epochMilliseconds.source, description: "Epoch milliseconds" },
+    ],
+  });
 
 /** A decimal integer query parameter (no "0x10", "1e3" or blanks). */
 const intParam = (min: number, max: number, fallback: number, description?: string) =>
@@ -87,7 +126,7 @@ export const SessionResponse = z.object({ address, chainId: z.number().int() }).
 export const CreateProfileRequest = z
   .object({
     name: z.string().trim().min(1).max(80),
-    email: z.email().max(254).optional(),
+    email: emailAddress.optional(),
     organization: z.string().trim().max(80).optional(),
   })
   .strict();
@@ -101,7 +140,7 @@ const lowBalanceThreshold = credits.min(0).nullable().meta({
 export const UpdateProfileRequest = z
   .object({
     name: z.string().trim().min(1).max(80).optional(),
-    email: z.email().max(254).nullable().optional(),
+    email: emailAddress.nullable().optional(),
     organization: z.string().trim().max(80).nullable().optional(),
     lowBalanceThreshold: lowBalanceThreshold.optional(),
   })
@@ -291,6 +330,14 @@ export const ExecutionLog = z
   })
   .meta({ id: "ExecutionLog" });
 
+/** Where a job's event stream resumes: the last telemetry sequence received (0, the default, is the start). */
+export const EventStreamCursor = intParam(
+  0,
+  999_999_999,
+  0,
+  "The last telemetry sequence received; the stream resumes after it",
+);
+
 /** A page of a job's log: the lines after `after` (a sequence; 0 = from the start), oldest first. */
 export const JobLogsQuery = z.object({
   after: intParam(0, 999_999_999, 0, "Lines after this sequence: the last one read (0, the default, is the start)"),
@@ -312,6 +359,27 @@ export const TelemetryEvent = z
 export const TelemetryPage = z
   .object({ data: z.array(TelemetryEvent), pagination: Pagination })
   .meta({ id: "TelemetryPage" });
+
+/**
+ * One message of a job's event stream as its fields (Server-Sent Events text: `id:`, `event:`, `data:` with the
+ * JSON below). Besides messages the stream sends `retry: 1000` once and `: keep-alive` comments.
+ */
+export const JobStreamMessage = z
+  .discriminatedUnion("event", [
+    z.object({
+      event: z.literal("telemetry"),
+      id: z.number().int().meta({ description: "The event's sequence: send the last one back as Last-Event-ID" }),
+      data: TelemetryEvent,
+    }),
+    z
+      .object({ event: z.literal("status"), data: ExecutionJob })
+      .meta({ description: "The job, first and at each change of status; the stream ends after a final one" }),
+    z.object({ event: z.literal("error"), data: z.object({ code: z.string(), message: z.string() }) }).meta({
+      description:
+        "The stream's credential was revoked or expired (code INVALID_API_KEY or UNAUTHENTICATED); the stream ends",
+    }),
+  ])
+  .meta({ id: "JobStreamMessage" });
 
 // ── Credits and usage ─────────────────────────────────────────────────────────────────────────────
 export const CreditBalance = z

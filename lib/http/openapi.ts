@@ -3,7 +3,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
 import * as s from "@/lib/contract/schemas";
-import { routes, type Credential, type RouteSpec } from "./routes";
+import { isRateLimited, routes, type Credential, type RouteSpec } from "./routes";
 
 const security: Record<Credential, RouteConfig["security"]> = {
   session: [{ walletSession: [] }],
@@ -18,13 +18,50 @@ const jsonContent = (schema: z.ZodType) => ({ content: { "application/json": { s
 const errorDescriptions: Record<number, string> = {
   402: "INSUFFICIENT_CREDITS, or KEY_CREDIT_LIMIT: the API key's credit limit is spent (details: KeyCreditLimitDetails)",
 };
-const errorResponses = (codes: number[]) =>
-  Object.fromEntries(
-    codes.map((code) => [
-      String(code),
-      { description: errorDescriptions[code] ?? `Error (${code})`, ...jsonContent(s.ErrorEnvelope) },
-    ]),
+
+// What rate-limit.ts sends: the RateLimit-* headers on every answer a limit counted, Retry-After on a 429.
+// (Not "required": a limit configured to 0 counts nothing and sends none.)
+const rateLimitHeaders = z.object({
+  "RateLimit-Limit": z
+    .number()
+    .int()
+    .optional()
+    .meta({ description: "Requests a minute the tightest limit that applied allows" }),
+  "RateLimit-Remaining": z.number().int().optional().meta({ description: "Requests left in the current window" }),
+  "RateLimit-Reset": z.number().int().optional().meta({ description: "Seconds until the window resets" }),
+});
+const rateLimitedResponse = {
+  description:
+    "RATE_LIMITED: over the API key's, the account's or (sign-in) the client address's requests per minute, or (event streams) the account's open streams",
+  headers: z.object({
+    "Retry-After": z.number().int().meta({ description: "Seconds to wait before trying again" }),
+    ...rateLimitHeaders.shape,
+  }),
+  ...jsonContent(s.ErrorEnvelope),
+};
+
+function errorResponses(route: RouteSpec) {
+  const codes = new Set([...route.errors, 500]);
+  if (isRateLimited(route)) codes.add(429);
+  return Object.fromEntries(
+    [...codes]
+      .sort((a, b) => a - b)
+      .map((code) => [
+        String(code),
+        code === 429
+          ? rateLimitedResponse
+          : {
+              description: route.errorNotes?.[code] ?? errorDescriptions[code] ?? `Error (${code})`,
+              ...jsonContent(s.ErrorEnvelope),
+            },
+      ]),
   );
+}
+
+function successHeaders(route: RouteSpec) {
+  const headers = { ...route.response.headers?.shape, ...(isRateLimited(route) ? rateLimitHeaders.shape : {}) };
+  return Object.keys(headers).length > 0 ? { headers: z.object(headers) } : {};
+}
 
 function buildDocument() {
   const registry = new OpenAPIRegistry();
@@ -51,14 +88,14 @@ function buildDocument() {
       responses: {
         [String(p.response.status)]: {
           description: p.response.description ?? "OK",
-          ...(p.response.headers ? { headers: p.response.headers } : {}),
+          ...successHeaders(p),
           ...(p.response.schema
-            ? jsonContent(p.response.schema)
+            ? { content: { [p.response.contentType ?? "application/json"]: { schema: p.response.schema } } }
             : p.response.contentType
               ? { content: { [p.response.contentType]: { schema: { type: "string" } } } }
               : {}),
         },
-        ...errorResponses([...p.errors, 500]),
+        ...errorResponses(p),
       },
     });
   }

@@ -60,7 +60,20 @@ export interface RouteSpec<
   response: { status: number; schema?: R; description?: string; contentType?: string; headers?: z.ZodObject };
   /** Error statuses besides 500. */
   errors: number[];
+  /** What an error status means here, where the generic description would not say (its codes, its details). */
+  errorNotes?: Partial<Record<number, string>>;
+  /** Counted against a rate limit although its credential is not (`rateLimitedCredentials`), as sign-in is. */
+  rateLimited?: true;
 }
+
+/** The credentials whose guard counts every request against the key's or the account's rate limit (guards.ts). */
+const rateLimitedCredentials: readonly Credential[] = ["session", "apiKey", "either"];
+
+/** Whether a request to `route` can be refused with 429 RATE_LIMITED (and carries RateLimit-* headers). */
+export const isRateLimited = (route: RouteSpec): boolean =>
+  route.rateLimited === true || rateLimitedCredentials.includes(route.credential) || route.errors.includes(429);
+
+const limitReached = (what: string) => `LIMIT_REACHED: ${what} (\`details.limit\`)`;
 
 /** Identity that keeps each route's exact schema types, so its handler receives them typed. */
 export function declareRoute<
@@ -108,6 +121,7 @@ export const routes = {
     summary: "Issue a single-use SIWE nonce bound to the session cookie",
     tags: ["Auth"],
     credential: "none",
+    rateLimited: true,
     response: {
       status: 200,
       schema: s.NonceResponse,
@@ -122,6 +136,7 @@ export const routes = {
       "Verify a signed EIP-4361 message (Version 1, EIP-55 checksummed address, one of this browser's nonces) and start a wallet session",
     tags: ["Auth"],
     credential: "origin",
+    rateLimited: true,
     body: { schema: s.VerifyRequest },
     response: { status: 200, schema: s.SessionResponse },
     errors: [400, 401, 403, 415],
@@ -192,7 +207,10 @@ export const routes = {
     credential: "session",
     body: { schema: s.CreateKeyRequest },
     response: { status: 201, schema: s.ApiKeyWithSecret },
-    errors: [400, 401, 403, 404, 415],
+    errors: [400, 401, 403, 404, 409, 415],
+    errorNotes: {
+      409: limitReached(`the account already holds ${limits.apiKeysPerAccount} live API keys; revoke one first`),
+    },
   }),
   listKeys: declareRoute({
     method: "get",
@@ -332,8 +350,15 @@ export const routes = {
     credential: "either",
     scope: "telemetry:read",
     params: jobIdParam,
-    headers: z.object({ "Last-Event-ID": z.string().optional() }),
-    response: { status: 200, description: "text/event-stream", contentType: "text/event-stream" },
+    // The header, as an EventSource sends it on reconnecting; the query form for a first connection from a browser.
+    headers: z.object({ "Last-Event-ID": s.EventStreamCursor }),
+    query: z.object({ lastEventId: s.EventStreamCursor }),
+    response: {
+      status: 200,
+      description: "An event stream: one JobStreamMessage per message",
+      contentType: "text/event-stream",
+      schema: s.JobStreamMessage,
+    },
     errors: [400, 401, 403, 404],
   }),
   // Cancelling is an execution action: an API key needs services:execute; the dashboard's session may too.
@@ -375,6 +400,9 @@ export const routes = {
     body: { schema: s.CreateWebhookRequest },
     response: { status: 201, schema: s.WebhookEndpointWithSecret },
     errors: [400, 401, 403, 404, 409, 415],
+    errorNotes: {
+      409: limitReached(`the developer already has ${limits.webhookEndpointsPerDeveloper} webhook endpoints`),
+    },
   }),
   listWebhooks: declareRoute({
     method: "get",
@@ -489,6 +517,9 @@ export const routes = {
     body: { schema: s.CreateNodeRequest },
     response: { status: 201, schema: s.NodeWithToken },
     errors: [400, 401, 403, 404, 409, 415],
+    errorNotes: {
+      409: limitReached(`the developer already has ${limits.nodesPerDeveloper} nodes that are not revoked`),
+    },
   }),
   listNodes: declareRoute({
     method: "get",
@@ -586,6 +617,9 @@ export const routes = {
     body: { schema: s.SubmitTopUpRequest },
     response: { status: 201, schema: s.TopUp },
     errors: [400, 401, 403, 409, 415, 422, 503],
+    errorNotes: {
+      409: `PAYMENTS_DISABLED: top-ups are not configured here; PAYMENT_CLAIMED: another account recorded this payment; ${limitReached("too many of your top-ups are waiting to be mined")}`,
+    },
   }),
   listTopUps: declareRoute({
     method: "get",

@@ -40,6 +40,19 @@ describe("the developer profile", () => {
     expect(await me.json()).toEqual(profile);
   });
 
+  it("takes every address the OpenAPI document's email rule allows (HTML's input type=email), and refuses the others", async () => {
+    const dev = await signUpDeveloper(server.baseUrl, { name: "Mail" });
+    for (const email of ["ops@localhost", "x!#$%&'*/=?^_`{|}~-@example.com", "a@b.c", "a..b@example.org"]) {
+      const res = await dev.session("/api/developers/me", { method: "PATCH", body: JSON.stringify({ email }) });
+      expect(res.status, email).toBe(200);
+      expect((await res.json()).email).toBe(email);
+    }
+    for (const email of ["a@", "@example.com", "a b@example.com", "a@-example.com", '"q"@example.com']) {
+      const res = await dev.session("/api/developers/me", { method: "PATCH", body: JSON.stringify({ email }) });
+      await expectError(res, 400, "INVALID_REQUEST");
+    }
+  });
+
   it("keeps optional members null when they are not given", async () => {
     const dev = await signUpDeveloper(server.baseUrl, { profile: false });
     const res = await dev.session("/api/developers", { method: "POST", body: JSON.stringify({ name: "Solo" }) });

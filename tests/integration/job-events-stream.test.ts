@@ -38,10 +38,18 @@ describe("the job events stream (SSE)", () => {
     const other = await signUpDeveloper(ctx.server.baseUrl);
     const otherKey = await other.createApiKey();
     expect((await other.withKey(otherKey, `/api/developers/jobs/${job.jobId}/events`)).status).toBe(404);
-    const bad = await ctx.dev.withKey(ctx.key, `/api/developers/jobs/${job.jobId}/events`, {
-      headers: { "last-event-id": "abc" },
-    });
-    expect(bad.status).toBe(400);
+    // A whole number, as the OpenAPI document declares it: not what JavaScript's Number() reads besides.
+    for (const lastEventId of ["abc", "1e3", "0x10", "-1", "1.5"]) {
+      const bad = await ctx.dev.withKey(ctx.key, `/api/developers/jobs/${job.jobId}/events`, {
+        headers: { "last-event-id": lastEventId },
+      });
+      expect(bad.status, lastEventId).toBe(400);
+      const badQuery = await ctx.dev.withKey(
+        ctx.key,
+        `/api/developers/jobs/${job.jobId}/events?lastEventId=${encodeURIComponent(lastEventId)}`,
+      );
+      expect(badQuery.status, `?lastEventId=${lastEventId}`).toBe(400);
+    }
   });
 
   it("needs telemetry:read on an API key", async () => {

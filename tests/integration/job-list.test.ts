@@ -160,12 +160,33 @@ describe("filters of the job list", () => {
     expect(idsOf(before.body.data)).toEqual(idsOf(newestFirst(jobs.filter((j) => createdMs(j) <= createdMs(pivot)))));
   });
 
-  it.each(["dateFrom=yesterday", "dateTo=2024-13-45T00:00:00Z", "dateFrom=", "dateTo=12abc"])(
-    "refuses a time it cannot read (%s) with 400 INVALID_REQUEST",
-    async (query) => {
-      await expectError(await ctx.dev.withKey(ctx.key, `/api/developers/jobs?${query}`), 400, "INVALID_REQUEST");
-    },
-  );
+  it("reads each form the OpenAPI document declares: a date-time with any offset, a date (its start, UTC), epoch ms", async () => {
+    const pivot = jobs[10];
+    const atOffset = new Date(createdMs(pivot) + 2 * 3600_000).toISOString().replace("Z", "+02:00");
+    const day = String(pivot.createdAt).slice(0, 10);
+    const forms = [atOffset, atOffset.replace("T", "t"), String(createdMs(pivot))];
+    for (const form of forms) {
+      const { body } = await listJobs(`dateFrom=${encodeURIComponent(form)}&dateTo=${encodeURIComponent(form)}`);
+      expect(idsOf(body.data), form).toContain(pivot.jobId);
+    }
+    const { body } = await listJobs(`dateFrom=${day}&limit=100`);
+    expect(body.pagination.total).toBe(jobs.filter((j) => createdMs(j) >= Date.parse(`${day}T00:00:00Z`)).length);
+  });
+
+  it.each([
+    "dateFrom=yesterday",
+    "dateTo=2024-13-45T00:00:00Z",
+    "dateFrom=",
+    "dateTo=12abc",
+    // Forms JavaScript's Date reads but no declared format describes: a time without its offset (read in the
+    // server's own zone), prose, a day the calendar lacks (rolled over into March).
+    "dateFrom=2026-11-01T10:00:00",
+    "dateFrom=Nov%201%202026",
+    "dateTo=2024-02-30",
+    "dateTo=2024-02-30T00:00:00Z",
+  ])("refuses a time it cannot read (%s) with 400 INVALID_REQUEST", async (query) => {
+    await expectError(await ctx.dev.withKey(ctx.key, `/api/developers/jobs?${query}`), 400, "INVALID_REQUEST");
+  });
 
   it("combines status, service, time and pagination", async () => {
     const from = jobs[4].createdAt as string;

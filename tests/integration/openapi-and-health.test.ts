@@ -10,9 +10,32 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
+interface JsonSchema {
+  type?: string;
+  format?: string;
+  pattern?: string;
+  description?: string;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  $ref?: string;
+  properties?: Record<string, JsonSchema>;
+}
+interface Operation {
+  security?: Record<string, string[]>[];
+  parameters?: { name: string; in: string; schema: JsonSchema }[];
+  requestBody?: { content: Record<string, { schema: JsonSchema }> };
+  responses: Record<
+    string,
+    {
+      description: string;
+      headers?: Record<string, { schema: JsonSchema }>;
+      content?: Record<string, { schema: JsonSchema }>;
+    }
+  >;
+}
 interface OpenApiDocument {
   openapi: string;
-  paths: Record<string, Record<string, unknown>>;
+  paths: Record<string, Record<string, Operation>>;
   components: { schemas: Record<string, { type?: string; properties?: Record<string, unknown>; required?: string[] }> };
 }
 
@@ -181,6 +204,99 @@ describe("the OpenAPI document", () => {
       }
     }
     expect(checked.length).toBeGreaterThanOrEqual(contractMethods.length);
+  });
+});
+
+describe("the OpenAPI document tells the truth", () => {
+  const operation = (method: string, path: string) => document.paths[path][method];
+  const parameter = (method: string, path: string, name: string) =>
+    operation(method, path).parameters?.find((p) => p.name === name)?.schema;
+  const operations = () =>
+    Object.entries(document.paths).flatMap(([path, byMethod]) =>
+      Object.entries(byMethod).map(([method, op]) => ({ what: `${method.toUpperCase()} ${path}`, path, op })),
+    );
+
+  it("declares the forms a date query parameter takes: an RFC 3339 date-time, a date, or epoch milliseconds", () => {
+    for (const [path, names] of [
+      ["/api/developers/jobs", ["dateFrom", "dateTo"]],
+      ["/api/developers/metrics", ["periodStart", "periodEnd"]],
+    ] as const) {
+      for (const name of names) {
+        const forms = parameter("get", path, name)?.anyOf?.map((f) => [f.type, f.format ?? f.pattern]);
+        expect(forms, `${path} ${name}`).toEqual([
+          ["string", "date-time"],
+          ["string", "date"],
+          ["string", "^[0-9]+$"],
+        ]);
+      }
+    }
+  });
+
+  it("declares Last-Event-ID (and its query form lastEventId) as a whole number", () => {
+    const header = parameter("get", "/api/developers/jobs/{jobId}/events", "Last-Event-ID");
+    expect(header).toMatchObject({ type: "integer", minimum: 0 });
+    expect(parameter("get", "/api/developers/jobs/{jobId}/events", "lastEventId")).toMatchObject({
+      type: "integer",
+      minimum: 0,
+    });
+  });
+
+  it("describes each event-stream message: telemetry (id = sequence), status (the job) and error", () => {
+    const stream = operation("get", "/api/developers/jobs/{jobId}/events").responses["200"].content?.[
+      "text/event-stream"
+    ]?.schema;
+    const ref = stream?.$ref?.replace("#/components/schemas/", "") ?? "";
+    const messages = (document.components.schemas[ref] as JsonSchema | undefined)?.oneOf ?? [];
+    const shape = messages.map((m) => ({
+      event: (m.properties?.event as JsonSchema & { enum?: string[] })?.enum?.[0],
+      data: m.properties?.data.$ref ?? m.properties?.data.type,
+      id: m.properties?.id?.type,
+    }));
+    expect(shape).toEqual([
+      { event: "telemetry", data: "#/components/schemas/TelemetryEvent", id: "integer" },
+      { event: "status", data: "#/components/schemas/ExecutionJob", id: undefined },
+      { event: "error", data: "object", id: undefined },
+    ]);
+  });
+
+  it("documents 409 LIMIT_REACHED where a count is capped: API keys, webhook endpoints, nodes, top-ups", () => {
+    for (const [method, path] of [
+      ["post", "/api/developers/keys"],
+      ["post", "/api/developers/webhooks"],
+      ["post", "/api/developers/nodes"],
+      ["post", "/api/credits/top-ups"],
+    ]) {
+      expect(operation(method, path).responses["409"]?.description, `${method} ${path}`).toContain("LIMIT_REACHED");
+    }
+  });
+
+  it("documents 429 with Retry-After and the RateLimit headers on every rate-limited operation, and only there", () => {
+    const signIn = ["/api/auth/nonce", "/api/auth/verify"];
+    for (const { what, path, op } of operations()) {
+      const schemes = (op.security ?? []).flatMap((s) => Object.keys(s));
+      const limited = signIn.includes(path) || schemes.includes("apiKey") || schemes.includes("walletSession");
+      if (!limited) {
+        expect(op.responses["429"], what).toBeUndefined();
+        continue;
+      }
+      expect(Object.keys(op.responses["429"]?.headers ?? {}), what).toEqual([
+        "Retry-After",
+        "RateLimit-Limit",
+        "RateLimit-Remaining",
+        "RateLimit-Reset",
+      ]);
+    }
+  });
+
+  it("states the rule an email address must follow, beside format: email", () => {
+    const body = operation("post", "/api/developers").requestBody?.content["application/json"].schema;
+    const email = body?.properties?.email;
+    expect(email).toMatchObject({ type: "string", format: "email", pattern: expect.any(String) });
+    const rule = new RegExp(email?.pattern ?? "");
+    for (const address of ["a@example.com", "first.last+tag@sub.example.org", "x!#$%&'*/=?^_`{|}~-@localhost"])
+      expect(rule.test(address), address).toBe(true);
+    for (const address of ["a@", "@example.com", "a b@example.com", "a@-example.com"])
+      expect(rule.test(address), address).toBe(false);
   });
 });
 
