@@ -5,6 +5,12 @@ import { env } from "@/lib/env";
 export const limits = {
   /** Default JSON body limit (CONTRACT §1). */
   defaultBodyBytes: 1024 * 1024,
+  /**
+   * A body still arriving after its answer (a 413, an early 401) is read and dropped, so the client sees the
+   * answer instead of a reset connection, up to this many bytes and this long; past either, the connection closes.
+   */
+  unreadBodyDrainBytes: 32 * 1024 * 1024,
+  unreadBodyDrainMs: 10_000,
   /** image-ocr accepts images up to 8 MiB; base64 inflates by 4/3, plus JSON framing. */
   ocrImageBytes: 8 * 1024 * 1024,
   get ocrBodyBytes() {

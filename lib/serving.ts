@@ -7,7 +7,7 @@ import { env } from "@/lib/env";
 import { stampSocketAddresses } from "@/lib/http/client-address";
 import { coalesceHeaderWrites } from "@/lib/http/coalesced-writes";
 import type { DeclaredHandler } from "@/lib/http/api";
-import { serveRoutesDirectly } from "@/lib/http/direct-routes";
+import { guardServers } from "@/lib/http/server-edge";
 import { listenForKeyChanges } from "@/lib/domain/api-key-cache";
 import { readyDatabase } from "@/lib/domain/database";
 import { log } from "@/lib/log";
@@ -41,12 +41,13 @@ export const servingState = () => serving.state();
 const oneLine = (error: unknown) => (error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, " ");
 
 /**
- * Starts serving in the background; a failure prints one line and exits 1. `directRoutes` are answered
- * beside Next.js's router (lib/http/direct-routes.ts); not under `next dev`, whose edits to them would not
- * reach the copies loaded here.
+ * Starts serving in the background; a failure prints one line and exits 1. Every request meets the server's
+ * edge first (lib/http/server-edge.ts); `directRoutes` are answered beside Next.js's router
+ * (lib/http/direct-routes.ts), though not under `next dev`, whose edits to them would not reach the copies
+ * loaded here.
  */
 export function startServing(directRoutes: readonly DeclaredHandler[] = []): void {
-  if (process.env.NODE_ENV === "production") serveRoutesDirectly(directRoutes);
+  guardServers(process.env.NODE_ENV === "production" ? directRoutes : []);
   serving.get().catch((error: unknown) => {
     // The one line below is what a person reads; the stack is there for whoever asks for it.
     log.debug("start-up failed", { err: error });

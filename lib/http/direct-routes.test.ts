@@ -8,7 +8,8 @@ import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DeclaredHandler } from "./api";
-import { directRouteTable, serveRoutesDirectly } from "./direct-routes";
+import { directRouteTable } from "./direct-routes";
+import { guardServers } from "./server-edge";
 import type { RouteSpec } from "./routes";
 
 /** A declared handler that says what it was given. */
@@ -58,7 +59,7 @@ describe("a server once direct routes are served", () => {
   const nextAnswers = (res: import("node:http").ServerResponse) => res.writeHead(299).end("next");
 
   beforeAll(async () => {
-    serveRoutesDirectly([echo("post", "/api/things/{id}/poke")]);
+    guardServers([echo("post", "/api/things/{id}/poke")]);
     server = createServer((_req, res) => nextAnswers(res));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

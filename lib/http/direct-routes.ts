@@ -4,18 +4,14 @@
 // streaming the Response into the socket) cost more server CPU than the whole submission it carries: half
 // of the main thread's busy time in a fresh server's burst of 500 (docs/benchmarks.md, 2026-11-27).
 //
-// How: Node publishes every request on the documented `http.server.request.start` diagnostics channel, with
-// its server, before the server emits it. The first time a server is seen, its `emit` is wrapped: a request
-// whose method and path match a direct route is answered here, with the same handler object the route file
-// exports (withApi: guard, schemas, envelope, security headers); every other request, and any path this
-// matcher is not sure of (an escape it cannot decode, a trailing slash, an empty segment), goes on to
-// Next.js unchanged. Answers are compressed as Next.js compresses them (gzip; a client that takes only
-// deflate gets them as they are). What Next.js adds that a direct route does not: X-Forwarded-* headers on the
-// request (nothing reads them but the client address, which comes from the socket either way:
-// lib/http/client-address.ts).
-import { subscribe } from "node:diagnostics_channel";
-import type { IncomingMessage, Server, ServerResponse } from "node:http";
-import { Readable } from "node:stream";
+// How: lib/http/server-edge.ts sees each request before the server emits it. A request whose method and path
+// match a direct route is answered here, with the same handler object the route file exports (withApi: guard,
+// schemas, envelope, security headers); every other request, and any path this matcher is not sure of (an
+// escape it cannot decode, a trailing slash, an empty segment), goes on to Next.js unchanged. Answers are
+// compressed as Next.js compresses them (gzip; a client that takes only deflate gets them as they are). What
+// Next.js adds that a direct route does not: X-Forwarded-* headers on the request (nothing reads them but the
+// client address, which comes from the socket either way: lib/http/client-address.ts).
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { promisify } from "node:util";
 import { gzip } from "node:zlib";
 import Negotiator from "negotiator";
@@ -71,6 +67,44 @@ function decodedSegment(raw: string): string | undefined {
 }
 
 /**
+ * A request's body as a web stream. Unlike Readable.toWeb, cancelling it (a handler that stops reading past
+ * the limit) leaves the request alone: destroying it would reset the connection before the answer is sent.
+ * What the handler did not read is drained after the answer (lib/http/server-edge.ts).
+ */
+export function bodyStreamOf(req: IncomingMessage): ReadableStream<Uint8Array> {
+  let detach = () => undefined as void;
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        const onData = (chunk: Buffer) => {
+          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+          if ((controller.desiredSize ?? 0) <= 0) req.pause();
+        };
+        const onEnd = () => {
+          detach();
+          controller.close();
+        };
+        const onClose = () => {
+          detach();
+          controller.error(new Error("The client closed the connection before its request body ended."));
+        };
+        detach = () => void req.off("data", onData).off("end", onEnd).off("close", onClose).off("error", onClose);
+        req.on("data", onData).on("end", onEnd).on("close", onClose).on("error", onClose);
+        req.pause();
+      },
+      pull() {
+        req.resume();
+      },
+      cancel() {
+        detach();
+        req.pause();
+      },
+    },
+    { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
+  );
+}
+
+/**
  * The web Request a route handler takes, for a Node request (its body streamed, not buffered). The origin is
  * not the client's to choose (a Host header proves nothing); handlers read only the path and the query.
  */
@@ -81,7 +115,7 @@ export function toWebRequest(req: IncomingMessage, signal: AbortSignal, origin =
   return new Request(origin + (req.url ?? "/"), {
     method: req.method,
     headers,
-    body: hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : undefined,
+    body: hasBody ? bodyStreamOf(req) : undefined,
     // @ts-expect-error Node's fetch needs duplex for streamed request bodies.
     duplex: "half",
     signal,
@@ -89,10 +123,8 @@ export function toWebRequest(req: IncomingMessage, signal: AbortSignal, origin =
 }
 
 /** A Response's status and headers, as Node's writeHead takes them (Set-Cookie as its list). */
-export function nodeHeadersOf(req: IncomingMessage, response: Response): Record<string, string | string[]> {
+export function nodeHeadersOf(response: Response): Record<string, string | string[]> {
   const headers: Record<string, string | string[]> = {};
-  // A response sent before the request body was read (413) must not leave the connection reusable.
-  if (!req.complete) headers.connection = "close";
   response.headers.forEach((value, key) => {
     if (key === "set-cookie") headers[key] = response.headers.getSetCookie();
     else headers[key] = value;
@@ -121,50 +153,26 @@ async function encodedAsNextDoes(
   return gzipped(body);
 }
 
-/** Answers one request with a direct route's handler: its whole (small, JSON) body in one write. */
-async function answer(req: IncomingMessage, res: ServerResponse, { handler, params }: DirectMatch): Promise<void> {
+/** Sends a whole (small, JSON) answer as Next.js would, in one write: with its length it needs no chunked framing. */
+export async function sendWhole(req: IncomingMessage, res: ServerResponse, response: Response): Promise<void> {
+  const headers = nodeHeadersOf(response);
+  const body = await encodedAsNextDoes(req, headers, Buffer.from(await response.arrayBuffer()));
+  headers["content-length"] = String(body.byteLength);
+  res.writeHead(response.status, headers).end(body);
+}
+
+/** Answers one request with a direct route's handler. */
+export async function answerDirectly(
+  req: IncomingMessage,
+  res: ServerResponse,
+  { handler, params }: DirectMatch,
+): Promise<void> {
   const aborter = new AbortController();
   res.once("close", () => aborter.abort());
   try {
-    const response = await handler(toWebRequest(req, aborter.signal), { params: Promise.resolve(params) });
-    const headers = nodeHeadersOf(req, response);
-    const body = await encodedAsNextDoes(req, headers, Buffer.from(await response.arrayBuffer()));
-    // With its length the answer needs no chunked framing, and headers and body leave in one write.
-    headers["content-length"] = String(body.byteLength);
-    res.writeHead(response.status, headers).end(body);
+    await sendWhole(req, res, await handler(toWebRequest(req, aborter.signal), { params: Promise.resolve(params) }));
   } catch (error) {
     // withApi answers every error in the envelope: what reaches here is the client gone mid-answer.
     res.destroy(error instanceof Error ? error : new Error(String(error)));
   }
-}
-
-const installedKey = Symbol.for("execution-network.direct-routes");
-
-/** Once per process: each TCP server's requests for `handlers` are answered by them, before Next.js sees them. */
-export function serveRoutesDirectly(handlers: readonly DeclaredHandler[]): void {
-  // Flagged on globalThis: Next.js may load this module more than once in one process (separate bundles).
-  const shared = globalThis as { [installedKey]?: boolean };
-  if (shared[installedKey] || handlers.length === 0) return;
-  shared[installedKey] = true;
-  const match = directRouteTable(handlers);
-  const seen = new WeakSet<Server>();
-  subscribe("http.server.request.start", (message) => {
-    const { server } = message as { server: Server };
-    if (seen.has(server)) return;
-    seen.add(server);
-    // The operator's socket (lib/operator/socket.ts) listens on a path, and serves no API.
-    if (typeof server.address() === "string") return;
-    const emit = server.emit;
-    server.emit = function emitUnlessDirect(this: Server, event: string | symbol, ...args: unknown[]) {
-      if (event === "request") {
-        const [req, res] = args as [IncomingMessage, ServerResponse];
-        const direct = match(req.method ?? "", req.url ?? "");
-        if (direct) {
-          void answer(req, res, direct);
-          return true;
-        }
-      }
-      return emit.apply(this, [event, ...args] as Parameters<Server["emit"]>);
-    } as Server["emit"];
-  });
 }

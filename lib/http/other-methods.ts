@@ -14,8 +14,9 @@ const declared = Object.values(routes).map((r) => ({
   pattern: new RegExp(`^${r.path.replace(/\{[^}]+\}/g, "[^/]+")}$`),
 }));
 
-/** The methods a path answers: its declared ones, HEAD where it has GET, and OPTIONS. */
+/** The methods a path answers: its declared ones, HEAD where it has GET, and OPTIONS; a page, GET and HEAD. */
 export function allowedMethodsAt(pathname: string): string[] {
+  if (!pathname.startsWith("/api/")) return ["GET", "HEAD"];
   const methods = declared.filter((r) => r.pattern.test(pathname)).map((r) => r.method);
   return [...new Set([...methods, ...(methods.includes("GET") ? ["HEAD"] : []), "OPTIONS"])];
 }
@@ -23,15 +24,19 @@ export function allowedMethodsAt(pathname: string): string[] {
 /** Any route's path params: this module answers for every route file. */
 type AnyParams = Record<string, string | string[]>;
 
-const methodNotAllowed = handleApi<AnyParams>(async (req, { requestId }) => {
-  const { pathname } = new URL(req.url);
+/** 405 in the envelope, with Allow: a method a route file lacks, or one no route has (lib/http/server-edge.ts). */
+export function methodNotAllowedAt(method: string, pathname: string, requestId: string): Response {
   const allowed = allowedMethodsAt(pathname);
-  const response = errorResponse("METHOD_NOT_ALLOWED", `${req.method} is not allowed on ${pathname}.`, requestId, {
+  const response = errorResponse("METHOD_NOT_ALLOWED", `${method} is not allowed on ${pathname}.`, requestId, {
     allowed,
   });
   response.headers.set("allow", allowed.join(", "));
   return response;
-});
+}
+
+const methodNotAllowed = handleApi<AnyParams>(async (req, { requestId }) =>
+  methodNotAllowedAt(req.method, new URL(req.url).pathname, requestId),
+);
 
 export const OPTIONS = handleApi<AnyParams>(async (req) => {
   const allow = allowedMethodsAt(new URL(req.url).pathname).sort().join(", ");

@@ -21,6 +21,10 @@ function randomId(): string {
 
 /** Echoes a well-formed incoming x-request-id, otherwise makes a new one (CONTRACT §1). */
 export function requestIdOf(req: Request): string {
-  const incoming = req.headers.get("x-request-id");
-  return incoming && acceptable.test(incoming) ? incoming : `req_${randomId()}`;
+  return requestIdFrom(req.headers.get("x-request-id"));
+}
+
+/** The same from the header's raw value (a request no web Request can hold: lib/http/server-edge.ts). */
+export function requestIdFrom(incoming: string | string[] | null | undefined): string {
+  return typeof incoming === "string" && acceptable.test(incoming) ? incoming : `req_${randomId()}`;
 }

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signUpDeveloper, type Developer } from "./developer";
 import { expectError } from "./expect-error";
+import { rawRequest } from "./raw-request";
 
 export interface ServerUnderTest {
   baseUrl: string;
@@ -67,6 +68,74 @@ export function describeHttpAsNextServesIt(
     // Next's own 405 has an empty body: proxy.ts answers first, in the contract's error envelope.
     it("answers 405 in the contract's error envelope", async () => {
       await expectError(await request("/api/health", { method: "DELETE" }), 405, "METHOD_NOT_ALLOWED");
+    });
+
+    // Next.js's router fails on a method outside the web's standard set (TRACE: a 500 in plain text and a stack
+    // in the log; PROPFIND: an empty 400), and Node closes a CONNECT with no answer.
+    it("answers TRACE, CONNECT, PROPFIND and any other method no route has with 405 in the envelope, everywhere", async () => {
+      for (const method of ["TRACE", "CONNECT", "PROPFIND", "MKCOL"]) {
+        for (const [path, allow] of [
+          ["/api/health", "GET, HEAD, OPTIONS"],
+          ["/api/marketplace/services/token-count/execute", "OPTIONS, POST"],
+          ["/api/developers/jobs", "GET, HEAD, OPTIONS, POST"],
+          ["/api/no-such-route", "OPTIONS"],
+          ["/", "GET, HEAD"],
+        ] as const) {
+          const res = await rawRequest(server.baseUrl, method, path);
+          const allowed = res.headers.get("allow")?.split(", ").sort().join(", ");
+          expect([method, path, res.status, allowed]).toEqual([method, path, 405, allow]);
+          await expectError(res, 405, "METHOD_NOT_ALLOWED");
+        }
+      }
+    });
+
+    // Node's fetch (the client library's transport) sends a large body while the answer arrives: closing the
+    // connection under it made fetch fail with EPIPE instead of reading the 401 or the 413.
+    it("answers a body over the limit, or a wrong credential, while fetch is still sending the body", async () => {
+      const oversized = JSON.stringify({ serviceId: "token-count", input: { text: "x".repeat(12_000_000) } });
+      // Declared with Content-Length and sent at once, or streamed (chunked) a megabyte at a time: either way the
+      // answer comes while the client is still sending.
+      const bodies = [
+        () => oversized,
+        () => {
+          let at = 0;
+          return new ReadableStream<Uint8Array>({
+            async pull(controller) {
+              if (at >= oversized.length) return controller.close();
+              controller.enqueue(new TextEncoder().encode(oversized.slice(at, (at += 1_000_000))));
+              await new Promise((resolve) => setTimeout(resolve, 5));
+            },
+          });
+        },
+      ];
+      const json = { "content-type": "application/json" };
+      for (const [path, headers, status, code] of [
+        // The submissions (served beside Next.js's router in next start) …
+        ["/api/marketplace/services/token-count/execute", { "x-api-key": "en_live_wrong" }, 401, "INVALID_API_KEY"],
+        ["/api/marketplace/services/token-count/execute", { "x-api-key": key }, 413, "PAYLOAD_TOO_LARGE"],
+        ["/api/developers/jobs", { "x-api-key": key }, 413, "PAYLOAD_TOO_LARGE"],
+        // … and routes Next.js's router serves.
+        ["/api/developers/webhooks", { "x-api-key": "en_live_wrong" }, 401, "INVALID_API_KEY"],
+        ["/api/developers/webhooks", { "x-api-key": key }, 413, "PAYLOAD_TOO_LARGE"],
+        ["/api/nodes/claim", { authorization: "Bearer node_wrong" }, 401, "INVALID_NODE_TOKEN"],
+      ] as const) {
+        for (const body of bodies) {
+          const res = await request(path, {
+            method: "POST",
+            headers: { ...json, ...headers },
+            body: body(),
+            // @ts-expect-error Node's fetch needs duplex for a streamed request body.
+            duplex: "half",
+          }).catch((error: Error) => error);
+          expect(res instanceof Response ? [path, res.status] : [path, String(res.cause ?? res)]).toEqual([
+            path,
+            status,
+          ]);
+          await expectError(res as Response, status, code);
+        }
+      }
+      // The connection stays usable: the next request on it is answered as usual.
+      expect((await request("/api/health/live")).status).toBe(200);
     });
 
     it("redirects a trailing slash to the canonical path with 308, keeping the query", async () => {

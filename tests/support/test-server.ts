@@ -6,6 +6,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { NextRequest } from "next/server";
 import { nodeHeadersOf, toWebRequest } from "@/lib/http/direct-routes";
+import { guardServers } from "@/lib/http/server-edge";
 import { proxy } from "@/proxy";
 import { createScratchDatabase, usePostgres } from "./postgres";
 import { freePort } from "./next-server";
@@ -26,7 +27,7 @@ export interface TestServerOptions {
 }
 
 async function writeResponse(req: IncomingMessage, res: ServerResponse, response: Response): Promise<void> {
-  const headers = nodeHeadersOf(req, response);
+  const headers = nodeHeadersOf(response);
   res.writeHead(response.status, headers);
   if (!response.body) return void res.end();
   for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
@@ -143,6 +144,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       }
     })();
   });
+  // As in next start (lib/serving.ts): methods no route has, and bodies left unread, are handled before routing.
+  guardServers();
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // The app's origin comes from configuration only (never from request headers): this server's own address.

@@ -1,0 +1,83 @@
+// The server's edge (lib/http/server-edge.ts) on a plain Node server whose listener answers at once, without
+// reading the body: the client still sending gets the answer, and a body without end is cut off at the bound.
+import { createServer, type Server, type ServerResponse } from "node:http";
+import { connect, type AddressInfo, type Socket } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { limits } from "@/lib/limits";
+import { guardServers } from "./server-edge";
+
+/** Resolves once the socket takes more (or is closed). */
+const writable = (socket: Socket) =>
+  new Promise<void>((resolve) => {
+    const done = () => {
+      socket.off("drain", done).off("close", done);
+      resolve();
+    };
+    socket.on("drain", done).on("close", done);
+  });
+
+describe("a server's edge", () => {
+  let server: Server;
+  let port: number;
+  const tooLarge = (res: ServerResponse) => res.writeHead(413, { "content-type": "application/json" }).end("{}");
+
+  beforeAll(async () => {
+    guardServers();
+    // As a route that reads a body up to its limit: it takes the first chunk, stops reading and answers.
+    server = createServer((req, res) => {
+      if (!req.headers["content-length"]) return tooLarge(res);
+      req.once("data", () => {
+        req.pause();
+        tooLarge(res);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+  it("reads the rest of a body after an answer that stopped reading it, and answers the next request on the connection", async () => {
+    const socket = connect(port, "127.0.0.1");
+    let answers = "";
+    socket.on("data", (chunk: Buffer) => (answers += chunk.toString("latin1")));
+    const body = Buffer.alloc(12_000_000, 120);
+    socket.write(`POST / HTTP/1.1\r\nhost: x\r\ncontent-length: ${body.length}\r\n\r\n`);
+    socket.write(body);
+    socket.write("GET / HTTP/1.1\r\nhost: x\r\n\r\n");
+    const deadline = Date.now() + 5_000;
+    while ((answers.match(/HTTP\/1\.1 413 /g) ?? []).length < 2 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    socket.destroy();
+    expect(answers.match(/HTTP\/1\.1 413 /g)).toHaveLength(2);
+  });
+
+  it("lets fetch finish sending a body its answer did not read, and keeps the connection for the next request", async () => {
+    const body = "x".repeat(12_000_000);
+    for (let i = 0; i < 2; i++) {
+      const res = await fetch(`http://127.0.0.1:${port}/`, { method: "POST", body });
+      expect(res.status).toBe(413);
+      await res.text();
+    }
+  });
+
+  it("closes the connection once an unread body passes the drain's bound of bytes", async () => {
+    const socket = connect(port, "127.0.0.1");
+    socket.on("error", () => undefined);
+    let answer = "";
+    socket.on("data", (chunk: Buffer) => (answer += chunk.toString("latin1")));
+    socket.write("POST / HTTP/1.1\r\nhost: x\r\ncontent-length: 1000000000\r\n\r\n");
+    const chunk = Buffer.alloc(1024 * 1024, 120);
+    let sent = 0;
+    const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    let open = true;
+    void closed.then(() => (open = false));
+    while (open && sent < 4 * limits.unreadBodyDrainBytes) {
+      if (!socket.write(chunk)) await writable(socket);
+      sent += chunk.length;
+    }
+    await closed;
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(sent).toBeGreaterThan(limits.unreadBodyDrainBytes);
+    expect(sent).toBeLessThan(2 * limits.unreadBodyDrainBytes);
+  });
+});
