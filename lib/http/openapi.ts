@@ -32,7 +32,7 @@ const rateLimitHeaders = z.object({
 });
 const rateLimitedResponse = {
   description:
-    "RATE_LIMITED: over the API key's, the account's or (sign-in) the client address's requests per minute, or (event streams) the account's open streams",
+    "RATE_LIMITED: over the API key's, the account's, a developer's node's or (sign-in) the client address's requests per minute, or (event streams) the account's open streams",
   headers: z.object({
     "Retry-After": z.number().int().meta({ description: "Seconds to wait before trying again" }),
     ...rateLimitHeaders.shape,

@@ -66,8 +66,8 @@ export interface RouteSpec<
   rateLimited?: true;
 }
 
-/** The credentials whose guard counts every request against the key's or the account's rate limit (guards.ts). */
-const rateLimitedCredentials: readonly Credential[] = ["session", "apiKey", "either"];
+/** The credentials whose guard counts requests against a rate limit (guards.ts): the key's, the account's, a developer's node's. */
+const rateLimitedCredentials: readonly Credential[] = ["session", "apiKey", "either", "node"];
 
 /** Whether a request to `route` can be refused with 429 RATE_LIMITED (and carries RateLimit-* headers). */
 export const isRateLimited = (route: RouteSpec): boolean =>

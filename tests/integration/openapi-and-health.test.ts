@@ -274,7 +274,8 @@ describe("the OpenAPI document tells the truth", () => {
     const signIn = ["/api/auth/nonce", "/api/auth/verify"];
     for (const { what, path, op } of operations()) {
       const schemes = (op.security ?? []).flatMap((s) => Object.keys(s));
-      const limited = signIn.includes(path) || schemes.includes("apiKey") || schemes.includes("walletSession");
+      const limited =
+        signIn.includes(path) || ["apiKey", "walletSession", "nodeToken"].some((s) => schemes.includes(s));
       if (!limited) {
         expect(op.responses["429"], what).toBeUndefined();
         continue;
