@@ -59,8 +59,10 @@ export const limits = {
   nodesPerDeveloper: 20,
   /** Jobs a developer's node runs at once unless its owner says otherwise. */
   developerNodeDefaultConcurrency: 4,
-  /** The part of a receiver's answer kept with each attempt. */
-  webhookResponseBytes: 1024,
+  /** The part of a receiver's answer kept with each attempt (CONTRACT §8: the first 4 KB). */
+  webhookResponseBytes: 4096,
+  /** Attempts kept per delivery, the newest (CONTRACT §8); an older one is deleted as a new one is recorded. */
+  webhookAttemptsKept: 20,
   /** Attempts in flight to one endpoint per instance, so one slow receiver cannot hold back the others. */
   webhookInFlightPerEndpoint: 8,
   /** An open event stream re-checks its credential this often and ends once it is revoked or expired. */

@@ -634,6 +634,33 @@ export const WebhookDelivery = z
 export const WebhookDeliveryPage = z
   .object({ data: z.array(WebhookDelivery), pagination: Pagination })
   .meta({ id: "WebhookDeliveryPage" });
+export const WebhookDeliveryAttempt = z
+  .object({
+    attemptedAt: isoTime,
+    responseStatus: z.number().int().nullable().meta({ description: "null: no answer (see error)" }),
+    responseBody: z
+      .string()
+      .nullable()
+      .meta({ description: "The first 4 KB of the answer, as UTF-8 (a NUL byte as U+FFFD); null: no answer" }),
+    latencyMs: z.number().int(),
+    error: z.string().nullable().meta({ description: "As lastError; null for a 2xx answer" }),
+  })
+  .meta({ id: "WebhookDeliveryAttempt" });
+export const WebhookDeliveryDetail = WebhookDelivery.omit({ attempts: true })
+  .extend({
+    attemptCount: z.number().int().meta({ description: "Every attempt so far (`attempts` lists the last 20)" }),
+    request: z.object({
+      headers: z.record(z.string(), z.string()).meta({
+        description:
+          "content-type and the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) of the latest attempt; before the first, content-type and webhook-id",
+      }),
+      body: z.string().meta({ description: "The exact bytes sent (and signed), as a string" }),
+    }),
+    attempts: z
+      .array(WebhookDeliveryAttempt)
+      .meta({ description: "The last 20 attempts, oldest first: what the endpoint answered to each" }),
+  })
+  .meta({ id: "WebhookDeliveryDetail" });
 /** What a receiver gets (documentation of the POST body; `data` is `{}` for webhook.test). */
 export const WebhookEvent = z
   .object({

@@ -467,7 +467,10 @@ export const webhookDeliveries = pgTable(
   ],
 );
 
-/** Every attempt of a delivery: what was answered, how fast, or why it failed. */
+/**
+ * A delivery's attempts, the newest `limits.webhookAttemptsKept`: what was sent, what was answered, how fast,
+ * or why it failed (a delivery's detail shows them, CONTRACT §8).
+ */
 export const webhookAttempts = pgTable(
   "webhook_attempts",
   {
@@ -479,8 +482,11 @@ export const webhookAttempts = pgTable(
     responseStatus: integer("response_status"),
     latencyMs: integer("latency_ms").notNull(),
     error: text("error"),
-    /** The first 1 KiB of the answer. */
+    /** The first 4 KB of the answer (a NUL, which text cannot hold, as U+FFFD). */
     responseBody: text("response_body"),
+    /** The headers sent (content-type and the Standard Webhooks ones: the signature, never the secret). */
+    requestHeaders: jsonb("request_headers").$type<Record<string, string>>(),
+    /** When the attempt started. */
     createdAt: createdAt(),
   },
   (t) => [index("webhook_attempts_delivery_idx").on(t.deliveryId, t.attempt)],

@@ -116,6 +116,15 @@ export function retryDelayMs(n: number, schedule: readonly number[] = env().WEBH
   return schedule[Math.min(n, schedule.length) - 1];
 }
 
+/** PostgreSQL's text holds any character but NUL: an answer's NUL is kept as U+FFFD, not refused. */
+const storableText = (text: string | null) => text?.replaceAll("\u0000", "\uFFFD") ?? null;
+
+/** What an attempt sent besides the delivery's body: the headers (signature included) and when. */
+export interface AttemptRequest {
+  headers: Record<string, string>;
+  attemptedAt: Date;
+}
+
 export const isSuccess = (outcome: AttemptOutcome) =>
   outcome.responseStatus !== null && outcome.responseStatus >= 200 && outcome.responseStatus < 300;
 
@@ -123,9 +132,15 @@ export const isSuccess = (outcome: AttemptOutcome) =>
  * Records an attempt and what follows from it: success; a retry on the schedule; `failed` once the next
  * try would fall outside the retry window, or at once when the policy refused the destination (no retry
  * would be allowed either); and the endpoint disabled when it has failed for too long.
+ * The attempt is kept with what it sent and what was answered, and only the delivery's newest
+ * `limits.webhookAttemptsKept` are kept (a delivery retried for 24 h, then redelivered, stays small).
  * Only the claim that made the attempt may record it (a redelivery or deletion in between wins).
  */
-export async function recordAttempt(claim: ClaimedDelivery, outcome: AttemptOutcome): Promise<void> {
+export async function recordAttempt(
+  claim: ClaimedDelivery,
+  outcome: AttemptOutcome,
+  request: AttemptRequest,
+): Promise<void> {
   const config = env();
   const succeeded = isSuccess(outcome);
   const delay = retryDelayMs(claim.cycleAttempts);
@@ -153,8 +168,14 @@ export async function recordAttempt(claim: ClaimedDelivery, outcome: AttemptOutc
       returning id
     ),
     attempt as (
-      insert into ${webhookAttempts} (delivery_id, attempt, response_status, latency_ms, error, response_body)
-      select id, ${claim.attempt}, ${outcome.responseStatus}, ${outcome.latencyMs}, ${outcome.error}, ${outcome.responseBody} from delivery
+      insert into ${webhookAttempts} (delivery_id, attempt, response_status, latency_ms, error, response_body, request_headers, created_at)
+      select id, ${claim.attempt}, ${outcome.responseStatus}, ${outcome.latencyMs}, ${outcome.error},
+             ${storableText(outcome.responseBody)}, ${JSON.stringify(request.headers)}::jsonb, ${request.attemptedAt.toISOString()}::timestamptz
+      from delivery
+    ),
+    older as (
+      delete from ${webhookAttempts}
+      where delivery_id = (select id from delivery) and attempt <= ${claim.attempt - limits.webhookAttemptsKept}
     )
     update ${webhookEndpoints}
     set ${

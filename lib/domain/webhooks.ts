@@ -2,7 +2,7 @@
 // rotation with a 24 h overlap, test events, deliveries and redelivery. Every query is scoped to the owner;
 // another developer's endpoint or delivery is not found.
 import { and, count, desc, eq, sql } from "drizzle-orm";
-import { accounts, jobs, webhookDeliveries, webhookEndpoints } from "@/lib/db/schema";
+import { accounts, jobs, webhookAttempts, webhookDeliveries, webhookEndpoints } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { limits } from "@/lib/limits";
 import { requireProfile } from "./accounts";
@@ -220,6 +220,66 @@ export async function listDeliveries(accountId: string, endpointId: string, page
   return pageOf(rows.map(toWebhookDelivery), total, page);
 }
 
+const deliveryNotFound = () => notFound("NOT_FOUND", "The delivery");
+
+/**
+ * One delivery as a developer debugs it (CONTRACT §8): what was sent (the headers of its latest attempt and
+ * the exact body; before any attempt, the headers every attempt carries) and its newest attempts, oldest first.
+ * Another endpoint's delivery, or another developer's, is not found.
+ */
+export async function getDelivery(accountId: string, endpointId: string, deliveryId: string) {
+  if (!isUuid(endpointId) || !isUuid(deliveryId)) throw deliveryNotFound();
+  const d = await db();
+  const [[row], newestFirst] = await Promise.all([
+    d
+      .select()
+      .from(webhookDeliveries)
+      .where(
+        and(
+          eq(webhookDeliveries.id, deliveryId),
+          eq(webhookDeliveries.endpointId, endpointId),
+          eq(webhookDeliveries.accountId, accountId),
+        ),
+      ),
+    // Scoped by the delivery's owner too, so nothing of another developer's is read even for a moment.
+    d
+      .select({
+        attemptedAt: webhookAttempts.createdAt,
+        responseStatus: webhookAttempts.responseStatus,
+        responseBody: webhookAttempts.responseBody,
+        latencyMs: webhookAttempts.latencyMs,
+        error: webhookAttempts.error,
+        requestHeaders: webhookAttempts.requestHeaders,
+      })
+      .from(webhookAttempts)
+      .innerJoin(webhookDeliveries, eq(webhookDeliveries.id, webhookAttempts.deliveryId))
+      .where(
+        and(
+          eq(webhookAttempts.deliveryId, deliveryId),
+          eq(webhookDeliveries.endpointId, endpointId),
+          eq(webhookDeliveries.accountId, accountId),
+        ),
+      )
+      .orderBy(desc(webhookAttempts.attempt))
+      .limit(limits.webhookAttemptsKept),
+  ]);
+  if (!row) throw deliveryNotFound();
+  const { attempts: attemptCount, ...delivery } = toWebhookDelivery(row);
+  const headers = newestFirst[0]?.requestHeaders ?? { "content-type": "application/json", "webhook-id": row.eventId };
+  return {
+    ...delivery,
+    attemptCount,
+    request: { headers, body: row.body },
+    attempts: newestFirst.reverse().map((a) => ({
+      attemptedAt: a.attemptedAt.toISOString(),
+      responseStatus: a.responseStatus,
+      responseBody: a.responseBody,
+      latencyMs: a.latencyMs,
+      error: a.error,
+    })),
+  };
+}
+
 /** One job's deliveries to all of the developer's endpoints, newest first (the job page). */
 export async function listJobDeliveries(accountId: string, jobId: string) {
   if (!isUuid(jobId)) throw notFound("JOB_NOT_FOUND", "The job");
@@ -240,7 +300,7 @@ export async function listJobDeliveries(accountId: string, jobId: string) {
 
 /** Sends the same event (same webhook-id) again, as a fresh round of the retry schedule. */
 export async function redeliver(accountId: string, endpointId: string, deliveryId: string) {
-  if (!isUuid(endpointId) || !isUuid(deliveryId)) throw notFound("NOT_FOUND", "The delivery");
+  if (!isUuid(endpointId) || !isUuid(deliveryId)) throw deliveryNotFound();
   const d = await db();
   const [row] = await d
     .update(webhookDeliveries)
@@ -260,7 +320,7 @@ export async function redeliver(accountId: string, endpointId: string, deliveryI
       ),
     )
     .returning();
-  if (!row) throw notFound("NOT_FOUND", "The delivery");
+  if (!row) throw deliveryNotFound();
   await signal(d, webhookChannel, "");
   return toWebhookDelivery(row);
 }

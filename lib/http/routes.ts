@@ -482,6 +482,17 @@ export const routes = {
     response: { status: 200, schema: s.WebhookDeliveryPage },
     errors: [400, 401, 403, 404],
   }),
+  getWebhookDelivery: declareRoute({
+    method: "get",
+    path: "/api/developers/webhooks/{endpointId}/deliveries/{deliveryId}",
+    summary: "A delivery with what was sent (headers and exact body) and its last 20 attempts' answers",
+    tags: ["Webhooks"],
+    credential: "either",
+    scope: "webhooks:manage",
+    params: endpointIdParam.extend({ deliveryId: z.string() }),
+    response: { status: 200, schema: s.WebhookDeliveryDetail },
+    errors: [401, 403, 404],
+  }),
   redeliverWebhook: declareRoute({
     method: "post",
     path: "/api/developers/webhooks/{endpointId}/deliveries/{deliveryId}/redeliver",

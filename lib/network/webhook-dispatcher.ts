@@ -39,17 +39,19 @@ export function startWebhookDispatcher(): () => Promise<void> {
     });
 
   const send = async (claim: ClaimedDelivery) => {
-    const timestamp = Math.floor(Date.now() / 1000);
+    const attemptedAt = new Date();
+    const timestamp = Math.floor(attemptedAt.getTime() / 1000);
     const secrets = claim.secretCiphertexts.map(decryptSecret);
+    // Kept with the attempt (a delivery's detail shows them): the signature, never the secrets.
+    const signed = {
+      "content-type": "application/json",
+      "webhook-id": claim.eventId,
+      "webhook-timestamp": String(timestamp),
+      "webhook-signature": signWebhook(secrets, claim.eventId, timestamp, claim.body),
+    };
     const outcome = await sendWebhook(
       claim.url,
-      {
-        "content-type": "application/json",
-        "user-agent": "ExecutionNetwork-Webhooks/1.0",
-        "webhook-id": claim.eventId,
-        "webhook-timestamp": String(timestamp),
-        "webhook-signature": signWebhook(secrets, claim.eventId, timestamp, claim.body),
-      },
+      { ...signed, "user-agent": "ExecutionNetwork-Webhooks/1.0" },
       claim.body,
       {
         timeoutMs: config.WEBHOOK_TIMEOUT_MS,
@@ -57,7 +59,7 @@ export function startWebhookDispatcher(): () => Promise<void> {
         maxResponseBytes: limits.webhookResponseBytes,
       },
     );
-    await recordAttempt(claim, outcome);
+    await recordAttempt(claim, outcome, { headers: signed, attemptedAt });
   };
 
   const launch = (claim: ClaimedDelivery) => {

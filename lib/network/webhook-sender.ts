@@ -1,7 +1,7 @@
 // Sends one webhook attempt without server-side request forgery: the host is resolved once, every address
 // is checked (unless the host is in WEBHOOK_ALLOWED_HOSTS), and the connection goes only to the checked
 // addresses (the socket's lookup answers from them: no second resolution, so no DNS rebinding). Redirects
-// are not followed, the answer is read up to 1 KiB, and the whole attempt has one deadline.
+// are not followed, the answer is read up to `maxResponseBytes` (4 KB), and the whole attempt has one deadline.
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import http from "node:http";
 import https from "node:https";

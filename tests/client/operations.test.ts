@@ -184,6 +184,33 @@ describe("operations", () => {
     expect(one.url).toBe("/api/credits/top-ups/a%2Fb");
   });
 
+  it("webhooks.deliveries: list (every delivery when iterated), retrieve and redeliver, each id one path segment", async () => {
+    const deliveries = ["d1", "d2", "d3"].map((deliveryId) => ({ deliveryId }));
+    const { result: all, request: first } = await call(
+      (r) => {
+        const p = Number(new URL(r.url, "http://x").searchParams.get("page") ?? 1);
+        return page(deliveries.slice((p - 1) * 2, p * 2), p, 2);
+      },
+      async (c) => {
+        const seen: string[] = [];
+        for await (const d of c.webhooks.deliveries.list("e/1", { limit: 2 })) seen.push(d.deliveryId);
+        return seen;
+      },
+    );
+    expect(first).toMatchObject({ method: "GET", url: "/api/developers/webhooks/e%2F1/deliveries?limit=2&page=1" });
+    expect(all).toEqual(["d1", "d2", "d3"]);
+    const detail = { deliveryId: "d/1", request: { headers: {}, body: "{}" }, attempts: [] };
+    const { result, request: one } = await call({ status: 200, body: detail }, (c) =>
+      c.webhooks.deliveries.retrieve("e/1", "d/1"),
+    );
+    expect(one).toMatchObject({ method: "GET", url: "/api/developers/webhooks/e%2F1/deliveries/d%2F1" });
+    expect(result).toEqual(detail);
+    const { request: again } = await call({ status: 202, body: { deliveryId: "d/1" } }, (c) =>
+      c.webhooks.deliveries.redeliver("e/1", "d/1"),
+    );
+    expect(again).toMatchObject({ method: "POST", url: "/api/developers/webhooks/e%2F1/deliveries/d%2F1/redeliver" });
+  });
+
   it("a list is one page when awaited and every item when iterated, and an awaited first page is not fetched again", async () => {
     const entries = ["a", "b", "c"].map((entryId) => ({ entryId }));
     const { result } = await call(

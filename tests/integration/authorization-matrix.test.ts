@@ -475,6 +475,10 @@ const matrix: Record<string, Row> = {
     get((f) => `/api/developers/webhooks/${f.endpointId}/deliveries`),
     [K, K, K, K, K, K, /**/ S, S, S, S, S, "200", S, /**/ NF, K, /**/ "200", "200", "200", K, K, NF],
   ),
+  "GET /api/developers/webhooks/{endpointId}/deliveries/{deliveryId}": row(
+    get((f) => `/api/developers/webhooks/${f.endpointId}/deliveries/${f.deliveryId}`),
+    [K, K, K, K, K, K, /**/ S, S, S, S, S, "200", S, /**/ NF, K, /**/ "200", "200", "200", K, K, NF],
+  ),
   "POST /api/developers/webhooks/{endpointId}/deliveries/{deliveryId}/redeliver": row(
     send("POST", (f) => `/api/developers/webhooks/${f.endpointId}/deliveries/${f.deliveryId}/redeliver`),
     [K, K, K, K, K, K, /**/ S, S, S, S, S, "202", S, /**/ NF, K, /**/ "202", O, O, K, K, NF],

@@ -75,6 +75,7 @@ const contractPaths = [
   "/api/developers/webhooks/{endpointId}/rotate-secret",
   "/api/developers/webhooks/{endpointId}/test",
   "/api/developers/webhooks/{endpointId}/deliveries",
+  "/api/developers/webhooks/{endpointId}/deliveries/{deliveryId}",
   "/api/developers/webhooks/{endpointId}/deliveries/{deliveryId}/redeliver",
   "/api/developers/jobs/{jobId}/webhook-deliveries",
   "/api/credits/balance",
@@ -119,6 +120,7 @@ const contractMethods: [string, string][] = [
   ["post", "/api/developers/webhooks/{endpointId}/rotate-secret"],
   ["post", "/api/developers/webhooks/{endpointId}/test"],
   ["get", "/api/developers/webhooks/{endpointId}/deliveries"],
+  ["get", "/api/developers/webhooks/{endpointId}/deliveries/{deliveryId}"],
   ["post", "/api/developers/webhooks/{endpointId}/deliveries/{deliveryId}/redeliver"],
   ["get", "/api/developers/jobs/{jobId}/webhook-deliveries"],
   ["get", "/api/credits/balance"],
@@ -169,6 +171,7 @@ describe("the OpenAPI document", () => {
         "TelemetryEvent",
         "WebhookEndpoint",
         "WebhookDelivery",
+        "WebhookDeliveryDetail",
         "WebhookEvent",
       ]),
     );

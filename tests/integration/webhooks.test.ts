@@ -1,9 +1,13 @@
 // Signed webhooks end to end (CONTRACT §8) against a receiver on 127.0.0.1 (allowed by configuration):
 // every status change in order, job.completed once, Standard Webhooks signatures, retries with the same
-// webhook-id, the timeout, rotation, redelivery, and isolation between developers.
+// webhook-id, the timeout, rotation, redelivery, a delivery's request and attempts as the receiver saw them,
+// and isolation between developers.
+import { eq } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyWebhook } from "../../lib/client/src/index";
+import { webhookAttempts } from "@/lib/db/schema";
+import { db } from "@/lib/domain/database";
 import { signUpDeveloper, type Developer } from "../support/developer";
 import { eventually, submit, waitForStatus } from "../support/jobs";
 import { startTestServer, type TestServer } from "../support/test-server";
@@ -12,6 +16,8 @@ import { eventsAt, startWebhookReceiver, type WebhookReceiver } from "../support
 // Short enough for the hanging receiver's test, long enough for a loaded machine (the embedded database
 // shares the event loop with the sender).
 const timeoutMs = 3_000;
+/** 10 KB of ASCII: more than the 4 KB kept of an answer. */
+const noisyAnswer = "0123456789abcdef".repeat(640);
 let server: TestServer;
 let receiver: WebhookReceiver;
 let dev: Developer;
@@ -21,6 +27,9 @@ beforeAll(async () => {
   receiver = await startWebhookReceiver((path, nth) => {
     if (path === "/flaky") return nth < 2 ? 500 : 200;
     if (path === "/hang") return "hang";
+    // An outage page (with a NUL byte, which a text column cannot hold), then the usual 2 KB answer.
+    if (path === "/inspected") return nth === 0 ? { status: 503, body: "down for maintenance\u0000 – back soon" } : 200;
+    if (path === "/noisy") return { status: 500, body: noisyAnswer };
     return 200;
   });
   server = await startTestServer({
@@ -77,6 +86,27 @@ async function deliveries(endpointId: string): Promise<Delivery[]> {
   const res = await dev.session(`/api/developers/webhooks/${endpointId}/deliveries?limit=100`);
   expect(res.status).toBe(200);
   return ((await res.json()) as { data: Delivery[] }).data;
+}
+
+interface Attempt {
+  attemptedAt: string;
+  responseStatus: number | null;
+  responseBody: string | null;
+  latencyMs: number;
+  error: string | null;
+}
+
+/** One delivery as its detail shows it: `attempts` is the list of the last 20, `attemptCount` all of them. */
+type DeliveryDetail = Omit<Delivery, "attempts"> & {
+  attemptCount: number;
+  request: { headers: Record<string, string>; body: string };
+  attempts: Attempt[];
+};
+
+async function deliveryDetail(endpointId: string, deliveryId: string) {
+  const res = await dev.session(`/api/developers/webhooks/${endpointId}/deliveries/${deliveryId}`);
+  expect(res.status, await res.clone().text()).toBe(200);
+  return (await res.json()) as DeliveryDetail;
 }
 
 const sendTest = (endpointId: string) => dev.session(`/api/developers/webhooks/${endpointId}/test`, { method: "POST" });
@@ -168,6 +198,7 @@ describe("webhook endpoints", () => {
       [`${base}/rotate-secret`, "POST"],
       [`${base}/test`, "POST"],
       [`${base}/deliveries`, "GET"],
+      [`${base}/deliveries/${delivery.deliveryId}`, "GET"],
       [`${base}/deliveries/${delivery.deliveryId}/redeliver`, "POST"],
       [`/api/developers/webhooks/${crypto.randomUUID()}`, "GET"],
       ["/api/developers/webhooks/not-a-uuid", "GET"],
@@ -326,5 +357,131 @@ describe("webhook deliveries", () => {
       async () => eventsAt(receiver, "/paused"),
       (list) => list.length === 1,
     );
+  });
+});
+
+describe("a delivery's detail", () => {
+  it("shows the request exactly as the receiver got it, and every attempt's status, answer, latency and error, oldest first", async () => {
+    const endpoint = await register(dev, "/inspected");
+    await sendTest(endpoint.endpointId);
+    const [delivery] = await eventually(
+      () => deliveries(endpoint.endpointId),
+      (d) => d[0]?.status === "succeeded",
+    );
+    const detail = await deliveryDetail(endpoint.endpointId, delivery.deliveryId);
+    const [first, second] = receiver.received.filter((r) => r.path === "/inspected");
+
+    // The request of the latest attempt: the Standard Webhooks headers and content-type it carried, byte for
+    // byte, and the exact body (verifiable with the endpoint's secret, which the answer never contains).
+    expect(detail.request).toEqual({
+      headers: {
+        "content-type": second.headers["content-type"],
+        "webhook-id": second.headers["webhook-id"],
+        "webhook-timestamp": second.headers["webhook-timestamp"],
+        "webhook-signature": second.headers["webhook-signature"],
+      },
+      body: second.body,
+    });
+    expect(detail.request.headers["webhook-id"]).toBe(delivery.eventId);
+    expect(verifyWebhook(detail.request.body, detail.request.headers, endpoint.secret).type).toBe("webhook.test");
+    expect(JSON.stringify(detail)).not.toContain(endpoint.secret.slice("whsec_".length));
+    expect(detail).toMatchObject({
+      deliveryId: delivery.deliveryId,
+      eventId: delivery.eventId,
+      eventType: "webhook.test",
+      status: "succeeded",
+      attemptCount: 2,
+    });
+
+    // Each attempt: when it started, what the receiver answered (its body up to 4 KB; a NUL byte, which
+    // PostgreSQL's text cannot hold, kept as U+FFFD), how long it took, and the error it counted as.
+    expect(detail.attempts).toEqual([
+      {
+        attemptedAt: expect.any(String),
+        responseStatus: 503,
+        responseBody: "down for maintenance\uFFFD – back soon",
+        latencyMs: expect.any(Number),
+        error: "BAD_STATUS",
+      },
+      {
+        attemptedAt: expect.any(String),
+        responseStatus: 200,
+        responseBody: second.answerBody,
+        latencyMs: expect.any(Number),
+        error: null,
+      },
+    ]);
+    const [at1, at2] = detail.attempts.map((a) => Date.parse(a.attemptedAt));
+    expect(at1).toBeLessThanOrEqual(first.receivedAt);
+    expect(at2).toBeGreaterThanOrEqual(first.receivedAt);
+    expect(at2).toBeLessThanOrEqual(second.receivedAt);
+    for (const a of detail.attempts) expect(a.latencyMs).toBeGreaterThanOrEqual(0);
+    await dev.session(`/api/developers/webhooks/${endpoint.endpointId}`, { method: "DELETE" });
+  });
+
+  it("before any attempt shows the headers every attempt carries, and no attempts", async () => {
+    const endpoint = await register(dev, "/not-yet");
+    await dev.session(`/api/developers/webhooks/${endpoint.endpointId}`, {
+      method: "PATCH",
+      body: JSON.stringify({ status: "disabled" }),
+    });
+    await sendTest(endpoint.endpointId);
+    const [delivery] = await deliveries(endpoint.endpointId);
+    const detail = await deliveryDetail(endpoint.endpointId, delivery.deliveryId);
+    expect(detail).toMatchObject({
+      status: "pending",
+      attemptCount: 0,
+      attempts: [],
+      request: { headers: { "content-type": "application/json", "webhook-id": delivery.eventId } },
+    });
+    expect(JSON.parse(detail.request.body)).toMatchObject({ type: "webhook.test", data: {} });
+    await dev.session(`/api/developers/webhooks/${endpoint.endpointId}`, { method: "DELETE" });
+  });
+
+  it("keeps the last 20 attempts of a delivery, and the first 4 KB of each answer", async () => {
+    const endpoint = await register(dev, "/noisy");
+    await sendTest(endpoint.endpointId);
+    const [delivery] = await eventually(
+      () => deliveries(endpoint.endpointId),
+      (d) => (d[0]?.attempts ?? 0) >= 21,
+    );
+    // Stop the retries: the endpoint's deliveries wait while it is disabled.
+    await dev.session(`/api/developers/webhooks/${endpoint.endpointId}`, {
+      method: "PATCH",
+      body: JSON.stringify({ status: "disabled" }),
+    });
+    const detail = await deliveryDetail(endpoint.endpointId, delivery.deliveryId);
+    expect(detail.attemptCount).toBeGreaterThanOrEqual(21);
+    expect(detail.attempts).toHaveLength(20);
+    for (const a of detail.attempts) {
+      expect(a).toMatchObject({ responseStatus: 500, error: "BAD_STATUS", responseBody: noisyAnswer.slice(0, 4096) });
+    }
+    const stored = await (
+      await db()
+    )
+      .select({ attempt: webhookAttempts.attempt })
+      .from(webhookAttempts)
+      .where(eq(webhookAttempts.deliveryId, delivery.deliveryId));
+    expect(stored.length).toBeLessThanOrEqual(20);
+    await dev.session(`/api/developers/webhooks/${endpoint.endpointId}`, { method: "DELETE" });
+  });
+
+  it("of another endpoint, or one that does not exist, is not found", async () => {
+    const one = await register(dev, "/one-of-two");
+    const two = await register(dev, "/two-of-two");
+    await sendTest(one.endpointId);
+    const [delivery] = await eventually(
+      () => deliveries(one.endpointId),
+      (d) => d.length === 1,
+    );
+    for (const path of [
+      `/api/developers/webhooks/${two.endpointId}/deliveries/${delivery.deliveryId}`,
+      `/api/developers/webhooks/${one.endpointId}/deliveries/${crypto.randomUUID()}`,
+      `/api/developers/webhooks/${one.endpointId}/deliveries/not-a-uuid`,
+    ]) {
+      const res = await dev.session(path);
+      expect(res.status, path).toBe(404);
+      expect((await res.json()).error.code).toBe("NOT_FOUND");
+    }
   });
 });

@@ -1,5 +1,5 @@
 // A webhook receiver on 127.0.0.1: records every request (headers and raw body) and answers as the test
-// says (a status, or never). It also counts TCP connections, so a test can prove none was made.
+// says (a status, a status with a body of its own, or never). It also counts TCP connections, so a test can prove none was made.
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 
@@ -11,10 +11,15 @@ export interface ReceivedWebhook {
   receivedAt: number;
   /** What the receiver answered ("hang": nothing). */
   answered: number | "hang";
+  /** The body of its answer. */
+  answerBody: string | null;
 }
 
-/** How to answer the nth request (0-based) to a path: a status code, or "hang" (never answer). */
-export type Responder = (path: string, nth: number) => number | "hang";
+/**
+ * How to answer the nth request (0-based) to a path: a status code (with a 2 KB body saying it), a status with
+ * a given body, or "hang" (never answer).
+ */
+export type Responder = (path: string, nth: number) => number | { status: number; body: string } | "hang";
 
 export interface WebhookReceiver {
   url(path: string): string;
@@ -39,7 +44,10 @@ export async function startWebhookReceiver(responder: Responder = () => 200): Pr
       const path = req.url ?? "/";
       const nth = perPath.get(path) ?? 0;
       perPath.set(path, nth + 1);
-      const status = answer(path, nth);
+      const answered = answer(path, nth);
+      const status = typeof answered === "object" ? answered.status : answered;
+      const answerBody =
+        typeof answered === "object" ? answered.body : status === "hang" ? null : `answer ${status} `.repeat(200);
       received.push({
         method: req.method ?? "",
         path,
@@ -47,12 +55,13 @@ export async function startWebhookReceiver(responder: Responder = () => 200): Pr
         body: Buffer.concat(chunks).toString("utf8"),
         receivedAt: Date.now(),
         answered: status,
+        answerBody,
       });
       if (status === "hang") {
         hanging.add(res);
         return;
       }
-      res.writeHead(status, { "content-type": "text/plain" }).end(`answer ${status} `.repeat(200));
+      res.writeHead(status, { "content-type": "text/plain" }).end(answerBody);
     });
   });
   server.on("connection", (socket) => {

@@ -12,6 +12,7 @@ import {
 import { abortErrorOf, pathSegment, sleep, toIsoTime } from "./internal.js";
 import { CursorPagePromise, PagePromise } from "./pagination.js";
 import { readServerSentEvents } from "./sse.js";
+import type { WebhookDelivery, WebhookDeliveryDetail, WebhookDeliveryPage } from "./webhooks.js";
 import type {
   CreateJobParams,
   CreateNodeParams,
@@ -373,7 +374,34 @@ export class ExecutionClient extends RequestCore {
     revoke: (nodeId: string, options?: RequestOptions): Promise<Node> =>
       this.request({ method: "DELETE", path: `/api/developers/nodes/${pathSegment(nodeId, "nodeId")}` }, options),
   };
+
+  /** Webhooks (CONTRACT §8). Needs `webhooks:manage`. Verify what your endpoint receives with `verifyWebhook`. */
+  readonly webhooks = {
+    /** An endpoint's deliveries: what was sent, what your endpoint answered, and sending one again. */
+    deliveries: {
+      /** Newest first. Await it for one page, or `for await` over every delivery. */
+      list: (
+        endpointId: string,
+        params: PageParams = {},
+        options?: RequestOptions,
+      ): PagePromise<WebhookDelivery, WebhookDeliveryPage> => {
+        const path = `/api/developers/webhooks/${pathSegment(endpointId, "endpointId")}/deliveries`;
+        const fetchPage = (p: number | undefined) =>
+          this.request<WebhookDeliveryPage>({ method: "GET", path, query: { ...params, page: p } }, options);
+        return new PagePromise(params.page, fetchPage, (delivery) => delivery.deliveryId);
+      },
+      /** The request as sent (headers and exact body) and the last 20 attempts with the answers. */
+      retrieve: (endpointId: string, deliveryId: string, options?: RequestOptions): Promise<WebhookDeliveryDetail> =>
+        this.request({ method: "GET", path: deliveryPath(endpointId, deliveryId) }, options),
+      /** Sends the same event (same `webhook-id`) again. */
+      redeliver: (endpointId: string, deliveryId: string, options?: RequestOptions): Promise<WebhookDelivery> =>
+        this.request({ method: "POST", path: `${deliveryPath(endpointId, deliveryId)}/redeliver` }, options),
+    },
+  };
 }
+
+const deliveryPath = (endpointId: string, deliveryId: string) =>
+  `/api/developers/webhooks/${pathSegment(endpointId, "endpointId")}/deliveries/${pathSegment(deliveryId, "deliveryId")}`;
 
 function streamEventOf(event: string, data: string, id: string | null, response: FetchResponse): JobStreamEvent | null {
   // Other event names (and unnamed messages) are for newer clients; skipping them keeps this one working.

@@ -26,4 +26,13 @@ export type { ByteStream } from "./sse.js";
 export * from "./types.js";
 export { VERSION } from "./version.js";
 export { verifyWebhook, WebhookVerificationError } from "./webhooks.js";
-export type { VerifyWebhookOptions, WebhookEvent, WebhookEventType, WebhookHeaders } from "./webhooks.js";
+export type {
+  VerifyWebhookOptions,
+  WebhookDelivery,
+  WebhookDeliveryAttempt,
+  WebhookDeliveryDetail,
+  WebhookDeliveryPage,
+  WebhookEvent,
+  WebhookEventType,
+  WebhookHeaders,
+} from "./webhooks.js";

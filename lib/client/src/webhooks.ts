@@ -4,7 +4,7 @@
 // after a rotation). Only node:crypto, constant-time comparison, and a timestamp tolerance against replay.
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { ExecutionNetworkError } from "./errors.js";
-import type { ExecutionJob } from "./types.js";
+import type { ExecutionJob, IsoTime, Pagination } from "./types.js";
 
 export type WebhookEventType = "job.status_changed" | "job.completed" | "job.failed" | "webhook.test" | "credits.low";
 
@@ -17,6 +17,56 @@ export interface WebhookEvent {
    * `credits.low`: `balance` after the charge that crossed `threshold` (the profile's lowBalanceThreshold).
    */
   data: { job?: ExecutionJob; sequence?: number; balance?: number; threshold?: number };
+}
+
+/** One event's delivery to one endpoint (`client.webhooks.deliveries`). */
+export interface WebhookDelivery {
+  deliveryId: string;
+  endpointId: string;
+  /** The `webhook-id` header: the same on every attempt and redelivery. */
+  eventId: string;
+  eventType: WebhookEventType;
+  jobId: string | null;
+  status: "pending" | "succeeded" | "failed";
+  attempts: number;
+  lastResponseStatus: number | null;
+  /** e.g. `BAD_STATUS`, `TIMEOUT`, `CONNECTION_FAILED: …`, `DESTINATION_FORBIDDEN` (failed at once, never retried). */
+  lastError: string | null;
+  lastLatencyMs: number | null;
+  nextAttemptAt: IsoTime | null;
+  createdAt: IsoTime;
+  updatedAt: IsoTime;
+}
+
+export interface WebhookDeliveryPage {
+  data: WebhookDelivery[];
+  pagination: Pagination;
+}
+
+/** One attempt of a delivery and what the endpoint answered. */
+export interface WebhookDeliveryAttempt {
+  attemptedAt: IsoTime;
+  /** null: no answer (see `error`). */
+  responseStatus: number | null;
+  /** The first 4 KB of the answer (a NUL byte as U+FFFD); null: no answer. */
+  responseBody: string | null;
+  latencyMs: number;
+  /** As `lastError`; null for a 2xx answer. */
+  error: string | null;
+}
+
+/** A delivery as you debug it: what was sent, and what the endpoint answered to each of its last 20 attempts. */
+export interface WebhookDeliveryDetail extends Omit<WebhookDelivery, "attempts"> {
+  /** Every attempt so far (`attempts` lists the last 20). */
+  attemptCount: number;
+  request: {
+    /** content-type and the Standard Webhooks headers of the latest attempt (before the first: content-type and webhook-id). */
+    headers: Record<string, string>;
+    /** The exact bytes sent (and signed). */
+    body: string;
+  };
+  /** Oldest first. */
+  attempts: WebhookDeliveryAttempt[];
 }
 
 /** Any header container: Fetch `Headers`, Node's `IncomingHttpHeaders`, or a plain object. */

@@ -1,0 +1,1 @@
+ALTER TABLE "webhook_attempts" ADD COLUMN "request_headers" jsonb;
