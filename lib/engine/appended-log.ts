@@ -147,7 +147,10 @@ export function appendedLogSql(written: SQL, lists: AppendedLists = sameForEvery
 }
 
 function cappedLogSql(written: SQL, lists: AppendedLists, reported: Before): SQL {
-  const before = { items: sql`(c.reported_items - ${reported.items})`, bytes: sql`(c.reported_bytes - ${reported.bytes})` };
+  const before = {
+    items: sql`(c.reported_items - ${reported.items})`,
+    bytes: sql`(c.reported_bytes - ${reported.bytes})`,
+  };
   // Sequences count back from the written row's: the rows stored, in order, end at its event_seq / log_seq.
   return sql`appended_events as (
       insert into ${jobEvents} (job_id, sequence, type, attempt, node_id, data)

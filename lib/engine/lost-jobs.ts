@@ -3,9 +3,52 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { Tx } from "@/lib/db/database";
 import { jobs } from "@/lib/db/schema";
+import { isPastDeadline, leaseMs } from "./attempts";
 import type { JobRow } from "./job-change";
 import { heldStatuses, stopOutcome } from "./job-machine";
+import { retryDelayMs } from "./node-reports";
 import { applyStopOutcome } from "./stop-outcomes";
+
+/**
+ * Jobs whose lease ran out (`rows`, locked by the caller's transaction): those whose lease ended at their
+ * attempt's deadline timed out (a developer's node's lease stops there, attempts.ts), the others' node was lost.
+ */
+export async function expireLeases(tx: Tx, rows: JobRow[]): Promise<number> {
+  const timedOut = rows.filter(isPastDeadline);
+  const lost = rows.filter((job) => !isPastDeadline(job));
+  return (await timeOutJobs(tx, timedOut)) + (await loseJobs(tx, lost, "lease expired"));
+}
+
+/** Attempts past their deadline: failed as TIMEOUT (retried while attempts remain), as a node reports its own. */
+async function timeOutJobs(tx: Tx, rows: JobRow[]): Promise<number> {
+  let changed = 0;
+  for (const job of rows) {
+    const message = `The attempt exceeded its ${job.timeoutMs} ms timeout; the node did not report it within ${leaseMs()} ms more.`;
+    const failure = { code: "TIMEOUT", message, retryable: true };
+    const cause = { kind: "attempt-failed", ...failure, retryDelayMs: retryDelayMs(job.attempt) } as const;
+    const row = await applyStopOutcome(tx, job.id, stopOutcome(job, cause), {
+      from: heldStatuses,
+      attempt: job.attempt,
+      events: [
+        {
+          type: "EXECUTION_FAILED",
+          nodeId: job.assignedNodeId,
+          data: { ...failure, attempt: job.attempt },
+        },
+      ],
+      logs: [
+        {
+          level: "error",
+          source: "platform",
+          message: `Attempt ${job.attempt} failed: TIMEOUT: ${message}`,
+          nodeId: job.assignedNodeId,
+        },
+      ],
+    });
+    if (row) changed++;
+  }
+  return changed;
+}
 
 /** `rows` are locked by the caller's transaction (FOR UPDATE). Returns how many were changed. */
 export async function loseJobs(tx: Tx, rows: JobRow[], reason: string): Promise<number> {

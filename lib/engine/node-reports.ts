@@ -14,7 +14,7 @@ import type { ExecutionFailure, ProgressReport } from "@/lib/contract/node-proto
 import { processSingleton } from "@/lib/singleton";
 import { jsonWeight, lanes } from "./write-lanes";
 import { applyEachJobChange, applyJobChange, applyJobChangeAtOnce, type ChangeOfOneJob } from "./apply-change";
-import { leaseMs, started, type NodeRow } from "./attempts";
+import { attemptDeadlineSql, leaseMs, started, type NodeRow } from "./attempts";
 import { Computed, type JobChange, type JobRow } from "./job-change";
 import { heldStatuses, nextProgress, stopOutcome } from "./job-machine";
 import { ownNodeDiscount, refundOwnNodeDiscount } from "./own-node-refund";
@@ -22,17 +22,22 @@ import { applyStopOutcome } from "./stop-outcomes";
 
 /**
  * A heartbeat's lease renewal: the jobs of `jobIds` the node still holds get a fresh lease (no event, no
- * signal: nothing a reader sees changes). Returns the ids it holds.
+ * signal: nothing a reader sees changes). Returns the ids it holds. A developer's node runs code the deployment
+ * does not control: its attempts end at their deadline whatever it says (the lease stops there, and past it the
+ * node is told to stop), so an attempt cannot hold a job, and its reports, beyond its timeout.
  */
 export async function renewLeases(node: NodeRow, jobIds: string[]): Promise<Set<string>> {
   const uuids = jobIds.filter(isUuid);
   if (uuids.length === 0) return new Set();
+  const renewed = sql`now() + make_interval(secs => ${leaseMs() / 1000})`;
+  const held = and(inArray(jobs.id, uuids), eq(jobs.assignedNodeId, node.id), inArray(jobs.status, [...heldStatuses]));
+  const developers = node.ownerAccountId !== null;
   const kept = await (
     await db()
   )
     .update(jobs)
-    .set({ leaseExpiresAt: sql`now() + make_interval(secs => ${leaseMs() / 1000})` })
-    .where(and(inArray(jobs.id, uuids), eq(jobs.assignedNodeId, node.id), inArray(jobs.status, [...heldStatuses])))
+    .set({ leaseExpiresAt: developers ? sql`least(${renewed}, ${attemptDeadlineSql()})` : renewed })
+    .where(developers ? and(held, sql`${attemptDeadlineSql()} > now()`) : held)
     .returning({ id: jobs.id });
   return new Set(kept.map((k) => k.id));
 }

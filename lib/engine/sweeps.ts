@@ -9,7 +9,7 @@ import { env } from "@/lib/env";
 import { applyJobChange } from "./apply-change";
 import { Computed, type JobRow } from "./job-change";
 import { heldStatuses, stopOutcome, unroutableMessage } from "./job-machine";
-import { loseJobs } from "./lost-jobs";
+import { expireLeases } from "./lost-jobs";
 import { applyStopOutcome } from "./stop-outcomes";
 
 const batch = 200;
@@ -60,9 +60,12 @@ export async function dueSweeps(): Promise<DueSweeps> {
   return row;
 }
 
-/** Jobs whose lease ran out (their node stopped heart-beating): NODE_LOST, then routed again or failed. */
+/**
+ * Jobs whose lease ran out: their node stopped heart-beating (NODE_LOST, then routed again or failed), or a
+ * developer's node's attempt reached its deadline (TIMEOUT, retried or failed).
+ */
 export async function loseExpiredLeases(): Promise<number> {
-  return lockDue(expiredLeases(), (tx, rows) => loseJobs(tx, rows, "lease expired"));
+  return lockDue(expiredLeases(), expireLeases);
 }
 
 export async function promoteDueRetries(): Promise<number> {

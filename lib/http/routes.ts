@@ -110,6 +110,9 @@ const notHeldDescription =
 /** The node protocol's rate limit (lib/http/guards.ts, requireNode). */
 const nodeRateDescription =
   "A developer's node past `NODE_RATE_PER_MINUTE` requests a minute (every route of the node protocol counts) → 429 `RATE_LIMITED` with `Retry-After`.";
+/** A developer's node's attempt deadline (lib/engine/attempts.ts). */
+const deadlineDescription =
+  "An attempt on a developer's node ends at its `timeoutMs` plus one lease (`NODE_LEASE_MS`) after its assignment: past it the heartbeat renews its lease no more and lists it in `cancelJobIds`, and the attempt fails with `TIMEOUT` (retried while attempts remain).";
 /** What nodes may report of one job (lib/limits.ts, lib/engine/appended-log.ts). */
 const reportCapsDescription = `Each job keeps at most ${limits.jobReportedItems} provider requests and log lines reported by nodes, together, and ${limits.jobReportedBytes} bytes of them (log messages, provider requests' JSON), over all its attempts: past either cap one "logs truncated" line is stored and nothing more, and the report still succeeds (204).`;
 
@@ -711,7 +714,7 @@ export const routes = {
     method: "post",
     path: "/api/nodes/heartbeat",
     summary: "Node: heartbeat; extends leases; returns jobs to stop",
-    description: nodeRateDescription,
+    description: `${deadlineDescription} ${nodeRateDescription}`,
     tags: ["Nodes"],
     credential: "node",
     body: { schema: node.HeartbeatRequest },

@@ -318,7 +318,7 @@ describe("what a developer's node reports of one job", () => {
   const reported = <T extends { source: string }>(lines: T[]) => lines.filter((l) => l.source === "provider");
   const truncations = (lines: { message: string }[]) => lines.filter((l) => l.message === truncatedLogMessage);
 
-  it("stores at most the byte cap of log lines, then one \"logs truncated\" line and nothing more; every report succeeds", async () => {
+  it('stores at most the byte cap of log lines, then one "logs truncated" line and nothing more; every report succeeds', async () => {
     const { token, jobId, dev, key } = await nodeHoldingAJob();
     // 200 lines of 4,000 characters a report (the most one report may carry): 800 KB each, 48 MB in 60 of them.
     const logs = Array.from({ length: 200 }, (_, i) => ({ level: "info", message: `${i}`.padEnd(4000, "x") }));

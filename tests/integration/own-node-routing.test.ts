@@ -3,13 +3,14 @@
 import { describe, expect, it } from "vitest";
 import { issueNodeToken } from "@/lib/network/coordinator";
 import { signUpDeveloper, type Developer } from "../support/developer";
-import { getJob, telemetry, typesOf, waitForStatus, type JobView } from "../support/jobs";
+import { eventually, getJob, telemetry, typesOf, waitForStatus, type JobView } from "../support/jobs";
 import { withDeveloper } from "../support/with-developer";
 
 // text-summarize costs 2: on one's own node ceil(2 × 0.3) = 1.
 const ctx = withDeveloper({
   embeddedNodes: 0,
-  env: { OWN_NODE_CREDIT_SHARE: "0.3", ROUTING_TIMEOUT_MS: "2000" },
+  // Attempts time out after 2 s; a lease (and so the grace past a timeout) is 3 s.
+  env: { OWN_NODE_CREDIT_SHARE: "0.3", ROUTING_TIMEOUT_MS: "2000", JOB_TIMEOUT_MS: "2000", NODE_LEASE_MS: "3000" },
 });
 const text = "The network routes jobs. Nodes run them. Developers bring their own nodes.";
 
@@ -17,6 +18,8 @@ interface ProtocolNode {
   token: string;
   claim(): Promise<string[]>;
   complete(jobId: string): Promise<Response>;
+  /** The jobs the coordinator tells the node to stop. */
+  heartbeat(activeJobIds: string[]): Promise<string[]>;
 }
 
 function protocolNode(token: string): ProtocolNode {
@@ -37,6 +40,10 @@ function protocolNode(token: string): ProtocolNode {
     },
     complete: (jobId) =>
       post(`jobs/${jobId}/complete`, { attempt: attempts.get(jobId), result: { summary: "done", output: {} } }),
+    async heartbeat(activeJobIds) {
+      const res = await post("heartbeat", { activeJobIds });
+      return ((await res.json()) as { cancelJobIds: string[] }).cancelJobIds;
+    },
   };
 }
 
@@ -254,5 +261,37 @@ describe("revoking a node that is running a job", () => {
       "EXECUTION_COMPLETED",
     ]);
     expect(await ledgerOf(alice.dev, job.jobId)).toEqual([["charge", -2]]);
+  });
+});
+
+describe("an attempt on a developer's node", () => {
+  it("ends at its timeout plus one lease whatever the node says: not renewed past it, failed by the sweeper as TIMEOUT", async () => {
+    const alice = await newDeveloper();
+    const node = await ownNode(alice.dev);
+    const job = await submit(alice.dev, alice.key, "own");
+    const claimedAt = Date.now();
+    expect(await node.claim()).toEqual([job.jobId]);
+
+    // The node heart-beats the job as if it ran forever: from its deadline on, it is told to stop.
+    let cancelled: string[] = [];
+    while (cancelled.length === 0 && Date.now() - claimedAt < 10_000) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      cancelled = await node.heartbeat([job.jobId]);
+    }
+    expect(cancelled).toEqual([job.jobId]);
+    expect(Date.now() - claimedAt).toBeGreaterThanOrEqual(2000 + 3000 - 250);
+
+    const events = await eventually(
+      () => telemetry(alice.dev, alice.key, job.jobId),
+      (all) => all.some((e) => e.type === "EXECUTION_FAILED"),
+      15_000,
+    );
+    expect(events.find((e) => e.type === "EXECUTION_FAILED")).toMatchObject({
+      attempt: 1,
+      data: { code: "TIMEOUT", retryable: true, attempt: 1 },
+    });
+    expect(typesOf(events)).not.toContain("NODE_LOST");
+    expect(typesOf(events)).toContain("RETRY_SCHEDULED");
+    expect((await node.complete(job.jobId)).status).toBe(409);
   });
 });
