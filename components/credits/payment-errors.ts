@@ -132,4 +132,6 @@ export const failureSentences: Record<string, string> = {
   NO_PAYMENT: "The transaction transfers none of the token to the treasury.",
   WRONG_SENDER: "The payment was sent from another address.",
   WRONG_CHAIN: "The transaction is on another chain.",
+  AMOUNT_OUT_OF_RANGE:
+    "The payment is worth more credits than a balance can hold, so nothing was credited. Ask the operator to refund it.",
 };

@@ -41,7 +41,14 @@ export type LedgerEntryType = (typeof ledgerEntryTypes)[number];
 /** Credit top-ups paid on-chain (CONTRACT §10): their states and why one failed or was refused. */
 export const topUpStatuses = ["submitted", "confirming", "credited", "failed"] as const;
 export type TopUpStatus = (typeof topUpStatuses)[number];
-export const paymentRefusalReasons = ["WRONG_CHAIN", "TX_FAILED", "NO_PAYMENT", "WRONG_SENDER"] as const;
+export const paymentRefusalReasons = [
+  "WRONG_CHAIN",
+  "TX_FAILED",
+  "NO_PAYMENT",
+  "WRONG_SENDER",
+  // Worth more credits than a balance holds exactly (2^53 − 1): refused and recorded as failed, never rounded.
+  "AMOUNT_OUT_OF_RANGE",
+] as const;
 export type PaymentRefusalReason = (typeof paymentRefusalReasons)[number];
 /** A recorded top-up's failure: a refusal found once it was mined, or DROPPED (never mined within the hour). */
 export const topUpFailureReasons = [...paymentRefusalReasons, "DROPPED"] as const;

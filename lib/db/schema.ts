@@ -203,7 +203,11 @@ export const topUps = pgTable(
     /** The paying address (checksummed): the Transfer logs' `from`, or the submitter while not yet mined. */
     fromAddress: text("from_address").notNull(),
     tokenAmount: numeric("token_amount", { precision: 78, scale: 0 }).notNull().default("0"),
-    credits: bigint("credits", { mode: "number" }).notNull().default(0),
+    // A bigint in JavaScript too: computed from the token amount without passing through a number (the
+    // default is SQL because drizzle-kit cannot write a JavaScript bigint into its snapshot).
+    credits: bigint("credits", { mode: "bigint" })
+      .notNull()
+      .default(sql`0`),
     status: text("status", { enum: topUpStatuses }).notNull(),
     confirmations: integer("confirmations").notNull().default(0),
     requiredConfirmations: integer("required_confirmations").notNull(),

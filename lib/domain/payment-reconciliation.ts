@@ -62,7 +62,7 @@ export async function reconcileTreasury(range: { fromBlock: number; toBlock?: nu
         : match.topUp.failureReason
           ? `failed (${match.topUp.failureReason})`
           : match.topUp.status,
-      credits: match?.topUp.credits ?? null,
+      credits: match ? Number(match.topUp.credits) : null,
       account: match?.account ?? null,
     };
     return { row, value: amount };
@@ -85,7 +85,7 @@ export async function reconcileTreasury(range: { fromBlock: number; toBlock?: nu
         blockNumber: r.topUp.blockNumber,
         txHash: r.topUp.txHash,
         topUp: r.topUp.status,
-        credits: r.topUp.credits,
+        credits: Number(r.topUp.credits),
       })),
     totals: {
       received: sum(() => true),

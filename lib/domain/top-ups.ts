@@ -28,6 +28,14 @@ import { offsetOf, pageOf, type PageRequest } from "./pagination";
 
 type TopUpRow = typeof topUps.$inferSelect;
 
+/**
+ * The most credits a top-up, and a balance, may hold: balances and credits travel as JSON numbers, exact up
+ * to 2^53 − 1. A payment worth more is refused (AMOUNT_OUT_OF_RANGE), never rounded.
+ */
+export const maxCredits = BigInt(Number.MAX_SAFE_INTEGER);
+/** What token_amount (numeric(78)) holds; a uint256 always fits, a sum of several might not. */
+const maxStoredTokenAmount = 10n ** 78n - 1n;
+
 /** At most this many unmined top-ups per developer (CONTRACT §10): a hash that never mines costs a row for an hour. */
 export const maxSubmittedTopUps = 20;
 
@@ -117,7 +125,7 @@ export function toTopUp(row: TopUpRow): wire.TopUp {
     txHash: row.txHash,
     from: row.fromAddress,
     tokenAmount: row.tokenAmount,
-    credits: row.credits,
+    credits: Number(row.credits),
     status: row.status,
     confirmations: row.confirmations,
     requiredConfirmations: row.requiredConfirmations,
@@ -208,6 +216,7 @@ const refusalMessages: Record<PaymentRefusalReason, string> = {
   TX_FAILED: "The transaction failed on-chain (it was reverted): nothing was paid.",
   NO_PAYMENT: "The transaction transfers none of the token to the treasury.",
   WRONG_SENDER: "The payment in this transaction was not sent from your wallet's address.",
+  AMOUNT_OUT_OF_RANGE: `The payment is worth more credits than a balance can hold (at most ${maxCredits}); nothing was credited. Ask the operator to refund it.`,
 };
 
 export interface SubmittedTopUp {
@@ -222,6 +231,18 @@ export interface SubmittedTopUp {
  * the watcher follows it.
  */
 export async function submitTopUp(
+  accountId: string,
+  address: string,
+  request: { chainId: number; txHash: string },
+): Promise<SubmittedTopUp> {
+  const submitted = await recordSubmission(accountId, address, request);
+  // Recorded (by this submission or the watcher) as failed, and told so however often it is named.
+  if (submitted.topUp.failureReason === "AMOUNT_OUT_OF_RANGE")
+    throw refused("AMOUNT_OUT_OF_RANGE", refusalMessages.AMOUNT_OUT_OF_RANGE);
+  return submitted;
+}
+
+async function recordSubmission(
   accountId: string,
   address: string,
   request: { chainId: number; txHash: string },
@@ -323,18 +344,21 @@ async function claimRecorded(config: PaymentsConfig, row: TopUpRow, accountId: s
 
 /** The columns a mined payment fixes: payer, amount, credits, block and depth. */
 function paymentValues(config: PaymentsConfig, payment: Payment, head: bigint, decimals: number) {
+  const credits = creditsForTokenAmount(payment.amount, config.creditsPerToken, decimals);
+  const isInRange = credits <= maxCredits;
   return {
     chainId: config.chainId,
     txHash: payment.txHash,
     fromAddress: payment.payer,
-    tokenAmount: payment.amount.toString(),
-    credits: Number(creditsForTokenAmount(payment.amount, config.creditsPerToken, decimals)),
-    status: "confirming" as const,
+    tokenAmount: (payment.amount <= maxStoredTokenAmount ? payment.amount : maxStoredTokenAmount).toString(),
+    credits: isInRange ? credits : 0n,
+    ...(isInRange
+      ? { status: "confirming" as const, failureReason: null }
+      : { status: "failed" as const, failureReason: "AMOUNT_OUT_OF_RANGE" as const }),
     confirmations: confirmationsOf(head, payment.blockNumber),
     requiredConfirmations: config.confirmations,
     blockNumber: Number(payment.blockNumber),
     blockHash: payment.blockHash,
-    failureReason: null,
   };
 }
 
@@ -413,16 +437,32 @@ async function creditTopUp(config: PaymentsConfig, topUpId: string): Promise<Top
       )
       .returning();
     if (!credited?.accountId) return undefined;
-    if (credited.credits > 0) {
+    // The balance must stay exact too: a credit that would take it past 2^53 − 1 is refused, not rounded.
+    const [account] = await tx
+      .select({ balance: sql<string>`${accounts.creditBalance}::text` })
+      .from(accounts)
+      .where(eq(accounts.id, credited.accountId))
+      .for("update");
+    if (!account || BigInt(account.balance) + credited.credits > maxCredits) {
+      log.warn("top-up refused: the balance would exceed what credits can hold", { topUpId: credited.id });
+      const [refusedRow] = await tx
+        .update(topUps)
+        .set({ status: "failed", failureReason: "AMOUNT_OUT_OF_RANGE", creditedAt: null })
+        .where(eq(topUps.id, credited.id))
+        .returning();
+      return refusedRow;
+    }
+    if (credited.credits > 0n) {
       await applyLedgerEntry(tx, {
         accountId: credited.accountId,
         type: "topup",
-        amount: credited.credits,
+        // Exact: at most maxCredits, checked above in bigint.
+        amount: Number(credited.credits),
         topUpId: credited.id,
         description: `Top-up: ${formatTokenAmount(BigInt(credited.tokenAmount), decimals)} ${symbol} in ${credited.txHash}`,
       });
     }
-    log.info("top-up credited", { topUpId: credited.id, credits: credited.credits, txHash: credited.txHash });
+    log.info("top-up credited", { topUpId: credited.id, credits: Number(credited.credits), txHash: credited.txHash });
     return credited;
   });
 }
@@ -520,6 +560,16 @@ export async function topUpsToReconcile(config: PaymentsConfig, limit: number): 
     )
     .orderBy(asc(topUps.checkedAt))
     .limit(limit);
+}
+
+/** A top-up whose re-check failed goes to the back of the queue (the stalest are looked at first). */
+export async function deferTopUp(topUpId: string): Promise<void> {
+  await (
+    await db()
+  )
+    .update(topUps)
+    .set({ checkedAt: sql`now()` })
+    .where(eq(topUps.id, topUpId));
 }
 
 /**

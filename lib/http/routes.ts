@@ -11,7 +11,7 @@
 import { z } from "zod";
 import * as node from "@/lib/contract/node-protocol";
 import * as s from "@/lib/contract/schemas";
-import type { Scope } from "@/lib/contract/vocabulary";
+import { paymentRefusalReasons, type Scope } from "@/lib/contract/vocabulary";
 import { bodyLimitOf } from "@/lib/domain/catalog";
 import { limits } from "@/lib/limits";
 
@@ -626,6 +626,11 @@ export const routes = {
     path: "/api/credits/top-ups",
     summary:
       "Record a payment to the treasury sent from the signed-in wallet (201 recorded now, 200 recorded before); credited once confirmed",
+    description: [
+      "The payment is the signed-in wallet's transfers of the token to the treasury in that transaction (every sender's transfers in a transaction are that sender's payment).",
+      `422 \`INVALID_PAYMENT\` with \`details.reason\` one of ${paymentRefusalReasons.map((r) => `\`${r}\``).join(", ")}; \`AMOUNT_OUT_OF_RANGE\`: worth more credits than a balance holds exactly (2^53 − 1), recorded as failed and never credited.`,
+      "409 `LIMIT_REACHED`: 20 top-ups of this developer are not yet mined (checked before the chain is asked); 409 `PAYMENT_CLAIMED`: the transaction's payments are recorded for another account; 409 `PAYMENTS_DISABLED`; 503 `UNAVAILABLE` with `Retry-After` when the RPC does not answer (nothing recorded).",
+    ].join("\n\n"),
     tags: ["Credits"],
     credential: "session",
     body: { schema: s.SubmitTopUpRequest },

@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto";
 import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { paymentScans } from "@/lib/db/schema";
 import { db } from "@/lib/domain/database";
-import { recordFoundTransfers, reconcileTopUp, topUpsToReconcile } from "@/lib/domain/top-ups";
+import { deferTopUp, recordFoundTransfers, reconcileTopUp, topUpsToReconcile } from "@/lib/domain/top-ups";
 import { paymentsConfig, type PaymentsConfig } from "@/lib/env";
 import { log } from "@/lib/log";
 import { processState } from "@/lib/singleton";
@@ -115,10 +115,21 @@ export async function watchPaymentsOnce(
   if (cursor === undefined) return { recorded: 0, reconciled: 0, active: false };
   const recorded = await scanNewBlocks(config, head, cursor);
   let reconciled = 0;
+  let rpcError: PaymentsRpcError | undefined;
   for (const row of await topUpsToReconcile(config, reconcilesPerTick)) {
-    await reconcileTopUp(config, row);
-    reconciled++;
+    try {
+      await reconcileTopUp(config, row);
+      reconciled++;
+    } catch (error) {
+      // One row's error (its own data, or an RPC that errs on its transaction only) goes to the back of the
+      // queue and never holds back the others' credits.
+      if (error instanceof PaymentsRpcError) rpcError = error;
+      else log.error("top-up re-check failed; the others go on", { topUpId: row.id, err: error });
+      await deferTopUp(row.id);
+    }
   }
+  // The RPC answered this tick's head and scan, so it is up: the failing transactions are retried later.
+  if (rpcError) log.warn("payments RPC failed on some top-ups; they are re-checked later", { err: rpcError.message });
   return { recorded, reconciled, active: true };
 }
 

@@ -62,6 +62,8 @@ beforeAll(async () => {
       PAYMENTS_SCAN_BLOCKS: "3",
       PAYMENTS_DROP_AFTER_MS: "600000",
       SIWE_CHAIN_IDS: "1",
+      // Every test signs up fresh developers from one address: more than a minute's sign-in allowance.
+      SIGN_IN_RATE_PER_MINUTE: "0",
       // The low-balance alert's endpoint (never called: its deliveries are read from the outbox).
       WEBHOOK_ALLOWED_HOSTS: "127.0.0.1",
     },
@@ -602,6 +604,90 @@ describe("the watcher", () => {
     }
     await watcherTicks();
     for (const { dev } of payers) expect(await topUpEntries(dev)).toHaveLength(1);
+  });
+});
+
+describe("amounts beyond what a balance can hold", () => {
+  const refusedAsOutOfRange = async (res: Response) => {
+    const error = await expectError(res, 422, "INVALID_PAYMENT");
+    expect(error.details).toEqual({ reason: "AMOUNT_OUT_OF_RANGE" });
+  };
+
+  it("a transfer of 2^200 base units is refused (422 AMOUNT_OUT_OF_RANGE), recorded as failed, and the watcher goes on crediting others", async () => {
+    const { dev, wallet } = await payingDeveloper();
+    await chain.fund(wallet.address, { tokens: 2n ** 200n });
+    const before = await balanceOf(dev);
+    const huge = await chain.transfer(wallet, chain.treasury, 2n ** 200n);
+    await chain.mine(requiredConfirmations);
+    await refusedAsOutOfRange(await submitTopUp(dev, huge));
+    // Whoever saw it first, it is one failed row with its reason, and naming it again says the same.
+    await refusedAsOutOfRange(await submitTopUp(dev, huge));
+    const [recorded] = ((await (await dev.session("/api/credits/top-ups")).json()) as { data: TopUp[] }).data;
+    expect(recorded).toMatchObject({
+      txHash: huge.toLowerCase(),
+      status: "failed",
+      failureReason: "AMOUNT_OUT_OF_RANGE",
+      tokenAmount: (2n ** 200n).toString(),
+      credits: 0,
+    });
+
+    // The watcher is not stuck on it: a later payment of someone else is found and credited.
+    const other = await payingDeveloper();
+    const otherBefore = await balanceOf(other.dev);
+    await chain.transfer(other.wallet, chain.treasury, token);
+    await chain.mine(requiredConfirmations);
+    await eventually(
+      () => balanceOf(other.dev),
+      (balance) => balance === otherBefore + 100,
+      20_000,
+    );
+    expect(await (await fetch(`${server.baseUrl}/api/health`)).json()).toMatchObject({ payments: "ok" });
+    expect(await balanceOf(dev)).toBe(before);
+  });
+
+  it("a top-up whose every re-check fails (the RPC errs on its transaction) does not hold back the others' credits", async () => {
+    const stuck = await payingDeveloper();
+    const stuckHash = `0x${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex")}`;
+    expect((await submitTopUp(stuck.dev, stuckHash)).status).toBe(201);
+    rpc.failCallsNaming(stuckHash, true);
+    try {
+      // Recorded after the stuck one, so re-checked after it (stalest first).
+      const { dev, wallet } = await payingDeveloper();
+      await chain.stopMining();
+      let topUp: TopUp;
+      try {
+        const txHash = await chain.transfer(wallet, chain.treasury, token);
+        topUp = (await (await submitTopUp(dev, txHash)).json()) as TopUp;
+        expect(topUp.status).toBe("submitted");
+      } finally {
+        await chain.startMining();
+      }
+      await chain.mine(requiredConfirmations + 1);
+      expect(await waitForTopUp(dev, topUp.topUpId, (t) => t.status === "credited")).toMatchObject({ credits: 100 });
+    } finally {
+      rpc.failCallsNaming(stuckHash, false);
+    }
+  });
+
+  it("credits are exact up to 2^53 − 1 and a payment worth more is refused, never rounded", async () => {
+    const { dev, wallet } = await payingDeveloper();
+    const before = BigInt(await balanceOf(dev));
+    const maxCredits = BigInt(Number.MAX_SAFE_INTEGER);
+    // 1 credit = 10^4 base units of the 6-decimal token at 100 credits per token.
+    const unitsFor = (credits: bigint) => (credits * token) / BigInt(creditsPerToken);
+    await chain.fund(wallet.address, { tokens: unitsFor(2n * maxCredits) });
+
+    const tooMuch = await chain.transfer(wallet, chain.treasury, unitsFor(maxCredits - before + 1n));
+    await chain.mine(requiredConfirmations);
+    await refusedAsOutOfRange(await submitTopUp(dev, tooMuch));
+
+    const exact = await chain.transfer(wallet, chain.treasury, unitsFor(maxCredits - before));
+    await chain.mine(requiredConfirmations);
+    const res = await submitTopUp(dev, exact);
+    expect([200, 201]).toContain(res.status);
+    expect(await res.json()).toMatchObject({ status: "credited", credits: Number(maxCredits - before) });
+    expect(await balanceOf(dev)).toBe(Number.MAX_SAFE_INTEGER);
+    expect(await topUpEntries(dev)).toEqual([expect.objectContaining({ amount: Number(maxCredits - before) })]);
   });
 });
 

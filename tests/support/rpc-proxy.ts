@@ -14,6 +14,8 @@ export interface RpcProxy {
   failMethodAfter(method: string, allowed?: number): void;
   /** While hidden, the transaction's receipt and the transaction itself read as `null` (a lagging node). */
   hideTransaction(txHash: string, hidden: boolean): void;
+  /** Calls with `value` among their parameters answer a JSON-RPC error while set (one transaction's calls fail). */
+  failCallsNaming(value: string, failing: boolean): void;
   /** How many calls of each method went through. */
   calls: Map<string, number>;
   /** How many calls went through (or were answered as lagging) with `value` among their parameters. */
@@ -35,6 +37,7 @@ export async function startRpcProxy(upstream: string): Promise<RpcProxy> {
   const failing = new Map<string, number>();
   const calls = new Map<string, number>();
   const hidden = new Set<string>();
+  const poisoned = new Set<string>();
   const seenParams: string[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -59,6 +62,19 @@ export async function startRpcProxy(upstream: string): Promise<RpcProxy> {
       for (const call of batch) {
         calls.set(call.method ?? "", (calls.get(call.method ?? "") ?? 0) + 1);
         seenParams.push(JSON.stringify(call.params ?? []).toLowerCase());
+      }
+      const isPoisoned = (call: Call) =>
+        [...poisoned].some((value) =>
+          JSON.stringify(call.params ?? [])
+            .toLowerCase()
+            .includes(value),
+        );
+      if (!Array.isArray(parsed) && isPoisoned(parsed)) {
+        const error = { code: -32603, message: "internal error" };
+        res
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify({ jsonrpc: "2.0", id: parsed.id, error }));
+        return;
       }
       const isHidden = (call: Call) =>
         lagging.has(call.method ?? "") && hidden.has(String(call.params?.[0] ?? "").toLowerCase());
@@ -85,6 +101,8 @@ export async function startRpcProxy(upstream: string): Promise<RpcProxy> {
       void (allowed === undefined ? failing.delete(method) : failing.set(method, allowed)),
     hideTransaction: (txHash, isHidden) =>
       void (isHidden ? hidden.add(txHash.toLowerCase()) : hidden.delete(txHash.toLowerCase())),
+    failCallsNaming: (value, failing) =>
+      void (failing ? poisoned.add(value.toLowerCase()) : poisoned.delete(value.toLowerCase())),
     calls,
     callsNaming: (value) => seenParams.filter((params) => params.includes(value.toLowerCase())).length,
     close: () => new Promise((resolve) => server.close(() => resolve())),

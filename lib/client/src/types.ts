@@ -186,7 +186,8 @@ export type TopUpConfig =
     };
 
 export type TopUpStatus = "submitted" | "confirming" | "credited" | "failed";
-export type TopUpFailureReason = "WRONG_CHAIN" | "TX_FAILED" | "NO_PAYMENT" | "WRONG_SENDER" | "DROPPED";
+export type TopUpFailureReason =
+  "WRONG_CHAIN" | "TX_FAILED" | "NO_PAYMENT" | "WRONG_SENDER" | "AMOUNT_OUT_OF_RANGE" | "DROPPED";
 
 /** A payment of the token to the treasury, and the credits it buys. */
 export interface TopUp {

@@ -1,0 +1,1 @@
+ALTER TABLE "top_ups" ALTER COLUMN "credits" SET DEFAULT 0;
