@@ -10,6 +10,7 @@ import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { ErrorState } from "@/components/dashboard/states";
+import { emailAddressPattern } from "@/lib/contract/vocabulary";
 
 interface Fields {
   name: string;
@@ -20,15 +21,13 @@ interface Fields {
 }
 type FieldErrors = Partial<Record<keyof Fields, string>>;
 
-const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
 function validate(fields: Fields, previous: Profile | null): FieldErrors {
   const errors: FieldErrors = {};
   const name = fields.name.trim();
   if (!name) errors.name = "Enter a name.";
   else if (name.length > 80) errors.name = "Use at most 80 characters.";
   const email = fields.email.trim();
-  if (email && !emailPattern.test(email)) errors.email = "Enter a valid email address.";
+  if (email && (email.length > 254 || !emailAddressPattern.test(email))) errors.email = "Enter a valid email address.";
   if (!email && previous?.email) errors.email = "An email cannot be removed once set; enter a new address instead.";
   if (fields.organization.trim().length > 80) errors.organization = "Use at most 80 characters.";
   if (fields.lowBalanceThreshold.trim() && !/^\d{1,15}$/.test(fields.lowBalanceThreshold.trim())) {

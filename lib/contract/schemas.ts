@@ -2,7 +2,7 @@
 // route handlers' responses, generate the OpenAPI document, and the SDK's types are checked against them
 // (tests/client/types-match-server.ts). Below the domain: imports only zod, the vocabularies and the limits.
 import { z } from "zod";
-import { creditLimitResets, nodeStates, placements, scopes } from "@/lib/contract/vocabulary";
+import { creditLimitResets, emailAddressPattern, nodeStates, placements, scopes } from "@/lib/contract/vocabulary";
 import {
   eventTypes,
   failureCategories,
@@ -21,11 +21,11 @@ const nullableIso = isoTime.nullable();
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
 
 /**
- * An email address as HTML's `<input type="email">` accepts it (WHATWG, broader than zod's default rule),
- * and stated as a pattern beside `format: email`, which also allows quoted local parts and address literals.
+ * Broader than zod's default rule, narrower than `format: email` (which also allows quoted local parts and
+ * address literals): the document states the pattern.
  */
-const emailAddress = z.email({ pattern: z.regexes.html5Email }).max(254).meta({
-  pattern: z.regexes.html5Email.source,
+const emailAddress = z.email({ pattern: emailAddressPattern }).max(254).meta({
+  pattern: emailAddressPattern.source,
   description:
     "An email address as HTML's input type=email accepts it (this pattern): no quoted local parts or [address] literals",
 });

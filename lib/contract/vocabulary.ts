@@ -90,3 +90,10 @@ export type Placement = (typeof placements)[number];
 /** A node as its owner sees it (CONTRACT §12): derived from its heartbeat, drain and revocation. */
 export const nodeStates = ["pending", "live", "draining", "lost", "revoked"] as const;
 export type NodeState = (typeof nodeStates)[number];
+
+/**
+ * An email address as HTML's `<input type="email">` accepts it (WHATWG; zod's `z.regexes.html5Email`): the rule
+ * the API checks, the OpenAPI document states beside `format: email`, and the dashboard's profile form applies.
+ */
+export const emailAddressPattern =
+  /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
