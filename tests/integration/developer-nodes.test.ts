@@ -4,10 +4,12 @@ import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { truncatedLogMessage } from "@/lib/engine/appended-log";
+import { claimJobs } from "@/lib/engine/claims";
+import { completeExecution } from "@/lib/engine/node-reports";
 import { limits } from "@/lib/limits";
 import { signUpDeveloper } from "../support/developer";
 import { expectError, isoTime } from "../support/expect-error";
-import { rowsOf } from "../support/engine";
+import { engineNode, rowsOf } from "../support/engine";
 import { getJob, type JobView } from "../support/jobs";
 import { withDeveloper } from "../support/with-developer";
 
@@ -291,6 +293,14 @@ describe("a node's report on a job it does not hold", () => {
   });
 });
 
+/** A job's log lines as stored; those a node reported; and the "logs truncated" lines among them. */
+const linesOf = (jobId: string) =>
+  rowsOf<{ sequence: number; source: string; message: string }>(
+    sql`select sequence, source, message from job_logs where job_id = ${jobId} order by sequence`,
+  );
+const reported = <T extends { source: string }>(lines: T[]) => lines.filter((l) => l.source === "provider");
+const truncations = (lines: { message: string }[]) => lines.filter((l) => l.message === truncatedLogMessage);
+
 describe("what a developer's node reports of one job", () => {
   /** A node of a fresh developer's, holding one `own` job it claimed: what it reports is the test's. */
   async function nodeHoldingAJob() {
@@ -311,12 +321,6 @@ describe("what a developer's node reports of one job", () => {
     expect((await claimed.json()).jobs).toEqual([expect.objectContaining({ jobId })]);
     return { dev, key, token, jobId };
   }
-  const linesOf = (jobId: string) =>
-    rowsOf<{ sequence: number; source: string; message: string }>(
-      sql`select sequence, source, message from job_logs where job_id = ${jobId} order by sequence`,
-    );
-  const reported = <T extends { source: string }>(lines: T[]) => lines.filter((l) => l.source === "provider");
-  const truncations = (lines: { message: string }[]) => lines.filter((l) => l.message === truncatedLogMessage);
 
   it('stores at most the byte cap of log lines, then one "logs truncated" line and nothing more; every report succeeds', async () => {
     const { token, jobId, dev, key } = await nodeHoldingAJob();
@@ -367,6 +371,41 @@ describe("what a developer's node reports of one job", () => {
       sql`select sequence from job_events where job_id = ${jobId} order by sequence`,
     );
     expect(sequences.map((e) => e.sequence)).toEqual(sequences.map((_, i) => i + 1));
+  });
+});
+
+describe("what the network's nodes report of a job", () => {
+  it("is capped alike, in the completions its lane writes (one statement for those that wait together)", async () => {
+    const dev = await signUpDeveloper(ctx.server.baseUrl);
+    const key = await dev.createApiKey(["services:execute", "jobs:read"]);
+    const submitted = [];
+    for (const text of ["chatty", "terse"]) {
+      const res = await dev.withKey(key, "/api/marketplace/services/token-count/execute", {
+        method: "POST",
+        body: JSON.stringify({ input: { text }, placement: "network" }),
+      });
+      submitted.push(((await res.json()) as JobView).jobId);
+    }
+    const node = await engineNode("network-reporter", ["token-count"], 16);
+    const claimed = await claimJobs(node, 16, 0, undefined, { start: true });
+    const [chatty, terse] = submitted.map((jobId) => claimed.find((c) => c.jobId === jobId));
+    if (!chatty || !terse) throw new Error("the network's node did not claim both jobs");
+    const lines = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({ level: "info" as const, message: `line ${i}` }));
+    const result = { summary: "done", output: {} };
+    await Promise.all([
+      completeExecution(node, chatty.jobId, 1, result, { logs: lines(limits.jobReportedItems + 100) }),
+      completeExecution(node, terse.jobId, 1, result, { logs: lines(3) }),
+    ]);
+    const chattyLines = await linesOf(chatty.jobId);
+    expect(reported(chattyLines)).toHaveLength(limits.jobReportedItems);
+    expect(truncations(chattyLines)).toHaveLength(1);
+    expect(chattyLines.at(-1)?.message).toBe("Completed: done");
+    const terseLines = await linesOf(terse.jobId);
+    expect(reported(terseLines)).toHaveLength(3);
+    expect(truncations(terseLines)).toHaveLength(0);
+    for (const all of [chattyLines, terseLines]) expect(all.map((l) => l.sequence)).toEqual(all.map((_, i) => i + 1));
+    for (const jobId of submitted) expect(await getJob(dev, key, jobId)).toMatchObject({ status: "completed" });
   });
 });
 
