@@ -36,6 +36,14 @@ export const maxCredits = BigInt(Number.MAX_SAFE_INTEGER);
 /** What token_amount (numeric(78)) holds; a uint256 always fits, a sum of several might not. */
 const maxStoredTokenAmount = 10n ** 78n - 1n;
 
+/**
+ * How long a DROPPED top-up is still re-checked after it was recorded: an RPC behind a load balancer can
+ * answer null for a mined transaction (a node that has not seen its block), and a payment is never lost to
+ * that. Re-checks of DROPPED top-ups come every `droppedRecheckPolls` polls of the watcher.
+ */
+export const droppedRecheckMs = 24 * 60 * 60 * 1000;
+const droppedRecheckPolls = 10;
+
 /** At most this many unmined top-ups per developer (CONTRACT §10): a hash that never mines costs a row for an hour. */
 export const maxSubmittedTopUps = 20;
 
@@ -334,8 +342,9 @@ async function claimRecorded(config: PaymentsConfig, row: TopUpRow, accountId: s
     mine = attributed ?? (await findPayment(config, row.txHash, row.fromAddress)) ?? row;
   }
   if (mine.accountId !== accountId) throw claimed();
-  if (mine.status !== "submitted" && mine.status !== "confirming") return mine;
-  // Naming it again is a good moment to look: the page sees the freshest state. A silent RPC changes nothing.
+  const isOpen = mine.status === "submitted" || mine.status === "confirming" || mine.failureReason === "DROPPED";
+  if (!isOpen) return mine;
+  // Naming it again is a good moment to look (a DROPPED one too: the RPC may have lagged): the page sees the freshest state. A silent RPC changes nothing.
   return reconcileTopUp(config, mine).catch((error: unknown) => {
     if (error instanceof PaymentsRpcError) return mine;
     throw error;
@@ -492,6 +501,8 @@ export async function reconcileTopUp(config: PaymentsConfig, row: TopUpRow): Pro
     )[0] ?? row;
 
   if (observed.state !== "mined") {
+    // A DROPPED top-up comes back only when its transaction is found mined.
+    if (row.status === "failed") return update({});
     const wasMined = row.blockNumber !== null;
     const isGone = observed.state === "unknown";
     const isOverdue = Date.now() - row.createdAt.getTime() > config.dropAfterMs;
@@ -544,17 +555,24 @@ export async function recordFoundTransfers(
 /**
  * The uncredited top-ups that someone can be credited for, stalest check first. That includes a payment
  * recorded without an account whose payer has one now: a scan that ran while the payer first signed in
- * recorded it after the sign-in's attribution looked (neither saw the other's uncommitted row).
+ * recorded it after the sign-in's attribution looked (neither saw the other's uncommitted row); and, less
+ * often, DROPPED top-ups recorded within `droppedRecheckMs`, in case the RPC lagged rather than the
+ * transaction vanished.
  */
 export async function topUpsToReconcile(config: PaymentsConfig, limit: number): Promise<TopUpRow[]> {
   const payerHasAccount = sql`exists (select 1 from ${accounts} where ${accounts.walletAddress} = ${topUps.fromAddress})`;
+  const isDroppedRecently = and(
+    eq(topUps.failureReason, "DROPPED"),
+    sql`${topUps.createdAt} > now() - make_interval(secs => ${droppedRecheckMs / 1000})`,
+    sql`${topUps.checkedAt} < now() - make_interval(secs => ${(config.pollMs * droppedRecheckPolls) / 1000})`,
+  );
   return (await db())
     .select()
     .from(topUps)
     .where(
       and(
         eq(topUps.chainId, config.chainId),
-        inArray(topUps.status, ["submitted", "confirming"]),
+        or(inArray(topUps.status, ["submitted", "confirming"]), isDroppedRecently),
         or(isNotNull(topUps.accountId), payerHasAccount),
       ),
     )

@@ -627,7 +627,7 @@ export const routes = {
     summary:
       "Record a payment to the treasury sent from the signed-in wallet (201 recorded now, 200 recorded before); credited once confirmed",
     description: [
-      "The payment is the signed-in wallet's transfers of the token to the treasury in that transaction (every sender's transfers in a transaction are that sender's payment).",
+      "The payment is the signed-in wallet's transfers of the token to the treasury in that transaction (every sender's transfers in a transaction are that sender's payment). A hash already recorded answers its top-up (200); one that failed as `DROPPED` is verified again.",
       `422 \`INVALID_PAYMENT\` with \`details.reason\` one of ${paymentRefusalReasons.map((r) => `\`${r}\``).join(", ")}; \`AMOUNT_OUT_OF_RANGE\`: worth more credits than a balance holds exactly (2^53 − 1), recorded as failed and never credited.`,
       "409 `LIMIT_REACHED`: 20 top-ups of this developer are not yet mined (checked before the chain is asked); 409 `PAYMENT_CLAIMED`: the transaction's payments are recorded for another account; 409 `PAYMENTS_DISABLED`; 503 `UNAVAILABLE` with `Retry-After` when the RPC does not answer (nothing recorded).",
     ].join("\n\n"),

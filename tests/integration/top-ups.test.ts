@@ -11,6 +11,8 @@ import { eventually } from "../support/jobs";
 import { usePostgres } from "../support/postgres";
 import { startRpcProxy, type RpcProxy } from "../support/rpc-proxy";
 import { startTestServer, type TestServer } from "../support/test-server";
+import { eq, sql } from "drizzle-orm";
+import { topUps } from "@/lib/db/schema";
 import { db } from "@/lib/domain/database";
 import { recordFoundTransfers } from "@/lib/domain/top-ups";
 import { paymentsConfig } from "@/lib/env";
@@ -707,6 +709,49 @@ describe("when the chain misbehaves", () => {
     await watcherTicks();
     expect(await balanceOf(dev)).toBe(before);
     expect(await topUpEntries(dev)).toHaveLength(0);
+  });
+
+  it("a payment marked DROPPED while the RPC lagged (null for a mined transaction) is credited once the RPC sees it, by the watcher or by naming it again", async () => {
+    const lagged = async () => {
+      const { dev, wallet } = await payingDeveloper();
+      const before = await balanceOf(dev);
+      const txHash = await chain.transfer(wallet, chain.treasury, 2n * token);
+      const topUp = (await (await submitTopUp(dev, txHash)).json()) as TopUp;
+      expect(topUp.status).toBe("confirming");
+      // The node behind the RPC's load balancer has not seen the block: the transaction reads as unknown.
+      rpc.hideTransaction(txHash, true);
+      await chain.mine(requiredConfirmations + 1);
+      await waitForTopUp(dev, topUp.topUpId, (t) => t.status === "failed" && t.failureReason === "DROPPED");
+      // The scan's cursor has moved past its block meanwhile: only a re-check of the DROPPED top-up can find it.
+      await watcherTicks(5);
+      return { dev, txHash, topUp, before };
+    };
+
+    const byWatcher = await lagged();
+    const byName = await lagged();
+
+    // Just re-checked, so the watcher leaves it for a while (DROPPED top-ups are re-checked every 10 polls):
+    // the answer below is the re-submission's own verification.
+    await (
+      await db()
+    )
+      .update(topUps)
+      .set({ checkedAt: sql`now()` })
+      .where(eq(topUps.id, byName.topUp.topUpId));
+    await watcherTicks(2); // a tick that listed it before then has finished with it
+    rpc.hideTransaction(byName.txHash, false);
+    const again = await submitTopUp(byName.dev, byName.txHash);
+    expect(again.status).toBe(200);
+    expect(await again.json()).toMatchObject({ topUpId: byName.topUp.topUpId, status: "credited", credits: 200 });
+    expect(await balanceOf(byName.dev)).toBe(byName.before + 200);
+
+    rpc.hideTransaction(byWatcher.txHash, false);
+    const credited = await waitForTopUp(byWatcher.dev, byWatcher.topUp.topUpId, (t) => t.status === "credited");
+    expect(credited).toMatchObject({ credits: 200, failureReason: null });
+    expect(await balanceOf(byWatcher.dev)).toBe(byWatcher.before + 200);
+    await watcherTicks();
+    expect(await topUpEntries(byName.dev)).toHaveLength(1);
+    expect(await topUpEntries(byWatcher.dev)).toHaveLength(1);
   });
 
   it("an RPC that does not answer: 503 with Retry-After and nothing recorded, health degraded, and the payment credited once it is back", async () => {
