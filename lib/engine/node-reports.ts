@@ -90,15 +90,18 @@ const reportedLogs = (node: NodeRow, report: ProgressReport) =>
   }));
 
 export function reportProgress(node: NodeRow, jobId: string, attempt: number, report: ProgressReport) {
+  const events = reportedEvents(node, report);
+  const logs = reportedLogs(node, report);
   return changeOrRefuse(jobId, {
     from: ["running"],
     attempt,
     nodeId: node.id,
     // The same rule as nextProgress, applied to the stored value so concurrent reports cannot lower it.
     set: report.progress === undefined ? {} : { progress: Computed.atLeast(nextProgress(0, report.progress)) },
-    events: reportedEvents(node, report),
-    logs: reportedLogs(node, report),
-    capped: true,
+    events,
+    logs,
+    // Written alone, so its shape may follow its data: a report of progress alone keeps the plain statement.
+    capped: events.length + logs.length > 0,
   });
 }
 
