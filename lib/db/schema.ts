@@ -226,6 +226,10 @@ export const topUps = pgTable(
     index("top_ups_pending_idx")
       .on(t.checkedAt)
       .where(sql`status in ('submitted', 'confirming')`),
+    // DROPPED top-ups are re-checked for a while after they were recorded (the RPC may have lagged).
+    index("top_ups_dropped_idx")
+      .on(t.createdAt)
+      .where(sql`failure_reason = 'DROPPED'`),
     index("top_ups_unattributed_idx")
       .on(t.fromAddress)
       .where(sql`account_id is null`),

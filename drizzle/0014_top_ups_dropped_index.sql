@@ -1,0 +1,1 @@
+CREATE INDEX "top_ups_dropped_idx" ON "top_ups" USING btree ("created_at") WHERE failure_reason = 'DROPPED';
