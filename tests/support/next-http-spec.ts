@@ -71,9 +71,10 @@ export function describeHttpAsNextServesIt(
     });
 
     // Next.js's router fails on a method outside the web's standard set (TRACE: a 500 in plain text and a stack
-    // in the log; PROPFIND: an empty 400), and Node closes a CONNECT with no answer.
+    // in the log; PROPFIND: an empty 400), Node closes a CONNECT with no answer, and a method its parser does not
+    // know (BREW) gets Node's bare 400.
     it("answers TRACE, CONNECT, PROPFIND and any other method no route has with 405 in the envelope, everywhere", async () => {
-      for (const method of ["TRACE", "CONNECT", "PROPFIND", "MKCOL"]) {
+      for (const method of ["TRACE", "CONNECT", "PROPFIND", "MKCOL", "BREW"]) {
         for (const [path, allow] of [
           ["/api/health", "GET, HEAD, OPTIONS"],
           ["/api/marketplace/services/token-count/execute", "OPTIONS, POST"],
