@@ -12,7 +12,7 @@ import { creditsForTokenAmount, formatTokenAmount, tokenAmountForCredits } from 
 import { useSubmitTopUp, useTopUp } from "@/components/data/credits";
 import { rememberSentPayment } from "@/components/data/sent-payments";
 import type { TopUpConfig } from "@/components/data/types";
-import { formatNumber, shortAddress } from "@/components/dashboard/format";
+import { formatCredits, formatNumber, shortAddress } from "@/components/dashboard/format";
 import { ProblemAlert } from "@/components/dashboard/problem-alert";
 import { preferredConnector } from "@/components/wallet/connectors";
 import type { PaymentChain } from "@/components/wallet/wagmi-config";
@@ -149,7 +149,7 @@ export function AddCreditsDialog({
           <DialogTitle>Add credits</DialogTitle>
           <DialogDescription>
             Pay {config.tokenSymbol} on {chain.name} from {shortAddress(sessionAddress)}. 1 {config.tokenSymbol} buys{" "}
-            {formatNumber(config.creditsPerToken)} credits; they are added after {config.confirmations}{" "}
+            {formatCredits(config.creditsPerToken)}; they are added after {config.confirmations}{" "}
             {config.confirmations === 1 ? "confirmation" : "confirmations"}.
           </DialogDescription>
         </DialogHeader>
@@ -259,7 +259,7 @@ function PaymentProgress({
       done: topUp?.status === "credited",
     },
     {
-      label: topUp?.status === "credited" ? `Credited: +${formatNumber(topUp.credits)} credits` : "Credited",
+      label: topUp?.status === "credited" ? `Credited: +${formatCredits(topUp.credits)}` : "Credited",
       done: topUp?.status === "credited",
     },
   ];

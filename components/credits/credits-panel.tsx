@@ -4,7 +4,7 @@ import type * as React from "react";
 import Link from "next/link";
 import { CoinsIcon, ReceiptTextIcon } from "lucide-react";
 import type { CreditBalance, CreditEntry, CreditHistory } from "@/components/data/types";
-import { formatDateTime, formatNumber, formatSignedCredits } from "@/components/dashboard/format";
+import { creditNoun, formatDateTime, formatNumber, formatSignedCredits } from "@/components/dashboard/format";
 import { Pager } from "@/components/dashboard/pager";
 import { EmptyState } from "@/components/dashboard/states";
 import { Badge, type BadgeVariant } from "@/components/ui/badge";
@@ -31,7 +31,8 @@ function BalanceCard({ balance }: { balance: CreditBalance }) {
       </CardHeader>
       <CardContent className="grid gap-1">
         <p className="text-4xl font-semibold tracking-tight tabular-nums" data-testid="credit-balance">
-          {formatNumber(balance.balance)} <span className="text-base font-normal text-muted-foreground">credits</span>
+          {formatNumber(balance.balance)}{" "}
+          <span className="text-base font-normal text-muted-foreground">{creditNoun(balance.balance)}</span>
         </p>
         <p className="text-xs text-muted-foreground">Updated {formatDateTime(balance.updatedAt)}</p>
       </CardContent>

@@ -8,7 +8,7 @@ import { ExternalLinkIcon } from "lucide-react";
 import { formatTokenAmount } from "@/lib/contract/top-up-arithmetic";
 import { useRecordUnrecordedPayments, useTopUps } from "@/components/data/credits";
 import type { TopUp, TopUpPage } from "@/components/data/types";
-import { formatDateTime, formatNumber } from "@/components/dashboard/format";
+import { creditNoun, formatDateTime, formatNumber } from "@/components/dashboard/format";
 import { Badge, type BadgeVariant } from "@/components/ui/badge";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { failureSentences } from "./payment-errors";
@@ -78,7 +78,7 @@ export function TopUpsTable({ config, initial }: { config: EnabledTopUps; initia
               </TableCell>
               <TableCell className="text-right tabular-nums">
                 {topUp.status === "submitted" ? "—" : formatNumber(topUp.credits)}
-                <span className="md:hidden"> credits</span>
+                <span className="md:hidden"> {creditNoun(topUp.credits)}</span>
               </TableCell>
               <TableCell className="text-right whitespace-nowrap tabular-nums">
                 {topUp.status === "submitted"

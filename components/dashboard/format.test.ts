@@ -26,6 +26,24 @@ describe("credits", () => {
     expect(format.formatCredits(0)).toBe("0 credits");
     expect(format.formatCredits(1250)).toBe("1,250 credits");
   });
+
+  it("never write a minus zero: nothing charged is 0 credits", () => {
+    expect(format.formatCredits(-0)).toBe("0 credits");
+    expect(format.formatCreditMovement(-0)).toBe("no credits charged");
+    expect(format.formatSignedCredits(-0)).toBe("0");
+  });
+
+  it("a movement or a balance of one is one credit, in either direction", () => {
+    expect(format.formatCredits(-1)).toBe("−1 credit");
+    expect(format.formatCreditMovement(-1)).toBe("1 credit charged");
+    expect(format.formatCreditMovement(1)).toBe("refunded 1 credit");
+    expect(format.formatSignedCredits(-1)).toBe("−1");
+  });
+
+  it("a count with a word around it keeps the singular: one more credit", () => {
+    expect(format.formatCredits(1, "more")).toBe("1 more credit");
+    expect(format.formatCredits(2500, "more")).toBe("2,500 more credits");
+  });
 });
 
 describe("names", () => {

@@ -1,5 +1,9 @@
 // Display formatting shared by the dashboard's pages: one way to write a date, an amount of credits and a
-// name. Dates are written in UTC, so the server and the browser render the same string.
+// name. Dates are written in UTC, so the server and the browser render the same string. Credits are written by
+// lib/contract/credit-words.ts, which the API's messages share.
+import { creditNoun, formatCreditNumber, formatCredits } from "@/lib/contract/credit-words";
+
+export { creditNoun, formatCreditNumber, formatCredits };
 
 export function shortAddress(address: string): string {
   return address.length > 12 ? `${address.slice(0, 6)}…${address.slice(-4)}` : address;
@@ -24,9 +28,6 @@ export const formatDate = (iso: string | null | undefined, empty = "—") =>
   iso ? dateOnly.format(new Date(iso)) : empty;
 export const formatNumber = (n: number) => integer.format(n);
 
-/** "1 credit", "1,250 credits". */
-export const formatCredits = (n: number) => `${integer.format(n)} ${Math.abs(n) === 1 ? "credit" : "credits"}`;
-
 /** A ledger movement in words: "1 credit charged", "refunded 5 credits". */
 export function formatCreditMovement(amount: number): string {
   if (amount < 0) return `${formatCredits(-amount)} charged`;
@@ -34,9 +35,9 @@ export function formatCreditMovement(amount: number): string {
   return "no credits charged";
 }
 
-export function formatSignedCredits(amount: number): string {
-  return amount > 0 ? `+${integer.format(amount)}` : amount < 0 ? `−${integer.format(-amount)}` : "0";
-}
+/** A ledger entry's amount: "+100", "−1", "0". */
+export const formatSignedCredits = (amount: number) =>
+  amount > 0 ? `+${formatCreditNumber(amount)}` : formatCreditNumber(amount);
 
 /** "dev_AbCd1234…" — the safe-to-show part of a key. */
 export const keyPreview = (prefix: string) => `dev_${prefix}…`;

@@ -60,7 +60,7 @@ function Stat({ label, children }: { label: string; children: React.ReactNode })
   return (
     <div className="grid min-w-0 gap-0.5">
       <dt className="text-xs text-muted-foreground">{label}</dt>
-      <dd className="truncate font-mono text-sm tabular-nums">{children}</dd>
+      <dd className="font-mono text-sm break-words tabular-nums">{children}</dd>
     </div>
   );
 }

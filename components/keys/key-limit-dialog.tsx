@@ -5,7 +5,7 @@ import * as React from "react";
 import { GaugeIcon, Loader2Icon } from "lucide-react";
 import { useUpdateApiKey } from "@/components/data/api-keys";
 import type { ApiKey } from "@/components/data/types";
-import { formatNumber } from "@/components/dashboard/format";
+import { formatCredits, formatNumber } from "@/components/dashboard/format";
 import { ErrorState } from "@/components/dashboard/states";
 import { Button } from "@/components/ui/button";
 import {
@@ -56,8 +56,8 @@ export function KeyLimitDialog({ apiKey }: { apiKey: ApiKey }) {
             <DialogTitle>Credit limit of {apiKey.name}</DialogTitle>
             <DialogDescription>
               {apiKey.creditLimit === null
-                ? `No limit yet. This key spent ${formatNumber(apiKey.usage.monthly)} credits this month.`
-                : `${formatNumber(apiKey.creditLimitRemaining ?? 0)} of ${formatNumber(apiKey.creditLimit)} credits left. What it already spent counts against a new limit.`}
+                ? `No limit yet. This key spent ${formatCredits(apiKey.usage.monthly)} this month.`
+                : `${formatNumber(apiKey.creditLimitRemaining ?? 0)} of ${formatCredits(apiKey.creditLimit)} left. What it already spent counts against a new limit.`}
             </DialogDescription>
           </DialogHeader>
           <CreditLimitFields id={`limit-${apiKey.keyId}`} draft={draft} onChange={setDraft} />

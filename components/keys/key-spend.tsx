@@ -1,7 +1,7 @@
 // A key's spend at a glance (CONTRACT §11): what its limit allows and what is left, with a small bar, or
 // what it spent when it has no limit.
 import type { ApiKey } from "@/components/data/types";
-import { formatNumber } from "@/components/dashboard/format";
+import { formatCredits, formatNumber } from "@/components/dashboard/format";
 import { Progress } from "@/components/ui/progress";
 import { cn } from "@/components/ui/cn";
 
@@ -34,7 +34,7 @@ export function KeySpend({ apiKey }: { apiKey: ApiKey }) {
       </span>
       <Progress
         value={percent}
-        aria-label={`${apiKey.name}: ${formatNumber(spent)} of ${formatNumber(apiKey.creditLimit)} credits spent ${period}`}
+        aria-label={`${apiKey.name}: ${formatNumber(spent)} of ${formatCredits(apiKey.creditLimit)} spent ${period}`}
         className={cn(remaining === 0 && "[&>[data-slot=progress-indicator]]:bg-destructive")}
       />
       <span className={cn("tabular-nums", remaining === 0 ? "text-destructive" : "text-muted-foreground")}>

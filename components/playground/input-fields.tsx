@@ -79,7 +79,9 @@ function ImagePicker({
             className="max-h-40 max-w-[60%] rounded object-contain"
           />
           <div className="grid min-w-0 gap-1 text-xs text-muted-foreground">
-            <span className="truncate">{fileName ?? "The image in the input"}</span>
+            <span className="truncate" title={fileName ?? undefined}>
+              {fileName ?? "The image in the input"}
+            </span>
             <span>Sent as base64 ({current.length.toLocaleString("en")} characters)</span>
             <Button
               type="button"

@@ -4,7 +4,7 @@ import * as React from "react";
 import Link from "next/link";
 import { CheckCircle2Icon, PencilIcon } from "lucide-react";
 import { useProfile } from "@/components/data/profile";
-import { formatDateTime, formatNumber } from "@/components/dashboard/format";
+import { formatCredits, formatDateTime } from "@/components/dashboard/format";
 import { ErrorState } from "@/components/dashboard/states";
 import { Alert, AlertDescription, AlertTitle } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
@@ -120,7 +120,7 @@ export function ProfilePanel({ suggestedProfileName }: { suggestedProfileName: s
                 {data.lowBalanceThreshold === null ? (
                   <span className="text-muted-foreground">Off</span>
                 ) : (
-                  `Below ${formatNumber(data.lowBalanceThreshold)} credits`
+                  `Below ${formatCredits(data.lowBalanceThreshold)}`
                 )}
               </Detail>
               <Detail label="Wallet" mono>

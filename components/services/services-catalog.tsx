@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { BoxesIcon } from "lucide-react";
 import type { ExecutionService } from "@/components/data/types";
-import { formatNumber } from "@/components/dashboard/format";
+import { creditNoun, formatNumber } from "@/components/dashboard/format";
 import { EmptyState } from "@/components/dashboard/states";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardAction, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
@@ -35,7 +35,7 @@ function ServiceCard({ service }: { service: ExecutionService }) {
         <div className="grid grid-cols-1 gap-3">
           <p className="text-sm">
             <span className="font-semibold tabular-nums">{formatNumber(service.creditCost)}</span>{" "}
-            <span className="text-muted-foreground">{service.creditCost === 1 ? "credit" : "credits"} per job</span>
+            <span className="text-muted-foreground">{creditNoun(service.creditCost)} per job</span>
           </p>
           <details className="group relative z-10 min-w-0 overflow-hidden rounded-md border bg-muted/40 text-sm">
             <summary className="cursor-pointer px-3 py-2 text-xs font-medium text-muted-foreground select-none group-open:border-b">

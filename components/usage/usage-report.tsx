@@ -4,7 +4,7 @@
 import Link from "next/link";
 import { BarChart3Icon } from "lucide-react";
 import type { CreditHistory, UsageSummary } from "@/components/data/types";
-import { formatDateTime, formatNumber, formatSignedCredits } from "@/components/dashboard/format";
+import { creditNoun, formatDateTime, formatNumber, formatSignedCredits } from "@/components/dashboard/format";
 import { EmptyState } from "@/components/dashboard/states";
 import { formatDuration } from "@/components/timeline/time";
 import { Badge } from "@/components/ui/badge";
@@ -129,7 +129,7 @@ export function UsageReport({
                     </TableCell>
                     <TableCell className="text-right tabular-nums">
                       {s.creditsUsed}
-                      <span className="md:hidden"> {Math.abs(s.creditsUsed) === 1 ? "credit" : "credits"} used</span>
+                      <span className="md:hidden"> {creditNoun(s.creditsUsed)} used</span>
                     </TableCell>
                   </TableRow>
                 ))}

@@ -5,6 +5,7 @@
 import { sql, type Placeholder, type SQL } from "drizzle-orm";
 import type { Tx } from "@/lib/db/database";
 import { apiKeys, webhookDeliveries, webhookEndpoints } from "@/lib/db/schema";
+import { formatCredits } from "@/lib/contract/credit-words";
 import type { CreditLimitReset } from "@/lib/contract/vocabulary";
 import { DomainError } from "./errors";
 import type * as wire from "@/lib/contract/schemas";
@@ -123,7 +124,7 @@ export function keyCreditLimitError(
   const resetsAt = limit.creditLimitReset ? nextReset(limit.creditLimitReset, spendNow()).toISOString() : null;
   return new DomainError(
     "KEY_CREDIT_LIMIT",
-    `This API key may spend ${remaining} more credits${resetsAt ? ` until ${resetsAt}` : ""}; the job costs ${cost}.`,
+    `This API key may spend ${formatCredits(remaining, "more")}${resetsAt ? ` until ${resetsAt}` : ""}; the job costs ${formatCredits(cost)}.`,
     {
       creditLimit: limit.creditLimit,
       creditLimitRemaining: remaining,

@@ -11,6 +11,7 @@ import { DomainError, issuesOf } from "@/lib/domain/errors";
 import { findReplay, isUniqueViolation, requestFingerprint, type StoredResponse } from "@/lib/domain/idempotency";
 import { findService, type ServiceRow } from "@/lib/domain/services";
 import { ownNodeCreditCost } from "@/lib/domain/own-node-price";
+import { formatCredits } from "@/lib/contract/credit-words";
 import type { ExecutionJob } from "@/lib/contract/schemas";
 import type { Placement } from "@/lib/contract/vocabulary";
 import { jsonWeight, lanes } from "./write-lanes";
@@ -74,7 +75,11 @@ async function checkSubmission(d: Db, submission: Submission, fingerprint: strin
       { type: "WORKFLOW_INITIALIZED", data: { workflowRunId, maxAttempts } },
     ] satisfies EventInput[],
     logs: [
-      { level: "info", source: "platform", message: `Job accepted for ${serviceId}; ${creditCost} credits charged.` },
+      {
+        level: "info",
+        source: "platform",
+        message: `Job accepted for ${serviceId}; ${formatCredits(creditCost)} charged.`,
+      },
     ] satisfies LogInput[],
   };
   return {

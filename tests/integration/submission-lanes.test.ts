@@ -3,6 +3,7 @@
 // pooled connection of the instance, so another developer's request would wait for the first one's burst.
 // What waits is then written together, each job exactly as if it had been written alone.
 import pg from "pg";
+import { formatCredits } from "@/lib/contract/credit-words";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signUpDeveloper, type Developer } from "../support/developer";
 import { eventually, execute, getJob, telemetry, type JobView } from "../support/jobs";
@@ -139,7 +140,7 @@ describe.skipIf(!usePostgres())("one developer's burst of submissions on Postgre
       const logs = (await (await dev.withKey(key, `/api/developers/jobs/${job.jobId}/logs`)).json()) as {
         message: string;
       }[];
-      expect(logs[0].message).toBe(`Job accepted for ${job.serviceId}; ${job.creditCost} credits charged.`);
+      expect(logs[0].message).toBe(`Job accepted for ${job.serviceId}; ${formatCredits(job.creditCost)} charged.`);
       expect((await getJob(dev, key, job.jobId)).status).toBe("routing");
     }
   });
