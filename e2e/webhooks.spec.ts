@@ -1,10 +1,13 @@
 // A developer wires up a webhook from the dashboard: an endpoint pointing at a receiver this test runs on
 // 127.0.0.1, its signing secret shown once, a test event whose signature the client library verifies, the
 // delivery listed as succeeded, a secret rotation and the endpoint's deletion through the confirm dialog.
+// Then one debugs a delivery their receiver refused, on a desktop and on a phone: opened from Deliveries, it
+// shows the request as the receiver got it and each attempt's answer, and Redeliver sends it again.
+import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 import { verifyWebhook } from "../lib/client/src/index";
 import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from "../tests/support/webhook-receiver";
-import { openFromNav, signInNewDeveloper } from "./dashboard-session";
+import { openFromNav, runJob, signInNewDeveloper } from "./dashboard-session";
 
 const secretPattern = /^whsec_[A-Za-z0-9+/]{43}=$/;
 const receiverPath = "/hooks/e2e";
@@ -134,3 +137,118 @@ test("a developer adds a webhook endpoint, verifies a signed test event, rotates
     expect(await (await page.request.get("/api/developers/webhooks")).json()).toEqual([]);
   });
 });
+
+/** A receiver that refuses the first request to `debugPath…` paths, as a handler with a bug would. */
+const debugPath = "/hooks/debug";
+const refusal = JSON.stringify({ error: "signature check failed", hint: "raw body was re-serialised" });
+
+for (const viewport of [
+  { name: "desktop", width: 1440, height: 900 },
+  { name: "phone", width: 390, height: 844 },
+]) {
+  test(`a developer opens a delivery their endpoint refused, sees what was sent and answered, and redelivers it (${viewport.name})`, async ({
+    page,
+    context,
+    baseURL,
+  }) => {
+    test.setTimeout(120_000);
+    await page.setViewportSize(viewport);
+    await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+    receiver.respond((path, nth) => (path.startsWith(debugPath) && nth === 0 ? { status: 500, body: refusal } : 200));
+    const dev = await signInNewDeveloper(page, baseURL as string, `Debugger ${viewport.name}`);
+    const path = `${debugPath}/${viewport.name}`;
+    const created = await page.request.post("/api/developers/webhooks", {
+      headers: { origin: baseURL as string },
+      data: { url: receiver.url(path), events: ["job.completed"] },
+    });
+    expect(created.status(), await created.text()).toBe(201);
+    const { secret } = (await created.json()) as { secret: string };
+    const before = receiver.received.length;
+
+    await openFromNav(page, "Webhooks");
+    await page.getByRole("row", { name: path }).getByRole("button", { name: "Send test" }).click();
+    await expect.poll(() => receiver.received.filter((r) => r.path === path).length).toBe(1);
+    const [refused] = receiver.received.slice(before).filter((r) => r.path === path);
+    const webhookId = String(refused.headers["webhook-id"]);
+
+    const dialog = page.getByRole("dialog", { name: "Webhook delivery" });
+    await test.step("Deliveries shows the endpoint's deliveries; View opens one", async () => {
+      await page.getByRole("row", { name: path }).getByRole("button", { name: "Deliveries" }).click();
+      const deliveries = page.getByRole("table", { name: "Deliveries" });
+      await expect(deliveries).toBeInViewport();
+      await deliveries.getByRole("row", { name: webhookId }).getByRole("button", { name: "View" }).click();
+      await expect(dialog).toBeVisible();
+    });
+
+    await test.step("the request: the headers the receiver got, and the exact body (copied byte for byte)", async () => {
+      const headers = dialog.getByRole("definition");
+      for (const name of ["content-type", "webhook-id", "webhook-timestamp", "webhook-signature"])
+        await expect(dialog.getByText(name, { exact: true })).toBeVisible();
+      await expect(headers.filter({ hasText: webhookId })).toHaveCount(1);
+      const signature = String(refused.headers["webhook-signature"]);
+      await expect(headers.filter({ hasText: signature })).toHaveCount(1);
+      const body = dialog.getByRole("region", { name: "Request" }).getByLabel("Request body");
+      await expect(body).toHaveText(JSON.stringify(JSON.parse(refused.body), null, 2));
+      await dialog.getByRole("button", { name: "Copy body" }).click();
+      await expect(dialog.getByRole("button", { name: "Copied" })).toBeVisible();
+      const copied = await page.evaluate(() => navigator.clipboard.readText());
+      expect(copied).toBe(refused.body);
+      const shownHeaders = Object.fromEntries(
+        await dialog
+          .getByRole("term")
+          .evaluateAll((terms) => terms.map((t) => [t.textContent ?? "", t.nextElementSibling?.textContent ?? ""])),
+      );
+      expect(verifyWebhook(copied, shownHeaders, secret).type).toBe("webhook.test");
+    });
+
+    await test.step("each attempt: the receiver's status, its answer, the latency and the error", async () => {
+      const first = dialog.getByRole("listitem", { name: "Attempt 1" });
+      await expect(first.getByText("HTTP 500")).toBeVisible();
+      await expect(first.getByText("BAD_STATUS")).toBeVisible();
+      await expect(first.getByText(/^\d+ ms$/)).toBeVisible();
+      await expect(first.getByLabel("Response body of attempt 1")).toHaveText(refusal);
+      // The retry (5 s later) succeeds; the open dialog follows it.
+      const second = dialog.getByRole("listitem", { name: "Attempt 2" });
+      await expect(second.getByText("HTTP 200")).toBeVisible({ timeout: 30_000 });
+      await expect(dialog.getByText("succeeded", { exact: true })).toBeVisible();
+    });
+
+    await test.step("Redeliver sends the same event, with the same webhook-id, again", async () => {
+      await dialog.getByRole("button", { name: "Redeliver" }).click();
+      await expect(dialog.getByRole("status")).toHaveText("Redelivery queued, with the same webhook-id.");
+      await expect(dialog.getByRole("listitem", { name: "Attempt 3" }).getByText("HTTP 200")).toBeVisible({
+        timeout: 20_000,
+      });
+      const sent = receiver.received.filter((r) => r.path === path).map((r) => r.headers["webhook-id"]);
+      expect(sent).toEqual([webhookId, webhookId, webhookId]);
+    });
+
+    await test.step("the dialog fits the screen and passes axe", async () => {
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(viewport.width);
+      const box = await dialog.boundingBox();
+      expect(box && box.x >= 0 && box.x + box.width <= viewport.width).toBe(true);
+      await dialog.getByRole("button", { name: "Redeliver" }).scrollIntoViewIfNeeded();
+      await expect(dialog.getByRole("button", { name: "Redeliver" })).toBeInViewport();
+      await page.screenshot({ path: test.info().outputPath(`delivery-${viewport.name}.png`) });
+      const axe = await new AxeBuilder({ page }).include('[role="dialog"]').analyze();
+      expect(axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical")).toEqual([]);
+      await page.keyboard.press("Escape");
+      await expect(dialog).toHaveCount(0);
+    });
+
+    await test.step("a job's page lists its deliveries with their endpoint, and each opens", async () => {
+      const job = await runJob(page.request, dev.apiKey, "text-sentiment", { text: "Webhooks you can debug." });
+      await page.goto(`/jobs/${job.jobId}`);
+      const deliveries = page.getByRole("table", { name: "Webhook deliveries of this job" });
+      const row = deliveries.getByRole("row", { name: "job.completed" });
+      await expect(row).toBeVisible({ timeout: 60_000 });
+      // (On a phone the rows are stacked cards, without column headers.)
+      if (viewport.name === "desktop")
+        await expect(deliveries.getByRole("columnheader", { name: "Endpoint" })).toHaveCount(1);
+      await expect(row.getByText(receiver.url(path), { exact: true })).toBeVisible();
+      await row.getByRole("button", { name: "View" }).click();
+      await expect(dialog.getByText(receiver.url(path), { exact: false }).first()).toBeVisible();
+      await expect(dialog.getByLabel("Request body")).toContainText(`"jobId": "${job.jobId}"`);
+    });
+  });
+}

@@ -18,12 +18,21 @@ const dateTime = new Intl.DateTimeFormat("en", {
   timeZone: "UTC",
   hourCycle: "h23",
 });
+const dateTimeSeconds = new Intl.DateTimeFormat("en", {
+  dateStyle: "medium",
+  timeStyle: "medium",
+  timeZone: "UTC",
+  hourCycle: "h23",
+});
 const dateOnly = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeZone: "UTC" });
 const integer = new Intl.NumberFormat("en");
 
 /** "Nov 25, 2026, 14:03 UTC". */
 export const formatDateTime = (iso: string | null | undefined, empty = "—") =>
   iso ? `${dateTime.format(new Date(iso))} UTC` : empty;
+/** "Nov 25, 2026, 14:03:07 UTC": for events seconds apart (a webhook's attempts). */
+export const formatDateTimeSeconds = (iso: string | null | undefined, empty = "—") =>
+  iso ? `${dateTimeSeconds.format(new Date(iso))} UTC` : empty;
 export const formatDate = (iso: string | null | undefined, empty = "—") =>
   iso ? dateOnly.format(new Date(iso)) : empty;
 export const formatNumber = (n: number) => integer.format(n);

@@ -26,6 +26,8 @@ export type WebhookEndpoint = z.infer<typeof schemas.WebhookEndpoint>;
 export type WebhookEndpointWithSecret = z.infer<typeof schemas.WebhookEndpointWithSecret>;
 export type WebhookDelivery = z.infer<typeof schemas.WebhookDelivery>;
 export type WebhookDeliveryPage = z.infer<typeof schemas.WebhookDeliveryPage>;
+export type WebhookDeliveryDetail = z.infer<typeof schemas.WebhookDeliveryDetail>;
+export type WebhookDeliveryAttempt = z.infer<typeof schemas.WebhookDeliveryAttempt>;
 export type WebhookEventType = z.infer<typeof schemas.WebhookEventType>;
 
 // Request bodies, as the browser writes them (the schemas' input side, before their transforms).

@@ -1,10 +1,12 @@
 // Webhooks in the dashboard: endpoints and their deliveries (which change while you look: pending →
-// succeeded), one job's deliveries, and the writes with what each one changes.
+// succeeded), one delivery's request and attempts, one job's deliveries, and the writes with what each one
+// changes.
 import { keepPreviousData, partialMatchKey, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { apiFetch } from "./fetch-api";
 import type {
   CreateWebhookRequest,
   WebhookDelivery,
+  WebhookDeliveryDetail,
   WebhookDeliveryPage,
   WebhookEndpoint,
   WebhookEndpointWithSecret,
@@ -16,6 +18,9 @@ export const webhookKeys = {
   /** Every page of one endpoint's deliveries. */
   deliveriesOf: (endpointId: string) => ["webhooks", "deliveries", endpointId] as const,
   deliveries: (endpointId: string, page: number) => ["webhooks", "deliveries", endpointId, { page }] as const,
+  /** Under its endpoint's deliveries: it goes with them when the endpoint is deleted. */
+  delivery: (endpointId: string, deliveryId: string) =>
+    ["webhooks", "deliveries", endpointId, "detail", deliveryId] as const,
   job: (jobId: string) => ["webhooks", "job", jobId] as const,
 };
 
@@ -38,6 +43,17 @@ export const useWebhookDeliveries = (endpointId: string, page: number, limit = 2
       apiFetch<WebhookDeliveryPage>(`${endpointPath(endpointId)}/deliveries?page=${page}&limit=${limit}`, { signal }),
     placeholderData: keepPreviousData,
     refetchInterval: deliveriesRefreshMs,
+  });
+
+/** One delivery's request and attempts; read again while it is pending (a retry adds an attempt). */
+export const useWebhookDelivery = (endpointId: string, deliveryId: string) =>
+  useQuery({
+    queryKey: webhookKeys.delivery(endpointId, deliveryId),
+    queryFn: ({ signal }) =>
+      apiFetch<WebhookDeliveryDetail>(`${endpointPath(endpointId)}/deliveries/${encodeURIComponent(deliveryId)}`, {
+        signal,
+      }),
+    refetchInterval: (query) => (query.state.data?.status === "pending" ? deliveriesRefreshMs : false),
   });
 
 export const useJobWebhookDeliveries = (jobId: string) =>

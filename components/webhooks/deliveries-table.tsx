@@ -1,6 +1,6 @@
 "use client";
 
-import { RotateCwIcon } from "lucide-react";
+import { PanelRightOpenIcon, RotateCwIcon } from "lucide-react";
 import { formatDateTime } from "@/components/dashboard/format";
 import { Badge, type BadgeVariant } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -8,7 +8,7 @@ import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@
 import type { WebhookDelivery } from "@/components/data/types";
 import { describeDeliveryError } from "./delivery-problem";
 
-const statusVariant: Record<WebhookDelivery["status"], BadgeVariant> = {
+export const deliveryStatusVariant: Record<WebhookDelivery["status"], BadgeVariant> = {
   pending: "info",
   succeeded: "success",
   failed: "destructive",
@@ -25,34 +25,41 @@ function LastError({ error, endpointUrl }: { error: string; endpointUrl?: string
 }
 
 /**
- * Deliveries with their outcome; `onRedeliver` adds the Redeliver action. With `endpointUrl` (one endpoint's
- * deliveries), a refusal by policy says precisely why.
+ * Deliveries with their outcome; `onOpen` adds View (the delivery's request and attempts), `onRedeliver` the
+ * Redeliver action. With `endpointUrl` (one endpoint's deliveries), a refusal by policy says precisely why;
+ * with `endpointUrls` (a job's deliveries to several endpoints), an Endpoint column says where each went.
  */
 export function DeliveriesTable({
   deliveries,
+  onOpen,
   onRedeliver,
   busyId,
   label,
   endpointUrl,
+  endpointUrls,
 }: {
   deliveries: WebhookDelivery[];
+  onOpen?: (delivery: WebhookDelivery) => void;
   onRedeliver?: (delivery: WebhookDelivery) => void;
   busyId?: string | null;
   label: string;
   endpointUrl?: string;
+  endpointUrls?: ReadonlyMap<string, string>;
 }) {
+  const hasActions = onOpen !== undefined || onRedeliver !== undefined;
   return (
     <Table aria-label={label} stackOnPhone>
       <TableHeader>
         <TableRow className="hover:bg-transparent">
           <TableHead>Event</TableHead>
+          {endpointUrls && <TableHead>Endpoint</TableHead>}
           <TableHead>Status</TableHead>
           <TableHead className="text-right">Attempts</TableHead>
           <TableHead className="text-right">Response</TableHead>
           <TableHead className="text-right">Latency</TableHead>
           <TableHead>Next attempt</TableHead>
           <TableHead>Created</TableHead>
-          {onRedeliver && (
+          {hasActions && (
             <TableHead className="text-right">
               <span className="sr-only">Actions</span>
             </TableHead>
@@ -68,8 +75,15 @@ export function DeliveriesTable({
                 {d.eventId}
               </div>
             </TableCell>
+            {endpointUrls && (
+              <TableCell className="max-md:basis-full">
+                <div className="max-w-64 font-mono text-xs break-all">
+                  {endpointUrls.get(d.endpointId) ?? d.endpointId}
+                </div>
+              </TableCell>
+            )}
             <TableCell>
-              <Badge variant={statusVariant[d.status]}>{d.status}</Badge>
+              <Badge variant={deliveryStatusVariant[d.status]}>{d.status}</Badge>
               {d.lastError && <LastError error={d.lastError} endpointUrl={endpointUrl} />}
             </TableCell>
             <TableCell className="text-right tabular-nums max-md:hidden">{d.attempts}</TableCell>
@@ -82,11 +96,25 @@ export function DeliveriesTable({
             </TableCell>
             <TableCell className="whitespace-nowrap max-md:hidden">{formatDateTime(d.nextAttemptAt)}</TableCell>
             <TableCell className="whitespace-nowrap text-muted-foreground">{formatDateTime(d.createdAt)}</TableCell>
-            {onRedeliver && (
-              <TableCell className="text-right max-md:basis-full">
-                <Button size="sm" variant="outline" onClick={() => onRedeliver(d)} disabled={busyId === d.deliveryId}>
-                  <RotateCwIcon /> Redeliver
-                </Button>
+            {hasActions && (
+              <TableCell className="max-md:basis-full">
+                <div className="flex flex-wrap gap-1 md:justify-end">
+                  {onOpen && (
+                    <Button size="sm" variant="outline" onClick={() => onOpen(d)}>
+                      <PanelRightOpenIcon /> View
+                    </Button>
+                  )}
+                  {onRedeliver && (
+                    <Button
+                      size="sm"
+                      variant="outline"
+                      onClick={() => onRedeliver(d)}
+                      disabled={busyId === d.deliveryId}
+                    >
+                      <RotateCwIcon /> Redeliver
+                    </Button>
+                  )}
+                </div>
               </TableCell>
             )}
           </TableRow>

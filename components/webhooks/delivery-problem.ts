@@ -12,6 +12,8 @@ export interface DeliveryProblem {
 
 const notSent = "Nothing was sent and it will not be retried (waiting does not change the policy).";
 const whatToChange = "Use a public HTTPS URL: add an endpoint with it, then delete this one.";
+const localTesting =
+  "To test with a receiver on your machine, run your own server with WEBHOOK_ALLOWED_HOSTS=127.0.0.1,localhost (for development only), or expose the receiver at a public https URL (a tunnel).";
 
 /**
  * What `lastError` means for the endpoint at `endpointUrl` (unknown on a job's page, which lists the deliveries
@@ -30,7 +32,7 @@ export function describeDeliveryError(lastError: string | null, endpointUrl?: st
   if (protocol === "http:") {
     return {
       title: "Refused: plain http to this host",
-      message: `Webhooks go over https; plain http reaches only hosts this server's operator allows (WEBHOOK_ALLOWED_HOSTS), and this host is not one of them. ${notSent} ${whatToChange}`,
+      message: `Webhooks go over https; plain http reaches only hosts this server's operator allows (WEBHOOK_ALLOWED_HOSTS), and this host is not one of them. ${notSent} ${whatToChange} ${localTesting}`,
     };
   }
   return {

@@ -1,9 +1,10 @@
 "use client";
 
 // The /webhooks page: endpoints (add, enable/disable, rotate secret, send test, delete) and, for the
-// selected endpoint, its deliveries with Redeliver. A secret is shown once, in the dialog that received it.
+// endpoint whose Deliveries were asked for, its deliveries: each opens to its request and attempts, with
+// Redeliver. A secret is shown once, in the dialog that received it.
 import * as React from "react";
-import { Loader2Icon, PlusIcon, WebhookIcon } from "lucide-react";
+import { ListIcon, Loader2Icon, PlusIcon, WebhookIcon } from "lucide-react";
 import { useProfile } from "@/components/data/profile";
 import { formatDate } from "@/components/dashboard/format";
 import { Pager } from "@/components/dashboard/pager";
@@ -30,8 +31,14 @@ import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@
 import { webhookEventTypes } from "@/lib/contract/vocabulary";
 import { DeleteEndpointDialog } from "./delete-endpoint-dialog";
 import { DeliveriesTable } from "./deliveries-table";
+import { DeliveryDialog } from "./delivery-dialog";
 import { describeDeliveryError } from "./delivery-problem";
-import type { WebhookEndpoint, WebhookEndpointWithSecret, WebhookEventType } from "@/components/data/types";
+import type {
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEndpointWithSecret,
+  WebhookEventType,
+} from "@/components/data/types";
 import {
   useCreateWebhookEndpoint,
   useRedeliverWebhook,
@@ -180,8 +187,16 @@ function AddEndpointDialog({ onCreated }: { onCreated: (endpoint: WebhookEndpoin
   );
 }
 
-function EndpointDeliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
+/** `reveal` changes each time Deliveries is pressed: the section is brought into view and focused. */
+function EndpointDeliveries({ endpoint, reveal }: { endpoint: WebhookEndpoint; reveal: number }) {
   const [page, setPage] = React.useState(1);
+  const [opened, setOpened] = React.useState<WebhookDelivery | null>(null);
+  const heading = React.useRef<HTMLHeadingElement>(null);
+  React.useEffect(() => {
+    if (reveal === 0) return;
+    heading.current?.scrollIntoView({ block: "start", behavior: "smooth" });
+    heading.current?.focus({ preventScroll: true });
+  }, [reveal]);
   const deliveries = useWebhookDeliveries(endpoint.endpointId, page);
   const redeliver = useRedeliverWebhook(endpoint.endpointId);
   // The newest delivery refused by policy: every later one would be too, until the endpoint's URL changes.
@@ -189,8 +204,8 @@ function EndpointDeliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
   const refused = newest && describeDeliveryError(newest.lastError, endpoint.url);
 
   return (
-    <section aria-label={`Deliveries to ${endpoint.url}`} className="grid grid-cols-1 gap-3">
-      <h2 className="text-base font-medium">
+    <section id="webhook-deliveries" aria-label={`Deliveries to ${endpoint.url}`} className="grid grid-cols-1 gap-3">
+      <h2 ref={heading} tabIndex={-1} className="scroll-mt-4 text-base font-medium outline-none">
         Deliveries to <span className="font-mono text-sm break-all">{endpoint.url}</span>
       </h2>
       {redeliver.isError && <ErrorState title="Could not redeliver" error={redeliver.error} />}
@@ -216,6 +231,7 @@ function EndpointDeliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
             deliveries={deliveries.data.data}
             endpointUrl={endpoint.url}
             busyId={redeliver.isPending ? redeliver.variables : null}
+            onOpen={setOpened}
             onRedeliver={(d) => redeliver.mutate(d.deliveryId)}
           />
           <div className="p-3">
@@ -228,6 +244,7 @@ function EndpointDeliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
           </div>
         </Card>
       )}
+      <DeliveryDialog delivery={opened} endpointUrl={endpoint.url} onClose={() => setOpened(null)} />
     </section>
   );
 }
@@ -238,6 +255,11 @@ export function WebhooksPanel({ suggestedProfileName }: { suggestedProfileName: 
   const endpoints = useWebhookEndpoints({ enabled: hasProfile });
   const [secret, setSecret] = React.useState<WebhookEndpointWithSecret | null>(null);
   const [selected, setSelected] = React.useState<string | null>(null);
+  const [reveal, setReveal] = React.useState(0);
+  const showDeliveries = (endpointId: string) => {
+    setSelected(endpointId);
+    setReveal((n) => n + 1);
+  };
   // One mutation for the row actions, so their outcome (and failure) shows in one place above the table.
   const endpointAction = useWebhookEndpointAction();
   const act = (endpoint: WebhookEndpoint, action: WebhookEndpointAction) =>
@@ -301,7 +323,7 @@ export function WebhooksPanel({ suggestedProfileName }: { suggestedProfileName: 
                     <button
                       type="button"
                       className="text-left font-mono text-xs break-all underline-offset-4 hover:underline"
-                      onClick={() => setSelected(endpoint.endpointId)}
+                      onClick={() => showDeliveries(endpoint.endpointId)}
                     >
                       {endpoint.url}
                     </button>
@@ -321,6 +343,14 @@ export function WebhooksPanel({ suggestedProfileName }: { suggestedProfileName: 
                   <TableCell className="whitespace-nowrap max-md:hidden">{formatDate(endpoint.createdAt)}</TableCell>
                   <TableCell className="max-md:basis-full">
                     <div className="flex flex-wrap gap-1 md:justify-end">
+                      <Button
+                        size="sm"
+                        variant={endpoint.endpointId === current?.endpointId ? "secondary" : "outline"}
+                        aria-controls="webhook-deliveries"
+                        onClick={() => showDeliveries(endpoint.endpointId)}
+                      >
+                        <ListIcon /> Deliveries
+                      </Button>
                       <Button
                         size="sm"
                         variant="outline"
@@ -354,7 +384,7 @@ export function WebhooksPanel({ suggestedProfileName }: { suggestedProfileName: 
           </Table>
         </Card>
       )}
-      {current && <EndpointDeliveries key={current.endpointId} endpoint={current} />}
+      {current && <EndpointDeliveries key={current.endpointId} endpoint={current} reveal={reveal} />}
       <SecretDialog endpoint={secret} onClose={() => setSecret(null)} />
     </div>
   );

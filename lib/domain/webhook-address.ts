@@ -37,7 +37,9 @@ export function checkWebhookUrl(raw: string, allowedHosts: readonly string[]): s
   const host = hostOf(url);
   const allowed = isAllowedHost(host, allowedHosts);
   if (url.protocol !== "https:" && !(url.protocol === "http:" && allowed)) {
-    throw refuse("The webhook URL must use https:.");
+    throw refuse(
+      "The webhook URL must use https:. Plain http: reaches only hosts this server allows (WEBHOOK_ALLOWED_HOSTS). To test with a receiver on your machine, run your own server with WEBHOOK_ALLOWED_HOSTS=127.0.0.1,localhost (for development only) and use http://127.0.0.1:<port>/…, or expose the receiver at a public https URL (a tunnel).",
+    );
   }
   if (url.username || url.password) throw refuse("The webhook URL may not contain credentials.");
   if (!allowed && isIpLiteral(host)) {

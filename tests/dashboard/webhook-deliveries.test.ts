@@ -81,6 +81,9 @@ describe("a delivery refused by policy on the webhooks page", () => {
     const text = renderPage("http://hooks.example.com/in", [delivery({ lastError: "DESTINATION_FORBIDDEN" })]);
     expect(text).toContain("plain http reaches only hosts this server's operator allows");
     expect(text).toContain("Use a public HTTPS URL");
+    // A developer pointing a webhook at a receiver on their machine learns how local testing works.
+    expect(text).toContain("To test with a receiver on your machine");
+    expect(text).toContain("WEBHOOK_ALLOWED_HOSTS=127.0.0.1,localhost");
   });
 
   it("says nothing of the policy once a newer delivery got through, nor for a receiver's own failure", () => {

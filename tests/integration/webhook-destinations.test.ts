@@ -40,6 +40,14 @@ describe("webhook destinations without an allow list", () => {
     expect((await res.json()).error).toMatchObject({ code: "VALIDATION_ERROR", details: { field: "url" } });
   });
 
+  it("say, refusing plain http, how to test with a receiver on your own machine", async () => {
+    const res = await register("http://localhost:3000/hook");
+    const { message } = (await res.json()).error as { message: string };
+    expect(message).toContain("must use https:");
+    expect(message).toContain("WEBHOOK_ALLOWED_HOSTS=127.0.0.1,localhost");
+    expect(message).toContain("a public https URL");
+  });
+
   it("fail a delivery to a host name resolving to loopback at once with DESTINATION_FORBIDDEN: one attempt, no retry, no connection", async () => {
     const res = await register(`https://localhost:${receiver.port}/hook`);
     expect(res.status).toBe(201);
