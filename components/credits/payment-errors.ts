@@ -134,4 +134,5 @@ export const failureSentences: Record<string, string> = {
   WRONG_CHAIN: "The transaction is on another chain.",
   AMOUNT_OUT_OF_RANGE:
     "The payment is worth more credits than a balance can hold, so nothing was credited. Ask the operator to refund it.",
+  UNRECORDABLE: "The server could not record this payment, so nothing was credited yet. Ask the operator to credit it.",
 };

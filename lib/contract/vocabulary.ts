@@ -50,8 +50,11 @@ export const paymentRefusalReasons = [
   "AMOUNT_OUT_OF_RANGE",
 ] as const;
 export type PaymentRefusalReason = (typeof paymentRefusalReasons)[number];
-/** A recorded top-up's failure: a refusal found once it was mined, or DROPPED (never mined within the hour). */
-export const topUpFailureReasons = [...paymentRefusalReasons, "DROPPED"] as const;
+/**
+ * A recorded top-up's failure: a refusal found once it was mined, DROPPED (never mined within the hour), or
+ * UNRECORDABLE (the database refused the payment's values: the operator credits it by hand).
+ */
+export const topUpFailureReasons = [...paymentRefusalReasons, "DROPPED", "UNRECORDABLE"] as const;
 export type TopUpFailureReason = (typeof topUpFailureReasons)[number];
 export const scopes = [
   "services:read",

@@ -541,15 +541,94 @@ async function accountOfAddress(address: string): Promise<string | null> {
   return account?.id ?? null;
 }
 
-/** The watcher found these transfers on-chain: records every sender's payment (see recordPayments). */
+/** What a scan's recording came to: the top-ups it created, and the first block holding a payment to try again. */
+export interface FoundTransfersRecorded {
+  recorded: number;
+  retryFromBlock?: bigint;
+}
+
+/**
+ * The watcher found these transfers on-chain: records every sender's payment (see recordPayments), each in
+ * its own savepoint, so a payment the database refuses neither undoes nor stops the others (on PostgreSQL a
+ * failed statement would abort the whole transaction). A refusal of the payment's own values (SQLSTATE
+ * class 22 or 23) would come every time: the payment is recorded as failed UNRECORDABLE for the operator
+ * and the scan moves past it. Any other error is the database's and may pass: the payment is left to the
+ * next scan, whose cursor must not pass `retryFromBlock`.
+ */
 export async function recordFoundTransfers(
   tx: Tx,
   config: PaymentsConfig,
   transfers: TreasuryTransfer[],
   head: bigint,
   decimals: number,
-): Promise<number> {
-  return (await recordPayments(tx, config, paymentsIn(transfers), head, decimals)).length;
+): Promise<FoundTransfersRecorded> {
+  let recorded = 0;
+  let retryFromBlock: bigint | undefined;
+  for (const payment of paymentsIn(transfers)) {
+    try {
+      recorded += (await tx.transaction((own) => recordPayments(own, config, [payment], head, decimals))).length;
+    } catch (error) {
+      const about = {
+        txHash: payment.txHash,
+        payer: payment.payer,
+        tokenAmount: payment.amount.toString(),
+        blockNumber: payment.blockNumber.toString(),
+        err: error,
+      };
+      if (!isRefusalOfValues(error)) {
+        log.warn("a payment found on-chain could not be recorded now; the next scan tries again", about);
+        if (retryFromBlock === undefined || payment.blockNumber < retryFromBlock) retryFromBlock = payment.blockNumber;
+        continue;
+      }
+      try {
+        // Logged once, when first recorded: a scan sees its block again until the block is final.
+        if (await tx.transaction((own) => recordUnrecordable(own, config, payment)))
+          log.error("the database refuses a payment found on-chain: recorded as failed UNRECORDABLE", about);
+      } catch (err) {
+        // Nothing of it can be stored: this log and `npm run payments -- reconcile` still show it.
+        log.error("the database refuses a payment found on-chain, even recorded as failed", { ...about, err });
+      }
+    }
+  }
+  return { recorded, retryFromBlock };
+}
+
+/** SQLSTATE class 22 (data exception) or 23 (integrity constraint violation), wherever in the cause chain. */
+function isRefusalOfValues(error: unknown): boolean {
+  for (
+    let e = error, depth = 0;
+    e && typeof e === "object" && depth < 5;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && /^2[23][0-9A-Z]{3}$/.test(code)) return true;
+  }
+  return false;
+}
+
+/**
+ * The least a refused payment's row holds: whose, which transaction, and why nothing was credited (the
+ * operator credits it by hand). Whether this recorded it.
+ */
+async function recordUnrecordable(tx: Tx, config: PaymentsConfig, payment: Payment): Promise<boolean> {
+  const [account] = await tx
+    .select({ id: accounts.id })
+    .from(accounts)
+    .where(eq(accounts.walletAddress, payment.payer));
+  const inserted = await tx
+    .insert(topUps)
+    .values({
+      chainId: config.chainId,
+      txHash: payment.txHash,
+      fromAddress: payment.payer,
+      accountId: account?.id ?? null,
+      status: "failed",
+      failureReason: "UNRECORDABLE",
+      requiredConfirmations: config.confirmations,
+    })
+    .onConflictDoNothing()
+    .returning({ id: topUps.id });
+  return inserted.length > 0;
 }
 
 /**

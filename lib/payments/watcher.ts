@@ -84,21 +84,25 @@ async function scanNewBlocks(config: PaymentsConfig, head: bigint, cursor: bigin
   for (let range = 0; range < rangesPerTick && from <= head; range++) {
     const to = from + config.scanBlocks - 1n < head ? from + config.scanBlocks - 1n : head;
     const transfers = await readTreasuryTransfers(config, from, to);
-    const next = (to < finalHeight ? to : finalHeight) + 1n;
-    recorded += await (
+    const final = (to < finalHeight ? to : finalHeight) + 1n;
+    const { found, next } = await (
       await db()
     ).transaction(async (tx) => {
-      const found = await recordFoundTransfers(tx, config, transfers, head, decimals);
-      if (next > from) {
+      const scanned = await recordFoundTransfers(tx, config, transfers, head, decimals);
+      // A payment the database could not record for now holds the cursor at its block: scanned again next tick.
+      const upTo =
+        scanned.retryFromBlock !== undefined && scanned.retryFromBlock < final ? scanned.retryFromBlock : final;
+      if (upTo > from) {
         await tx
           .update(paymentScans)
-          .set({ nextBlock: Number(next), updatedAt: sql`now()` })
+          .set({ nextBlock: Number(upTo), updatedAt: sql`now()` })
           .where(
             and(scanKey(config), eq(paymentScans.leaseOwner, instanceId), eq(paymentScans.nextBlock, Number(from))),
           );
       }
-      return found;
+      return { found: scanned.recorded, next: upTo };
     });
+    recorded += found;
     // Unconfirmed blocks are scanned again next tick (their payments are recorded already; the insert is a no-op).
     if (next <= to) break;
     from = next;

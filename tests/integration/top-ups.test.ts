@@ -607,6 +607,80 @@ describe("the watcher", () => {
     await watcherTicks();
     for (const { dev } of payers) expect(await topUpEntries(dev)).toHaveLength(1);
   });
+
+  it("one payment the database refuses does not stop the scan: the others in its block are credited, it is recorded as failed UNRECORDABLE, and one it could not record for now is recorded by the next scan", async () => {
+    const [refused, interrupted, other] = await Promise.all(Array.from({ length: 3 }, () => payingDeveloper()));
+    const befores = await Promise.all([interrupted, other].map(({ dev }) => balanceOf(dev)));
+    // Faults injected through the database: `refused`'s payment breaks a rule of the table whenever it is
+    // recorded as a payment (its own values, refused every time); `interrupted`'s meets a serialization
+    // failure 5 times (the database's fault, gone on a later try), still failing once its block is final and
+    // the cursor would pass it. A sequence counts the tries outside transactions.
+    const d = await db();
+    const address = (developer: { wallet: PrivateKeyAccount }) => developer.wallet.address.toLowerCase();
+    await d.execute(sql.raw(`create sequence top_ups_test_tries`));
+    await d.execute(
+      sql.raw(`create function top_ups_test_fault() returns trigger language plpgsql as $$
+        begin
+          if lower(new.from_address) = '${address(refused)}' and new.status <> 'failed' then
+            raise exception 'refused for the test' using errcode = 'check_violation';
+          end if;
+          if lower(new.from_address) = '${address(interrupted)}' then
+            if nextval('top_ups_test_tries') <= 5 then
+              raise exception 'interrupted for the test' using errcode = 'serialization_failure';
+            end if;
+          end if;
+          return new;
+        end $$`),
+    );
+    await d.execute(
+      sql.raw(`create trigger top_ups_test_fault before insert on top_ups
+        for each row execute function top_ups_test_fault()`),
+    );
+    try {
+      // One block holds the three payments, the two faulty ones first.
+      await chain.stopMining();
+      let refusedHash: Hash;
+      try {
+        refusedHash = await chain.transfer(refused.wallet, chain.treasury, token);
+        await chain.transfer(interrupted.wallet, chain.treasury, 2n * token);
+        await chain.transfer(other.wallet, chain.treasury, 3n * token);
+      } finally {
+        await chain.startMining();
+      }
+      await chain.mine(requiredConfirmations);
+      for (const [i, { dev }] of [interrupted, other].entries()) {
+        await eventually(
+          () => balanceOf(dev),
+          (balance) => balance === befores[i] + (i + 2) * 100,
+          20_000,
+        );
+      }
+      const [recorded] = ((await (await refused.dev.session("/api/credits/top-ups")).json()) as { data: TopUp[] }).data;
+      expect(recorded).toMatchObject({
+        txHash: refusedHash.toLowerCase(),
+        status: "failed",
+        failureReason: "UNRECORDABLE",
+        credits: 0,
+      });
+
+      // The scan moved past them: a later payment is credited too, and health never said degraded.
+      const later = await payingDeveloper();
+      const laterBefore = await balanceOf(later.dev);
+      await chain.transfer(later.wallet, chain.treasury, token);
+      await chain.mine(requiredConfirmations);
+      await eventually(
+        () => balanceOf(later.dev),
+        (balance) => balance === laterBefore + 100,
+        20_000,
+      );
+      expect(await (await fetch(`${server.baseUrl}/api/health`)).json()).toMatchObject({ payments: "ok" });
+      for (const { dev } of [interrupted, other]) expect(await topUpEntries(dev)).toHaveLength(1);
+    } finally {
+      await d.execute(sql.raw(`drop trigger top_ups_test_fault on top_ups`));
+      await d.execute(sql.raw(`drop function top_ups_test_fault()`));
+      await d.execute(sql.raw(`drop sequence top_ups_test_tries`));
+    }
+  });
 });
 
 describe("amounts beyond what a balance can hold", () => {

@@ -187,7 +187,7 @@ export type TopUpConfig =
 
 export type TopUpStatus = "submitted" | "confirming" | "credited" | "failed";
 export type TopUpFailureReason =
-  "WRONG_CHAIN" | "TX_FAILED" | "NO_PAYMENT" | "WRONG_SENDER" | "AMOUNT_OUT_OF_RANGE" | "DROPPED";
+  "WRONG_CHAIN" | "TX_FAILED" | "NO_PAYMENT" | "WRONG_SENDER" | "AMOUNT_OUT_OF_RANGE" | "DROPPED" | "UNRECORDABLE";
 
 /** A payment of the token to the treasury, and the credits it buys. */
 export interface TopUp {
