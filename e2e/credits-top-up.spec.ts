@@ -1,6 +1,7 @@
 // A developer buys credits with the wallet they signed in with: Add credits on the Credits page, the test
-// wallet (a viem account sending real transactions to the local chain) switches network and pays, and the
-// page follows the payment to credited while the balance grows. A reload mid-way keeps following it.
+// wallet (a viem account sending real transactions to the local chain) is named on the wrong network and
+// switched, shows its token balance (Pay stops above it), pays, and the page follows the payment to credited
+// while the balance grows. A reload mid-way keeps following it.
 import { expect, test } from "@playwright/test";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { openFromNav } from "./dashboard-session";
@@ -23,9 +24,35 @@ test("a developer adds credits from the wallet, follows the payment to credited 
     await expect(balance).toContainText("100");
   });
 
+  await test.step("a wallet on another network is named before Pay, and declining the switch says so", async () => {
+    wallet.rejectSwitches(true);
+    await page.getByRole("button", { name: "Add credits" }).click();
+    const dialog = page.getByRole("dialog", { name: "Add credits" });
+    const network = dialog.getByTestId("wallet-network");
+    await expect(network).toContainText("Your wallet is on Ethereum");
+    await expect(dialog.getByRole("button", { name: "Pay" })).toBeDisabled();
+    await network.getByRole("button", { name: /^Switch to / }).click();
+    await expect(dialog.getByText(/You declined switching to \w+/)).toBeVisible();
+    await expect(dialog.getByText("rejected the request")).toHaveCount(0);
+    wallet.rejectSwitches(false);
+    await network.getByRole("button", { name: /^Switch to / }).click();
+    await expect(network).toHaveCount(0);
+    expect(wallet.chainId()).toBe(e2eChainId);
+  });
+
+  await test.step("the wallet's balance is shown, and asking more than it holds stops Pay with a clear message", async () => {
+    const dialog = page.getByRole("dialog", { name: "Add credits" });
+    await expect(dialog.getByTestId("wallet-token-balance")).toHaveText("Your wallet holds 10 tUSD.");
+    await dialog.getByLabel("Amount").fill("2000");
+    await expect(dialog.getByText("You pay 20 tUSD for 2,000 credits")).toBeVisible();
+    await expect(dialog.getByRole("alert").filter({ hasText: "more than your wallet holds (10 tUSD)" })).toBeVisible();
+    await expect(dialog.getByRole("button", { name: "Pay" })).toBeDisabled();
+    await dialog.getByLabel("Amount").fill("1000");
+    await expect(dialog.getByRole("button", { name: "Pay" })).toBeEnabled();
+  });
+
   await test.step("a payment rejected in the wallet says so and sends nothing", async () => {
     wallet.rejectTransactions(true);
-    await page.getByRole("button", { name: "Add credits" }).click();
     const dialog = page.getByRole("dialog", { name: "Add credits" });
     await dialog.getByRole("button", { name: "Pay" }).click();
     await expect(dialog.getByText("Payment rejected")).toBeVisible();

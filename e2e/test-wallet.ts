@@ -24,6 +24,8 @@ export interface TestWallet {
   rejectSignatures(reject: boolean): void;
   /** The next eth_sendTransaction requests are refused as a person clicking "Reject" would (code 4001). */
   rejectTransactions(reject: boolean): void;
+  /** The next network switches are refused as a person clicking "Cancel" would (code 4001). */
+  rejectSwitches(reject: boolean): void;
   /** The chain the wallet is on now (1 until the page switches to the configured chain). */
   chainId(): number;
 }
@@ -180,6 +182,7 @@ export async function installTestWallet(
   const account = privateKeyToAccount(privateKey);
   let isRejecting = false;
   let isRejectingTransactions = false;
+  let isRejectingSwitches = false;
   // In the test process, so it survives reloads and navigations as a real wallet's network choice does.
   let currentChainId = 1;
   const { chain } = options;
@@ -215,6 +218,7 @@ export async function installTestWallet(
             case "net_version":
               return { result: String(currentChainId) };
             case "wallet_switchEthereumChain":
+              if (isRejectingSwitches) throw new WalletError(4001, "User rejected the request.");
               return switchTo((params[0] as { chainId?: unknown } | undefined)?.chainId);
             case "wallet_addEthereumChain": {
               // Like MetaMask once the person approves: the chain is added and the wallet switches to it (wagmi
@@ -376,6 +380,9 @@ export async function installTestWallet(
     },
     rejectTransactions(reject) {
       isRejectingTransactions = reject;
+    },
+    rejectSwitches(reject) {
+      isRejectingSwitches = reject;
     },
     chainId: () => currentChainId,
   };

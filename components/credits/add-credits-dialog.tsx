@@ -2,11 +2,21 @@
 
 // "Add credits": an amount in credits, its price in the token, and Pay — the wallet (switched to the
 // payments chain if needed) sends the token to the treasury; the server records the transaction and the
-// dialog follows it: waiting for the wallet → submitted → confirming (n of N) → credited.
+// dialog follows it: waiting for the wallet → submitted → confirming (n of N) → credited. Before Pay it shows
+// what would otherwise fail in the wallet: a wallet on another network (named, with the switch offered) and
+// the wallet's token balance (Pay stops above it).
 import * as React from "react";
 import { useRouter } from "next/navigation";
 import { encodeFunctionData, erc20Abi, type Hex } from "viem";
-import { useConnect, useConnection, useConnectors, useSendTransaction, useSwitchChain } from "wagmi";
+import {
+  useChains,
+  useConnect,
+  useConnection,
+  useConnectors,
+  useReadContract,
+  useSendTransaction,
+  useSwitchChain,
+} from "wagmi";
 import { CheckCircle2Icon, CircleIcon, ExternalLinkIcon, Loader2Icon, PlusIcon } from "lucide-react";
 import { creditsForTokenAmount, formatTokenAmount, tokenAmountForCredits } from "@/lib/contract/top-up-arithmetic";
 import { useSubmitTopUp, useTopUp } from "@/components/data/credits";
@@ -69,6 +79,21 @@ export function AddCreditsDialog({
   const submitTopUp = useSubmitTopUp();
   const followed = useTopUp(phase.step === "following" ? phase.topUpId : undefined);
   const router = useRouter();
+  const chains = useChains();
+
+  const isConnected = connection.status === "connected";
+  const isOnPaymentChain = isConnected && connection.chainId === config.chainId;
+  const walletChainName = chains.find((c) => c.id === connection.chainId)?.name ?? `chain ${connection.chainId}`;
+  // Read through the wallet (see wagmi-config.ts), so only once it is on the payments chain.
+  const walletBalance = useReadContract({
+    address: config.tokenAddress as Hex,
+    abi: erc20Abi,
+    functionName: "balanceOf",
+    args: [sessionAddress as Hex],
+    chainId: config.chainId,
+    query: { enabled: open && isOnPaymentChain },
+  });
+  const tokenBalance = isOnPaymentChain ? walletBalance.data : undefined;
 
   const credits = /^\d{1,8}$/.test(amountText.trim()) ? Number(amountText.trim()) : NaN;
   const isAmountValid = Number.isSafeInteger(credits) && credits >= 1 && credits <= maxCredits;
@@ -76,6 +101,7 @@ export function AddCreditsDialog({
   const tokenAmount = isAmountValid ? tokenAmountForCredits(BigInt(credits), perToken, config.tokenDecimals) : 0n;
   const creditsBought = isAmountValid ? creditsForTokenAmount(tokenAmount, perToken, config.tokenDecimals) : 0n;
   const context = { tokenSymbol: config.tokenSymbol, chainName: chain.name, chainId: config.chainId };
+  const isAboveBalance = tokenBalance !== undefined && isAmountValid && tokenAmount > tokenBalance;
   const topUp = followed.data;
   const isCredited = topUp?.status === "credited";
   const busy =
@@ -84,9 +110,34 @@ export function AddCreditsDialog({
     (phase.step === "following" && !isCredited && topUp?.status !== "failed");
 
   // The balance and the history are rendered on the server: refresh them when the credit lands.
+  const refetchBalance = walletBalance.refetch;
   React.useEffect(() => {
-    if (isCredited) router.refresh();
-  }, [isCredited, router]);
+    if (!isCredited) return;
+    router.refresh();
+    void refetchBalance();
+  }, [isCredited, router, refetchBalance]);
+
+  // The balance and the network are shown before Pay, so the wallet is connected when the dialog opens (a wallet
+  // that already granted this site answers without a prompt); once per opening, so a refusal is not repeated.
+  const triedConnect = React.useRef(false);
+  React.useEffect(() => {
+    if (!open) {
+      triedConnect.current = false;
+      return;
+    }
+    if (connection.status !== "disconnected" || triedConnect.current) return;
+    triedConnect.current = true;
+    connect.mutate({ connector: preferredConnector(connectors) });
+  }, [open, connection.status, connect, connectors]);
+
+  async function switchNetwork() {
+    setProblem(null);
+    try {
+      await switchChain.mutateAsync({ chainId: config.chainId, connector: connection.connector });
+    } catch (error) {
+      setProblem(describePaymentError(error, context, "switch"));
+    }
+  }
 
   async function pay() {
     setProblem(null);
@@ -156,6 +207,37 @@ export function AddCreditsDialog({
 
         {phase.step === "choose" || phase.step === "wallet" ? (
           <div className="grid gap-4">
+            {isConnected && !isOnPaymentChain && (
+              <div
+                role="status"
+                className="grid gap-2 rounded-md border border-warning/50 bg-warning/10 p-3 text-sm"
+                data-testid="wallet-network"
+              >
+                <p>
+                  Your wallet is on <strong>{walletChainName}</strong>. Payments are made on{" "}
+                  <strong>{chain.name}</strong>.
+                </p>
+                <Button
+                  size="sm"
+                  variant="outline"
+                  className="justify-self-start"
+                  onClick={switchNetwork}
+                  disabled={busy || switchChain.isPending}
+                >
+                  {switchChain.isPending && <Loader2Icon className="animate-spin" />}
+                  Switch to {chain.name}
+                </Button>
+              </div>
+            )}
+            {tokenBalance !== undefined && (
+              <p className="text-sm text-muted-foreground" data-testid="wallet-token-balance">
+                Your wallet holds{" "}
+                <strong className="text-foreground tabular-nums">
+                  {formatTokenAmount(tokenBalance, config.tokenDecimals)} {config.tokenSymbol}
+                </strong>
+                .
+              </p>
+            )}
             <div className="flex flex-wrap gap-2" role="group" aria-label="Presets">
               {presets.map((preset) => (
                 <Button
@@ -180,8 +262,8 @@ export function AddCreditsDialog({
                   autoComplete="off"
                   value={amountText}
                   disabled={busy}
-                  aria-invalid={!isAmountValid}
-                  aria-describedby="top-up-quote"
+                  aria-invalid={!isAmountValid || isAboveBalance}
+                  aria-describedby={isAboveBalance ? "top-up-quote top-up-above-balance" : "top-up-quote"}
                   onChange={(event) => setAmountText(event.target.value)}
                 />
                 <span className="text-sm text-muted-foreground">credits</span>
@@ -203,6 +285,11 @@ export function AddCreditsDialog({
                   `Enter a whole number of credits from 1 to ${formatNumber(maxCredits)}.`
                 )}
               </p>
+              {isAboveBalance && tokenBalance !== undefined && (
+                <p id="top-up-above-balance" role="alert" className="text-sm text-destructive">
+                  {`That is more than your wallet holds (${formatTokenAmount(tokenBalance, config.tokenDecimals)} ${config.tokenSymbol}). Choose a smaller amount or add ${config.tokenSymbol} to your wallet.`}
+                </p>
+              )}
             </div>
           </div>
         ) : (
@@ -221,7 +308,10 @@ export function AddCreditsDialog({
 
         <DialogFooter>
           {phase.step === "choose" || phase.step === "wallet" ? (
-            <Button onClick={pay} disabled={!isAmountValid || busy}>
+            <Button
+              onClick={pay}
+              disabled={!isAmountValid || busy || isAboveBalance || (isConnected && !isOnPaymentChain)}
+            >
               {phase.step === "wallet" && <Loader2Icon className="animate-spin" />}
               Pay
             </Button>

@@ -21,6 +21,7 @@ export class WrongAccountError extends Error {
   }
 }
 
+/** The error and every cause beneath it, outermost first (what viem's BaseError.walk visits). */
 function causes(error: unknown): unknown[] {
   const chain: unknown[] = [];
   for (let current = error; current && chain.length < 10; current = (current as { cause?: unknown }).cause)
@@ -28,12 +29,15 @@ function causes(error: unknown): unknown[] {
   return chain;
 }
 
-const anyCause = (
-  error: unknown,
-  test: (e: { name?: unknown; code?: unknown; message?: unknown; details?: unknown }) => boolean,
-) => causes(error).some((e) => typeof e === "object" && e !== null && test(e as Record<string, unknown>));
+type ErrorLike = { name?: unknown; code?: unknown; message?: unknown; details?: unknown };
+const anyCause = (error: unknown, test: (e: ErrorLike) => boolean) =>
+  causes(error).some((e) => typeof e === "object" && e !== null && test(e as ErrorLike));
 const mentions = (error: unknown, pattern: RegExp) =>
   anyCause(error, (e) => pattern.test(`${String(e.message ?? "")} ${String(e.details ?? "")}`));
+const named =
+  (...names: string[]) =>
+  (e: ErrorLike) =>
+    typeof e.name === "string" && names.includes(e.name);
 
 export interface PaymentContext {
   tokenSymbol: string;
@@ -41,7 +45,20 @@ export interface PaymentContext {
   chainId: number;
 }
 
-export function describePaymentError(error: unknown, context: PaymentContext): PaymentProblem {
+/** Which wallet request failed: switching the wallet's network (offered before Pay), or the payment itself. */
+export type PaymentStage = "switch" | "pay";
+
+/**
+ * A sentence for what went wrong, chosen by the deepest cause that explains it: wallets and viem wrap the real
+ * reason (a revert, a refusal) in generic errors — e.g. a token's revert surfaced as "The Provider does not
+ * support the requested method" when the wallet then tried a method it lacks — so each kind is looked for in the
+ * whole chain of causes, most telling first, and the outer wrapper's message is the last resort.
+ */
+export function describePaymentError(
+  error: unknown,
+  context: PaymentContext,
+  stage: PaymentStage = "pay",
+): PaymentProblem {
   if (error instanceof WrongAccountError) {
     return {
       title: "Another account is selected in your wallet",
@@ -74,20 +91,31 @@ export function describePaymentError(error: unknown, context: PaymentContext): P
       isSent: true,
     };
   }
-  if (anyCause(error, (e) => e.name === "UserRejectedRequestError" || e.code === 4001)) {
-    return {
-      title: "Payment rejected",
-      message: "You rejected the request in your wallet. Nothing was sent; press Pay when you are ready.",
-    };
+  if (anyCause(error, (e) => named("UserRejectedRequestError")(e) || e.code === 4001)) {
+    return stage === "switch"
+      ? {
+          title: "Network not switched",
+          message: `You declined switching to ${context.chainName}. Nothing was sent; switch your wallet to ${context.chainName} to pay.`,
+        }
+      : {
+          title: "Payment rejected",
+          message: "You rejected the request in your wallet. Nothing was sent; press Pay when you are ready.",
+        };
   }
   if (
+    stage === "switch" ||
     anyCause(
       error,
       (e) =>
-        e.name === "SwitchChainError" ||
-        e.name === "ChainMismatchError" ||
-        e.name === "ChainNotConfiguredError" ||
-        e.code === 4902,
+        named(
+          "SwitchChainError",
+          "ChainMismatchError",
+          "ConnectorChainMismatchError",
+          "ChainNotConfiguredError",
+          "ChainDisconnectedError",
+        )(e) ||
+        e.code === 4902 ||
+        e.code === 4901,
     )
   ) {
     return {
@@ -95,19 +123,22 @@ export function describePaymentError(error: unknown, context: PaymentContext): P
       message: `Your wallet could not switch to ${context.chainName} (chain ${context.chainId}). Add or select that network in your wallet, then press Pay again.`,
     };
   }
-  if (anyCause(error, (e) => e.name === "ProviderNotFoundError" || e.name === "ConnectorNotConnectedError")) {
+  if (anyCause(error, named("ProviderNotFoundError", "ConnectorNotConnectedError"))) {
     return {
       title: "No wallet connected",
       message: "No browser wallet is connected. Unlock your wallet extension, then press Pay again.",
     };
   }
-  if (mentions(error, /insufficient funds/i)) {
+  if (anyCause(error, named("InsufficientFundsError")) || mentions(error, /insufficient funds/i)) {
     return {
       title: "Not enough for the network fee",
       message: `Your wallet does not hold enough ${context.chainName} currency to pay the transaction fee.`,
     };
   }
-  if (mentions(error, /exceeds balance|insufficient balance|execution reverted|reverted/i)) {
+  if (
+    anyCause(error, (e) => named("ContractFunctionRevertedError", "ExecutionRevertedError")(e) || e.code === 3) ||
+    mentions(error, /exceeds balance|insufficient balance|execution reverted|reverted/i)
+  ) {
     return {
       title: `Not enough ${context.tokenSymbol}`,
       message: `Your wallet does not hold enough ${context.tokenSymbol} for this amount. Choose a smaller amount or add ${context.tokenSymbol} to your wallet.`,
@@ -117,6 +148,14 @@ export function describePaymentError(error: unknown, context: PaymentContext): P
     return {
       title: "The network does not answer",
       message: `Your wallet could not reach ${context.chainName}. Check its connection and try again.`,
+    };
+  }
+  if (
+    anyCause(error, (e) => named("UnsupportedProviderMethodError", "MethodNotSupportedRpcError")(e) || e.code === 4200)
+  ) {
+    return {
+      title: "Your wallet cannot make this payment",
+      message: `Your wallet does not offer a step this payment needs. Try another wallet, or send ${context.tokenSymbol} from a wallet that supports ${context.chainName}.`,
     };
   }
   const message =

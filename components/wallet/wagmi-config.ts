@@ -1,7 +1,8 @@
 // wagmi for the dashboard: the injected / EIP-6963 wallets. Sign-in needs no RPC (connecting and
 // personal_sign are answered by the wallet); paying for credits adds the payments chain, whose transaction
-// the wallet itself sends (nothing here reads the chain: the server does).
-import { cookieStorage, createConfig, createStorage, http, injected, type Transport } from "wagmi";
+// the wallet itself sends. The one read of that chain here (the wallet's token balance, shown before Pay) goes
+// through the wallet too: the server's RPC URL is never sent to a browser, and a chain may have no public one.
+import { cookieStorage, createConfig, createStorage, http, injected, unstable_connector, type Transport } from "wagmi";
 import { defineChain, type Chain } from "viem";
 import { mainnet } from "wagmi/chains";
 
@@ -31,7 +32,11 @@ export function createWagmiConfig(paymentChain?: PaymentChain) {
     connectors: [injected()],
     ssr: true,
     storage: createStorage({ storage: cookieStorage }),
-    transports: Object.fromEntries(chains.map((chain) => [chain.id, http()])) as Record<number, Transport>,
+    // The connector transport refuses a read while the wallet is on another chain (ChainDisconnectedError), so a
+    // balance is never read from the wrong network.
+    transports: Object.fromEntries(
+      chains.map((chain) => [chain.id, chain.id === paymentChain?.id ? unstable_connector(injected) : http()]),
+    ) as Record<number, Transport>,
   });
 }
 
