@@ -1,7 +1,8 @@
 // The job page as a developer watches it: a sentiment job completing live with its events in order, an
 // OCR job failing at run time with its refund, the job in the filtered jobs list, and another developer
 // kept out.
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Locator, type Page } from "@playwright/test";
+import { formatCredits } from "../lib/contract/credit-words";
 import { busyPageOfText, pngWithCorruptImageData, runJob, signInNewDeveloper } from "./dashboard-session";
 import { e2eNodeSlots } from "./embedded-node";
 
@@ -116,7 +117,10 @@ test("another developer opening a job's URL gets the not-found page", async ({ p
   await expect(page.getByTestId("job-status")).toHaveText("completed", { timeout: 30_000 });
 });
 
-test("Cancel job stops a job that is still waiting for a node, and refunds it", async ({ page, baseURL }) => {
+test("Cancel job stops a job that is still waiting for a node, refunds it, and it reads as cancelled everywhere", async ({
+  page,
+  baseURL,
+}) => {
   // Submitting the large images takes a while on a busy machine.
   test.setTimeout(180_000);
   const dev = await signInNewDeveloper(page, baseURL as string, "Margaret Hamilton");
@@ -127,7 +131,21 @@ test("Cancel job stops a job that is still waiting for a node, and refunds it", 
   for (let i = 0; i < e2eNodeSlots; i++)
     blockers.push((await runJob(page.request, dev.apiKey, "image-ocr", { image })).jobId);
   try {
-    await cancelWaitingJob(page, dev.apiKey);
+    const cancelled = await cancelWaitingJob(page, dev.apiKey);
+    await test.step("the jobs list says cancelled, in neutral words, at no cost; its filter names cancelled", async () => {
+      await page.goto("/jobs?status=failed");
+      const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: `Job ${cancelled.jobId}` }) });
+      await expect(row.getByText("cancelled", { exact: true })).toBeVisible();
+      await expect(row.getByText("failed", { exact: true })).toHaveCount(0);
+      await expect(isNeutral(row.getByText("The job was cancelled by its owner."))).resolves.toBe(true);
+      // The refund came back: the list's cost is what the job cost in the end.
+      await expect(row.getByTestId("job-cost")).toHaveText(/^0\b/);
+      await expect(row.getByTestId("job-cost")).toHaveAttribute(
+        "title",
+        `${formatCredits(cancelled.creditCost)} charged, refunded`,
+      );
+      await expect(page.getByLabel("Status").locator("option:checked")).toHaveText(/cancelled/);
+    });
     // Without its event stream the page polls, and its poll stops at the Cancel button's answer (a final state):
     // the page must still read the JOB_CANCELLED that came after the last poll.
     await page.route("**/api/developers/jobs/*/events?*", (route) => route.fulfill({ status: 503 }));
@@ -147,8 +165,31 @@ async function cancelWaitingJob(page: Page, apiKey: string, { polling = false } 
   await page.getByRole("button", { name: "Cancel job" }).click();
   await expect(page.getByTestId("job-status")).toHaveText("cancelled");
   await expect(page.getByRole("button", { name: "Cancel job" })).toHaveCount(0);
+  // The result area says cancelled, in neutral colours: nothing failed.
   const failure = page.getByRole("region", { name: "Failure" });
-  await expect(failure.getByText("CANCELLED", { exact: true })).toBeVisible();
+  await expect(failure.getByRole("heading", { name: "Cancelled" })).toBeVisible();
+  await expect(isNeutral(failure.getByRole("heading", { name: "Cancelled" }))).resolves.toBe(true);
+  await expect(failure.getByText(/^Cancelled while (queued|routing)\.$/)).toBeVisible();
+  await expect(failure.getByText(/failed/i)).toHaveCount(0);
   await expect(failure.getByTestId("job-refund")).toContainText(`refunded ${waiting.creditCost} credit`);
   await expect(page.getByRole("list", { name: "Timeline" }).getByText("JOB_CANCELLED")).toBeVisible();
+  return waiting;
+}
+
+/** Whether the text is drawn in the page's ordinary or muted colour, not the destructive red. */
+async function isNeutral(locator: Locator): Promise<boolean> {
+  return locator.evaluate((el) => {
+    const probe = (className: string) => {
+      const span = document.createElement("span");
+      span.className = className;
+      document.body.append(span);
+      const color = getComputedStyle(span).color;
+      span.remove();
+      return color;
+    };
+    const color = getComputedStyle(el).color;
+    return (
+      color !== probe("text-destructive") && [probe("text-foreground"), probe("text-muted-foreground")].includes(color)
+    );
+  });
 }

@@ -3,7 +3,9 @@
 import Link from "next/link";
 import type { CreditEntry, ExecutionJob, TelemetryEvent } from "@/components/data/types";
 import { formatCredits } from "@/components/dashboard/format";
+import { phaseOf } from "@/components/timeline/lifecycle";
 import { Badge } from "@/components/ui/badge";
+import { cn } from "@/components/ui/cn";
 
 const nextSteps: Record<string, string> = {
   CANCELLED: "You cancelled this job. Run it again whenever you need the result.",
@@ -19,7 +21,10 @@ const nextStepByCategory: Record<NonNullable<ExecutionJob["error"]>["category"],
     "The service failed while running the job. Running it again may help; if it keeps failing, quote the job id and request id to support.",
 };
 
-/** "Attempt 1 failed on node-a; the node stopped answering once; failed: INVALID_IMAGE." */
+/**
+ * "Attempt 1 failed on node-a; the node stopped answering once; failed: INVALID_IMAGE." A cancelled job ends
+ * with its cancellation ("Cancelled while queued."): nothing failed.
+ */
 function explain(job: ExecutionJob, events: TelemetryEvent[], nodeNames: Record<string, string>): string {
   const parts: string[] = [];
   for (const e of events) {
@@ -30,8 +35,11 @@ function explain(job: ExecutionJob, events: TelemetryEvent[], nodeNames: Record<
     else if (e.type === "ROUTING_FAILED") parts.push("no node could take it in time");
     else if (e.type === "JOB_CANCELLED") parts.push(`cancelled while ${String(e.data?.previousStatus ?? "waiting")}`);
   }
-  const story = parts.length ? `${parts.join("; ")}; ` : "";
-  const sentence = `${story}failed: ${job.error?.code ?? "UNKNOWN"}.`;
+  const isCancelled = phaseOf(job) === "cancelled";
+  const sentence =
+    isCancelled && parts.length
+      ? `${parts.join("; ")}.`
+      : `${parts.length ? `${parts.join("; ")}; ` : ""}${isCancelled ? "cancelled" : `failed: ${job.error?.code ?? "UNKNOWN"}`}.`;
   return sentence.charAt(0).toUpperCase() + sentence.slice(1);
 }
 
@@ -49,15 +57,23 @@ export function JobFailure({
   const error = job.error;
   if (!error) return null;
   const refund = credits.find((c) => c.type === "refund");
+  // A cancellation is the owner's choice: told in neutral colours, under its own heading (the region keeps
+  // the contract's name, CONTRACT §9).
+  const isCancelled = phaseOf(job) === "cancelled";
   return (
     <section
       aria-label="Failure"
-      className="grid grid-cols-1 gap-3 rounded-xl border border-destructive/40 bg-destructive/5 p-5"
+      className={cn(
+        "grid grid-cols-1 gap-3 rounded-xl border p-5",
+        isCancelled ? "bg-muted/40" : "border-destructive/40 bg-destructive/5",
+      )}
     >
       <div className="flex flex-wrap items-center gap-2">
-        <h2 className="mr-auto text-base font-semibold text-destructive">Failure</h2>
-        <Badge variant="outline">{error.category}</Badge>
-        <Badge variant="destructive" className="font-mono">
+        <h2 className={cn("mr-auto text-base font-semibold", !isCancelled && "text-destructive")}>
+          {isCancelled ? "Cancelled" : "Failure"}
+        </h2>
+        {!isCancelled && <Badge variant="outline">{error.category}</Badge>}
+        <Badge variant={isCancelled ? "muted" : "destructive"} className="font-mono">
           {error.code}
         </Badge>
       </div>

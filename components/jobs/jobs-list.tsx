@@ -8,9 +8,10 @@ import { ActivityIcon, FilterXIcon } from "lucide-react";
 import { jobStatuses } from "@/lib/contract/vocabulary";
 import { useJobs } from "@/components/data/jobs";
 import type { ExecutionJob, JobList } from "@/components/data/types";
-import { formatDateTime } from "@/components/dashboard/format";
+import { creditNoun, formatCredits, formatDateTime, formatNumber } from "@/components/dashboard/format";
 import { Pager } from "@/components/dashboard/pager";
 import { EmptyState, ErrorState } from "@/components/dashboard/states";
+import { netCreditCost, phaseOf } from "@/components/timeline/lifecycle";
 import { formatDuration } from "@/components/timeline/time";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
@@ -44,48 +45,59 @@ function JobsTable({ list }: { list: JobList }) {
           </TableRow>
         </TableHeader>
         <TableBody>
-          {list.data.map((job) => (
-            <TableRow key={job.jobId}>
-              <TableCell className="font-mono text-xs whitespace-nowrap">
-                <Link
-                  href={`/jobs/${job.jobId}`}
-                  title={job.jobId}
-                  aria-label={`Job ${job.jobId}`}
-                  className="rounded underline-offset-2 outline-none hover:underline focus-visible:ring-[3px] focus-visible:ring-ring/50"
+          {list.data.map((job) => {
+            const phase = phaseOf(job);
+            const cost = netCreditCost(job);
+            return (
+              <TableRow key={job.jobId}>
+                <TableCell className="font-mono text-xs whitespace-nowrap">
+                  <Link
+                    href={`/jobs/${job.jobId}`}
+                    title={job.jobId}
+                    aria-label={`Job ${job.jobId}`}
+                    className="rounded underline-offset-2 outline-none hover:underline focus-visible:ring-[3px] focus-visible:ring-ring/50"
+                  >
+                    {job.jobId.slice(0, 8)}
+                  </Link>
+                </TableCell>
+                <TableCell className="font-mono text-xs whitespace-nowrap">{job.serviceId}</TableCell>
+                <TableCell>
+                  <JobStatusBadge status={phase} />
+                  {job.error && (
+                    <p
+                      className={`mt-1 max-w-64 truncate text-xs ${phase === "cancelled" ? "text-muted-foreground" : "text-destructive"}`}
+                      title={job.error.message}
+                    >
+                      {job.error.message}
+                    </p>
+                  )}
+                </TableCell>
+                <TableCell className="max-md:hidden">
+                  <div className="flex items-center gap-2">
+                    <Progress value={job.progress} aria-label={`Progress of ${job.jobId}`} className="w-24" />
+                    <span className="text-xs text-muted-foreground tabular-nums">{job.progress}%</span>
+                  </div>
+                </TableCell>
+                <TableCell
+                  className="text-right tabular-nums"
+                  data-testid="job-cost"
+                  title={cost !== job.creditCost ? `${formatCredits(job.creditCost)} charged, refunded` : undefined}
                 >
-                  {job.jobId.slice(0, 8)}
-                </Link>
-              </TableCell>
-              <TableCell className="font-mono text-xs whitespace-nowrap">{job.serviceId}</TableCell>
-              <TableCell>
-                <JobStatusBadge status={job.status} />
-                {job.error && (
-                  <p className="mt-1 max-w-64 truncate text-xs text-destructive" title={job.error.message}>
-                    {job.error.message}
-                  </p>
-                )}
-              </TableCell>
-              <TableCell className="max-md:hidden">
-                <div className="flex items-center gap-2">
-                  <Progress value={job.progress} aria-label={`Progress of ${job.jobId}`} className="w-24" />
-                  <span className="text-xs text-muted-foreground tabular-nums">{job.progress}%</span>
-                </div>
-              </TableCell>
-              <TableCell className="text-right tabular-nums">
-                {job.creditCost}
-                <span className="md:hidden"> {job.creditCost === 1 ? "credit" : "credits"}</span>
-              </TableCell>
-              <TableCell
-                className={`text-right whitespace-nowrap tabular-nums${job.completedAt ? "" : " max-md:hidden"}`}
-              >
-                <span className="md:hidden">took </span>
-                {job.completedAt ? formatDuration(durationOf(job)) : "—"}
-              </TableCell>
-              <TableCell className="whitespace-nowrap text-muted-foreground max-md:basis-full max-md:text-xs">
-                {formatDateTime(job.createdAt)}
-              </TableCell>
-            </TableRow>
-          ))}
+                  {formatNumber(cost)}
+                  <span className="md:hidden"> {creditNoun(cost)}</span>
+                </TableCell>
+                <TableCell
+                  className={`text-right whitespace-nowrap tabular-nums${job.completedAt ? "" : " max-md:hidden"}`}
+                >
+                  <span className="md:hidden">took </span>
+                  {job.completedAt ? formatDuration(durationOf(job)) : "—"}
+                </TableCell>
+                <TableCell className="whitespace-nowrap text-muted-foreground max-md:basis-full max-md:text-xs">
+                  {formatDateTime(job.createdAt)}
+                </TableCell>
+              </TableRow>
+            );
+          })}
         </TableBody>
       </Table>
     </Card>
@@ -116,9 +128,10 @@ function FilterBar({
           onChange={(e) => set({ status: (e.target.value || undefined) as JobFilters["status"] })}
         >
           <option value="">Any status</option>
+          {/* The API filters on statuses; a cancelled job's is failed (CONTRACT §5), so that option says so. */}
           {jobStatuses.map((s) => (
             <option key={s} value={s}>
-              {s}
+              {s === "failed" ? "failed or cancelled" : s}
             </option>
           ))}
         </NativeSelect>

@@ -4,6 +4,7 @@ import { ArrowRightIcon } from "lucide-react";
 import type { ExecutionJob } from "@/components/data/types";
 import { formatCredits, formatDateTime } from "@/components/dashboard/format";
 import { JobStatusBadge } from "@/components/jobs/job-status-badge";
+import { phaseOf } from "@/components/timeline/lifecycle";
 import { Card } from "@/components/ui/card";
 
 export function RecentJobs({ jobs, serviceNames }: { jobs: ExecutionJob[]; serviceNames: Record<string, string> }) {
@@ -29,7 +30,7 @@ export function RecentJobs({ jobs, serviceNames }: { jobs: ExecutionJob[]; servi
                   {serviceNames[job.serviceId] ?? job.serviceId}{" "}
                   <span className="font-mono text-xs font-normal text-muted-foreground">{job.jobId.slice(0, 8)}</span>
                 </span>
-                <JobStatusBadge status={job.status} />
+                <JobStatusBadge status={phaseOf(job)} />
                 <span className="text-xs text-muted-foreground tabular-nums">{formatCredits(job.creditCost)}</span>
                 <span className="basis-full text-xs text-muted-foreground sm:basis-auto">
                   {formatDateTime(job.createdAt)}

@@ -12,7 +12,8 @@ const eventTone: Partial<Record<TelemetryEvent["type"], string>> = {
   EXECUTION_FAILED: "text-destructive",
   JOB_FAILED: "text-destructive",
   ROUTING_FAILED: "text-destructive",
-  JOB_CANCELLED: "text-destructive",
+  // Cancelling is the owner's choice, not a fault.
+  JOB_CANCELLED: "text-muted-foreground",
   NODE_LOST: "text-warning",
   RETRY_SCHEDULED: "text-warning",
 };

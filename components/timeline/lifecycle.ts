@@ -49,6 +49,13 @@ export function phaseOf(job: Pick<ExecutionJob, "status" | "error">): Phase {
   return job.status;
 }
 
+/**
+ * What a job cost in the end: a failed job (a cancelled one too) is refunded in full (lib/engine/apply-change.ts);
+ * `creditCost` already counts the own-node refund of one that completed.
+ */
+export const netCreditCost = (job: Pick<ExecutionJob, "status" | "creditCost">) =>
+  job.status === "failed" ? 0 : job.creditCost;
+
 export const isFinalPhase = (phase: Phase) => finalPhases.includes(phase);
 
 /** Time waiting before the first execution started, and time from then to the end (or to `now`). */
