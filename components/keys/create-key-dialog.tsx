@@ -20,6 +20,7 @@ import {
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { defaultScopes, scopeDescriptions } from "./scope-labels";
+import { useSecretCloseGuard } from "@/components/ui/secret-reveal";
 import { ApiKeySecret } from "./api-key-secret";
 import { CreditLimitFields, draftOf, limitOf } from "./credit-limit-fields";
 
@@ -42,12 +43,14 @@ export function CreateKeyDialog() {
   // The secret shows at once; the list refreshes behind the dialog.
   const createKey = useCreateApiKey();
   const created = createKey.data ?? null;
+  const guard = useSecretCloseGuard({ what: "key", close: () => openChange(false) });
 
   function openChange(next: boolean) {
     // Closing mid-request would drop the secret the answer carries.
     if (createKey.isPending) return;
     setOpen(next);
     if (!next) {
+      guard.reset();
       // Forget everything, the secret first.
       createKey.reset();
       setName("");
@@ -86,7 +89,11 @@ export function CreateKeyDialog() {
           <PlusIcon /> Create key
         </Button>
       </DialogTrigger>
-      <DialogContent onInteractOutside={(e) => created && e.preventDefault()}>
+      <DialogContent
+        onInteractOutside={(e) => created && e.preventDefault()}
+        onEscapeKeyDown={(e) => created && guard.onEscapeKeyDown(e)}
+      >
+        {guard.confirmation}
         {created ? (
           <>
             <DialogHeader>
@@ -96,7 +103,7 @@ export function CreateKeyDialog() {
                 .
               </DialogDescription>
             </DialogHeader>
-            <ApiKeySecret secret={created.key} />
+            <ApiKeySecret secret={created.key} onCopy={guard.onCopy} />
             <DialogFooter>
               <Button onClick={() => openChange(false)}>Done</Button>
             </DialogFooter>

@@ -19,6 +19,7 @@ import {
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { NativeSelect } from "@/components/ui/native-select";
+import { useSecretCloseGuard } from "@/components/ui/secret-reveal";
 import { ApiKeySecret } from "./api-key-secret";
 
 const units = { seconds: 1, minutes: 60, hours: 3600 } as const;
@@ -33,12 +34,14 @@ export function RotateKeyDialog({ apiKey }: { apiKey: ApiKey }) {
   // The secret shows at once; the list refreshes behind the dialog.
   const rotate = useRotateApiKey(apiKey.keyId);
   const rotated = rotate.data ?? null;
+  const guard = useSecretCloseGuard({ what: "key", close: () => openChange(false) });
 
   function openChange(next: boolean) {
     // Closing mid-request would drop the secret the answer carries.
     if (rotate.isPending) return;
     setOpen(next);
     if (!next) {
+      guard.reset();
       rotate.reset();
       setAmount("");
       setUnit("minutes");
@@ -67,7 +70,11 @@ export function RotateKeyDialog({ apiKey }: { apiKey: ApiKey }) {
           <RefreshCwIcon /> Rotate
         </Button>
       </DialogTrigger>
-      <DialogContent onInteractOutside={(e) => rotated && e.preventDefault()}>
+      <DialogContent
+        onInteractOutside={(e) => rotated && e.preventDefault()}
+        onEscapeKeyDown={(e) => rotated && guard.onEscapeKeyDown(e)}
+      >
+        {guard.confirmation}
         {rotated ? (
           <>
             <DialogHeader>
@@ -77,7 +84,7 @@ export function RotateKeyDialog({ apiKey }: { apiKey: ApiKey }) {
                 a new secret.
               </DialogDescription>
             </DialogHeader>
-            <ApiKeySecret secret={rotated.key.key}>
+            <ApiKeySecret secret={rotated.key.key} onCopy={guard.onCopy}>
               <p>
                 {rotated.oldSecretValidUntil
                   ? `The old secret keeps working until about ${formatDateTime(rotated.oldSecretValidUntil.toISOString())}.`

@@ -19,6 +19,7 @@ import {
 } from "@/components/ui/dialog";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
+import { useSecretCloseGuard } from "@/components/ui/secret-reveal";
 import { NodeTokenReveal } from "./node-token-reveal";
 
 type ServiceChoice = Pick<ExecutionService, "serviceId" | "name" | "status">;
@@ -32,12 +33,14 @@ export function AddNodeDialog({ services }: { services: ServiceChoice[] }) {
   const [selected, setSelected] = React.useState<string[]>(offline);
   const [formError, setFormError] = React.useState<string | null>(null);
   const added = addNode.data ?? null;
+  const guard = useSecretCloseGuard({ what: "node token", close: () => openChange(false) });
 
   function openChange(next: boolean) {
     // Closing mid-request would drop the token the answer carries.
     if (addNode.isPending) return;
     setOpen(next);
     if (!next) {
+      guard.reset();
       addNode.reset();
       setName("");
       setRegion("");
@@ -72,7 +75,11 @@ export function AddNodeDialog({ services }: { services: ServiceChoice[] }) {
           <PlusIcon /> Add node
         </Button>
       </DialogTrigger>
-      <DialogContent onInteractOutside={(e) => added && e.preventDefault()}>
+      <DialogContent
+        onInteractOutside={(e) => added && e.preventDefault()}
+        onEscapeKeyDown={(e) => added && guard.onEscapeKeyDown(e)}
+      >
+        {guard.confirmation}
         {added ? (
           <>
             <DialogHeader>
@@ -82,7 +89,7 @@ export function AddNodeDialog({ services }: { services: ServiceChoice[] }) {
                 and only your jobs.
               </DialogDescription>
             </DialogHeader>
-            <NodeTokenReveal node={added} />
+            <NodeTokenReveal node={added} onCopy={guard.onCopy} />
             <DialogFooter>
               <Button onClick={() => openChange(false)}>Done</Button>
             </DialogFooter>

@@ -7,14 +7,14 @@ import type { NodeWithToken } from "@/components/data/types";
 import { CopyButton } from "@/components/ui/copy-button";
 import { SecretReveal } from "@/components/ui/secret-reveal";
 
-export function NodeTokenReveal({ node }: { node: NodeWithToken }) {
+export function NodeTokenReveal({ node, onCopy }: { node: NodeWithToken; onCopy?: () => void }) {
   // The browser's own origin is the API the node must call (the dashboard and the API are one app). Shown only
   // after an answer from the API, so never rendered on the server.
   const apiUrl = typeof window === "undefined" ? "" : window.location.origin;
   const command = nodeStartCommand(apiUrl, node.token, node);
   return (
     <div className="grid gap-4">
-      <SecretReveal id="node-token" label="Node token" copyLabel="Copy node token" secret={node.token}>
+      <SecretReveal id="node-token" label="Node token" copyLabel="Copy node token" secret={node.token} onCopy={onCopy}>
         <p>
           We store only a hash of this token. It lets a machine run your jobs, nothing else: keep it on that machine.
         </p>
@@ -30,7 +30,7 @@ export function NodeTokenReveal({ node }: { node: NodeWithToken }) {
           >
             {command}
           </pre>
-          <CopyButton value={command} aria-label="Copy start command" />
+          <CopyButton value={command} aria-label="Copy start command" onCopied={onCopy} />
         </div>
         <p className="text-xs text-muted-foreground">
           Run it in a checkout of this project (after <code className="font-mono">npm install</code>). The node shows as

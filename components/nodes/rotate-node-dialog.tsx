@@ -17,17 +17,22 @@ import {
   DialogTitle,
   DialogTrigger,
 } from "@/components/ui/dialog";
+import { useSecretCloseGuard } from "@/components/ui/secret-reveal";
 import { NodeTokenReveal } from "./node-token-reveal";
 
 export function RotateNodeDialog({ node }: { node: Node }) {
   const rotate = useRotateNodeToken();
   const [open, setOpen] = React.useState(false);
   const rotated = rotate.data ?? null;
+  const guard = useSecretCloseGuard({ what: "node token", close: () => openChange(false) });
 
   function openChange(next: boolean) {
     if (rotate.isPending) return;
     setOpen(next);
-    if (!next) rotate.reset();
+    if (!next) {
+      rotate.reset();
+      guard.reset();
+    }
   }
 
   return (
@@ -37,7 +42,11 @@ export function RotateNodeDialog({ node }: { node: Node }) {
           <RefreshCwIcon /> Rotate token
         </Button>
       </DialogTrigger>
-      <DialogContent onInteractOutside={(e) => rotated && e.preventDefault()}>
+      <DialogContent
+        onInteractOutside={(e) => rotated && e.preventDefault()}
+        onEscapeKeyDown={(e) => rotated && guard.onEscapeKeyDown(e)}
+      >
+        {guard.confirmation}
         <DialogHeader>
           <DialogTitle>{rotated ? "New node token" : <>Rotate the token of “{node.name}”?</>}</DialogTitle>
           <DialogDescription>
@@ -46,7 +55,7 @@ export function RotateNodeDialog({ node }: { node: Node }) {
               : "The current token stops working at once: the node can no longer report, and its running jobs are routed again once its lease runs out."}
           </DialogDescription>
         </DialogHeader>
-        {rotated && <NodeTokenReveal node={rotated} />}
+        {rotated && <NodeTokenReveal node={rotated} onCopy={guard.onCopy} />}
         {rotate.isError && <ErrorState title="Could not rotate the token" error={rotate.error} />}
         <DialogFooter>
           {rotated ? (

@@ -4,12 +4,13 @@ import * as React from "react";
 import { CheckIcon, CopyIcon } from "lucide-react";
 import { Button, type ButtonProps } from "./button";
 
-/** Copies `value` to the clipboard and says so for a moment. */
+/** Copies `value` to the clipboard and says so for a moment; `onCopied` hears of each copy that worked. */
 export function CopyButton({
   value,
   label = "Copy",
+  onCopied,
   ...props
-}: Omit<ButtonProps, "onClick" | "children"> & { value: string; label?: string }) {
+}: Omit<ButtonProps, "onClick" | "children"> & { value: string; label?: string; onCopied?: () => void }) {
   const [state, setState] = React.useState<"idle" | "copied" | "failed">("idle");
 
   React.useEffect(() => {
@@ -22,6 +23,7 @@ export function CopyButton({
     try {
       await navigator.clipboard.writeText(value);
       setState("copied");
+      onCopied?.();
     } catch {
       setState("failed");
     }

@@ -1,7 +1,18 @@
 "use client";
 
+import * as React from "react";
 import { TriangleAlertIcon } from "lucide-react";
 import { Alert, AlertDescription, AlertTitle } from "./alert";
+import {
+  AlertDialog,
+  AlertDialogAction,
+  AlertDialogCancel,
+  AlertDialogContent,
+  AlertDialogDescription,
+  AlertDialogFooter,
+  AlertDialogHeader,
+  AlertDialogTitle,
+} from "./alert-dialog";
 import { CopyButton } from "./copy-button";
 import { Input } from "./input";
 import { Label } from "./label";
@@ -16,12 +27,15 @@ export function SecretReveal({
   label,
   copyLabel,
   secret,
+  onCopy,
   children,
 }: {
   id: string;
   label: string;
   copyLabel: string;
   secret: string;
+  /** The secret was copied, with the button or from the field (useSecretCloseGuard's `onCopy`). */
+  onCopy?: () => void;
   children: React.ReactNode;
 }) {
   return (
@@ -37,8 +51,9 @@ export function SecretReveal({
             autoComplete="off"
             className="font-mono text-xs"
             onFocus={(e) => e.currentTarget.select()}
+            onCopy={onCopy}
           />
-          <CopyButton value={secret} aria-label={copyLabel} />
+          <CopyButton value={secret} aria-label={copyLabel} onCopied={onCopy} />
         </div>
       </div>
       <Alert variant="warning">
@@ -48,4 +63,44 @@ export function SecretReveal({
       </Alert>
     </div>
   );
+}
+
+/**
+ * Escape is easy to press by habit, and closing the dialog of a secret nobody copied loses it for good: with
+ * this guard the dialog asks first. Wire `onEscapeKeyDown` to the dialog's content while the secret shows,
+ * `onCopy` to SecretReveal, render `confirmation`, and call `reset` when the dialog closes; `close` closes it.
+ */
+export function useSecretCloseGuard({ what, close }: { what: string; close: () => void }) {
+  const [isCopied, setCopied] = React.useState(false);
+  const [isAsking, setAsking] = React.useState(false);
+  return {
+    onCopy: () => setCopied(true),
+    onEscapeKeyDown: (event: KeyboardEvent) => {
+      if (isCopied) return;
+      event.preventDefault();
+      setAsking(true);
+    },
+    reset: () => {
+      setCopied(false);
+      setAsking(false);
+    },
+    confirmation: (
+      <AlertDialog open={isAsking} onOpenChange={setAsking}>
+        <AlertDialogContent>
+          <AlertDialogHeader>
+            <AlertDialogTitle>Close without copying the {what}?</AlertDialogTitle>
+            <AlertDialogDescription>
+              It is shown only this once. Once closed, it cannot be shown again: you would have to replace it.
+            </AlertDialogDescription>
+          </AlertDialogHeader>
+          <AlertDialogFooter>
+            <AlertDialogCancel>Keep it open</AlertDialogCancel>
+            <AlertDialogAction variant="destructive" onClick={close}>
+              Close anyway
+            </AlertDialogAction>
+          </AlertDialogFooter>
+        </AlertDialogContent>
+      </AlertDialog>
+    ),
+  };
 }
