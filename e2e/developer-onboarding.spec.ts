@@ -1,6 +1,7 @@
 // A developer's first visit: wallet sign-in, profile, an API key through its whole life, the starter
 // credits, and signing out.
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { scopes } from "../lib/contract/vocabulary";
 import { openFromNav } from "./dashboard-session";
 import { installTestWallet, testWalletName } from "./test-wallet";
 
@@ -75,7 +76,21 @@ test("a developer signs in with a wallet, creates a profile and a key, rotates a
 
     firstSecret = await readRevealedSecret(page);
     expect(await balanceStatusWith(request, firstSecret)).toBe(200);
-    await page.getByRole("button", { name: "Done" }).click();
+
+    // Escape before copying would lose the secret for good: the page asks first, and staying keeps it.
+    await page.keyboard.press("Escape");
+    const ask = page.getByRole("alertdialog", { name: "Close without copying the key?" });
+    await expect(ask).toBeVisible();
+    await ask.getByRole("button", { name: "Keep it open" }).click();
+    await expect(ask).toHaveCount(0);
+    await expect(page.getByRole("textbox", { name: "Your new API key" })).toHaveValue(firstSecret);
+    // Once copied, Escape closes at once.
+    await page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
+    await page.getByRole("button", { name: "Copy API key" }).click();
+    await expect(page.getByRole("dialog").getByText("Copied")).toBeVisible();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(firstSecret);
+    await page.keyboard.press("Escape");
+    await expect(page.getByRole("alertdialog")).toHaveCount(0);
     await expect(page.getByRole("dialog")).toHaveCount(0);
 
     const row = page.getByRole("row", { name: /CI pipeline/ });
@@ -89,6 +104,31 @@ test("a developer signs in with a wallet, creates a profile and a key, rotates a
     await expect(page.getByRole("row", { name: /CI pipeline/ })).toBeVisible();
     await expect(page.getByText(firstSecret)).toHaveCount(0);
     expect(await page.content()).not.toContain(firstSecret);
+  });
+
+  await test.step("a key's actions stay on the screen from a phone to a wide monitor; the page never scrolls sideways", async () => {
+    // A key with every scope and a long name draws the widest row the page has.
+    const wide = await page.request.post("/api/developers/keys", {
+      headers: { origin: new URL(page.url()).origin },
+      data: { name: "Nightly batch pipeline for the analytics warehouse", scopes: [...scopes] },
+    });
+    expect(wide.status(), await wide.text()).toBe(201);
+    await page.reload();
+    for (const width of [390, 1440, 1920]) {
+      await page.setViewportSize({ width, height: 900 });
+      for (const name of [/CI pipeline/, /Nightly batch/]) {
+        const row = page.getByRole("row", { name });
+        // Scrolled to vertically only: scrolling the button itself into view would hide a cut-off row.
+        await row.evaluate((el) => window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY - 80));
+        for (const action of ["Limit", "Rotate", "Revoke"])
+          await expect(row.getByRole("button", { name: action }), `${action} at ${width} px`).toBeInViewport({
+            ratio: 1,
+          });
+      }
+      const pageWidth = await page.evaluate(() => document.scrollingElement?.scrollWidth ?? Infinity);
+      expect(pageWidth, `page width at ${width} px`).toBeLessThanOrEqual(width);
+    }
+    await page.setViewportSize({ width: 1280, height: 720 });
   });
 
   let rotatedSecret = "";

@@ -23,6 +23,14 @@ function KeyStatus({ apiKey }: { apiKey: ApiKey }) {
   return <Badge variant="success">Active</Badge>;
 }
 
+/**
+ * The actions column sticks to the table's right edge from md up: when the columns are wider than the card
+ * (many scopes, a long name) the rest scrolls under it and a row's actions stay on the screen. On a phone the
+ * rows stack and the actions take a line of their own.
+ */
+const stickyActions =
+  "md:sticky md:right-0 md:z-10 md:bg-card md:shadow-[inset_1px_0_0_var(--color-border),-8px_0_8px_-8px_rgb(0_0_0/0.2)]";
+
 function KeysTable({ keys }: { keys: ApiKey[] }) {
   return (
     <Card className="py-0">
@@ -37,7 +45,7 @@ function KeysTable({ keys }: { keys: ApiKey[] }) {
             <TableHead>Created</TableHead>
             <TableHead>Last used</TableHead>
             <TableHead>Expires</TableHead>
-            <TableHead className="text-right">
+            <TableHead className={`text-right ${stickyActions}`}>
               <span className="sr-only">Actions</span>
             </TableHead>
           </TableRow>
@@ -81,7 +89,7 @@ function KeysTable({ keys }: { keys: ApiKey[] }) {
               <TableCell className="whitespace-nowrap max-md:hidden">
                 {key.revokedAt ? `Revoked ${formatDate(key.revokedAt)}` : formatDate(key.expiresAt, "Never")}
               </TableCell>
-              <TableCell className="max-md:basis-full">
+              <TableCell className={`max-md:basis-full ${stickyActions}`}>
                 {!key.revokedAt && (
                   <div className="flex gap-1 md:justify-end">
                     <KeyLimitDialog apiKey={key} />
