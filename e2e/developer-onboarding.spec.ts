@@ -1,5 +1,6 @@
-// A developer's first visit: wallet sign-in, profile, an API key through its whole life, the starter
-// credits, and signing out.
+// A developer's first visit: wallet sign-in, profile, an API key through its whole life, a session that
+// ends mid-visit (said once, then back to the same page after signing in again), the starter credits, and
+// signing out.
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { scopes } from "../lib/contract/vocabulary";
 import { openFromNav } from "./dashboard-session";
@@ -164,6 +165,37 @@ test("a developer signs in with a wallet, creates a profile and a key, rotates a
     await expect(row.getByText("Revoked", { exact: true })).toBeVisible();
     await expect(row.getByRole("button", { name: "Rotate" })).toHaveCount(0);
     expect(await balanceStatusWith(request, rotatedSecret)).toBe(401);
+  });
+
+  await test.step("a session that ends mid-visit is said once, over the open dialog, and signing in again returns here", async () => {
+    await page.goto("/keys?from=session-test");
+    await expect(page.getByRole("row", { name: /CI pipeline/ })).toBeVisible();
+    await expect(page.getByTestId("session-state")).toContainText("Signed in as");
+    // The session ends while the page is open (expired, or signed out from another browser).
+    await page.context().clearCookies();
+    await page.getByRole("button", { name: "Create key" }).click();
+    const createDialog = page.getByRole("dialog", { name: "Create an API key" });
+    await createDialog.getByLabel("Name").fill("after the session ended");
+    await createDialog.getByRole("button", { name: "Create key" }).click();
+
+    const ended = page.getByRole("alertdialog", { name: "Your session has ended" });
+    await expect(ended).toBeVisible();
+    await expect(ended).toBeInViewport();
+    await expect(page.getByTestId("session-state")).toContainText("Session ended");
+    await expect(page.getByTestId("session-state")).not.toContainText("Signed in as");
+
+    await ended.getByRole("link", { name: "Sign in again" }).click();
+    await expect(page).toHaveURL(/\/sign-in\?next=%2Fkeys%3Ffrom%3Dsession-test$/);
+    // The wallet is still connected to the site: one click signs the same address in again.
+    await page.getByRole("button", { name: `Sign in as ${wallet.address.slice(0, 6)}` }).click();
+    await expect(page).toHaveURL(/\/keys\?from=session-test$/);
+    await expect(page.getByRole("heading", { level: 1, name: "API keys" })).toBeVisible();
+    await expect(page.getByRole("alertdialog")).toHaveCount(0);
+    await expect(page.getByTestId("session-state")).toContainText("Signed in as");
+
+    // A return address off this site is ignored: sign-in goes to the overview instead.
+    await page.goto("/sign-in?next=//evil.example/keys");
+    await expect(page).toHaveURL(/\/overview$/);
   });
 
   await test.step("see the starter grant on the credits page", async () => {

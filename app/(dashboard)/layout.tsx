@@ -7,20 +7,14 @@ import { SignOutButton } from "@/components/dashboard/sign-out-button";
 import { ThemeSwitcher } from "@/components/dashboard/theme-switcher";
 import { LowBalanceBanner } from "@/components/credits/low-balance-banner";
 import { shortAddress } from "@/components/dashboard/format";
+import { SessionEndedDialog, SignedInAs } from "@/components/dashboard/session-ended";
 
 export default async function DashboardLayout({ children }: { children: React.ReactNode }) {
   const session = await currentSession();
   if (!session) redirect("/sign-in");
   const threshold = await getLowBalanceThreshold(session.accountId);
 
-  const account = (
-    <div className="grid gap-1">
-      <p className="px-2.5 text-xs text-muted-foreground">Signed in as</p>
-      <p className="truncate px-2.5 font-mono text-sm" title={session.address} data-testid="signed-in-address">
-        {shortAddress(session.address)}
-      </p>
-    </div>
-  );
+  const account = <SignedInAs address={session.address} shortAddress={shortAddress(session.address)} />;
 
   return (
     <div className="min-h-dvh md:grid md:grid-cols-[15rem_1fr]">
@@ -54,6 +48,7 @@ export default async function DashboardLayout({ children }: { children: React.Re
         </nav>
       </header>
 
+      <SessionEndedDialog />
       <main className="min-w-0">
         <div className="mx-auto flex w-full max-w-6xl flex-col gap-6 px-4 py-8 sm:px-8">
           <LowBalanceBanner threshold={threshold} />

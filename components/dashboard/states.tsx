@@ -1,12 +1,12 @@
 // Empty and error states shared by the dashboard's pages.
 import * as React from "react";
-import Link from "next/link";
 import { AlertCircleIcon, RotateCwIcon } from "lucide-react";
 import { ApiError } from "@/components/data/fetch-api";
 import { Alert, AlertDescription, AlertTitle } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
 import { AddCreditsLink } from "./add-credits";
+import { signInHref } from "@/lib/contract/return-to";
 
 export function EmptyState({
   icon: Icon,
@@ -54,13 +54,18 @@ export function ErrorState({
   title?: string;
 }) {
   const apiError = error instanceof ApiError ? error : null;
-  const isSignedOut = apiError?.code === "UNAUTHENTICATED";
+  // Any 401 from the dashboard's own data is the session ending (whatever code the route gives it).
+  const isSignedOut = apiError?.status === 401;
   return (
     <Alert variant="destructive">
       <AlertCircleIcon />
       <AlertTitle>{isSignedOut ? "Your session has ended" : title}</AlertTitle>
       <AlertDescription>
-        <p>{apiError?.message ?? (error instanceof Error ? error.message : "Something went wrong.")}</p>
+        <p>
+          {isSignedOut
+            ? "Sign in again to come back to this page."
+            : (apiError?.message ?? (error instanceof Error ? error.message : "Something went wrong."))}
+        </p>
         {apiError && (
           <p className="font-mono text-xs opacity-80">
             {apiError.code}
@@ -71,7 +76,7 @@ export function ErrorState({
           {apiError?.code === "INSUFFICIENT_CREDITS" && <AddCreditsLink />}
           {isSignedOut ? (
             <Button asChild size="sm" variant="outline">
-              <Link href="/sign-in">Sign in again</Link>
+              <a href={signInAgainHref()}>Sign in again</a>
             </Button>
           ) : (
             onRetry && (
@@ -84,6 +89,13 @@ export function ErrorState({
       </AlertDescription>
     </Alert>
   );
+}
+
+/** The sign-in page's address that comes back to the page shown now. */
+export function signInAgainHref(): string {
+  return typeof window === "undefined"
+    ? "/sign-in"
+    : signInHref(`${window.location.pathname}${window.location.search}`);
 }
 
 /** A not-found page's body inside the dashboard: its heading, what is missing, and the way on. */

@@ -1,5 +1,30 @@
 // The browser's one way to call the product's API: same-origin JSON, and every failure turned into an
-// ApiError carrying the contract's error envelope (code, message, request id).
+// ApiError carrying the contract's error envelope (code, message, request id). A 401 on the dashboard's own
+// data means the session ended (expired, signed out elsewhere): that is recorded once, here, so every page
+// shows the same "Your session has ended" (components/dashboard/session-ended.tsx), whichever call saw it.
+
+let hasSessionEnded = false;
+const sessionListeners = new Set<() => void>();
+
+/** Whether a dashboard call was refused for want of a session (for useSyncExternalStore). */
+export const sessionEnded = {
+  get: () => hasSessionEnded,
+  subscribe(listener: () => void) {
+    sessionListeners.add(listener);
+    return () => void sessionListeners.delete(listener);
+  },
+  /** Signing in again starts a fresh session. */
+  reset() {
+    hasSessionEnded = false;
+    sessionListeners.forEach((listener) => listener());
+  },
+};
+
+function noteSessionEnded() {
+  if (hasSessionEnded) return;
+  hasSessionEnded = true;
+  sessionListeners.forEach((listener) => listener());
+}
 
 export class ApiError extends Error {
   constructor(
@@ -86,6 +111,8 @@ export async function apiFetchWithHeaders<T>(
         throw new ApiError(response.status, "INVALID_RESPONSE", "The server sent a response that is not JSON.");
     }
   }
+  // /api/auth answers 401 to a signature it does not accept: that is a failed sign-in, not an ended session.
+  if (response.status === 401 && !path.startsWith("/api/auth/")) noteSessionEnded();
   if (!response.ok) throw errorFrom(response, parsed);
   return { body: parsed as T, headers: response.headers };
 }

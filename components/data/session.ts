@@ -1,13 +1,16 @@
 // The wallet session: signing in (a nonce to put in the Sign-In with Ethereum message, then the signed
 // message verified) and signing out, which forgets everything this tab cached for the account.
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { apiFetch } from "./fetch-api";
+import { apiFetch, sessionEnded } from "./fetch-api";
 import type { Session } from "./types";
 
 export const requestSignInNonce = async () => (await apiFetch<{ nonce: string }>("/api/auth/nonce")).nonce;
 
-export const verifySignIn = (message: string, signature: string) =>
-  apiFetch<Session>("/api/auth/verify", { method: "POST", body: { message, signature } });
+export async function verifySignIn(message: string, signature: string) {
+  const session = await apiFetch<Session>("/api/auth/verify", { method: "POST", body: { message, signature } });
+  sessionEnded.reset();
+  return session;
+}
 
 /**
  * Signs this browser out; with `everywhere`, revokes every session of the account (all browsers). Then

@@ -86,7 +86,14 @@ function visibleConnectors(connectors: readonly Connector[]): Connector[] {
 }
 
 /** `walletConnect`: offer WalletConnect (a QR code for a phone wallet) through this project id and relay. */
-export function SignInPanel({ walletConnect }: { walletConnect?: WalletConnectSettings }) {
+export function SignInPanel({
+  walletConnect,
+  returnTo = "/overview",
+}: {
+  walletConnect?: WalletConnectSettings;
+  /** Where to go once signed in: a same-origin path the sign-in page validated (safeReturnTo). */
+  returnTo?: string;
+}) {
   const router = useRouter();
   const connection = useConnection();
   const connectors = useConnectors();
@@ -121,7 +128,7 @@ export function SignInPanel({ walletConnect }: { walletConnect?: WalletConnectSe
     setStep("verifying");
     await verifySignIn(message, signature);
     setStep("done");
-    router.replace("/overview");
+    router.replace(returnTo);
     router.refresh();
   }
 

@@ -3,13 +3,16 @@ import { redirect } from "next/navigation";
 import { ShieldCheckIcon } from "lucide-react";
 import { currentSession } from "@/lib/http/page-session";
 import { walletConnectSettings } from "@/lib/env";
+import { safeReturnTo } from "@/lib/contract/return-to";
 import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from "@/components/ui/card";
 import { SignInPanel } from "@/components/wallet/sign-in-panel";
 
 export const metadata: Metadata = { title: "Sign in" };
 
-export default async function SignInPage() {
-  if (await currentSession()) redirect("/overview");
+export default async function SignInPage({ searchParams }: { searchParams: Promise<{ next?: string | string[] }> }) {
+  // The page the developer was on when the session ended; only a path on this site (never an open redirect).
+  const returnTo = safeReturnTo((await searchParams).next) ?? "/overview";
+  if (await currentSession()) redirect(returnTo);
   return (
     <Card className="w-full max-w-sm">
       <CardHeader>
@@ -21,7 +24,7 @@ export default async function SignInPage() {
         </CardDescription>
       </CardHeader>
       <CardContent>
-        <SignInPanel walletConnect={walletConnectSettings()} />
+        <SignInPanel walletConnect={walletConnectSettings()} returnTo={returnTo} />
       </CardContent>
       <CardFooter className="gap-2 border-t pt-5 text-xs text-muted-foreground">
         <ShieldCheckIcon className="size-4 shrink-0" aria-hidden />
