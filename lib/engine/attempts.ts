@@ -1,22 +1,18 @@
 // An attempt as a node holds it: the node's row, its lease, and what starting an attempt writes (reported by
 // the node, or part of its claim when it starts what it claims at once).
-import { sql } from "drizzle-orm";
-import { jobs, type nodes } from "@/lib/db/schema";
-import { env } from "@/lib/env";
+import type { nodes } from "@/lib/db/schema";
+import { attemptDeadlineSql, leaseMs } from "./attempt-deadline";
 import { Computed, type EventInput, type JobRow, type LogInput } from "./job-change";
+
+export { attemptDeadlineSql, leaseMs };
 
 export type NodeRow = typeof nodes.$inferSelect;
 
-export const leaseMs = () => env().NODE_LEASE_MS;
 /** The end of a lease taken now, as a job change sets it. */
 export const leaseFromNow = () => Computed.secondsFromNow(leaseMs() / 1000);
+/** The same, for a developer's node: never past the attempt's deadline (attempt-deadline.ts). */
+export const leaseFromNowUntilDeadline = () => Computed.secondsFromNowUntilDeadline(leaseMs() / 1000);
 
-// An attempt's deadline: its timeout from its assignment, plus one lease of grace for the node to say it timed
-// out itself. A developer's node's leases are never renewed past it (node-reports.ts, renewLeases), so its lease
-// runs out there, and an attempt whose lease ran out at or past its deadline timed out (lost-jobs.ts).
-const graceSeconds = () => leaseMs() / 1000;
-export const attemptDeadlineSql = () =>
-  sql`${jobs.assignedAt} + make_interval(secs => ${jobs.timeoutMs} / 1000.0 + ${graceSeconds()})`;
 export const isPastDeadline = (job: Pick<JobRow, "assignedAt" | "timeoutMs" | "leaseExpiresAt">) =>
   job.assignedAt !== null &&
   job.leaseExpiresAt !== null &&

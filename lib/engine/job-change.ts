@@ -5,6 +5,7 @@ import type { PgColumn } from "drizzle-orm/pg-core";
 import type { jobs } from "@/lib/db/schema";
 import type { EventType, JobStatus, LogLevel, LogSource } from "@/lib/contract/vocabulary";
 import { sameClassInEveryBundle } from "@/lib/singleton";
+import { attemptDeadlineSql } from "./attempt-deadline";
 
 export type JobRow = typeof jobs.$inferSelect;
 
@@ -35,7 +36,8 @@ export interface LogInput {
  */
 export class Computed {
   private constructor(
-    readonly kind: "now" | "now-if-unset" | "increment" | "seconds-from-now" | "at-least",
+    readonly kind:
+      "now" | "now-if-unset" | "increment" | "seconds-from-now" | "seconds-from-now-until-deadline" | "at-least",
     readonly parameter: number | null = null,
   ) {}
   static readonly now = new Computed("now");
@@ -43,12 +45,14 @@ export class Computed {
   static readonly nowIfUnset = new Computed("now-if-unset");
   static readonly increment = new Computed("increment");
   static secondsFromNow = (seconds: number) => new Computed("seconds-from-now", seconds);
+  /** A lease of `seconds`, never past the attempt's deadline: its timeout plus one such lease (attempt-deadline.ts). */
+  static secondsFromNowUntilDeadline = (seconds: number) => new Computed("seconds-from-now-until-deadline", seconds);
   /** The column's value, raised to `floor` (never lowered by a late or concurrent writer). */
   static atLeast = (floor: number) => new Computed("at-least", floor);
 
   /** The SQL type of its parameter, where a change's values are read from a row per job. */
   get parameterType(): string {
-    return this.kind === "seconds-from-now" ? "double precision" : "int";
+    return this.kind === "at-least" ? "int" : "double precision";
   }
 
   sqlFor(column: PgColumn, parameter: SQL): SQL {
@@ -61,6 +65,9 @@ export class Computed {
         return sql`${column} + 1`;
       case "seconds-from-now":
         return sql`now() + make_interval(secs => ${parameter}::double precision)`;
+      case "seconds-from-now-until-deadline":
+        // The grace past the timeout is one lease: the parameter (a prepared statement's text holds no value).
+        return sql`least(now() + make_interval(secs => ${parameter}::double precision), ${attemptDeadlineSql(sql`${parameter}::double precision`)})`;
       case "at-least":
         return sql`greatest(${column}, ${parameter}::int)`;
     }

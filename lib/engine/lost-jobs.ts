@@ -1,8 +1,8 @@
 // Jobs whose node is gone (its lease ran out, or it restarted): NODE_LOST, then routed again as a new
 // attempt, or failed (and refunded) when the attempts are spent.
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, isNotNull } from "drizzle-orm";
 import type { Tx } from "@/lib/db/database";
-import { jobs } from "@/lib/db/schema";
+import { jobs, nodes } from "@/lib/db/schema";
 import { isPastDeadline, leaseMs } from "./attempts";
 import type { JobRow } from "./job-change";
 import { heldStatuses, stopOutcome } from "./job-machine";
@@ -10,12 +10,27 @@ import { retryDelayMs } from "./node-reports";
 import { applyStopOutcome } from "./stop-outcomes";
 
 /**
- * Jobs whose lease ran out (`rows`, locked by the caller's transaction): those whose lease ended at their
- * attempt's deadline timed out (a developer's node's lease stops there, attempts.ts), the others' node was lost.
+ * Jobs whose lease ran out (`rows`, locked by the caller's transaction): those of a developer's node whose lease
+ * ended at their attempt's deadline timed out (its lease stops there, attempts.ts); the others' node was lost. The
+ * deadline is a developer's node's only: a network node may renew past it, and one that dies after is lost, not
+ * timed out, and its job routed again.
  */
 export async function expireLeases(tx: Tx, rows: JobRow[]): Promise<number> {
-  const timedOut = rows.filter(isPastDeadline);
-  const lost = rows.filter((job) => !isPastDeadline(job));
+  const nodeIds = [...new Set(rows.map((job) => job.assignedNodeId).filter((id) => id !== null))];
+  const owned =
+    nodeIds.length === 0
+      ? new Set<string>()
+      : new Set(
+          (
+            await tx
+              .select({ id: nodes.id })
+              .from(nodes)
+              .where(and(inArray(nodes.id, nodeIds), isNotNull(nodes.ownerAccountId)))
+          ).map((n) => n.id),
+        );
+  const timesOut = (job: JobRow) => job.assignedNodeId !== null && owned.has(job.assignedNodeId) && isPastDeadline(job);
+  const timedOut = rows.filter(timesOut);
+  const lost = rows.filter((job) => !timesOut(job));
   return (await timeOutJobs(tx, timedOut)) + (await loseJobs(tx, lost, "lease expired"));
 }
 

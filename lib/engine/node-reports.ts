@@ -14,7 +14,7 @@ import type { ExecutionFailure, ProgressReport } from "@/lib/contract/node-proto
 import { processSingleton } from "@/lib/singleton";
 import { jsonWeight, lanes } from "./write-lanes";
 import { applyEachJobChange, applyJobChange, applyJobChangeAtOnce, type ChangeOfOneJob } from "./apply-change";
-import { attemptDeadlineSql, leaseMs, started, type NodeRow } from "./attempts";
+import { attemptDeadlineSql, leaseFromNowUntilDeadline, leaseMs, started, type NodeRow } from "./attempts";
 import { Computed, type JobChange, type JobRow } from "./job-change";
 import { heldStatuses, nextProgress, stopOutcome } from "./job-machine";
 import { ownNodeDiscount, refundOwnNodeDiscount } from "./own-node-refund";
@@ -63,11 +63,14 @@ async function changeOrRefuse(jobId: string, change: JobChange): Promise<void> {
 }
 
 export function startExecution(node: NodeRow, jobId: string, attempt: number) {
+  // A developer's node's lease stops at the attempt's deadline, as its renewals do: a start just before the
+  // deadline gets no lease past it.
+  const lease = node.ownerAccountId !== null ? { leaseExpiresAt: leaseFromNowUntilDeadline() } : {};
   return changeOrRefuse(jobId, {
     to: "running",
     attempt,
     nodeId: node.id,
-    set: started.set(),
+    set: { ...started.set(), ...lease },
     events: started.events(node, attempt),
     logs: started.logs(node, attempt),
   });
@@ -194,8 +197,21 @@ export function failExecution(node: NodeRow, jobId: string, attempt: number, fai
   });
 }
 
-/** A node giving a job back (graceful shutdown before finishing it): routed again as a new attempt. */
+/**
+ * A node giving a job back (graceful shutdown before finishing it). The network's nodes are the deployment's: their
+ * drain routes the job again as a new attempt and costs its developer nothing. A developer's node runs code the
+ * deployment does not control, and could release and claim its own job for ever (each cycle new events and log
+ * lines, and a fresh deadline): its release ends the attempt as a failure would, retried while attempts remain,
+ * then failed (and refunded).
+ */
 export function releaseJob(node: NodeRow, jobId: string, attempt: number, reason = "node shutting down") {
+  if (node.ownerAccountId !== null) {
+    return failExecution(node, jobId, attempt, {
+      code: "RELEASED",
+      message: `The node gave the job back (${reason}).`,
+      retryable: true,
+    });
+  }
   return changeOrRefuse(jobId, {
     to: "routing",
     from: heldStatuses,

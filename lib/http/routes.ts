@@ -799,7 +799,7 @@ export const routes = {
     method: "post",
     path: "/api/nodes/jobs/{jobId}/release",
     summary: "Node: give a job back (routed again as a new attempt)",
-    description: `${notHeldDescription} ${nodeRateDescription}`,
+    description: `A developer's node's release ends the attempt as a retryable failure (code RELEASED): past the job's attempts it fails, refunded. ${notHeldDescription} ${nodeRateDescription}`,
     tags: ["Nodes"],
     credential: "node",
     params: jobIdParam,

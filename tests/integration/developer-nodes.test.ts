@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { truncatedLogMessage } from "@/lib/engine/appended-log";
 import { claimJobs } from "@/lib/engine/claims";
 import { completeExecution } from "@/lib/engine/node-reports";
+import { env } from "@/lib/env";
 import { limits } from "@/lib/limits";
 import { signUpDeveloper } from "../support/developer";
 import { expectError, isoTime } from "../support/expect-error";
@@ -14,7 +15,16 @@ import { getJob, type JobView } from "../support/jobs";
 import { withDeveloper } from "../support/with-developer";
 
 const nodeRatePerMinute = 60;
-const ctx = withDeveloper({ embeddedNodes: 0, env: { NODE_RATE_PER_MINUTE: String(nodeRatePerMinute) } });
+const maxAttempts = 3;
+const ctx = withDeveloper({
+  embeddedNodes: 0,
+  // No backoff between attempts: a released attempt is routed again as soon as the sweep sees it.
+  env: {
+    NODE_RATE_PER_MINUTE: String(nodeRatePerMinute),
+    JOB_MAX_ATTEMPTS: String(maxAttempts),
+    RETRY_BASE_DELAY_MS: "0",
+  },
+});
 
 const addNode = (body: Record<string, unknown> = {}) =>
   ctx.dev.session("/api/developers/nodes", {
@@ -303,7 +313,7 @@ const truncations = (lines: { message: string }[]) => lines.filter((l) => l.mess
 
 describe("what a developer's node reports of one job", () => {
   /** A node of a fresh developer's, holding one `own` job it claimed: what it reports is the test's. */
-  async function nodeHoldingAJob() {
+  async function nodeHoldingAJob({ start = true } = {}) {
     const dev = await signUpDeveloper(ctx.server.baseUrl);
     const key = await dev.createApiKey(["services:execute", "jobs:read"]);
     const created = await dev.session("/api/developers/nodes", {
@@ -317,7 +327,7 @@ describe("what a developer's node reports of one job", () => {
       body: JSON.stringify({ input: { text: "flooded" }, placement: "own" }),
     });
     const { jobId } = (await res.json()) as JobView;
-    const claimed = await asNode(token, "claim", { max: 1, waitMs: 0, start: true });
+    const claimed = await asNode(token, "claim", { max: 1, waitMs: 0, start });
     expect((await claimed.json()).jobs).toEqual([expect.objectContaining({ jobId })]);
     return { dev, key, token, jobId };
   }
@@ -372,6 +382,57 @@ describe("what a developer's node reports of one job", () => {
     );
     expect(sequences.map((e) => e.sequence)).toEqual(sequences.map((_, i) => i + 1));
   });
+  it("gets no lease past its attempt's deadline when it starts just before it", async () => {
+    const { token, jobId } = await nodeHoldingAJob({ start: false });
+    // Its timeout and all but two seconds of the grace spent since the assignment: the deadline is two seconds away.
+    const grace = env().NODE_LEASE_MS / 1000;
+    await rowsOf(
+      sql`update jobs set assigned_at = now() - make_interval(secs => timeout_ms / 1000.0 + ${grace} - 2) where id = ${jobId}`,
+    );
+    expect((await asNode(token, `jobs/${jobId}/start`, { attempt: 1 })).status).toBe(204);
+    const [job] = await rowsOf<{ status: string; within: boolean }>(
+      sql`select status, lease_expires_at <= now() + interval '2 seconds' as within from jobs where id = ${jobId}`,
+    );
+    expect(job).toEqual({ status: "running", within: true });
+  });
+
+  it("cannot keep its job alive by releasing and claiming it again: each release is an attempt, and the last fails the job, refunded", async () => {
+    const { token, jobId } = await nodeHoldingAJob();
+    // Charged at submission, as the ledger says (an own job's price may round to nothing; then nothing is owed).
+    const [{ cost }] = await rowsOf<{ cost: number }>(sql`select credit_cost as cost from jobs where id = ${jobId}`);
+    let attempt = 1;
+    for (let cycle = 0; cycle < maxAttempts + 3; cycle++) {
+      const released = await asNode(token, `jobs/${jobId}/release`, { attempt, reason: "again" });
+      if (released.status !== 204) break;
+      const claimed = (await (await asNode(token, "claim", { max: 1, waitMs: 1500, start: true })).json()) as {
+        jobs: { attempt: number }[];
+      };
+      if (claimed.jobs.length === 0) break;
+      attempt = claimed.jobs[0].attempt;
+    }
+    const [job] = await rowsOf<{ status: string; attempt: number; error: { code: string } }>(
+      sql`select status, attempt, error from jobs where id = ${jobId}`,
+    );
+    expect(job).toMatchObject({ status: "failed", attempt: maxAttempts, error: { code: "RELEASED" } });
+    const ledger = await rowsOf<{ type: string; amount: number }>(
+      sql`select type, amount::int as amount from credit_ledger where job_id = ${jobId} order by seq`,
+    );
+    expect(ledger).toEqual(
+      Number(cost) > 0
+        ? [
+            { type: "charge", amount: -cost },
+            { type: "refund", amount: cost },
+          ]
+        : [],
+    );
+    // What it stored is bounded by the attempts, not by how often the node asked.
+    const [{ rows }] = await rowsOf<{ rows: number }>(
+      sql`select (select count(*) from job_events where job_id = ${jobId}) + (select count(*) from job_logs where job_id = ${jobId})::int as rows`,
+    );
+    expect(Number(rows)).toBeLessThanOrEqual(8 * maxAttempts + 4);
+    // A release past the end is refused like any report on a job the node no longer holds.
+    await expectError(await asNode(token, `jobs/${jobId}/release`, { attempt }), 409, "LEASE_LOST");
+  });
 });
 
 describe("what the network's nodes report of a job", () => {
@@ -406,6 +467,31 @@ describe("what the network's nodes report of a job", () => {
     expect(truncations(terseLines)).toHaveLength(0);
     for (const all of [chattyLines, terseLines]) expect(all.map((l) => l.sequence)).toEqual(all.map((_, i) => i + 1));
     for (const jobId of submitted) expect(await getJob(dev, key, jobId)).toMatchObject({ status: "completed" });
+  });
+
+  it("that ran past the attempt's deadline, then died, was lost, not timed out: the job is routed again", async () => {
+    const dev = await signUpDeveloper(ctx.server.baseUrl);
+    const key = await dev.createApiKey(["services:execute", "jobs:read"]);
+    const res = await dev.withKey(key, "/api/marketplace/services/token-count/execute", {
+      method: "POST",
+      body: JSON.stringify({ input: { text: "long" }, placement: "network" }),
+    });
+    const { jobId } = (await res.json()) as JobView;
+    const node = await engineNode("network-long-runner", ["token-count"], 16);
+    expect((await claimJobs(node, 16, 0, undefined, { start: true })).map((c) => c.jobId)).toContain(jobId);
+    // The deployment's node renewed its lease well past the deadline a developer's node has (allowed), then stopped.
+    await rowsOf(
+      sql`update jobs set assigned_at = now() - make_interval(secs => timeout_ms / 1000.0 + 60),
+        lease_expires_at = now() - interval '1 second' where id = ${jobId}`,
+    );
+    await expect
+      .poll(async () => (await rowsOf<{ status: string }>(sql`select status from jobs where id = ${jobId}`))[0].status)
+      .toBe("routing");
+    const events = await rowsOf<{ type: string }>(
+      sql`select type from job_events where job_id = ${jobId} order by sequence`,
+    );
+    expect(events.map((e) => e.type)).toContain("NODE_LOST");
+    expect(events.map((e) => e.type)).not.toContain("EXECUTION_FAILED");
   });
 });
 
