@@ -498,7 +498,10 @@ export const Health = z
     payments: z
       .enum(["ok", "degraded", "disabled"])
       .optional()
-      .meta({ description: "Credit top-ups: whether the payments RPC answers (CONTRACT §10)" }),
+      .meta({
+        description:
+          "Credit top-ups: degraded while the payments RPC does not answer or the payment watcher cannot record a payment it found (CONTRACT §10)",
+      }),
   })
   .meta({ id: "Health" });
 

@@ -3,7 +3,7 @@
 // names a transaction, never an amount, a sender or a confirmation. One row per (chain, transaction, paying
 // address) is what makes a payment count once, whoever finds it (a transaction can pay for several senders);
 // the credit, its ledger entry and the status change are one transaction.
-import { and, asc, count, desc, eq, inArray, isNotNull, isNull, or, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, isNotNull, isNull, or, sql, type SQL } from "drizzle-orm";
 import { getAddress, type Address, type Hash } from "viem";
 import type { Tx } from "@/lib/db/database";
 import { accounts, topUps } from "@/lib/db/schema";
@@ -43,6 +43,8 @@ const maxStoredTokenAmount = 10n ** 78n - 1n;
  */
 export const droppedRecheckMs = 24 * 60 * 60 * 1000;
 const droppedRecheckPolls = 10;
+/** The share of a watcher tick's re-checks that DROPPED top-ups may take at most. */
+const droppedRecheckShare = 0.2;
 
 /** At most this many unmined top-ups per developer (CONTRACT §10): a hash that never mines costs a row for an hour. */
 export const maxSubmittedTopUps = 20;
@@ -548,12 +550,20 @@ export interface FoundTransfersRecorded {
 }
 
 /**
+ * How many scans in a row may fail to record one payment, for a reason not its own, before it is recorded as
+ * failed UNRECORDABLE and the scan moves past it: a passing fault (a serialization failure, a row it refers to
+ * changing) clears in a try or two, and a lasting one (a trigger, a bug) must not hold the cursor forever.
+ */
+export const maxHeldTries = 10;
+
+/**
  * The watcher found these transfers on-chain: records every sender's payment (see recordPayments), each in
  * its own savepoint, so a payment the database refuses neither undoes nor stops the others (on PostgreSQL a
- * failed statement would abort the whole transaction). A refusal of the payment's own values (SQLSTATE
- * class 22 or 23) would come every time: the payment is recorded as failed UNRECORDABLE for the operator
- * and the scan moves past it. Any other error is the database's and may pass: the payment is left to the
- * next scan, whose cursor must not pass `retryFromBlock`.
+ * failed statement would abort the whole transaction). A refusal of the payment's own values (see
+ * isRefusalOfValues) would come every time: the payment is recorded as failed UNRECORDABLE for the operator
+ * and the scan moves past it. Any other error may pass: the payment is left to the next scan, whose cursor
+ * must not pass `retryFromBlock`, up to `maxHeldTries` scans in a row (counted in `heldTries`, which the
+ * caller keeps between scans), then it is recorded as UNRECORDABLE too.
  */
 export async function recordFoundTransfers(
   tx: Tx,
@@ -561,12 +571,15 @@ export async function recordFoundTransfers(
   transfers: TreasuryTransfer[],
   head: bigint,
   decimals: number,
+  heldTries: Map<string, number> = new Map(),
 ): Promise<FoundTransfersRecorded> {
   let recorded = 0;
   let retryFromBlock: bigint | undefined;
   for (const payment of paymentsIn(transfers)) {
+    const key = `${payment.txHash}:${payment.payer}`;
     try {
       recorded += (await tx.transaction((own) => recordPayments(own, config, [payment], head, decimals))).length;
+      heldTries.delete(key);
     } catch (error) {
       const about = {
         txHash: payment.txHash,
@@ -576,9 +589,18 @@ export async function recordFoundTransfers(
         err: error,
       };
       if (!isRefusalOfValues(error)) {
-        log.warn("a payment found on-chain could not be recorded now; the next scan tries again", about);
-        if (retryFromBlock === undefined || payment.blockNumber < retryFromBlock) retryFromBlock = payment.blockNumber;
-        continue;
+        const tries = (heldTries.get(key) ?? 0) + 1;
+        if (tries < maxHeldTries) {
+          heldTries.set(key, tries);
+          log.warn("a payment found on-chain could not be recorded now; the next scan tries again", {
+            ...about,
+            tries,
+          });
+          if (retryFromBlock === undefined || payment.blockNumber < retryFromBlock)
+            retryFromBlock = payment.blockNumber;
+          continue;
+        }
+        heldTries.delete(key);
       }
       try {
         // Logged once, when first recorded: a scan sees its block again until the block is final.
@@ -593,7 +615,12 @@ export async function recordFoundTransfers(
   return { recorded, retryFromBlock };
 }
 
-/** SQLSTATE class 22 (data exception) or 23 (integrity constraint violation), wherever in the cause chain. */
+/**
+ * The payment's own values break a rule of the table, wherever in the cause chain: a data exception (class 22),
+ * a NOT NULL (23502) or CHECK (23514) violation. These come every time. Other integrity errors may pass: a
+ * foreign key (23503) refers to a row that may be changing, and a unique clash (23505) cannot come from the
+ * payment's own insert, which does nothing on a conflict.
+ */
 function isRefusalOfValues(error: unknown): boolean {
   for (
     let e = error, depth = 0;
@@ -601,7 +628,7 @@ function isRefusalOfValues(error: unknown): boolean {
     e = (e as { cause?: unknown }).cause, depth++
   ) {
     const code = (e as { code?: unknown }).code;
-    if (typeof code === "string" && /^2[23][0-9A-Z]{3}$/.test(code)) return true;
+    if (typeof code === "string" && /^(22[0-9A-Z]{3}|23502|23514)$/.test(code)) return true;
   }
   return false;
 }
@@ -636,27 +663,28 @@ async function recordUnrecordable(tx: Tx, config: PaymentsConfig, payment: Payme
  * recorded without an account whose payer has one now: a scan that ran while the payer first signed in
  * recorded it after the sign-in's attribution looked (neither saw the other's uncommitted row); and, less
  * often, DROPPED top-ups recorded within `droppedRecheckMs`, in case the RPC lagged rather than the
- * transaction vanished.
+ * transaction vanished (after the submitted and confirming ones, in at most `droppedRecheckShare` of `limit`).
  */
 export async function topUpsToReconcile(config: PaymentsConfig, limit: number): Promise<TopUpRow[]> {
+  const d = await db();
   const payerHasAccount = sql`exists (select 1 from ${accounts} where ${accounts.walletAddress} = ${topUps.fromAddress})`;
   const isDroppedRecently = and(
     eq(topUps.failureReason, "DROPPED"),
     sql`${topUps.createdAt} > now() - make_interval(secs => ${droppedRecheckMs / 1000})`,
     sql`${topUps.checkedAt} < now() - make_interval(secs => ${(config.pollMs * droppedRecheckPolls) / 1000})`,
   );
-  return (await db())
-    .select()
-    .from(topUps)
-    .where(
-      and(
-        eq(topUps.chainId, config.chainId),
-        or(inArray(topUps.status, ["submitted", "confirming"]), isDroppedRecently),
-        or(isNotNull(topUps.accountId), payerHasAccount),
-      ),
-    )
-    .orderBy(asc(topUps.checkedAt))
-    .limit(limit);
+  const toReconcile = (which: SQL | undefined, count: number) =>
+    d
+      .select()
+      .from(topUps)
+      .where(and(eq(topUps.chainId, config.chainId), which, or(isNotNull(topUps.accountId), payerHasAccount)))
+      .orderBy(asc(topUps.checkedAt))
+      .limit(count);
+  const open = await toReconcile(inArray(topUps.status, ["submitted", "confirming"]), limit);
+  // DROPPED ones get what is left of the tick, at most a small share: made-up hashes (each DROPPED after
+  // PAYMENTS_DROP_AFTER_MS and re-checked for a day) must never crowd out real confirmations.
+  const droppedShare = Math.min(limit - open.length, Math.ceil(limit * droppedRecheckShare));
+  return droppedShare > 0 ? [...open, ...(await toReconcile(isDroppedRecently, droppedShare))] : open;
 }
 
 /** A top-up whose re-check failed goes to the back of the queue (the stalest are looked at first). */

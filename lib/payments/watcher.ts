@@ -29,12 +29,21 @@ const reconcilesPerTick = 50;
 const maxBackoffMs = 60_000;
 
 // Per process, not per copy of this module: the watcher runs in the copy the server starts, /api/health in a route's.
-const watcher = processState("payments-watcher-health", () => ({ failing: false }));
+// `held`: a payment the database could not record holds the scan's cursor (later blocks wait); `heldTries`
+// counts each such payment's failed scans, so none holds it for ever (see recordFoundTransfers).
+const watcher = processState("payments-watcher-health", () => ({
+  failing: false,
+  held: false,
+  heldTries: new Map<string, number>(),
+}));
 
-/** For /api/health: "disabled" without configuration, "degraded" while the RPC or the watcher fails. */
+/**
+ * For /api/health: "disabled" without configuration, "degraded" while the RPC or the watcher fails, or while
+ * a payment it could not record holds the scan.
+ */
 export function paymentsHealth(): "ok" | "degraded" | "disabled" {
   if (!paymentsConfig()) return "disabled";
-  return watcher.failing || paymentsRpcHealth() === "degraded" ? "degraded" : "ok";
+  return watcher.failing || watcher.held || paymentsRpcHealth() === "degraded" ? "degraded" : "ok";
 }
 
 const scanKey = (config: PaymentsConfig) =>
@@ -74,24 +83,33 @@ async function leaseScan(config: PaymentsConfig, head: bigint): Promise<bigint |
   return leased ? BigInt(leased.nextBlock) : undefined;
 }
 
-/** Scans up to `rangesPerTick` block ranges from the cursor; returns the payments recorded. */
-async function scanNewBlocks(config: PaymentsConfig, head: bigint, cursor: bigint): Promise<number> {
+/**
+ * Scans up to `rangesPerTick` block ranges from the cursor; returns the payments recorded, and whether a
+ * payment the database could not record held the cursor.
+ */
+async function scanNewBlocks(
+  config: PaymentsConfig,
+  head: bigint,
+  cursor: bigint,
+): Promise<{ recorded: number; held: boolean }> {
   const { decimals } = await readTokenMetadata(config);
   // Blocks at or below this height have the required confirmations on top: the cursor may pass them.
   const finalHeight = head - BigInt(config.confirmations);
   let recorded = 0;
+  let held = false;
   let from = cursor;
   for (let range = 0; range < rangesPerTick && from <= head; range++) {
     const to = from + config.scanBlocks - 1n < head ? from + config.scanBlocks - 1n : head;
     const transfers = await readTreasuryTransfers(config, from, to);
     const final = (to < finalHeight ? to : finalHeight) + 1n;
-    const { found, next } = await (
+    const { found, next, holds } = await (
       await db()
     ).transaction(async (tx) => {
-      const scanned = await recordFoundTransfers(tx, config, transfers, head, decimals);
+      const scanned = await recordFoundTransfers(tx, config, transfers, head, decimals, watcher.heldTries);
       // A payment the database could not record for now holds the cursor at its block: scanned again next tick.
-      const upTo =
-        scanned.retryFromBlock !== undefined && scanned.retryFromBlock < final ? scanned.retryFromBlock : final;
+      const retry = scanned.retryFromBlock;
+      const isHeld = retry !== undefined && retry < final;
+      const upTo = isHeld ? retry : final;
       if (upTo > from) {
         await tx
           .update(paymentScans)
@@ -100,14 +118,15 @@ async function scanNewBlocks(config: PaymentsConfig, head: bigint, cursor: bigin
             and(scanKey(config), eq(paymentScans.leaseOwner, instanceId), eq(paymentScans.nextBlock, Number(from))),
           );
       }
-      return { found: scanned.recorded, next: upTo };
+      return { found: scanned.recorded, next: upTo, holds: isHeld };
     });
     recorded += found;
+    held ||= holds;
     // Unconfirmed blocks are scanned again next tick (their payments are recorded already; the insert is a no-op).
     if (next <= to) break;
     from = next;
   }
-  return recorded;
+  return { recorded, held };
 }
 
 /** One look at the chain: scan, then re-check uncredited top-ups. */
@@ -116,8 +135,12 @@ export async function watchPaymentsOnce(
 ): Promise<{ recorded: number; reconciled: number; active: boolean }> {
   const head = await readHead(config);
   const cursor = await leaseScan(config, head);
-  if (cursor === undefined) return { recorded: 0, reconciled: 0, active: false };
-  const recorded = await scanNewBlocks(config, head, cursor);
+  if (cursor === undefined) {
+    watcher.held = false; // another instance scans, and says so in its own health
+    return { recorded: 0, reconciled: 0, active: false };
+  }
+  const { recorded, held } = await scanNewBlocks(config, head, cursor);
+  watcher.held = held;
   let reconciled = 0;
   let rpcError: PaymentsRpcError | undefined;
   for (const row of await topUpsToReconcile(config, reconcilesPerTick)) {

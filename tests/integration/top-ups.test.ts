@@ -11,10 +11,10 @@ import { eventually } from "../support/jobs";
 import { usePostgres } from "../support/postgres";
 import { startRpcProxy, type RpcProxy } from "../support/rpc-proxy";
 import { startTestServer, type TestServer } from "../support/test-server";
-import { eq, sql } from "drizzle-orm";
+import { eq, inArray, sql } from "drizzle-orm";
 import { topUps } from "@/lib/db/schema";
 import { db } from "@/lib/domain/database";
-import { recordFoundTransfers } from "@/lib/domain/top-ups";
+import { recordFoundTransfers, topUpsToReconcile } from "@/lib/domain/top-ups";
 import { paymentsConfig } from "@/lib/env";
 
 interface TopUp {
@@ -609,15 +609,17 @@ describe("the watcher", () => {
   });
 
   it("one payment the database refuses does not stop the scan: the others in its block are credited, it is recorded as failed UNRECORDABLE, and one it could not record for now is recorded by the next scan", async () => {
-    const [refused, interrupted, other] = await Promise.all(Array.from({ length: 3 }, () => payingDeveloper()));
-    const befores = await Promise.all([interrupted, other].map(({ dev }) => balanceOf(dev)));
+    const [refused, interrupted, other, raced] = await Promise.all(Array.from({ length: 4 }, () => payingDeveloper()));
+    const befores = await Promise.all([interrupted, other, raced].map(({ dev }) => balanceOf(dev)));
     // Faults injected through the database: `refused`'s payment breaks a rule of the table whenever it is
     // recorded as a payment (its own values, refused every time); `interrupted`'s meets a serialization
     // failure 5 times (the database's fault, gone on a later try), still failing once its block is final and
-    // the cursor would pass it. A sequence counts the tries outside transactions.
+    // the cursor would pass it; `raced`'s meets a foreign-key violation twice (an integrity error that is not
+    // the payment's own: a row it refers to, changing). A sequence counts the tries outside transactions.
     const d = await db();
     const address = (developer: { wallet: PrivateKeyAccount }) => developer.wallet.address.toLowerCase();
     await d.execute(sql.raw(`create sequence top_ups_test_tries`));
+    await d.execute(sql.raw(`create sequence top_ups_test_races`));
     await d.execute(
       sql.raw(`create function top_ups_test_fault() returns trigger language plpgsql as $$
         begin
@@ -628,6 +630,10 @@ describe("the watcher", () => {
             if nextval('top_ups_test_tries') <= 5 then
               raise exception 'interrupted for the test' using errcode = 'serialization_failure';
             end if;
+          end if;
+          if lower(new.from_address) = '${address(raced)}' and new.status <> 'failed'
+              and nextval('top_ups_test_races') <= 2 then
+            raise exception 'raced for the test' using errcode = 'foreign_key_violation';
           end if;
           return new;
         end $$`),
@@ -644,11 +650,12 @@ describe("the watcher", () => {
         refusedHash = await chain.transfer(refused.wallet, chain.treasury, token);
         await chain.transfer(interrupted.wallet, chain.treasury, 2n * token);
         await chain.transfer(other.wallet, chain.treasury, 3n * token);
+        await chain.transfer(raced.wallet, chain.treasury, 4n * token);
       } finally {
         await chain.startMining();
       }
       await chain.mine(requiredConfirmations);
-      for (const [i, { dev }] of [interrupted, other].entries()) {
+      for (const [i, { dev }] of [interrupted, other, raced].entries()) {
         await eventually(
           () => balanceOf(dev),
           (balance) => balance === befores[i] + (i + 2) * 100,
@@ -674,11 +681,98 @@ describe("the watcher", () => {
         20_000,
       );
       expect(await (await fetch(`${server.baseUrl}/api/health`)).json()).toMatchObject({ payments: "ok" });
-      for (const { dev } of [interrupted, other]) expect(await topUpEntries(dev)).toHaveLength(1);
+      for (const { dev } of [interrupted, other, raced]) expect(await topUpEntries(dev)).toHaveLength(1);
     } finally {
       await d.execute(sql.raw(`drop trigger top_ups_test_fault on top_ups`));
       await d.execute(sql.raw(`drop function top_ups_test_fault()`));
       await d.execute(sql.raw(`drop sequence top_ups_test_tries`));
+      await d.execute(sql.raw(`drop sequence top_ups_test_races`));
+    }
+  });
+
+  it("a payment the database fails to record every time, for a reason not its own, holds the scan a few ticks only (health degraded meanwhile), then is recorded as failed UNRECORDABLE and later payments are credited", async () => {
+    const [stuck, later] = await Promise.all(Array.from({ length: 2 }, () => payingDeveloper()));
+    const laterBefore = await balanceOf(later.dev);
+    // A trigger that raises a plain exception (SQLSTATE P0001) whenever `stuck`'s payment is recorded as one.
+    const d = await db();
+    await d.execute(
+      sql.raw(`create function top_ups_test_stuck() returns trigger language plpgsql as $$
+        begin
+          if lower(new.from_address) = '${stuck.wallet.address.toLowerCase()}' and new.status <> 'failed' then
+            raise exception 'stuck for the test';
+          end if;
+          return new;
+        end $$`),
+    );
+    await d.execute(
+      sql.raw(`create trigger top_ups_test_stuck before insert on top_ups
+        for each row execute function top_ups_test_stuck()`),
+    );
+    try {
+      const stuckHash = await chain.transfer(stuck.wallet, chain.treasury, token);
+      await chain.mine(requiredConfirmations);
+      const health = async () =>
+        ((await (await fetch(`${server.baseUrl}/api/health`)).json()) as { payments: string }).payments;
+      await eventually(health, (payments) => payments === "degraded", 20_000);
+
+      await chain.transfer(later.wallet, chain.treasury, 2n * token);
+      await chain.mine(requiredConfirmations);
+      await eventually(
+        () => balanceOf(later.dev),
+        (balance) => balance === laterBefore + 200,
+        20_000,
+      );
+      const [recorded] = ((await (await stuck.dev.session("/api/credits/top-ups")).json()) as { data: TopUp[] }).data;
+      expect(recorded).toMatchObject({
+        txHash: stuckHash.toLowerCase(),
+        status: "failed",
+        failureReason: "UNRECORDABLE",
+      });
+      await eventually(health, (payments) => payments === "ok", 20_000);
+    } finally {
+      await d.execute(sql.raw(`drop trigger top_ups_test_stuck on top_ups`));
+      await d.execute(sql.raw(`drop function top_ups_test_stuck()`));
+    }
+  });
+
+  it("re-checks DROPPED top-ups in a small share of each tick, after the submitted and confirming ones: many DROPPED rows never crowd out a confirmation", async () => {
+    const config = paymentsConfig();
+    if (!config) throw new Error("the test server has payments configured");
+    const { dev, wallet } = await payingDeveloper();
+    const { findOrCreateAccount } = await import("@/lib/domain/accounts");
+    const { accountId } = await findOrCreateAccount(wallet.address);
+    const txHash = await chain.transfer(wallet, chain.treasury, token);
+    const submitted = await submitTopUp(dev, txHash);
+    expect(submitted.status).toBeLessThan(300);
+    const confirming = await waitForTopUp(
+      dev,
+      ((await submitted.json()) as TopUp).topUpId,
+      (t) => t.status === "confirming",
+    );
+    // Made-up hashes the RPC never knew, DROPPED long ago as far as their last check goes: stalest of all.
+    const d = await db();
+    const dropped = Array.from({ length: 60 }, (_, i) => ({
+      chainId: config.chainId,
+      txHash: `0x${(i + 1).toString(16).padStart(64, "d")}`,
+      accountId,
+      fromAddress: wallet.address,
+      status: "failed" as const,
+      failureReason: "DROPPED" as const,
+      requiredConfirmations,
+      checkedAt: new Date(0),
+    }));
+    await d.insert(topUps).values(dropped);
+    try {
+      const queue = await topUpsToReconcile(config, 50);
+      expect(queue.map((row) => row.id)).toContain(confirming.topUpId);
+      expect(queue.filter((row) => row.failureReason === "DROPPED").length).toBeLessThanOrEqual(10);
+    } finally {
+      await d.delete(topUps).where(
+        inArray(
+          topUps.txHash,
+          dropped.map((row) => row.txHash),
+        ),
+      );
     }
   });
 });
