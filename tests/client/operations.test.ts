@@ -129,11 +129,25 @@ describe("operations", () => {
   it("listJobLogs stops at a page without X-Has-More: true (a server before pages sent the whole log)", async () => {
     const { result } = await call({ status: 200, body: [{ sequence: 1 }, { sequence: 2 }] }, async (c) => {
       const all: number[] = [];
-      for await (const line of c.getJobLogs("job_1")) all.push(line.sequence);
+      for await (const line of c.listJobLogs("job_1")) all.push(line.sequence);
       return all;
     });
     expect(result).toEqual([1, 2]);
     expect(api.requests).toHaveLength(1);
+  });
+
+  it("getJobLogs resolves to the whole log, however many pages it takes", async () => {
+    const lines = Array.from({ length: 2_500 }, (_, i) => ({ sequence: i + 1, message: `line ${i + 1}` }));
+    const { result } = await call(
+      (r) => {
+        const after = Number(new URL(r.url, "http://x").searchParams.get("after") ?? 0);
+        const body = lines.filter((l) => l.sequence > after).slice(0, 1_000);
+        return { status: 200, headers: { "x-has-more": String((body.at(-1)?.sequence ?? 0) < lines.length) }, body };
+      },
+      async (c) => (await c.getJobLogs("job_1")).map((l) => l.sequence),
+    );
+    expect(result).toEqual(lines.map((l) => l.sequence));
+    expect(api.requests).toHaveLength(3);
   });
 
   it("getJobTelemetry: page and limit", async () => {

@@ -138,9 +138,14 @@ export class ExecutionClient extends RequestCore {
     return new CursorPagePromise(fetchPage, (line) => line.sequence);
   }
 
-  /** `listJobLogs(jobId)`: awaited, the first 1 000 lines (the whole log before logs had pages); iterated, every line. */
-  getJobLogs(jobId: string, options?: RequestOptions): CursorPagePromise<ExecutionLog> {
-    return this.listJobLogs(jobId, {}, options);
+  /**
+   * The job's whole log, oldest first, as before logs had pages: every page is followed, so a caller that awaits
+   * it never gets a log cut at 1 000 lines without knowing (the server keeps a job's log bounded).
+   */
+  async getJobLogs(jobId: string, options?: RequestOptions): Promise<ExecutionLog[]> {
+    const lines: ExecutionLog[] = [];
+    for await (const line of this.listJobLogs(jobId, {}, options)) lines.push(line);
+    return lines;
   }
 
   /** The job's telemetry by sequence. Needs `telemetry:read`. Await it for one page, or `for await` over every event. */
