@@ -100,6 +100,20 @@ async function balanceOf(dev: Developer): Promise<number> {
   return ((await (await dev.session("/api/credits/balance")).json()) as { balance: number }).balance;
 }
 
+/** The watcher is not stuck: a later payment of a new developer is found and credited, and health says ok. */
+async function expectLaterPaymentCredited() {
+  const later = await payingDeveloper();
+  const before = await balanceOf(later.dev);
+  await chain.transfer(later.wallet, chain.treasury, token);
+  await chain.mine(requiredConfirmations);
+  await eventually(
+    () => balanceOf(later.dev),
+    (balance) => balance === before + 100,
+    20_000,
+  );
+  expect(await (await fetch(`${server.baseUrl}/api/health`)).json()).toMatchObject({ payments: "ok" });
+}
+
 async function topUpEntries(dev: Developer): Promise<CreditEntry[]> {
   const res = await dev.session("/api/credits/history?limit=100");
   return ((await res.json()) as { data: CreditEntry[] }).data.filter((e) => e.type === "topup");
@@ -671,16 +685,7 @@ describe("the watcher", () => {
       });
 
       // The scan moved past them: a later payment is credited too, and health never said degraded.
-      const later = await payingDeveloper();
-      const laterBefore = await balanceOf(later.dev);
-      await chain.transfer(later.wallet, chain.treasury, token);
-      await chain.mine(requiredConfirmations);
-      await eventually(
-        () => balanceOf(later.dev),
-        (balance) => balance === laterBefore + 100,
-        20_000,
-      );
-      expect(await (await fetch(`${server.baseUrl}/api/health`)).json()).toMatchObject({ payments: "ok" });
+      await expectLaterPaymentCredited();
       for (const { dev } of [interrupted, other, raced]) expect(await topUpEntries(dev)).toHaveLength(1);
     } finally {
       await d.execute(sql.raw(`drop trigger top_ups_test_fault on top_ups`));
@@ -802,16 +807,7 @@ describe("amounts beyond what a balance can hold", () => {
     });
 
     // The watcher is not stuck on it: a later payment of someone else is found and credited.
-    const other = await payingDeveloper();
-    const otherBefore = await balanceOf(other.dev);
-    await chain.transfer(other.wallet, chain.treasury, token);
-    await chain.mine(requiredConfirmations);
-    await eventually(
-      () => balanceOf(other.dev),
-      (balance) => balance === otherBefore + 100,
-      20_000,
-    );
-    expect(await (await fetch(`${server.baseUrl}/api/health`)).json()).toMatchObject({ payments: "ok" });
+    await expectLaterPaymentCredited();
     expect(await balanceOf(dev)).toBe(before);
   });
 
