@@ -495,13 +495,10 @@ export const Health = z
     status: z.enum(["ok", "starting", "unavailable"]),
     database: z.enum(["ok", "starting", "unavailable"]),
     nodes: z.number().int(),
-    payments: z
-      .enum(["ok", "degraded", "disabled"])
-      .optional()
-      .meta({
-        description:
-          "Credit top-ups: degraded while the payments RPC does not answer or the payment watcher cannot record a payment it found (CONTRACT §10)",
-      }),
+    payments: z.enum(["ok", "degraded", "disabled"]).optional().meta({
+      description:
+        "Credit top-ups: degraded while the payments RPC does not answer or the payment watcher cannot record a payment it found (CONTRACT §10)",
+    }),
   })
   .meta({ id: "Health" });
 
