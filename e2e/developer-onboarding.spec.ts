@@ -210,10 +210,11 @@ test("a developer signs in with a wallet, creates a profile and a key, rotates a
     await page.getByRole("button", { name: "Sign out" }).click();
     await expect(page).toHaveURL(/\/sign-in$/);
     await expect(page.getByRole("heading", { name: "Sign in" })).toBeVisible();
+    // Each page asks to sign in, naming itself as where to return.
     await page.goto("/overview");
-    await expect(page).toHaveURL(/\/sign-in$/);
+    await expect(page).toHaveURL(/\/sign-in\?next=%2Foverview$/);
     await page.goto("/keys");
-    await expect(page).toHaveURL(/\/sign-in$/);
+    await expect(page).toHaveURL(/\/sign-in\?next=%2Fkeys$/);
   });
 });
 

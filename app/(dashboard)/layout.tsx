@@ -1,5 +1,4 @@
-import { redirect } from "next/navigation";
-import { currentSession } from "@/lib/http/page-session";
+import { requireSession } from "@/lib/http/page-session";
 import { getLowBalanceThreshold } from "@/lib/domain/accounts";
 import { Logo } from "@/components/dashboard/logo";
 import { NavLinks } from "@/components/dashboard/nav-links";
@@ -10,8 +9,7 @@ import { shortAddress } from "@/components/dashboard/format";
 import { SessionEndedDialog, SignedInAs } from "@/components/dashboard/session-ended";
 
 export default async function DashboardLayout({ children }: { children: React.ReactNode }) {
-  const session = await currentSession();
-  if (!session) redirect("/sign-in");
+  const session = await requireSession();
   const threshold = await getLowBalanceThreshold(session.accountId);
 
   const account = <SignedInAs address={session.address} shortAddress={shortAddress(session.address)} />;

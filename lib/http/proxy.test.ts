@@ -57,3 +57,18 @@ describe("proxy: a page's security headers", () => {
     expect(csp).not.toBe(at("/sign-in").headers.get("content-security-policy"));
   });
 });
+
+describe("proxy: the page a request asked for, for sign-in to return to", () => {
+  const forwarded = (res: Response) => res.headers.get("x-middleware-request-x-request-path");
+
+  it("hands server components the path and query, without the router's _rsc parameter", () => {
+    expect(forwarded(at("/jobs/0b0e"))).toBe("/jobs/0b0e");
+    expect(forwarded(at("/jobs?status=failed&page=2"))).toBe("/jobs?status=failed&page=2");
+    expect(forwarded(at("/jobs?status=failed&_rsc=1x2y3"))).toBe("/jobs?status=failed");
+  });
+
+  it("never passes on a value the visitor sent", () => {
+    const req = new NextRequest("http://127.0.0.1:3000/keys", { headers: { "x-request-path": "//evil.example" } });
+    expect(forwarded(proxy(req))).toBe("/keys");
+  });
+});

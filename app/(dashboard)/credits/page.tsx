@@ -1,6 +1,5 @@
 import type { Metadata } from "next";
-import { redirect } from "next/navigation";
-import { currentSession } from "@/lib/http/page-session";
+import { requireSession } from "@/lib/http/page-session";
 import { CreditsPanel } from "@/components/credits/credits-panel";
 import { TopUpsSection, type TopUpsAvailability } from "@/components/credits/top-ups-section";
 import { PageHeader } from "@/components/dashboard/page-header";
@@ -33,8 +32,7 @@ export default async function CreditsPage({
 }: {
   searchParams: Promise<{ page?: string | string[]; add?: string | string[] }>;
 }) {
-  const session = await currentSession();
-  if (!session) redirect("/sign-in");
+  const session = await requireSession();
   const { page: pageParam, add } = await searchParams;
   // The API's own page rule; a page the API would refuse shows the first one.
   const parsedPage = pageQuery.shape.page.safeParse(Array.isArray(pageParam) ? pageParam[0] : pageParam);

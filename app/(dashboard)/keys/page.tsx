@@ -1,6 +1,5 @@
 import type { Metadata } from "next";
-import { redirect } from "next/navigation";
-import { currentSession } from "@/lib/http/page-session";
+import { requireSession } from "@/lib/http/page-session";
 import { findProfile } from "@/lib/domain/accounts";
 import { suggestedProfileName } from "@/components/dashboard/format";
 import { WithProfile } from "@/components/profile/with-profile";
@@ -10,8 +9,7 @@ import { ApiKeysPanel } from "@/components/keys/api-keys-panel";
 export const metadata: Metadata = { title: "API keys" };
 
 export default async function ApiKeysPage() {
-  const session = await currentSession();
-  if (!session) redirect("/sign-in");
+  const session = await requireSession();
   return (
     <>
       <PageHeader

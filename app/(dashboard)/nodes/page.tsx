@@ -1,6 +1,5 @@
 import type { Metadata } from "next";
-import { redirect } from "next/navigation";
-import { currentSession } from "@/lib/http/page-session";
+import { requireSession } from "@/lib/http/page-session";
 import { suggestedProfileName } from "@/components/dashboard/format";
 import { PageHeader } from "@/components/dashboard/page-header";
 import { NodesPanel } from "@/components/nodes/nodes-panel";
@@ -12,8 +11,7 @@ import { listServices } from "@/lib/domain/services";
 export const metadata: Metadata = { title: "Nodes" };
 
 export default async function NodesPage() {
-  const session = await currentSession();
-  if (!session) redirect("/sign-in");
+  const session = await requireSession();
   const [overview, services, profile] = await Promise.all([
     nodesOverview(session.accountId),
     listServices(),

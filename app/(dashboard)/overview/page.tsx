@@ -1,6 +1,5 @@
 import type { Metadata } from "next";
-import { redirect } from "next/navigation";
-import { currentSession } from "@/lib/http/page-session";
+import { requireSession } from "@/lib/http/page-session";
 import { PageHeader } from "@/components/dashboard/page-header";
 import { OverviewStats } from "@/components/overview/overview-stats";
 import { Quickstart, type QuickstartStep } from "@/components/overview/quickstart";
@@ -16,8 +15,7 @@ import { appOrigins } from "@/lib/env";
 export const metadata: Metadata = { title: "Overview" };
 
 export default async function OverviewPage() {
-  const session = await currentSession();
-  if (!session) redirect("/sign-in");
+  const session = await requireSession();
   const { accountId } = session;
   const profile = await findProfile(accountId);
   const [balance, keys, jobs, usage, services] = await Promise.all([

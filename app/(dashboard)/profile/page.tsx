@@ -1,6 +1,5 @@
 import type { Metadata } from "next";
-import { redirect } from "next/navigation";
-import { currentSession } from "@/lib/http/page-session";
+import { requireSession } from "@/lib/http/page-session";
 import { findProfile } from "@/lib/domain/accounts";
 import { suggestedProfileName } from "@/components/dashboard/format";
 import { WithProfile } from "@/components/profile/with-profile";
@@ -11,8 +10,7 @@ import { ProfilePanel } from "@/components/profile/profile-panel";
 export const metadata: Metadata = { title: "Profile" };
 
 export default async function ProfilePage() {
-  const session = await currentSession();
-  if (!session) redirect("/sign-in");
+  const session = await requireSession();
   return (
     <>
       <PageHeader

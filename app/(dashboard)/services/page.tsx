@@ -1,6 +1,5 @@
 import type { Metadata } from "next";
-import { redirect } from "next/navigation";
-import { currentSession } from "@/lib/http/page-session";
+import { requireSession } from "@/lib/http/page-session";
 import { PageHeader } from "@/components/dashboard/page-header";
 import { ServicesCatalog } from "@/components/services/services-catalog";
 import { listServices } from "@/lib/domain/services";
@@ -8,7 +7,7 @@ import { listServices } from "@/lib/domain/services";
 export const metadata: Metadata = { title: "Services" };
 
 export default async function ServicesPage() {
-  if (!(await currentSession())) redirect("/sign-in");
+  await requireSession();
   const services = await listServices();
   return (
     <>

@@ -1,6 +1,5 @@
 import type { Metadata } from "next";
-import { redirect } from "next/navigation";
-import { currentSession } from "@/lib/http/page-session";
+import { requireSession } from "@/lib/http/page-session";
 import { PageHeader } from "@/components/dashboard/page-header";
 import { usagePeriod } from "@/components/usage/period";
 import { PeriodPicker, UsageReport } from "@/components/usage/usage-report";
@@ -16,8 +15,7 @@ export default async function UsagePage({
 }: {
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
-  const session = await currentSession();
-  if (!session) redirect("/sign-in");
+  const session = await requireSession();
   const query = await searchParams;
   const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
   const period = usagePeriod(first(query.period));

@@ -1,6 +1,5 @@
 import type { Metadata } from "next";
-import { redirect } from "next/navigation";
-import { currentSession } from "@/lib/http/page-session";
+import { requireSession } from "@/lib/http/page-session";
 import { findProfile } from "@/lib/domain/accounts";
 import { suggestedProfileName } from "@/components/dashboard/format";
 import { WithProfile } from "@/components/profile/with-profile";
@@ -10,8 +9,7 @@ import { WebhooksPanel } from "@/components/webhooks/webhooks-panel";
 export const metadata: Metadata = { title: "Webhooks" };
 
 export default async function WebhooksPage() {
-  const session = await currentSession();
-  if (!session) redirect("/sign-in");
+  const session = await requireSession();
   return (
     <>
       <PageHeader

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
-import { notFound, redirect } from "next/navigation";
-import { currentSession } from "@/lib/http/page-session";
+import { notFound } from "next/navigation";
+import { requireSession } from "@/lib/http/page-session";
 import { JobDetail } from "@/components/jobs/job-detail";
 import { JobDeliveries } from "@/components/webhooks/job-deliveries";
 import { listJobCreditEntries } from "@/lib/domain/credits";
@@ -28,8 +28,7 @@ async function readOwnedJob(accountId: string, jobId: string) {
 }
 
 export default async function JobPage({ params }: { params: Promise<{ jobId: string }> }) {
-  const session = await currentSession();
-  if (!session) redirect("/sign-in");
+  const session = await requireSession();
   const { jobId } = await params;
   const { progress, logs, credits, services } = await readOwnedJob(session.accountId, jobId);
   const serviceName = services.find((s) => s.serviceId === progress.job.serviceId)?.name ?? progress.job.serviceId;

@@ -2,9 +2,9 @@
 // server: the catalog, the balance, the example input, and (for "Run again") the developer's own earlier job.
 import type { Metadata } from "next";
 import Link from "next/link";
-import { notFound, redirect } from "next/navigation";
+import { notFound } from "next/navigation";
 import { ArrowLeftIcon } from "lucide-react";
-import { currentSession } from "@/lib/http/page-session";
+import { requireSession } from "@/lib/http/page-session";
 import { findProfile } from "@/lib/domain/accounts";
 import { formatCredits, suggestedProfileName } from "@/components/dashboard/format";
 import { PageHeader } from "@/components/dashboard/page-header";
@@ -50,8 +50,7 @@ async function seedInput(accountId: string, serviceId: string, from: string | st
 }
 
 export default async function ServicePage({ params, searchParams }: Props) {
-  const session = await currentSession();
-  if (!session) redirect("/sign-in");
+  const session = await requireSession();
   const { serviceId } = await params;
   const service = await findService(serviceId);
   if (!service) notFound();
