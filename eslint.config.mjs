@@ -84,6 +84,7 @@ export default defineConfig([
     ".bench/**",
     ".scratch/**",
     "lib/client/dist/**",
+    "lib/node/dist/**",
     "next-env.d.ts",
     "test-results/**",
     "playwright-report/**",

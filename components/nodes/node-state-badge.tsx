@@ -5,6 +5,7 @@ const looks: Record<Node["state"], { label: string; variant: BadgeVariant }> = {
   pending: { label: "Pending", variant: "muted" },
   live: { label: "Live", variant: "success" },
   draining: { label: "Draining", variant: "warning" },
+  offline: { label: "Offline", variant: "muted" },
   lost: { label: "Lost", variant: "destructive" },
   revoked: { label: "Revoked", variant: "muted" },
 };

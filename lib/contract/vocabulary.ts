@@ -90,8 +90,11 @@ export type CreditLimitReset = (typeof creditLimitResets)[number];
 export const placements = ["any", "own", "network"] as const;
 export type Placement = (typeof placements)[number];
 
-/** A node as its owner sees it (CONTRACT §12): derived from its heartbeat, drain and revocation. */
-export const nodeStates = ["pending", "live", "draining", "lost", "revoked"] as const;
+/**
+ * A node as its owner sees it (CONTRACT §12): derived from its heartbeat, drain, stop and revocation. `offline`:
+ * it stopped cleanly (said so, holding nothing); `lost`: its heartbeats stopped without a word.
+ */
+export const nodeStates = ["pending", "live", "draining", "offline", "lost", "revoked"] as const;
 export type NodeState = (typeof nodeStates)[number];
 
 /**

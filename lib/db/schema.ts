@@ -290,6 +290,8 @@ export const nodes = pgTable(
     lastHeartbeatAt: ts("last_heartbeat_at"),
     /** Set when the node announced a graceful shutdown; it claims nothing more. */
     drainingAt: ts("draining_at"),
+    /** Set when the node said it stopped cleanly (it holds nothing): shown offline, not lost; cleared when it registers. */
+    stoppedAt: ts("stopped_at"),
     revokedAt: ts("revoked_at"),
     createdAt: createdAt(),
   },

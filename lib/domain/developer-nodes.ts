@@ -24,6 +24,7 @@ const nodeNotFound = () => notFound("NODE_NOT_FOUND", "The node");
 /** The state the page and the API show, derived in SQL from the database's clock (one lease = NODE_LEASE_MS). */
 const stateSql = (): SQL<NodeState> => sql<NodeState>`case
     when ${nodes.revokedAt} is not null then 'revoked'
+    when ${nodes.stoppedAt} is not null then 'offline'
     when ${nodes.lastHeartbeatAt} is null then 'pending'
     when ${nodes.lastHeartbeatAt} < now() - make_interval(secs => ${env().NODE_LEASE_MS / 1000}) then 'lost'
     when ${nodes.drainingAt} is not null then 'draining'

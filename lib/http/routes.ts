@@ -524,7 +524,7 @@ export const routes = {
     method: "post",
     path: "/api/developers/nodes",
     summary:
-      "Add a node of your own (at most 20); its token (returned once) authenticates the node protocol, /api/nodes/*. Start it with `npm run node -- --url <api> --token <token>`",
+      "Add a node of your own (at most 20); its token (returned once) authenticates the node protocol, /api/nodes/*. Start it with `npx @execution-network/node --url <api> --token <token>`",
     tags: ["Nodes you own"],
     credential: "either",
     scope: "nodes:manage",
@@ -745,6 +745,16 @@ export const routes = {
     tags: ["Nodes"],
     credential: "node",
     response: { status: 204, description: "Draining" },
+    errors: [401, 429],
+  }),
+  stopNode: declareRoute({
+    method: "post",
+    path: "/api/nodes/stop",
+    summary: "Node: stopped cleanly (shown offline, not lost)",
+    description: `The node finished or released its jobs and sends nothing more until it registers again; anything it still holds is routed again. ${nodeRateDescription}`,
+    tags: ["Nodes"],
+    credential: "node",
+    response: { status: 204, description: "Stopped" },
     errors: [401, 429],
   }),
   startExecution: declareRoute({

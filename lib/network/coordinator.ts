@@ -74,7 +74,7 @@ export async function registerNode(node: NodeRow, registration: NodeRegistration
   await d.transaction(async (tx) => {
     await tx
       .update(nodes)
-      .set({ ...offerOf(node, registration), lastHeartbeatAt: sql`now()`, drainingAt: null })
+      .set({ ...offerOf(node, registration), lastHeartbeatAt: sql`now()`, drainingAt: null, stoppedAt: null })
       .where(eq(nodes.id, node.id));
     await loseHeldJobs(tx, node.id, "node restarted");
   });
@@ -100,6 +100,22 @@ export async function drainNode(node: NodeRow) {
     .update(nodes)
     .set({ drainingAt: sql`now()` })
     .where(eq(nodes.id, node.id));
+}
+
+/**
+ * A node that stopped cleanly: it finished or gave back its jobs and sends nothing more until it registers
+ * again, so it shows offline rather than lost. Anything it still holds is routed again, as on a restart.
+ */
+export async function stopNode(node: NodeRow) {
+  await (
+    await db()
+  ).transaction(async (tx) => {
+    await tx
+      .update(nodes)
+      .set({ drainingAt: sql`coalesce(${nodes.drainingAt}, now())`, stoppedAt: sql`now()` })
+      .where(eq(nodes.id, node.id));
+    await loseHeldJobs(tx, node.id, "node stopped");
+  });
 }
 
 export async function liveNodeCount(): Promise<number> {

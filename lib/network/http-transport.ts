@@ -92,5 +92,6 @@ export function httpTransport(options: HttpTransportOptions): CoordinatorTranspo
     fail: (jobId, attempt, failure) => call(`jobs/${jobId}/fail`, { attempt, ...failure }),
     release: (jobId, attempt, reason) => call(`jobs/${jobId}/release`, { attempt, reason }),
     drain: () => call("drain", {}),
+    stop: () => call("stop", {}),
   };
 }

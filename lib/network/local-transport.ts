@@ -41,5 +41,6 @@ export function localTransport(token: string): CoordinatorTransport {
     release: async (jobId, attempt, reason) =>
       revoking(async () => reports.releaseJob(await self(), jobId, attempt, reason)),
     drain: async () => coordinator.drainNode(await self()),
+    stop: async () => coordinator.stopNode(await self()),
   };
 }

@@ -90,6 +90,8 @@ export class NodeAgent {
     }
     this.stopped.abort();
     await Promise.allSettled(this.loops);
+    // Said last, once nothing more will be sent: the node then shows offline instead of lost.
+    await this.transport.stop().catch((err: unknown) => this.log.warn("stop report failed", { err }));
     this.log.info("node stopped", { released: timedOut ? this.running.size : 0 });
   }
 

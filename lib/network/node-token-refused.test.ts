@@ -22,6 +22,7 @@ function refusingTransport(refuseAfterClaims: number) {
     fail: async () => undefined,
     release: async () => undefined,
     drain: async () => undefined,
+    stop: async () => undefined,
   };
   return { transport, claims: () => claims };
 }

@@ -25,6 +25,8 @@ export interface CoordinatorTransport {
   fail(jobId: string, attempt: number, failure: ExecutionFailure): Promise<void>;
   release(jobId: string, attempt: number, reason: string): Promise<void>;
   drain(): Promise<void>;
+  /** The node has stopped: it finished or released its jobs and sends nothing more until it registers again. */
+  stop(): Promise<void>;
 }
 
 /** The coordinator refused a report: the node does not hold the job (it ended or moved on), so it stops it. */

@@ -201,6 +201,30 @@ describe("a node token", () => {
   });
 });
 
+describe("a node's state after it stops", () => {
+  const stateOf = async (nodeId: string) =>
+    ((await (await ctx.dev.session(`/api/developers/nodes/${nodeId}`)).json()) as { state: string }).state;
+  /** As if the node's last heartbeat were older than a lease: what silence looks like to the server. */
+  const silentSinceALease = (nodeId: string) =>
+    rowsOf(sql`update nodes set last_heartbeat_at = now() - interval '1 hour' where id = ${nodeId}`);
+
+  it("is offline when it said it stopped, lost when it went silent, and live again once it registers", async () => {
+    const stopped = await (await addNode()).json();
+    const silent = await (await addNode()).json();
+    for (const { token } of [stopped, silent]) expect((await register(token)).status).toBe(200);
+
+    expect((await asNode(stopped.token, "drain", {})).status).toBe(204);
+    expect(await stateOf(stopped.nodeId)).toBe("draining");
+    expect((await asNode(stopped.token, "stop", {})).status).toBe(204);
+    await Promise.all([silentSinceALease(stopped.nodeId), silentSinceALease(silent.nodeId)]);
+    expect(await stateOf(stopped.nodeId)).toBe("offline");
+    expect(await stateOf(silent.nodeId)).toBe("lost");
+
+    expect((await register(stopped.token)).status).toBe(200);
+    expect(await stateOf(stopped.nodeId)).toBe("live");
+  });
+});
+
 describe("a claim already waiting when its node's token changes", () => {
   // A long poll authenticates once, at its start: what it may receive must be decided at each claim, by the
   // token that is current then, or a stolen (rotated away) or revoked token keeps receiving jobs and inputs.

@@ -87,6 +87,7 @@ const contractPaths = [
   "/api/nodes/heartbeat",
   "/api/nodes/claim",
   "/api/nodes/drain",
+  "/api/nodes/stop",
   "/api/nodes/jobs/{jobId}/start",
   "/api/nodes/jobs/{jobId}/progress",
   "/api/nodes/jobs/{jobId}/complete",

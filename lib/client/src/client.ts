@@ -358,7 +358,7 @@ export class ExecutionClient extends RequestCore {
 
   /**
    * Your own execution nodes (CONTRACT §12). Needs `nodes:manage`. A node's token is returned only by
-   * `create` and `rotateToken`; start the node with `npm run node -- --url <api> --token <token>`.
+   * `create` and `rotateToken`; start the node with `npx @execution-network/node --url <api> --token <token>`.
    */
   readonly nodes = {
     /** Adds a node (at most 20; 409 `LIMIT_REACHED`). The token in the answer is shown once. */

@@ -280,7 +280,7 @@ export interface CreateJobParams {
 // ── Nodes you own (CONTRACT §12) ──────────────────────────────────────────────────────────────────
 
 /** `pending` until the node first registers or heart-beats; `lost` once its heartbeats stopped. */
-export type NodeState = "pending" | "live" | "draining" | "lost" | "revoked";
+export type NodeState = "pending" | "live" | "draining" | "offline" | "lost" | "revoked";
 
 /** One of your own execution nodes. */
 export interface Node {

@@ -1,10 +1,11 @@
 // CPU-bound providers run in a worker-thread pool (piscina), never on the server's event loop: a heavy
 // job can occupy a worker, not stall HTTP. The worker (cpu-worker.ts) is TypeScript loaded through tsx,
-// from the project root, the same way under `next start`, vitest and `tsx scripts/node.ts`.
-import path from "node:path";
+// from the project root, the same way under `next start`, vitest and `tsx scripts/node.ts` (the node
+// package runs its build of the same file: files.ts).
 import { Piscina } from "piscina";
 import { limits } from "@/lib/limits";
 import type { ServiceInput } from "@/lib/domain/catalog";
+import { providerFiles } from "./files";
 import type { CpuOutcome, CpuServiceId, CpuTask } from "./cpu-worker";
 import { ProviderError, type Provider, type ProviderContext } from "./types";
 
@@ -13,9 +14,10 @@ type GlobalWithPool = typeof globalThis & { [poolKey]?: Piscina<CpuTask, CpuOutc
 
 function cpuPool(): Piscina<CpuTask, CpuOutcome> {
   const g = globalThis as GlobalWithPool;
+  const { cpuWorker, cpuWorkerExecArgv } = providerFiles();
   g[poolKey] ??= new Piscina<CpuTask, CpuOutcome>({
-    filename: path.join(process.cwd(), "lib", "network", "providers", "cpu-worker.ts"),
-    execArgv: ["--import", "tsx"],
+    filename: cpuWorker,
+    execArgv: cpuWorkerExecArgv,
     minThreads: 1,
     maxThreads: limits.providerThreads,
     idleTimeout: 60_000,

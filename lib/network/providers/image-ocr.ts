@@ -6,6 +6,7 @@ import path from "node:path";
 const { createRequire } = process.getBuiltinModule("node:module") as typeof import("node:module");
 import { createWorker, OEM, type Worker as TesseractWorker, type Page, type Bbox } from "tesseract.js";
 import { inspectImage, type DecodedImage } from "@/lib/domain/image-input";
+import { providerFiles } from "./files";
 import { ProviderError, type Provider, type ProviderContext } from "./types";
 
 const poolSize = 2;
@@ -13,11 +14,11 @@ const maxWordsReported = 2_000;
 
 /**
  * The folder holding eng.traineddata.gz ("best_int": LSTM-only and small). Resolved from the project root
- * at run time: inside a Next.js server bundle `createRequire(import.meta.url).resolve` is rewritten by the
+ * (or the node package's folder) at run time: inside a Next.js server bundle `createRequire(import.meta.url).resolve` is rewritten by the
  * bundler into a module id, so the path must not be resolved relative to this file.
  */
 function englishLangPath(): string {
-  const packageJson = createRequire(path.join(process.cwd(), "package.json")).resolve(
+  const packageJson = createRequire(path.join(providerFiles().resolveFrom, "package.json")).resolve(
     "@tesseract.js-data/eng/package.json",
   );
   return path.join(path.dirname(packageJson), "4.0.0_best_int");

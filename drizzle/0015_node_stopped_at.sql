@@ -1,0 +1,1 @@
+ALTER TABLE "nodes" ADD COLUMN "stopped_at" timestamp (3) with time zone;
