@@ -147,6 +147,22 @@ const envSchema = z.object({
   PAYMENTS_SCAN_BLOCKS: intFromEnv(2_000, 1),
   /** A submitted transaction not mined within this long is failed as DROPPED (default 1 h). */
   PAYMENTS_DROP_AFTER_MS: intFromEnv(3_600_000, 1),
+  // Pay per call with x402 (CONTRACT §15): on when the payments above are and this key is set.
+  /** The private key (32 bytes, hex) of the gas-funded address that sends x402 settlements; it receives nothing. */
+  PAYMENTS_SETTLER_KEY: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{64}$/, "expected a 0x private key of 64 hexadecimal digits")
+    .optional(),
+  /** Below this many wei of ETH the settler shows as low in /api/health (default 0.01 ETH). */
+  PAYMENTS_SETTLER_MIN_WEI: z
+    .string()
+    .regex(/^[0-9]{1,30}$/, "expected a whole number of wei")
+    .default("10000000000000000")
+    .transform((value) => BigInt(value)),
+  /** How long a settlement may take to be included before it is sent again, then reported (default 2 min). */
+  PAYMENTS_SETTLEMENT_TIMEOUT_MS: intFromEnv(120_000, 100),
+  /** Paid calls per minute per payer address, and per client address (checked before any RPC call); 0 disables. */
+  X402_RATE_PER_MINUTE: intFromEnv(60, 0),
   // WalletConnect on sign-in (a QR code for a phone wallet): offered only when a project id is set. The names are
   // NEXT_PUBLIC_ as WalletConnect's own docs spell them, but the sign-in page reads them here at run time and
   // hands them to the browser, so changing them needs a restart, not a rebuild.
@@ -225,6 +241,25 @@ export interface PaymentsConfig {
   pollMs: number;
   scanBlocks: bigint;
   dropAfterMs: number;
+}
+
+/** Pay per call (CONTRACT §15): the top-up configuration plus the settler. */
+export interface X402Config extends PaymentsConfig {
+  settlerKey: `0x${string}`;
+  settlerMinWei: bigint;
+  settlementTimeoutMs: number;
+}
+
+/** The x402 configuration, or undefined when pay per call is off (no payments, or no settler key). */
+export function x402Config(config: Env = env()): X402Config | undefined {
+  const payments = paymentsConfig(config);
+  if (!payments || !config.PAYMENTS_SETTLER_KEY) return undefined;
+  return {
+    ...payments,
+    settlerKey: config.PAYMENTS_SETTLER_KEY as `0x${string}`,
+    settlerMinWei: config.PAYMENTS_SETTLER_MIN_WEI,
+    settlementTimeoutMs: config.PAYMENTS_SETTLEMENT_TIMEOUT_MS,
+  };
 }
 
 /** The top-up configuration, or undefined when top-ups are not enabled on this deployment. */

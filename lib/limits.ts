@@ -42,6 +42,10 @@ export const limits = {
   get signInRequestsPerMinutePerIp() {
     return env().SIGN_IN_RATE_PER_MINUTE;
   },
+  /** Paid calls (x402) per minute per payer address, and per client address; 0 disables. */
+  get x402RequestsPerMinute() {
+    return env().X402_RATE_PER_MINUTE;
+  },
   /** Node-protocol requests per minute per developer's node (the network's nodes are the operator's own); 0 disables. */
   get developerNodeRequestsPerMinute() {
     return env().NODE_RATE_PER_MINUTE;

@@ -56,6 +56,24 @@ export type PaymentRefusalReason = (typeof paymentRefusalReasons)[number];
  */
 export const topUpFailureReasons = [...paymentRefusalReasons, "DROPPED", "UNRECORDABLE"] as const;
 export type TopUpFailureReason = (typeof topUpFailureReasons)[number];
+
+/**
+ * Pay per call (CONTRACT §15): an x402 payment's states, from its authorization's nonce reserved to its
+ * settlement included (then its job exists) or refused.
+ */
+export const x402PaymentStatuses = ["reserved", "settling", "settled", "failed"] as const;
+export type X402PaymentStatus = (typeof x402PaymentStatuses)[number];
+/** Why a payment was refused (PAYMENT-RESPONSE's errorReason), as CONTRACT §15 names them. */
+export const x402ErrorReasons = [
+  "invalid_signature",
+  "insufficient_funds",
+  "invalid_amount",
+  "expired",
+  "nonce_used",
+  "wrong_network",
+  "settlement_failed",
+] as const;
+export type X402ErrorReason = (typeof x402ErrorReasons)[number];
 export const scopes = [
   "services:read",
   "services:execute",

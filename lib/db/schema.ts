@@ -12,7 +12,7 @@ import {
   scopes,
   serviceStatuses,
 } from "@/lib/contract/vocabulary";
-import { topUpFailureReasons, topUpStatuses } from "@/lib/contract/vocabulary";
+import { topUpFailureReasons, topUpStatuses, x402ErrorReasons, x402PaymentStatuses } from "@/lib/contract/vocabulary";
 import {
   bigint,
   boolean,
@@ -234,6 +234,64 @@ export const topUps = pgTable(
       .on(t.fromAddress)
       .where(sql`account_id is null`),
   ],
+);
+
+/**
+ * Pay per call (CONTRACT §15): one row per EIP-3009 authorization, written before any work is done for it, so
+ * an authorization is settled at most once whatever the concurrency, and a retry finds what became of it.
+ */
+export const x402Payments = pgTable(
+  "x402_payments",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    chainId: integer("chain_id").notNull(),
+    /** The token (checksummed). */
+    tokenAddress: text("token_address").notNull(),
+    /** The payer, the authorization's `from` (checksummed). */
+    fromAddress: text("from_address").notNull(),
+    /** The authorization's bytes32 nonce, lower-case 0x hex. */
+    nonce: text("nonce").notNull(),
+    status: text("status", { enum: x402PaymentStatuses }).notNull(),
+    serviceId: text("service_id").notNull(),
+    /** The request's fingerprint (service, input, placement): a retry with the same key must be the same request. */
+    fingerprint: text("fingerprint").notNull(),
+    idempotencyKey: text("idempotency_key"),
+    value: numeric("value", { precision: 78, scale: 0 }).notNull(),
+    settlementTxHash: text("settlement_tx_hash"),
+    settlerNonce: bigint("settler_nonce", { mode: "number" }),
+    accountId: uuid("account_id").references(() => accounts.id),
+    jobId: uuid("job_id"),
+    failureReason: text("failure_reason", { enum: x402ErrorReasons }),
+    createdAt: createdAt(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex("x402_payments_authorization_idx").on(t.chainId, t.tokenAddress, t.fromAddress, t.nonce)],
+);
+
+/**
+ * The settler's next transaction nonce per chain: settlements take it in turn under this row's lock, so
+ * instances sharing one PostgreSQL database never send two with one nonce.
+ */
+export const x402Settlers = pgTable(
+  "x402_settlers",
+  {
+    chainId: integer("chain_id").notNull(),
+    address: text("address").notNull(),
+    nextNonce: bigint("next_nonce", { mode: "number" }).notNull(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.chainId, t.address] })],
+);
+
+/** A paid call's access token (`jt_…`, shown once): only its SHA-256 is kept. It reads that one job. */
+export const jobAccessTokens = pgTable(
+  "job_access_tokens",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    jobId: uuid("job_id").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("job_access_tokens_job_idx").on(t.jobId)],
 );
 
 /**

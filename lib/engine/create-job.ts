@@ -8,7 +8,7 @@
 // its commit).
 import { sql, type SQL } from "drizzle-orm";
 import { executeShaped, sqlLiterals } from "@/lib/db/prepared-statements";
-import type { Db } from "@/lib/db/database";
+import type { Tx } from "@/lib/db/database";
 import { accounts, apiKeys, creditLedger, idempotencyKeys, jobs } from "@/lib/db/schema";
 import { DomainError } from "@/lib/domain/errors";
 import { signal, signalsInline, workChannel } from "@/lib/domain/signals";
@@ -100,9 +100,14 @@ function batchEntry(job: NewJob, i: number) {
 /**
  * Creates the jobs (all `createdTogether`), or writes nothing and throws: alone, 402 when the balance or the
  * key's limit is short; several, RefusedTogether. A concurrent request with one of their idempotency keys
- * fails the whole statement on the key's primary key.
+ * fails the whole statement on the key's primary key. Inside a caller's transaction (`d` one), the nodes are
+ * woken by the NOTIFY its commit delivers, never before: a claim woken earlier would not see the jobs yet.
  */
-export async function createJobs(d: Db, batch: NewJob[]): Promise<ExecutionJob[]> {
+export async function createJobs(
+  d: Tx,
+  batch: NewJob[],
+  { inTransaction = false }: { inTransaction?: boolean } = {},
+): Promise<ExecutionJob[]> {
   const [first] = batch;
   const { row } = first;
   const inline = await signalsInline();
@@ -143,7 +148,8 @@ export async function createJobs(d: Db, batch: NewJob[]): Promise<ExecutionJob[]
       );
     throw insufficientCredits(first);
   }
-  await work?.committed();
+  if (inTransaction) work?.abandoned();
+  else await work?.committed();
   if (!inline) {
     // PGlite: its in-process bus, now that the jobs are committed.
     for (const serviceId of serviceIds) await signal(d, workChannel, serviceId);

@@ -50,7 +50,7 @@ function cachedService(d: Db, serviceId: string): Promise<ServiceRow | undefined
 }
 
 /** Service (404, 409 disabled), then input (422): the job a valid submission creates. */
-async function checkSubmission(d: Db, submission: Submission, fingerprint: string | undefined): Promise<NewJob> {
+export async function checkSubmission(d: Db, submission: Submission, fingerprint: string | undefined): Promise<NewJob> {
   const { accountId, serviceId } = submission;
   const service = isServiceId(serviceId) ? await cachedService(d, serviceId) : undefined;
   if (!service || !isServiceId(serviceId))

@@ -11,11 +11,13 @@ import { parseOr400, queryOf, readJson } from "./body";
 import {
   checkOrigin,
   requireApiKey,
+  requireApiKeyOrPayment,
   requireDeveloper,
   requireNode,
   requireSession,
   type DeveloperPrincipal,
   type KeyPrincipal,
+  type PayerPrincipal,
   type SessionPrincipal,
 } from "./guards";
 import { rateLimitHeadersOf } from "./rate-limit";
@@ -78,11 +80,13 @@ type PrincipalOf<C extends Credential> = C extends "session"
   ? SessionPrincipal
   : C extends "apiKey"
     ? KeyPrincipal
-    : C extends "either"
-      ? DeveloperPrincipal
-      : C extends "node"
-        ? NodeRow
-        : undefined;
+    : C extends "apiKeyOrPayment"
+      ? KeyPrincipal | PayerPrincipal
+      : C extends "either"
+        ? DeveloperPrincipal
+        : C extends "node"
+          ? NodeRow
+          : undefined;
 
 type JsonInit = { status?: number; headers?: Record<string, string> };
 
@@ -114,6 +118,8 @@ async function authorize(req: Request, route: RouteSpec): Promise<unknown> {
       return requireSession(req);
     case "apiKey":
       return requireApiKey(req, route.scope as Scope);
+    case "apiKeyOrPayment":
+      return requireApiKeyOrPayment(req, route.scope as Scope);
     case "either":
       return requireDeveloper(req, route.scope as Scope);
     case "node":

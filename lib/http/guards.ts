@@ -2,7 +2,7 @@
 import { authenticateApiKey, type ApiKeyPrincipal } from "@/lib/domain/api-keys";
 import { DomainError } from "@/lib/domain/errors";
 import type { Scope } from "@/lib/contract/vocabulary";
-import { appOrigins } from "@/lib/env";
+import { appOrigins, x402Config } from "@/lib/env";
 import { limits } from "@/lib/limits";
 import { clientAddressOf } from "./client-address";
 import { consumeRateLimit } from "./rate-limit";
@@ -21,6 +21,11 @@ export interface KeyPrincipal extends ApiKeyPrincipal {
 }
 
 export type DeveloperPrincipal = SessionPrincipal | KeyPrincipal;
+
+/** A caller with neither an API key nor a session, on a route it may pay for per call (x402, CONTRACT §15). */
+export interface PayerPrincipal {
+  kind: "payment";
+}
 
 const mutating = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
@@ -54,6 +59,15 @@ export async function requireApiKey(req: Request, scope: Scope): Promise<KeyPrin
     throw new DomainError("INSUFFICIENT_SCOPE", `This API key lacks the ${scope} scope.`, { requiredScope: scope });
   }
   return { kind: "apiKey", ...principal };
+}
+
+/**
+ * Routes a caller may pay for per call: an API key as on any API-key route, or, with pay per call enabled,
+ * no credential at all (neither a key nor a session): the payment is the credential, checked by the handler.
+ */
+export async function requireApiKeyOrPayment(req: Request, scope: Scope): Promise<KeyPrincipal | PayerPrincipal> {
+  if (!req.headers.has("x-api-key") && x402Config() && !signedInOf(await readSession(req))) return { kind: "payment" };
+  return requireApiKey(req, scope);
 }
 
 /** Read routes open to both contexts: an API key when `x-api-key` is sent, else the wallet session. */

@@ -8,6 +8,8 @@ import { isRateLimited, routes, type Credential, type RouteSpec } from "./routes
 const security: Record<Credential, RouteConfig["security"]> = {
   session: [{ walletSession: [] }],
   apiKey: [{ apiKey: [] }],
+  // No credential at all is the x402 payment (CONTRACT §15): the empty requirement.
+  apiKeyOrPayment: [{ apiKey: [] }, {}],
   either: [{ apiKey: [] }, { walletSession: [] }],
   node: [{ nodeToken: [] }],
   origin: [],

@@ -17,10 +17,11 @@ import { limits } from "@/lib/limits";
 
 /**
  * Who may call: a wallet `session`, an `apiKey` (with `scope`), `either` of them (API key when `x-api-key` is
- * sent), an execution `node` token, `origin` (no credential, but a mutation must come from the app itself:
+ * sent), an API key or, without any credential, an x402 payment for the call (`apiKeyOrPayment`, CONTRACT §15,
+ * when pay per call is enabled), an execution `node` token, `origin` (no credential, but a mutation must come from the app itself:
  * CSRF defence) or `none`.
  */
-export type Credential = "session" | "apiKey" | "either" | "node" | "origin" | "none";
+export type Credential = "session" | "apiKey" | "apiKeyOrPayment" | "either" | "node" | "origin" | "none";
 export type Method = "get" | "post" | "put" | "patch" | "delete";
 
 type Maybe<T> = T | undefined;
@@ -51,7 +52,7 @@ export interface RouteSpec<
   tags: string[];
   credential: C;
   /** Required scope for API keys (`apiKey` and `either` routes). */
-  scope?: C extends "apiKey" | "either" ? Scope : never;
+  scope?: C extends "apiKey" | "apiKeyOrPayment" | "either" ? Scope : never;
   params?: P;
   query?: Q;
   /** Documented request headers (read by the handler). */
@@ -67,7 +68,7 @@ export interface RouteSpec<
 }
 
 /** The credentials whose guard counts requests against a rate limit (guards.ts): the key's, the account's, a developer's node's. */
-const rateLimitedCredentials: readonly Credential[] = ["session", "apiKey", "either", "node"];
+const rateLimitedCredentials: readonly Credential[] = ["session", "apiKey", "apiKeyOrPayment", "either", "node"];
 
 /** Whether a request to `route` can be refused with 429 RATE_LIMITED (and carries RateLimit-* headers). */
 export const isRateLimited = (route: RouteSpec): boolean =>
@@ -83,7 +84,7 @@ export function declareRoute<
   B extends Maybe<z.ZodType> = undefined,
   R extends Maybe<z.ZodType> = undefined,
 >(
-  spec: RouteSpec<C, P, Q, B, R> & (C extends "apiKey" | "either" ? { scope: Scope } : unknown),
+  spec: RouteSpec<C, P, Q, B, R> & (C extends "apiKey" | "apiKeyOrPayment" | "either" ? { scope: Scope } : unknown),
 ): RouteSpec<C, P, Q, B, R> {
   return spec;
 }
@@ -272,13 +273,16 @@ export const routes = {
     path: "/api/marketplace/services/{id}/execute",
     summary: "Submit a job for a service (asynchronous)",
     tags: ["Jobs"],
-    credential: "apiKey",
+    credential: "apiKeyOrPayment",
     scope: "services:execute",
     params: z.object({ id: z.string() }),
     headers: idempotencyHeaders,
     body: { schema: s.ExecuteRequest, maxBytes: ({ id }) => bodyLimitOf(id) },
     response: { status: 202, schema: s.ExecutionJob },
     errors: submissionErrors,
+    errorNotes: {
+      402: "With an API key: INSUFFICIENT_CREDITS or KEY_CREDIT_LIMIT. Without any credential, when pay per call is enabled (x402, CONTRACT §15): the offer, with the `PAYMENT-REQUIRED` header (x402 v2, base64 JSON) and the x402 v1 body; after a refused payment the same, with `PAYMENT-RESPONSE` `{success: false, errorReason}`. A paid call answers 202 with the job plus `accessToken` (`jt_…`, shown once) and `PAYMENT-RESPONSE`.",
+    },
   }),
   // The service's own limit applies, as on execute; it is known once the payload names the service.
   createJob: declareRoute({

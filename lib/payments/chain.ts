@@ -63,7 +63,8 @@ const rpcHealth = processState("payments-rpc-health", () => ({ lastOutcome: "ok"
 /** Whether the payments RPC answered the last call (for /api/health). */
 export const paymentsRpcHealth = () => rpcHealth.lastOutcome;
 
-async function rpc<T>(call: () => Promise<T>): Promise<T> {
+/** Runs a call on the payments RPC, recording whether it answered; a failure becomes PaymentsRpcError. */
+export async function rpc<T>(call: () => Promise<T>): Promise<T> {
   try {
     const value = await call();
     rpcHealth.lastOutcome = "ok";
@@ -84,7 +85,8 @@ async function rpc<T>(call: () => Promise<T>): Promise<T> {
 
 const clients = new Map<string, PublicClient>();
 
-function clientOf(config: PaymentsConfig): PublicClient {
+/** The server's one client of its payments RPC (per URL). */
+export function clientOf(config: PaymentsConfig): PublicClient {
   let client = clients.get(config.rpcUrl);
   if (!client) {
     // No caching and no retries of our own: the watcher's loop retries with backoff, a request answers 503.

@@ -79,7 +79,7 @@ describe("route declarations", () => {
 
   it("asks API keys for a scope on every apiKey and either route", () => {
     for (const route of Object.values(routes) as RouteSpec[]) {
-      if (route.credential === "apiKey" || route.credential === "either")
+      if (route.credential === "apiKey" || route.credential === "apiKeyOrPayment" || route.credential === "either")
         expect(route.scope, `${route.method} ${route.path}`).toBeTruthy();
     }
   });

@@ -167,6 +167,41 @@ export const paymentBatchAbi = [
   },
 ] as const;
 
+/** AuthorizedToken (contracts/AuthorizedToken.sol): an ERC-20 with EIP-3009 transferWithAuthorization. */
+export const authorizedTokenAbi = [
+  {
+    type: "constructor",
+    stateMutability: "nonpayable",
+    inputs: [
+      { name: "name_", type: "string" },
+      { name: "symbol_", type: "string" },
+      { name: "version_", type: "string" },
+      { name: "decimals_", type: "uint8" },
+    ],
+  },
+  { type: "function", name: "name", stateMutability: "view", inputs: [], outputs: [{ name: "", type: "string" }] },
+  { type: "function", name: "version", stateMutability: "view", inputs: [], outputs: [{ name: "", type: "string" }] },
+  {
+    type: "function",
+    name: "DOMAIN_SEPARATOR",
+    stateMutability: "view",
+    inputs: [],
+    outputs: [{ name: "", type: "bytes32" }],
+  },
+  {
+    type: "function",
+    name: "authorizationState",
+    stateMutability: "view",
+    inputs: [
+      { name: "", type: "address" },
+      { name: "", type: "bytes32" },
+    ],
+    outputs: [{ name: "", type: "bool" }],
+  },
+] as const;
+
+export const authorizedTokenDefaults = { name: "USD Coin", symbol: "USDC", version: "2", decimals: 6 } as const;
+
 export interface CompiledContract {
   abi: Abi;
   bytecode: Hex;
@@ -175,7 +210,7 @@ export interface CompiledContract {
 export interface LocalChain {
   rpcUrl: string;
   chainId: number;
-  /** TestToken "Test USD" / "tUSD", 6 decimals, deployed by `deployer`. */
+  /** TestToken "Test USD" / "tUSD" (or, with `token: "eip3009"`, AuthorizedToken "USD Coin" / "USDC"), 6 decimals, deployed by `deployer`. */
   token: Address;
   /** Receives payments; not the deployer. */
   treasury: Address;
@@ -190,6 +225,13 @@ export interface LocalChain {
   /** A transfer that is mined but reverts (amount above the balance, explicit gas so estimation does not refuse it). */
   transferThatReverts(from: PrivateKeyAccount, to: Address, amount: bigint): Promise<Hash>;
   deployToken(opts?: { name?: string; symbol?: string; decimals?: number }): Promise<Address>;
+  /** An AuthorizedToken (EIP-3009), its EIP-712 domain `name`/`version` (defaults: "USD Coin", "2"). */
+  deployAuthorizedToken(opts?: {
+    name?: string;
+    symbol?: string;
+    version?: string;
+    decimals?: number;
+  }): Promise<Address>;
   deployForwarder(owner: PrivateKeyAccount): Promise<Address>;
   deployBatch(): Promise<Address>;
   /** ERC-20 approve of `spender` by `owner` for `amount` of `token`. */
@@ -228,6 +270,8 @@ export interface StartLocalChainOptions {
   log?: boolean;
   /** Default: a fresh random address, so no test can accidentally sign for it. */
   treasury?: Address;
+  /** `token`'s kind: the plain ERC-20 (default) or AuthorizedToken, with EIP-3009 (x402 tests). */
+  token?: "erc20" | "eip3009";
 }
 
 const ethDefault = parseEther("10");
@@ -244,7 +288,12 @@ function repoRoot(): string {
   }
 }
 
-type Compiled = { TestToken: CompiledContract; PaymentForwarder: CompiledContract; PaymentBatch: CompiledContract };
+type Compiled = {
+  TestToken: CompiledContract;
+  PaymentForwarder: CompiledContract;
+  PaymentBatch: CompiledContract;
+  AuthorizedToken: CompiledContract;
+};
 let compiled: Compiled | undefined;
 
 /** Compiles contracts/*.sol with solc-js in this process (no download, no network); memoised. */
@@ -253,7 +302,7 @@ export function compileContracts(): Compiled {
   const root = repoRoot();
   // solc ships no types; this is the one function used.
   const solc = createRequire(path.join(root, "package.json"))("solc") as { compile(input: string): string };
-  const files = ["TestToken.sol", "PaymentForwarder.sol", "PaymentBatch.sol"];
+  const files = ["TestToken.sol", "PaymentForwarder.sol", "PaymentBatch.sol", "AuthorizedToken.sol"];
   const input = {
     language: "Solidity",
     sources: Object.fromEntries(
@@ -282,6 +331,7 @@ export function compileContracts(): Compiled {
     TestToken: pick("TestToken.sol", "TestToken"),
     PaymentForwarder: pick("PaymentForwarder.sol", "PaymentForwarder"),
     PaymentBatch: pick("PaymentBatch.sol", "PaymentBatch"),
+    AuthorizedToken: pick("AuthorizedToken.sol", "AuthorizedToken"),
   };
   return compiled;
 }
@@ -415,7 +465,7 @@ export async function startLocalChain(opts: StartLocalChainOptions = {}): Promis
     }
   }
   const process_ = ganache;
-  const { TestToken, PaymentForwarder, PaymentBatch } = compileContracts();
+  const { TestToken, PaymentForwarder, PaymentBatch, AuthorizedToken } = compileContracts();
   const rpcUrl = `http://127.0.0.1:${port}`;
 
   const chain = defineChain({
@@ -534,6 +584,20 @@ export async function startLocalChain(opts: StartLocalChainOptions = {}): Promis
       return deploy(TestToken.bytecode, data);
     },
 
+    async deployAuthorizedToken({
+      name = authorizedTokenDefaults.name,
+      symbol = authorizedTokenDefaults.symbol,
+      version = authorizedTokenDefaults.version,
+      decimals = authorizedTokenDefaults.decimals,
+    } = {}) {
+      const data = encodeDeployData({
+        abi: authorizedTokenAbi,
+        bytecode: AuthorizedToken.bytecode,
+        args: [name, symbol, version, decimals],
+      });
+      return deploy(AuthorizedToken.bytecode, data);
+    },
+
     async deployForwarder(owner) {
       const data = encodeDeployData({
         abi: paymentForwarderAbi,
@@ -600,7 +664,7 @@ export async function startLocalChain(opts: StartLocalChainOptions = {}): Promis
   };
 
   try {
-    local.token = await local.deployToken();
+    local.token = opts.token === "eip3009" ? await local.deployAuthorizedToken() : await local.deployToken();
   } catch (error) {
     await process_.kill();
     throw error;

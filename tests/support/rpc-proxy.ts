@@ -16,6 +16,8 @@ export interface RpcProxy {
   hideTransaction(txHash: string, hidden: boolean): void;
   /** Calls with `value` among their parameters answer a JSON-RPC error while set (one transaction's calls fail). */
   failCallsNaming(value: string, failing: boolean): void;
+  /** Runs `hook` (awaited) before each single call of `method` is forwarded, until cleared with `beforeForwarding(method)`. */
+  beforeForwarding(method: string, hook?: () => Promise<void>): void;
   /** How many calls of each method went through. */
   calls: Map<string, number>;
   /** How many calls went through (or were answered as lagging) with `value` among their parameters. */
@@ -39,6 +41,7 @@ export async function startRpcProxy(upstream: string): Promise<RpcProxy> {
   const hidden = new Set<string>();
   const poisoned = new Set<string>();
   const seenParams: string[] = [];
+  const hooks = new Map<string, () => Promise<void>>();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -86,7 +89,9 @@ export async function startRpcProxy(upstream: string): Promise<RpcProxy> {
           .end(JSON.stringify(Array.isArray(parsed) ? answers : answers[0]));
         return;
       }
-      fetch(upstream, { method: "POST", headers: { "content-type": "application/json" }, body })
+      const hook = Array.isArray(parsed) ? undefined : hooks.get(parsed.method ?? "");
+      (hook ? hook() : Promise.resolve())
+        .then(() => fetch(upstream, { method: "POST", headers: { "content-type": "application/json" }, body }))
         .then(async (answer) =>
           res.writeHead(answer.status, { "content-type": "application/json" }).end(await answer.text()),
         )
@@ -103,6 +108,7 @@ export async function startRpcProxy(upstream: string): Promise<RpcProxy> {
       void (isHidden ? hidden.add(txHash.toLowerCase()) : hidden.delete(txHash.toLowerCase())),
     failCallsNaming: (value, failing) =>
       void (failing ? poisoned.add(value.toLowerCase()) : poisoned.delete(value.toLowerCase())),
+    beforeForwarding: (method, hook) => void (hook ? hooks.set(method, hook) : hooks.delete(method)),
     calls,
     callsNaming: (value) => seenParams.filter((params) => params.includes(value.toLowerCase())).length,
     close: () => new Promise((resolve) => server.close(() => resolve())),

@@ -1,0 +1,247 @@
+// Pay per call (CONTRACT §15): a caller with a wallet and no account pays for one call with an EIP-3009
+// authorization, and the job follows the money. In order: the checks that need no chain (against the server's
+// own terms), a replay for a retried Idempotency-Key, the authorization's nonce reserved (one row, before any
+// work), the chain's word (authorization unused, balance, a simulation), the settlement sent in the settler's
+// turn and waited for; only once it is included with status 1 are the payer's account, the top-up of the
+// whole payment, the job and its charge written, in one transaction.
+import type { Address } from "viem";
+import type { ExecutionJob } from "@/lib/contract/schemas";
+import { x402ErrorReasons, type X402ErrorReason } from "@/lib/contract/vocabulary";
+import type { X402Config } from "@/lib/env";
+import { log } from "@/lib/log";
+import { accounts, x402Payments } from "@/lib/db/schema";
+import { db } from "@/lib/domain/database";
+import { DomainError } from "@/lib/domain/errors";
+import { findReplay, requestFingerprint } from "@/lib/domain/idempotency";
+import { maxCredits } from "@/lib/domain/top-ups";
+import { PaymentsRpcError, readTokenMetadata } from "@/lib/payments/chain";
+import {
+  broadcast,
+  readAuthorizationUsed,
+  readSettlerNonce,
+  readTokenBalance,
+  settlerOf,
+  signSettlement,
+  simulateSettlement,
+  SimulationRevertedError,
+  waitForSettlement,
+  type Authorization,
+} from "@/lib/payments/x402/chain";
+import { termsOf, type Resource, type Terms } from "@/lib/payments/x402/offer";
+import { checkPayment, type Payment, type Refusal } from "@/lib/payments/x402/payment";
+import {
+  accountForPayer,
+  creditSettledPayment,
+  findAuthorization,
+  issueAccessToken,
+  markSettled,
+  releaseAuthorization,
+  reserveAuthorization,
+  sendInTurn,
+  type PaymentRow,
+} from "@/lib/payments/x402/store";
+import { eq } from "drizzle-orm";
+import { createJobs } from "./create-job";
+import { checkSubmission } from "./submit-job";
+import type { Placement } from "@/lib/contract/vocabulary";
+
+export interface PaidCall {
+  serviceId: string;
+  input: Record<string, unknown>;
+  placement?: Placement;
+  idempotencyKey?: string;
+  payment: Payment;
+  resource: Omit<Resource, "creditCost">;
+}
+
+export type PaidCallOutcome =
+  | { kind: "accepted"; job: ExecutionJob; accessToken: string; transaction: string; payer: Address; replayed: boolean }
+  | { kind: "refused"; refusal: Refusal; terms: Terms };
+
+const unavailable = (message: string) => new DomainError("UNAVAILABLE", message, undefined, 5);
+
+/** What a call costs before any payment is looked at: the service (404, 409) and its input (422) checked. */
+export async function termsOfCall(
+  config: X402Config,
+  call: Pick<PaidCall, "serviceId" | "input" | "placement" | "resource">,
+): Promise<Terms> {
+  const job = await checkSubmission(await db(), { accountId: "", apiKeyId: null, ...call }, undefined);
+  return fromChain(() => termsOf(config, { ...call.resource, creditCost: job.row.creditCost }));
+}
+
+/** Runs a chain read; an RPC that does not answer is the contract's 503 (nothing charged). */
+async function fromChain<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof PaymentsRpcError)
+      throw unavailable("The payments network does not answer right now; nothing was charged. Try again in a moment.");
+    throw error;
+  }
+}
+
+export async function payForCall(config: X402Config, call: PaidCall): Promise<PaidCallOutcome> {
+  const d = await db();
+  const placement = call.placement ?? "any";
+  const fingerprint = requestFingerprint(call.serviceId, call.input, placement);
+  const job = await checkSubmission(
+    d,
+    { accountId: "", apiKeyId: null, ...call },
+    call.idempotencyKey ? fingerprint : undefined,
+  );
+  const terms = await fromChain(() => termsOf(config, { ...call.resource, creditCost: job.row.creditCost }));
+  const refused = (refusal: Refusal): PaidCallOutcome => ({ kind: "refused", refusal, terms });
+  const { decimals } = terms;
+  // A payment worth more credits than a balance holds is refused before it moves, never rounded.
+  const maxValue = (maxCredits * 10n ** BigInt(decimals)) / config.creditsPerToken;
+  const checked = await checkPayment(config, terms, call.payment, BigInt(Math.floor(Date.now() / 1000)), maxValue);
+  if ("refusal" in checked) return refused(checked.refusal);
+  const authorization = checked.authorization;
+
+  const replay = () => replayKeyed(authorization, call.idempotencyKey, fingerprint);
+  const earlier = await replay();
+  if (earlier) return earlier;
+
+  const reservation = {
+    chainId: config.chainId,
+    tokenAddress: config.tokenAddress,
+    authorization,
+    serviceId: call.serviceId,
+    fingerprint,
+    idempotencyKey: call.idempotencyKey,
+  };
+  const reserved = await reserveAuthorization(reservation);
+  if (!reserved) {
+    // Another request holds this authorization: the same keyed request waits for it and replays its answer.
+    const holder = await findAuthorization(reservation);
+    const isSameRequest =
+      call.idempotencyKey !== undefined &&
+      holder?.idempotencyKey === call.idempotencyKey &&
+      holder.fingerprint === fingerprint;
+    if (!holder || !isSameRequest)
+      return refused({ reason: "nonce_used", message: "This authorization has already been used for another call." });
+    const outcome = await settledOrFailed(config, reservation);
+    if (outcome?.status === "settled") {
+      const replayed = await replay();
+      if (replayed) return replayed;
+    }
+    if (outcome?.status === "failed" && isReason(outcome.failureReason))
+      return refused({ reason: outcome.failureReason, message: "The same payment, sent just before, was refused." });
+    throw unavailable("The same payment is still being settled; try again in a moment.");
+  }
+
+  // The chain's word, then the settlement. Nothing has moved until it is sent: any failure before frees the authorization.
+  let gas: bigint;
+  try {
+    if (await readAuthorizationUsed(config, authorization.from, authorization.nonce)) {
+      await releaseAuthorization(reserved.id, "nonce_used");
+      return refused({ reason: "nonce_used", message: "This authorization has already been used on-chain." });
+    }
+    if ((await readTokenBalance(config, authorization.from)) < authorization.value) {
+      await releaseAuthorization(reserved.id, "insufficient_funds");
+      return refused({
+        reason: "insufficient_funds",
+        message: `${authorization.from} holds less than the authorized value.`,
+      });
+    }
+    gas = await simulateSettlement(config, authorization);
+  } catch (error) {
+    if (error instanceof SimulationRevertedError) {
+      await releaseAuthorization(reserved.id, "settlement_failed");
+      return refused({ reason: "settlement_failed", message: `The transfer would fail: ${error.message}` });
+    }
+    await releaseAuthorization(reserved.id, null);
+    return fromChain(() => Promise.reject(error));
+  }
+
+  const settler = settlerOf(config).address;
+  const signed = await fromChain(() =>
+    sendInTurn(
+      config,
+      settler,
+      reserved.id,
+      () => readSettlerNonce(config),
+      (nonce) => signSettlement(config, authorization, nonce, gas),
+      (settlement) => broadcast(config, settlement),
+    ),
+  ).catch(async (error: unknown) => {
+    await releaseAuthorization(reserved.id, null);
+    throw error;
+  });
+
+  const outcome = await fromChain(() => waitForSettlement(config, signed, config.settlementTimeoutMs));
+  if (outcome.state === "timeout") {
+    // Left `settling`: if it is included later, the payment watcher credits it to the payer as a top-up.
+    log.error("an x402 settlement was not included in time", { txHash: signed.hash, payer: authorization.from });
+    throw unavailable("The payment's settlement is not yet included; nothing was charged for the call.");
+  }
+  if (outcome.receipt.status !== "success") {
+    await releaseAuthorization(reserved.id, "settlement_failed");
+    log.warn("an x402 settlement reverted", { txHash: signed.hash, payer: authorization.from });
+    return refused({ reason: "settlement_failed", message: `The settlement ${signed.hash} reverted; nothing moved.` });
+  }
+
+  const token = await fromChain(() => readTokenMetadata(config));
+  const accepted = await d.transaction(async (tx) => {
+    const accountId = await accountForPayer(tx, authorization.from);
+    await creditSettledPayment(tx, config, token, accountId, authorization, {
+      txHash: signed.hash,
+      blockNumber: outcome.receipt.blockNumber,
+      blockHash: outcome.receipt.blockHash,
+    });
+    const [created] = await createJobs(tx, [{ ...job, row: { ...job.row, accountId } }], { inTransaction: true });
+    await markSettled(tx, reserved.id, accountId, created.jobId);
+    return { job: created, accessToken: await issueAccessToken(tx, created.jobId) };
+  });
+  log.info("x402 call paid", { jobId: accepted.job.jobId, txHash: signed.hash, payer: authorization.from });
+  return { kind: "accepted", ...accepted, transaction: signed.hash, payer: authorization.from, replayed: false };
+}
+
+const isReason = (value: string | null): value is X402ErrorReason =>
+  (x402ErrorReasons as readonly (string | null)[]).includes(value);
+
+/** A keyed call the payer already made: the same job again (a fresh access token to follow it), and nothing paid. */
+async function replayKeyed(
+  authorization: Authorization,
+  idempotencyKey: string | undefined,
+  fingerprint: string,
+): Promise<PaidCallOutcome | undefined> {
+  if (!idempotencyKey) return undefined;
+  const d = await db();
+  const [account] = await d
+    .select({ id: accounts.id })
+    .from(accounts)
+    .where(eq(accounts.walletAddress, authorization.from));
+  if (!account) return undefined;
+  const stored = await findReplay(d, account.id, idempotencyKey, fingerprint);
+  if (!stored) return undefined;
+  const job = stored.body as ExecutionJob;
+  const paid = await findAuthorizationOfJob(job.jobId);
+  return {
+    kind: "accepted",
+    job,
+    accessToken: await issueAccessToken(d, job.jobId),
+    transaction: paid?.settlementTxHash ?? "",
+    payer: authorization.from,
+    replayed: true,
+  };
+}
+
+async function findAuthorizationOfJob(jobId: string): Promise<PaymentRow | undefined> {
+  const [row] = await (await db()).select().from(x402Payments).where(eq(x402Payments.jobId, jobId));
+  return row;
+}
+
+/** Waits (with backoff) for the holder of an authorization to finish: settled, failed, or still going at the deadline. */
+async function settledOrFailed(
+  config: X402Config,
+  reservation: Parameters<typeof findAuthorization>[0],
+): Promise<PaymentRow | undefined> {
+  const deadline = Date.now() + config.settlementTimeoutMs + 5_000;
+  for (let delay = 20; Date.now() < deadline; delay = Math.min(delay * 2, 500)) {
+    const row = await findAuthorization(reservation);
+    if (!row || row.status === "settled" || row.status === "failed") return row;
+    await new Promise((resolve) => setTimeout(resolve, delay));
+  }
+  return findAuthorization(reservation);
+}

@@ -1,0 +1,232 @@
+// What pay per call (CONTRACT §15) asks of the payments chain, through the server's own RPC only: the token's
+// EIP-712 domain, an authorization's state, the payer's balance, a simulation of the settlement, and the
+// settler's transaction sent and followed. It decides nothing: the rules are in ./payment.ts and ./settler.ts.
+import {
+  createWalletClient,
+  defineChain,
+  encodeFunctionData,
+  http,
+  keccak256,
+  parseAbi,
+  parseSignature,
+  size,
+  TransactionNotFoundError,
+  TransactionReceiptNotFoundError,
+  WaitForTransactionReceiptTimeoutError,
+  type Address,
+  type Hash,
+  type Hex,
+  type TransactionReceipt,
+} from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import type { X402Config } from "@/lib/env";
+import { clientOf, rpc } from "@/lib/payments/chain";
+
+// The two overloads the official x402 facilitators call: (v, r, s) for a 65-byte signature, `bytes` otherwise.
+export const eip3009Abi = parseAbi([
+  "function name() view returns (string)",
+  "function version() view returns (string)",
+  "function balanceOf(address) view returns (uint256)",
+  "function authorizationState(address authorizer, bytes32 nonce) view returns (bool)",
+  "function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)",
+  "function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)",
+]);
+
+/** The token's EIP-712 domain, as its signatures are made (the offer's `extra`). */
+export interface TokenDomain {
+  name: string;
+  version: string;
+}
+
+/** An EIP-3009 authorization, with the payee the server offered (never the client's echo). */
+export interface Authorization {
+  from: Address;
+  to: Address;
+  value: bigint;
+  validAfter: bigint;
+  validBefore: bigint;
+  nonce: Hex;
+  signature: Hex;
+}
+
+const domains = new Map<string, TokenDomain>();
+
+/** The token's EIP-712 name and version, read from the contract once per process. */
+export async function readTokenDomain(config: X402Config): Promise<TokenDomain> {
+  const key = `${config.chainId}:${config.tokenAddress.toLowerCase()}`;
+  const known = domains.get(key);
+  if (known) return known;
+  const client = clientOf(config);
+  const [name, version] = await rpc(() =>
+    Promise.all([
+      client.readContract({ address: config.tokenAddress, abi: eip3009Abi, functionName: "name" }),
+      client.readContract({ address: config.tokenAddress, abi: eip3009Abi, functionName: "version" }),
+    ]),
+  );
+  const domain = { name, version };
+  domains.set(key, domain);
+  return domain;
+}
+
+export const readAuthorizationUsed = (config: X402Config, from: Address, nonce: Hex): Promise<boolean> =>
+  rpc(() =>
+    clientOf(config).readContract({
+      address: config.tokenAddress,
+      abi: eip3009Abi,
+      functionName: "authorizationState",
+      args: [from, nonce],
+    }),
+  );
+
+export const readTokenBalance = (config: X402Config, owner: Address): Promise<bigint> =>
+  rpc(() =>
+    clientOf(config).readContract({
+      address: config.tokenAddress,
+      abi: eip3009Abi,
+      functionName: "balanceOf",
+      args: [owner],
+    }),
+  );
+
+export const settlerOf = (config: X402Config) => privateKeyToAccount(config.settlerKey);
+
+export const readSettlerBalance = (config: X402Config): Promise<bigint> =>
+  rpc(() => clientOf(config).getBalance({ address: settlerOf(config).address }));
+
+/** The settlement's call: the overload the signature's length takes. */
+function settlementCall(config: X402Config, a: Authorization) {
+  const head = [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce] as const;
+  if (size(a.signature) === 65) {
+    const { v, r, s, yParity } = parseSignature(a.signature);
+    return {
+      address: config.tokenAddress,
+      abi: eip3009Abi,
+      functionName: "transferWithAuthorization" as const,
+      args: [...head, Number(v ?? BigInt(yParity + 27)), r, s] as const,
+    };
+  }
+  return {
+    address: config.tokenAddress,
+    abi: eip3009Abi,
+    functionName: "transferWithAuthorization" as const,
+    args: [...head, a.signature] as const,
+  };
+}
+
+/** A call the chain refused (a revert), not an RPC that did not answer. */
+export class SimulationRevertedError extends Error {
+  override readonly name = "SimulationRevertedError";
+}
+
+/**
+ * Runs the settlement as the settler would send it, on the chain's latest state, and returns the gas it
+ * takes: a revert throws SimulationRevertedError; an RPC that does not answer, PaymentsRpcError.
+ */
+export async function simulateSettlement(config: X402Config, a: Authorization): Promise<bigint> {
+  const client = clientOf(config);
+  const call = { ...settlementCall(config, a), account: settlerOf(config).address };
+  try {
+    await client.simulateContract(call as Parameters<typeof client.simulateContract>[0]);
+    return await client.estimateContractGas(call as Parameters<typeof client.estimateContractGas>[0]);
+  } catch (error) {
+    // Reverts and refusals come back as errors with an answer; a transport failure has none.
+    if (isRevert(error))
+      throw new SimulationRevertedError(error instanceof Error ? error.message.split("\n")[0] : String(error));
+    return rpc(() => Promise.reject(error));
+  }
+}
+
+function isRevert(error: unknown): boolean {
+  for (
+    let e = error, depth = 0;
+    e && typeof e === "object" && depth < 8;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
+    const name = (e as { name?: unknown }).name;
+    if (name === "ContractFunctionRevertedError" || name === "ExecutionRevertedError" || name === "RpcRequestError")
+      return true;
+  }
+  return false;
+}
+
+/** A settlement signed for one nonce of the settler: its hash is known before it is sent. */
+export interface SignedSettlement {
+  hash: Hash;
+  raw: Hex;
+}
+
+/** The settler's next nonce as the chain knows it (its pending transactions counted where the node counts them). */
+export const readSettlerNonce = (config: X402Config): Promise<number> =>
+  rpc(() => clientOf(config).getTransactionCount({ address: settlerOf(config).address, blockTag: "pending" }));
+
+/** Signs the settlement with the settler's key for `nonce`, with the gas the simulation measured (and room). */
+export async function signSettlement(
+  config: X402Config,
+  a: Authorization,
+  nonce: number,
+  gas: bigint,
+): Promise<SignedSettlement> {
+  const account = settlerOf(config);
+  const chain = defineChain({
+    id: config.chainId,
+    name: `Chain ${config.chainId}`,
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [config.rpcUrl] } },
+  });
+  const wallet = createWalletClient({
+    account,
+    chain,
+    transport: http(config.rpcUrl, { timeout: 5_000, retryCount: 0 }),
+  });
+  const call = settlementCall(config, a);
+  const data = encodeFunctionData(call as Parameters<typeof encodeFunctionData>[0]);
+  // Fixed gas: the settlement is not estimated again when sent, so a state change in between makes it revert
+  // on-chain (status 0, nothing moved) rather than fail to send.
+  const request = await rpc(() =>
+    wallet.prepareTransactionRequest({ to: config.tokenAddress, data, nonce, gas: (gas * 12n) / 10n + 10_000n }),
+  );
+  const raw = await wallet.signTransaction(request as Parameters<typeof wallet.signTransaction>[0]);
+  return { hash: keccak256(raw), raw };
+}
+
+/** Sends a signed settlement; sending one the node already holds again is not an error. */
+export async function broadcast(config: X402Config, signed: SignedSettlement): Promise<void> {
+  try {
+    await rpc(() => clientOf(config).sendRawTransaction({ serializedTransaction: signed.raw }));
+  } catch (error) {
+    if (/already known|known transaction/i.test(String((error as Error).cause ?? error))) return;
+    throw error;
+  }
+}
+
+export type SettlementOutcome = { state: "included"; receipt: TransactionReceipt } | { state: "timeout" };
+
+/** Waits for the settlement's receipt up to `timeoutMs`; a transaction the node forgot is sent again once. */
+export async function waitForSettlement(
+  config: X402Config,
+  signed: SignedSettlement,
+  timeoutMs: number,
+): Promise<SettlementOutcome> {
+  const client = clientOf(config);
+  const wait = () =>
+    client.waitForTransactionReceipt({
+      hash: signed.hash,
+      timeout: timeoutMs / 2,
+      pollingInterval: 100,
+      retryCount: 0,
+    });
+  for (let round = 0; round < 2; round++) {
+    try {
+      return { state: "included", receipt: await wait() };
+    } catch (error) {
+      if (!(error instanceof WaitForTransactionReceiptTimeoutError)) return rpc(() => Promise.reject(error));
+    }
+    // Dropped from the node's pool (restarted, evicted): the same signed transaction again, same nonce.
+    const known = await rpc(() => client.getTransaction({ hash: signed.hash })).catch((error: unknown) => {
+      if (error instanceof TransactionNotFoundError || error instanceof TransactionReceiptNotFoundError) return null;
+      throw error;
+    });
+    if (!known) await broadcast(config, signed);
+  }
+  return { state: "timeout" };
+}

@@ -1,0 +1,463 @@
+// Pay per call with x402 (CONTRACT §15) against a real chain: ganache with a solc-compiled EIP-3009 token, the
+// server reading and settling through a relay the tests can take down, and callers paying with the official
+// x402 client (@x402/fetch with the @x402/evm exact scheme). Money moves once, and the job follows it.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { wrapFetchWithPaymentFromConfig, x402Client } from "@x402/fetch";
+import { ExactEvmScheme, authorizationTypes } from "@x402/evm";
+import {
+  decodePaymentRequiredHeader,
+  decodePaymentResponseHeader,
+  encodePaymentSignatureHeader,
+} from "@x402/core/http";
+import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { toHex, type Address, type Hex } from "viem";
+import { authorizedTokenAbi, startLocalChain, testTokenAbi, type LocalChain } from "../support/chain";
+import { signIn } from "../support/developer";
+import { eventually } from "../support/jobs";
+import { startRpcProxy, type RpcProxy } from "../support/rpc-proxy";
+import { startTestServer, type TestServer } from "../support/test-server";
+
+const creditsPerToken = 100n;
+/** token-count costs 1 credit: ceil(1 × 10^6 / 100) base units of the 6-decimal token. */
+const price = 10_000n;
+const input = { input: { text: "Pay per call, then run." } };
+
+let chain: LocalChain;
+let rpc: RpcProxy;
+let server: TestServer;
+let network: `eip155:${number}`;
+
+beforeAll(async () => {
+  chain = await startLocalChain({ token: "eip3009" });
+  rpc = await startRpcProxy(chain.rpcUrl);
+  const settlerKey = generatePrivateKey();
+  const settler = privateKeyToAccount(settlerKey);
+  await chain.fund(settler.address, { eth: 10n ** 18n });
+  network = `eip155:${chain.chainId}`;
+  server = await startTestServer({
+    env: {
+      PAYMENTS_RPC_URL: rpc.url,
+      PAYMENTS_CHAIN_ID: String(chain.chainId),
+      PAYMENTS_TOKEN_ADDRESS: chain.token,
+      PAYMENTS_TREASURY_ADDRESS: chain.treasury,
+      CREDITS_PER_TOKEN: String(creditsPerToken),
+      PAYMENTS_SETTLER_KEY: settlerKey,
+      PAYMENTS_POLL_MS: "200",
+      SIGN_IN_RATE_PER_MINUTE: "0",
+      // Every test pays from this one client address: more than a minute's allowance.
+      X402_RATE_PER_MINUTE: "0",
+    },
+  });
+}, 90_000);
+
+afterAll(async () => {
+  await server?.close();
+  await rpc?.close();
+  await chain?.stop();
+});
+
+const executeUrl = (serviceId = "token-count") => `${server.baseUrl}/api/marketplace/services/${serviceId}/execute`;
+
+function post(headers: Record<string, string> = {}, body: unknown = input): RequestInit {
+  return { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) };
+}
+
+/** The official client, as an agent with a wallet sets it up (it pays only tokens it is told about). */
+const payingFetch = (account: PrivateKeyAccount) =>
+  wrapFetchWithPaymentFromConfig(fetch, {
+    schemes: [{ network, client: new ExactEvmScheme(account) }],
+    spendControls: { allowedAssets: [{ network, asset: chain.token }] },
+  });
+
+async function offer(serviceId = "token-count"): Promise<PaymentRequired> {
+  const res = await fetch(executeUrl(serviceId), post());
+  expect(res.status).toBe(402);
+  return decodePaymentRequiredHeader(res.headers.get("payment-required") ?? "");
+}
+
+/** What the official client would send for `required`: its PAYMENT-SIGNATURE header. */
+async function officialPayment(account: PrivateKeyAccount, required: PaymentRequired): Promise<string> {
+  const client = new x402Client().register(network, new ExactEvmScheme(account));
+  client.setSpendControls({ allowedAssets: [{ network, asset: chain.token }] });
+  return encodePaymentSignatureHeader(await client.createPaymentPayload(required));
+}
+
+/** A hand-made authorization (to break one term at a time), signed by `signer` for `from`. */
+async function authorization(
+  signer: PrivateKeyAccount,
+  requirement: PaymentRequirements,
+  terms: Partial<{ from: Address; to: Address; value: bigint; validAfter: bigint; validBefore: bigint }> = {},
+): Promise<string> {
+  const now = BigInt(Math.floor(Date.now() / 1000));
+  const message = {
+    from: terms.from ?? signer.address,
+    to: terms.to ?? (requirement.payTo as Address),
+    value: terms.value ?? BigInt(requirement.amount),
+    validAfter: terms.validAfter ?? 0n,
+    validBefore: terms.validBefore ?? now + 300n,
+    nonce: toHex(crypto.getRandomValues(new Uint8Array(32))),
+  };
+  const signature = await signer.signTypedData({
+    domain: {
+      name: requirement.extra.name as string,
+      version: requirement.extra.version as string,
+      chainId: chain.chainId,
+      verifyingContract: chain.token,
+    },
+    types: authorizationTypes,
+    primaryType: "TransferWithAuthorization",
+    message,
+  });
+  return encodePaymentSignatureHeader({
+    x402Version: 2,
+    accepted: requirement,
+    payload: {
+      signature,
+      authorization: {
+        ...message,
+        value: message.value.toString(),
+        validAfter: message.validAfter.toString(),
+        validBefore: message.validBefore.toString(),
+      },
+    },
+  });
+}
+
+const tokenBalance = (address: Address) =>
+  chain.publicClient.readContract({
+    address: chain.token,
+    abi: testTokenAbi,
+    functionName: "balanceOf",
+    args: [address],
+  });
+
+function paymentResponse(res: Response) {
+  return decodePaymentResponseHeader(res.headers.get("payment-response") ?? "") as {
+    success: boolean;
+    errorReason?: string;
+    transaction: string;
+    network: string;
+    payer?: string;
+  };
+}
+
+describe("the offer", () => {
+  it("answers an execute without credentials with 402: PAYMENT-REQUIRED (v2) and the v1 body, priced from the credits", async () => {
+    const res = await fetch(executeUrl(), post());
+    expect(res.status).toBe(402);
+    const required = decodePaymentRequiredHeader(res.headers.get("payment-required") ?? "");
+    const requirement = {
+      scheme: "exact",
+      network,
+      amount: price.toString(),
+      asset: chain.token,
+      payTo: chain.treasury,
+      maxTimeoutSeconds: 300,
+      extra: { name: "USD Coin", version: "2" },
+    };
+    expect(required).toEqual({
+      x402Version: 2,
+      error: expect.any(String),
+      resource: {
+        url: expect.stringMatching(/\/api\/marketplace\/services\/token-count\/execute$/),
+        description: expect.any(String),
+        mimeType: "application/json",
+      },
+      accepts: [requirement],
+    });
+    const { amount, ...v1 } = requirement;
+    expect(await res.json()).toEqual({
+      x402Version: 1,
+      error: expect.any(String),
+      accepts: [
+        {
+          ...v1,
+          maxAmountRequired: amount,
+          resource: required.resource.url,
+          description: expect.any(String),
+          mimeType: "application/json",
+        },
+      ],
+    });
+  });
+
+  it("prices each service by its own credit cost (text-summarize costs 2 credits)", async () => {
+    expect((await offer("text-summarize")).accepts[0].amount).toBe((2n * price).toString());
+  });
+
+  it("answers an unknown service 404 and an invalid body 400, before any offer", async () => {
+    const unknown = await fetch(executeUrl("no-such-service"), post());
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get("payment-required")).toBeNull();
+    const invalid = await fetch(executeUrl(), post({}, { input: {}, extra: 1 }));
+    expect(invalid.status).toBe(400);
+    expect(invalid.headers.get("payment-required")).toBeNull();
+  });
+
+  it("reads the token's EIP-712 domain from the contract", async () => {
+    const read = (functionName: "name" | "version") =>
+      chain.publicClient.readContract({ address: chain.token, abi: authorizedTokenAbi, functionName });
+    expect((await offer()).accepts[0].extra).toEqual({ name: await read("name"), version: await read("version") });
+  });
+});
+
+describe("paying and running", () => {
+  it("runs the call the official client pays for: 202, the job, a jt_ token, PAYMENT-RESPONSE; the money moved once", async () => {
+    const payer = await chain.newAccount();
+    const [payerBefore, treasuryBefore] = await Promise.all([
+      tokenBalance(payer.address),
+      tokenBalance(chain.treasury),
+    ]);
+
+    const res = await payingFetch(payer)(executeUrl(), post());
+    expect(res.status).toBe(202);
+    const job = await res.json();
+    expect(job).toMatchObject({ serviceId: "token-count", creditCost: 1, input: input.input });
+    expect(job.accessToken).toMatch(/^jt_[A-Za-z0-9_-]{43}$/);
+    expect(res.headers.get("location")).toBe(`/api/developers/jobs/${job.jobId}`);
+    const settled = paymentResponse(res);
+    expect(settled).toEqual({
+      success: true,
+      transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      network,
+      payer: payer.address,
+    });
+    const receipt = await chain.publicClient.getTransactionReceipt({ hash: settled.transaction as Hex });
+    expect(receipt.status).toBe("success");
+
+    expect(await tokenBalance(payer.address)).toBe(payerBefore - price);
+    expect(await tokenBalance(chain.treasury)).toBe(treasuryBefore + price);
+  });
+
+  it("the payer's account is the wallet's, without starter credits: signing in later shows the job and the top-up", async () => {
+    const payer = await chain.newAccount();
+    const res = await payingFetch(payer)(executeUrl(), post());
+    expect(res.status).toBe(202);
+    const { jobId } = await res.json();
+    const { transaction } = paymentResponse(res);
+
+    const { cookie } = await signIn(server.baseUrl, payer);
+    const session = (path: string) => fetch(`${server.baseUrl}${path}`, { headers: { cookie } });
+    const jobs = await (await session("/api/developers/jobs")).json();
+    expect(jobs.data.map((j: { jobId: string }) => j.jobId)).toEqual([jobId]);
+    const topUps = await (await session("/api/credits/top-ups")).json();
+    expect(topUps.data).toEqual([
+      expect.objectContaining({
+        txHash: transaction,
+        from: payer.address,
+        tokenAmount: price.toString(),
+        credits: 1,
+        status: "credited",
+      }),
+    ]);
+    const history = await (await session("/api/credits/history")).json();
+    expect(history.data.map((e: { type: string; amount: number }) => [e.type, e.amount])).toEqual([
+      ["charge", -1],
+      ["topup", 1],
+    ]);
+    expect((await (await session("/api/credits/balance")).json()).balance).toBe(0);
+  });
+
+  it("keeps what was paid above the price on the payer's account", async () => {
+    const payer = await chain.newAccount();
+    const required = await offer();
+    const res = await fetch(
+      executeUrl(),
+      post({ "payment-signature": await authorization(payer, required.accepts[0], { value: 5n * price }) }),
+    );
+    expect(res.status).toBe(202);
+    const { cookie } = await signIn(server.baseUrl, payer);
+    const balance = await (await fetch(`${server.baseUrl}/api/credits/balance`, { headers: { cookie } })).json();
+    expect(balance.balance).toBe(4);
+  });
+});
+
+describe("one authorization, one job", () => {
+  it("the same authorization sent again without an Idempotency-Key is refused (nonce_used) and settles nothing", async () => {
+    const payer = await chain.newAccount();
+    const header = await officialPayment(payer, await offer());
+    const first = await fetch(executeUrl(), post({ "payment-signature": header }));
+    expect(first.status).toBe(202);
+    const treasury = await tokenBalance(chain.treasury);
+
+    const again = await fetch(executeUrl(), post({ "payment-signature": header }));
+    expect(again.status).toBe(402);
+    expect(paymentResponse(again)).toMatchObject({ success: false, errorReason: "nonce_used" });
+    expect(again.headers.get("payment-required")).toBeTruthy();
+    expect(await tokenBalance(chain.treasury)).toBe(treasury);
+  });
+
+  it("20 concurrent requests with one authorization and one Idempotency-Key: one job, settled once, 19 replays", async () => {
+    const payer = await chain.newAccount();
+    const header = await officialPayment(payer, await offer());
+    const treasury = await tokenBalance(chain.treasury);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        fetch(executeUrl(), post({ "payment-signature": header, "idempotency-key": "burst-1" })),
+      ),
+    );
+    expect(answers.map((r) => r.status)).toEqual(Array(20).fill(202));
+    const bodies = await Promise.all(answers.map((r) => r.json()));
+    expect(new Set(bodies.map((b) => b.jobId)).size).toBe(1);
+    expect(answers.filter((r) => r.headers.get("idempotent-replayed") === "true")).toHaveLength(19);
+    expect(await tokenBalance(chain.treasury)).toBe(treasury + price);
+    expect(new Set(answers.map((r) => paymentResponse(r).transaction)).size).toBe(1);
+  });
+
+  it("20 concurrent requests with one authorization and no key: one 202, 19 × 402 nonce_used", async () => {
+    const payer = await chain.newAccount();
+    const header = await officialPayment(payer, await offer());
+    const treasury = await tokenBalance(chain.treasury);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => fetch(executeUrl(), post({ "payment-signature": header }))),
+    );
+    expect(answers.map((r) => r.status).sort()).toEqual([202, ...Array(19).fill(402)]);
+    for (const r of answers.filter((a) => a.status === 402))
+      expect(paymentResponse(r)).toMatchObject({ success: false, errorReason: "nonce_used" });
+    expect(await tokenBalance(chain.treasury)).toBe(treasury + price);
+  });
+
+  it("a retry with the same Idempotency-Key and a new authorization gets the same job and pays nothing", async () => {
+    const payer = await chain.newAccount();
+    const required = await offer();
+    const first = await fetch(
+      executeUrl(),
+      post({ "payment-signature": await officialPayment(payer, required), "idempotency-key": "k-2" }),
+    );
+    expect(first.status).toBe(202);
+    const balance = await tokenBalance(payer.address);
+    const retry = await fetch(
+      executeUrl(),
+      post({ "payment-signature": await officialPayment(payer, required), "idempotency-key": "k-2" }),
+    );
+    expect(retry.status).toBe(202);
+    expect(retry.headers.get("idempotent-replayed")).toBe("true");
+    expect((await retry.json()).jobId).toBe((await first.json()).jobId);
+    expect(await tokenBalance(payer.address)).toBe(balance);
+  });
+});
+
+describe("refusals: 402 with a fresh offer and PAYMENT-RESPONSE {success: false, errorReason}, nothing moved", () => {
+  async function expectRefused(header: string, errorReason: string, headerName = "payment-signature") {
+    const treasury = await tokenBalance(chain.treasury);
+    const res = await fetch(executeUrl(), post({ [headerName]: header }));
+    expect(res.status).toBe(402);
+    expect(paymentResponse(res)).toMatchObject({ success: false, errorReason, network });
+    expect(decodePaymentRequiredHeader(res.headers.get("payment-required") ?? "").accepts[0].amount).toBe(
+      price.toString(),
+    );
+    expect(await tokenBalance(chain.treasury)).toBe(treasury);
+  }
+
+  it("an amount below the price: invalid_amount", async () => {
+    const payer = await chain.newAccount();
+    await expectRefused(
+      await authorization(payer, (await offer()).accepts[0], { value: price - 1n }),
+      "invalid_amount",
+    );
+  });
+
+  it("outside its window (expired, or not yet valid): expired", async () => {
+    const payer = await chain.newAccount();
+    const now = BigInt(Math.floor(Date.now() / 1000));
+    const requirement = (await offer()).accepts[0];
+    await expectRefused(await authorization(payer, requirement, { validBefore: now - 1n }), "expired");
+    await expectRefused(await authorization(payer, requirement, { validAfter: now + 600n }), "expired");
+  });
+
+  it("signed by someone else than `from`: invalid_signature", async () => {
+    const payer = await chain.newAccount();
+    const other = privateKeyToAccount(generatePrivateKey());
+    await expectRefused(
+      await authorization(other, (await offer()).accepts[0], { from: payer.address }),
+      "invalid_signature",
+    );
+  });
+
+  it("an authorization paying another payee (the echo says ours): invalid_signature", async () => {
+    const payer = await chain.newAccount();
+    const elsewhere = privateKeyToAccount(generatePrivateKey()).address;
+    await expectRefused(await authorization(payer, (await offer()).accepts[0], { to: elsewhere }), "invalid_signature");
+  });
+
+  it("a payer without the tokens: insufficient_funds", async () => {
+    const payer = await chain.newAccount({ tokens: price - 1n });
+    await expectRefused(await officialPayment(payer, await offer()), "insufficient_funds");
+  });
+
+  it("another network or token: wrong_network", async () => {
+    const payer = await chain.newAccount();
+    const required = await offer();
+    const elsewhere = { ...required, accepts: [{ ...required.accepts[0], network: "eip155:1" as const }] };
+    const client = new x402Client().register("eip155:1", new ExactEvmScheme(payer));
+    client.setSpendControls({ allowedAssets: true });
+    await expectRefused(encodePaymentSignatureHeader(await client.createPaymentPayload(elsewhere)), "wrong_network");
+  });
+
+  it("a malformed payment header is 400 in the error envelope", async () => {
+    for (const header of [
+      "not base64!",
+      Buffer.from("{}").toString("base64"),
+      Buffer.from('{"x402Version":2}').toString("base64"),
+    ]) {
+      const res = await fetch(executeUrl(), post({ "payment-signature": header }));
+      expect(res.status).toBe(400);
+      expect((await res.json()).error.code).toBe("INVALID_REQUEST");
+    }
+  });
+
+  it("a settlement that reverts on-chain creates nothing: settlement_failed", async () => {
+    const payer = await chain.newAccount();
+    const header = await officialPayment(payer, await offer());
+    // Between the simulation and the inclusion, the payer moves its tokens away: the settlement is mined and reverts.
+    rpc.beforeForwarding("eth_sendRawTransaction", async () => {
+      rpc.beforeForwarding("eth_sendRawTransaction");
+      await chain.transfer(payer, chain.deployer.address, await tokenBalance(payer.address));
+    });
+    const treasury = await tokenBalance(chain.treasury);
+    const res = await fetch(executeUrl(), post({ "payment-signature": header }));
+    expect(res.status).toBe(402);
+    expect(paymentResponse(res)).toMatchObject({ success: false, errorReason: "settlement_failed" });
+    expect(await tokenBalance(chain.treasury)).toBe(treasury);
+    const { cookie } = await signIn(server.baseUrl, payer);
+    const jobs = await (await fetch(`${server.baseUrl}/api/developers/jobs`, { headers: { cookie } })).json();
+    expect(jobs.data).toEqual([]);
+  });
+});
+
+describe("the RPC down", () => {
+  it("answers 503 with Retry-After and charges nothing; the same authorization pays once it is back", async () => {
+    const payer = await chain.newAccount();
+    const header = await officialPayment(payer, await offer());
+    const before = await tokenBalance(payer.address);
+    rpc.setDown(true);
+    try {
+      const res = await fetch(executeUrl(), post({ "payment-signature": header }));
+      expect(res.status).toBe(503);
+      expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect((await res.json()).error.code).toBe("UNAVAILABLE");
+    } finally {
+      rpc.setDown(false);
+    }
+    expect(await tokenBalance(payer.address)).toBe(before);
+    const retry = await fetch(executeUrl(), post({ "payment-signature": header }));
+    expect(retry.status).toBe(202);
+    expect(await tokenBalance(payer.address)).toBe(before - price);
+  });
+});
+
+describe("the paid job", () => {
+  it("runs to completion on the network's node", async () => {
+    const payer = await chain.newAccount();
+    const res = await payingFetch(payer)(executeUrl(), post());
+    const { jobId } = await res.json();
+    const { cookie } = await signIn(server.baseUrl, payer);
+    const job = await eventually(
+      async () => (await fetch(`${server.baseUrl}/api/developers/jobs/${jobId}`, { headers: { cookie } })).json(),
+      (j) => j.status === "completed" || j.status === "failed",
+      30_000,
+    );
+    expect(job.status).toBe("completed");
+  });
+});
