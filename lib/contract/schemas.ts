@@ -460,8 +460,16 @@ export const UsageSummary = z
     activeJobs: z.number().int(),
     creditsUsed: z.number().int(),
     successRate: z.number().min(0).max(1),
-    avgDurationMs: z.number().nullable(),
-    p95DurationMs: z.number().nullable(),
+    avgDurationMs: z
+      .number()
+      .nullable()
+      .describe("The exact mean of the final jobs' durations (completedAt − createdAt), in milliseconds."),
+    p95DurationMs: z
+      .number()
+      .nullable()
+      .describe(
+        "The 95th percentile of the final jobs' durations (linear interpolation), approximate: within 2.5 % (or 1 ms) of the exact value, read from log-scale buckets kept with the usage rollups.",
+      ),
     byService: z.array(
       z.object({
         serviceId: z.string(),

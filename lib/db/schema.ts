@@ -176,6 +176,8 @@ export const creditLedger = pgTable(
   },
   (t) => [
     index("credit_ledger_account_idx").on(t.accountId, t.seq),
+    // The usage summary reads the entries of a period's partial first and last hours (lib/domain/usage.ts).
+    index("credit_ledger_account_time_idx").on(t.accountId, t.createdAt),
     // One charge and at most one refund per job, whatever retries happen.
     uniqueIndex("credit_ledger_job_type_idx")
       .on(t.jobId, t.type)
@@ -558,4 +560,34 @@ export const webhookAttempts = pgTable(
     createdAt: createdAt(),
   },
   (t) => [index("webhook_attempts_delivery_idx").on(t.deliveryId, t.attempt)],
+);
+
+/**
+ * Usage rollups (CONTRACT §6, §11): per developer, UTC hour, service and key, what the usage summary counts,
+ * kept by the writes that change it, in their own transactions (lib/domain/usage-rollups.ts). A job counts in
+ * the hour it was created (jobs, and completed or failed once final, with its duration); credits in the hour
+ * of their ledger entry (charged, refunded).
+ */
+export const usageRollups = pgTable(
+  "usage_rollups",
+  {
+    accountId: uuid("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    hour: ts("hour").notNull(),
+    serviceId: text("service_id").notNull(),
+    /** The key the jobs were submitted through; the nil UUID for those submitted without one. */
+    apiKeyId: uuid("api_key_id").notNull(),
+    jobs: bigint("jobs", { mode: "number" }).notNull().default(0),
+    completed: bigint("completed", { mode: "number" }).notNull().default(0),
+    failed: bigint("failed", { mode: "number" }).notNull().default(0),
+    creditsCharged: bigint("credits_charged", { mode: "number" }).notNull().default(0),
+    creditsRefunded: bigint("credits_refunded", { mode: "number" }).notNull().default(0),
+    /** Final jobs' durations (completed_at − created_at): their count and sum (exact), and a histogram of them. */
+    durationCount: bigint("duration_count", { mode: "number" }).notNull().default(0),
+    durationSumMs: bigint("duration_sum_ms", { mode: "number" }).notNull().default(0),
+    /** {"<bucket>": count}: log-scale buckets of the durations (lib/domain/usage-rollups.ts, durationBucket). */
+    durations: jsonb("durations").$type<Record<string, number>>().notNull().default({}),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.hour, t.serviceId, t.apiKeyId] })],
 );

@@ -1,6 +1,6 @@
 // The credits ledger: append-only entries, each moving the account's balance in the same statement
 // that proves it cannot go below zero.
-import { and, asc, count, desc, eq, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/lib/db/database";
 import { accounts, creditLedger } from "@/lib/db/schema";
 import { DomainError, notFound } from "./errors";
@@ -18,6 +18,8 @@ export interface LedgerEntryInput {
   /** The top-up a `topup` entry credits (at most one entry per top-up, by a unique index). */
   topUpId?: string | null;
   description: string;
+  /** When the entry is made: the transaction's time unless a writer keeps another clock (a refund: the spend clock). */
+  createdAt?: SQL;
 }
 
 /**

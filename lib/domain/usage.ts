@@ -1,34 +1,73 @@
 // UsageSummary (CONTRACT §6): job counts, credits used (charges minus refunds), durations, by service, by day,
-// and by API key (§11).
-import { and, eq, gte, inArray, lte, sql } from "drizzle-orm";
-import { apiKeys, creditLedger, jobs } from "@/lib/db/schema";
+// and by API key (§11). Read from the usage rollups (usage-rollups.ts) for the whole UTC hours of the period, and
+// from the jobs and ledger rows themselves for the partial hours at its two ends (an index range each), so the
+// period's bounds are exact to the millisecond and a read costs the same whatever the developer's history.
+// avgDurationMs is exact; p95DurationMs is read from log-scale buckets, within 2.5 % (or 1 ms) of the exact one.
+import { and, eq, gte, lt, or, sql, type SQL } from "drizzle-orm";
+import { apiKeys, creditLedger, jobs, usageRollups } from "@/lib/db/schema";
 import { db } from "./database";
+import { bucketValueMs, durationBucketSql, durationMsSql, noKeyId, noKeySql } from "./usage-rollups";
 import type { UsageSummary } from "@/lib/contract/schemas";
 
-const dayMs = 24 * 3600 * 1000;
+const hourMs = 3600 * 1000;
+const dayMs = 24 * hourMs;
 const int = (v: unknown) => Number(v ?? 0);
 
-type KeyCount = { keyId: string | null; jobs?: unknown; used?: unknown };
+interface Counts {
+  jobs: number;
+  completed: number;
+  failed: number;
+  charged: number;
+  refunded: number;
+  durationCount: number;
+  durationSumMs: number;
+}
+type CountsRow = { [K in keyof Counts]: unknown } & { date: string; serviceId: string; keyId: string };
 
-/** Jobs and credits used per API key (`keyId` null: jobs submitted without one), most credits first. */
-function byKeyOf(
-  keyJobs: KeyCount[],
-  keyCredits: KeyCount[],
-  keys: { id: string; name: string; prefix: string }[],
-): UsageSummary["byKey"] {
-  const names = new Map(keys.map((k) => [k.id, k]));
-  const rows = new Map<string | null, UsageSummary["byKey"][number]>();
-  const rowOf = (keyId: string | null) => {
-    let row = rows.get(keyId);
-    if (!row) {
-      const key = keyId === null ? undefined : names.get(keyId);
-      rows.set(keyId, (row = { keyId, name: key?.name ?? null, prefix: key?.prefix ?? null, jobs: 0, creditsUsed: 0 }));
+const zero = (): Counts => ({
+  jobs: 0,
+  completed: 0,
+  failed: 0,
+  charged: 0,
+  refunded: 0,
+  durationCount: 0,
+  durationSumMs: 0,
+});
+
+/** Sums of counts per grouping key (a date, a service, a key). */
+class Tally<K> {
+  readonly rows = new Map<K, Counts>();
+  add(key: K, row: CountsRow): void {
+    let counts = this.rows.get(key);
+    if (!counts) this.rows.set(key, (counts = zero()));
+    for (const field of Object.keys(counts) as (keyof Counts)[]) counts[field] += int(row[field]);
+  }
+}
+
+/**
+ * The whole UTC hours inside [start, end] (end inclusive, to the millisecond) as [from, to), and the partial ones
+ * around them: [start, from) and [to, end]. With no whole hour, all of the period is partial.
+ */
+function splitPeriod(start: Date, end: Date) {
+  const endExclusive = end.getTime() + 1;
+  let from = Math.ceil(start.getTime() / hourMs) * hourMs;
+  let to = Math.floor(endExclusive / hourMs) * hourMs;
+  if (from >= to) from = to = endExclusive;
+  return { start, from: new Date(from), to: new Date(to), endExclusive: new Date(endExclusive) };
+}
+
+/** The value at rank `rank` (0-based, interpolated) of the durations the buckets hold. */
+function percentileOf(buckets: [number, number][], rank: number): number {
+  const valueAt = (index: number) => {
+    let seen = 0;
+    for (const [bucket, n] of buckets) {
+      seen += n;
+      if (index < seen) return bucketValueMs(bucket);
     }
-    return row;
+    return bucketValueMs(buckets[buckets.length - 1][0]);
   };
-  for (const r of keyJobs) rowOf(r.keyId).jobs = int(r.jobs);
-  for (const r of keyCredits) rowOf(r.keyId).creditsUsed = int(r.used);
-  return [...rows.values()].sort((a, b) => b.creditsUsed - a.creditsUsed || b.jobs - a.jobs);
+  const below = valueAt(Math.floor(rank));
+  return below + (rank - Math.floor(rank)) * (valueAt(Math.ceil(rank)) - below);
 }
 
 export async function getUsageSummary(
@@ -37,106 +76,147 @@ export async function getUsageSummary(
 ): Promise<UsageSummary> {
   const periodEnd = period.periodEnd ?? new Date();
   const periodStart = period.periodStart ?? new Date(periodEnd.getTime() - 30 * dayMs);
+  const parts = splitPeriod(periodStart, periodEnd);
   const d = await db();
-  const inPeriod = and(eq(jobs.accountId, accountId), gte(jobs.createdAt, periodStart), lte(jobs.createdAt, periodEnd));
-  const ledgerInPeriod = and(
-    eq(creditLedger.accountId, accountId),
-    inArray(creditLedger.type, ["charge", "refund"]),
-    gte(creditLedger.createdAt, periodStart),
-    lte(creditLedger.createdAt, periodEnd),
-  );
-  const duration = sql`extract(epoch from (${jobs.completedAt} - ${jobs.createdAt})) * 1000`;
-  const day = (column: typeof jobs.createdAt | typeof creditLedger.createdAt) =>
-    sql<string>`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD')`;
 
-  const [[totals], serviceRows, serviceCredits, jobDays, creditDays, keyJobs, keyCredits, keys] = await Promise.all([
+  const inPartialHours = (column: typeof jobs.createdAt | typeof creditLedger.createdAt) =>
+    or(
+      and(gte(column, parts.start), lt(column, parts.from)),
+      and(gte(column, parts.to), lt(column, parts.endExclusive)),
+    );
+  const rollups = and(
+    eq(usageRollups.accountId, accountId),
+    gte(usageRollups.hour, parts.from),
+    lt(usageRollups.hour, parts.to),
+  );
+  const partialJobs = and(eq(jobs.accountId, accountId), inPartialHours(jobs.createdAt));
+  const date = (at: SQL) => sql<string>`to_char(${at} at time zone 'UTC', 'YYYY-MM-DD')`;
+  const keyOf = sql<string>`coalesce(${jobs.apiKeyId}, ${noKeySql})`;
+  const duration = durationMsSql(sql`${jobs.completedAt}`, sql`${jobs.createdAt}`);
+  const noCredits = { charged: sql`0`, refunded: sql`0` };
+
+  const [rolled, rolledBuckets, partial, partialBuckets, partialCredits, keys] = await Promise.all([
     d
       .select({
-        total: sql<number>`count(*)`,
-        completed: sql<number>`count(*) filter (where ${jobs.status} = 'completed')`,
-        failed: sql<number>`count(*) filter (where ${jobs.status} = 'failed')`,
-        avg: sql<number | null>`avg(${duration}) filter (where ${jobs.completedAt} is not null)`,
-        p95: sql<
-          number | null
-        >`percentile_cont(0.95) within group (order by ${duration}) filter (where ${jobs.completedAt} is not null)`,
+        date: date(sql`${usageRollups.hour}`),
+        serviceId: usageRollups.serviceId,
+        keyId: sql<string>`${usageRollups.apiKeyId}`,
+        jobs: sql`sum(${usageRollups.jobs})`,
+        completed: sql`sum(${usageRollups.completed})`,
+        failed: sql`sum(${usageRollups.failed})`,
+        charged: sql`sum(${usageRollups.creditsCharged})`,
+        refunded: sql`sum(${usageRollups.creditsRefunded})`,
+        durationCount: sql`sum(${usageRollups.durationCount})`,
+        durationSumMs: sql`sum(${usageRollups.durationSumMs})`,
       })
-      .from(jobs)
-      .where(inPeriod),
+      .from(usageRollups)
+      .where(rollups)
+      .groupBy(sql`1`, usageRollups.serviceId, usageRollups.apiKeyId),
+    d
+      .select({ bucket: sql`(e.key)::int`, n: sql`sum((e.value)::bigint)` })
+      .from(sql`${usageRollups}, jsonb_each_text(${usageRollups.durations}) e`)
+      .where(and(rollups, sql`${usageRollups.durationCount} > 0`))
+      .groupBy(sql`1`),
     d
       .select({
+        date: date(sql`${jobs.createdAt}`),
         serviceId: jobs.serviceId,
-        jobs: sql<number>`count(*)`,
-        completed: sql<number>`count(*) filter (where ${jobs.status} = 'completed')`,
-        failed: sql<number>`count(*) filter (where ${jobs.status} = 'failed')`,
+        keyId: keyOf,
+        jobs: sql`count(*)`,
+        completed: sql`count(*) filter (where ${jobs.status} = 'completed')`,
+        failed: sql`count(*) filter (where ${jobs.status} = 'failed')`,
+        ...noCredits,
+        durationCount: sql`count(${jobs.completedAt})`,
+        durationSumMs: sql`coalesce(sum(${duration}) filter (where ${jobs.completedAt} is not null), 0)`,
       })
       .from(jobs)
-      .where(inPeriod)
-      .groupBy(jobs.serviceId),
+      .where(partialJobs)
+      .groupBy(sql`1`, jobs.serviceId, sql`3`),
     d
-      .select({ serviceId: jobs.serviceId, used: sql<number>`-sum(${creditLedger.amount})` })
+      .select({ bucket: durationBucketSql(duration), n: sql`count(*)` })
+      .from(jobs)
+      .where(and(partialJobs, sql`${jobs.completedAt} is not null`))
+      .groupBy(sql`1`),
+    d
+      .select({
+        date: date(sql`${creditLedger.createdAt}`),
+        serviceId: jobs.serviceId,
+        keyId: keyOf,
+        jobs: sql`0`,
+        completed: sql`0`,
+        failed: sql`0`,
+        charged: sql`coalesce(-sum(${creditLedger.amount}) filter (where ${creditLedger.type} = 'charge'), 0)`,
+        refunded: sql`coalesce(sum(${creditLedger.amount}) filter (where ${creditLedger.type} = 'refund'), 0)`,
+        durationCount: sql`0`,
+        durationSumMs: sql`0`,
+      })
       .from(creditLedger)
       .innerJoin(jobs, eq(jobs.id, creditLedger.jobId))
-      .where(ledgerInPeriod)
-      .groupBy(jobs.serviceId),
-    d
-      .select({ date: day(jobs.createdAt), jobs: sql<number>`count(*)` })
-      .from(jobs)
-      .where(inPeriod)
-      .groupBy(day(jobs.createdAt)),
-    d
-      .select({ date: day(creditLedger.createdAt), used: sql<number>`-sum(${creditLedger.amount})` })
-      .from(creditLedger)
-      .where(ledgerInPeriod)
-      .groupBy(day(creditLedger.createdAt)),
-    d
-      .select({ keyId: jobs.apiKeyId, jobs: sql<number>`count(*)` })
-      .from(jobs)
-      .where(inPeriod)
-      .groupBy(jobs.apiKeyId),
-    d
-      .select({ keyId: jobs.apiKeyId, used: sql<number>`-sum(${creditLedger.amount})` })
-      .from(creditLedger)
-      .innerJoin(jobs, eq(jobs.id, creditLedger.jobId))
-      .where(ledgerInPeriod)
-      .groupBy(jobs.apiKeyId),
+      .where(
+        and(
+          eq(creditLedger.accountId, accountId),
+          sql`${creditLedger.type} in ('charge', 'refund')`,
+          inPartialHours(creditLedger.createdAt),
+        ),
+      )
+      .groupBy(sql`1`, jobs.serviceId, sql`3`),
     d
       .select({ id: apiKeys.id, name: apiKeys.name, prefix: apiKeys.prefix })
       .from(apiKeys)
       .where(eq(apiKeys.accountId, accountId)),
   ]);
 
-  const creditsByService = new Map(serviceCredits.map((r) => [r.serviceId, int(r.used)]));
-  const days = new Map<string, { date: string; jobs: number; creditsUsed: number }>();
-  for (const r of jobDays) days.set(r.date, { date: r.date, jobs: int(r.jobs), creditsUsed: 0 });
-  for (const r of creditDays) {
-    const entry = days.get(r.date) ?? { date: r.date, jobs: 0, creditsUsed: 0 };
-    entry.creditsUsed = int(r.used);
-    days.set(r.date, entry);
+  const total = new Tally<"all">();
+  const byService = new Tally<string>();
+  const byDay = new Tally<string>();
+  const byKey = new Tally<string>();
+  for (const row of [...rolled, ...partial, ...partialCredits] as CountsRow[]) {
+    total.add("all", row);
+    byService.add(row.serviceId, row);
+    byDay.add(row.date, row);
+    byKey.add(row.keyId, row);
   }
-  const completedJobs = int(totals.completed);
-  const failedJobs = int(totals.failed);
-  const totalJobs = int(totals.total);
+  const histogram = new Map<number, number>();
+  for (const { bucket, n } of [...rolledBuckets, ...partialBuckets])
+    histogram.set(int(bucket), (histogram.get(int(bucket)) ?? 0) + int(n));
+  const buckets = [...histogram.entries()].filter(([, n]) => n > 0).sort((a, b) => a[0] - b[0]);
+
+  const all = total.rows.get("all") ?? zero();
+  const used = (c: Counts) => c.charged - c.refunded;
+  const counted = (c: Counts) => c.jobs > 0 || c.charged > 0 || c.refunded > 0;
+  const names = new Map(keys.map((k) => [k.id, k]));
   return {
     periodStart: periodStart.toISOString(),
     periodEnd: periodEnd.toISOString(),
-    totalJobs,
-    completedJobs,
-    failedJobs,
-    activeJobs: totalJobs - completedJobs - failedJobs,
-    creditsUsed: [...creditsByService.values()].reduce((a, b) => a + b, 0),
-    successRate: completedJobs + failedJobs === 0 ? 0 : completedJobs / (completedJobs + failedJobs),
-    avgDurationMs: totals.avg === null ? null : Math.round(Number(totals.avg)),
-    p95DurationMs: totals.p95 === null ? null : Math.round(Number(totals.p95)),
-    byService: serviceRows
-      .map((r) => ({
-        serviceId: r.serviceId,
-        jobs: int(r.jobs),
-        completed: int(r.completed),
-        failed: int(r.failed),
-        creditsUsed: creditsByService.get(r.serviceId) ?? 0,
+    totalJobs: all.jobs,
+    completedJobs: all.completed,
+    failedJobs: all.failed,
+    activeJobs: all.jobs - all.completed - all.failed,
+    creditsUsed: used(all),
+    successRate: all.completed + all.failed === 0 ? 0 : all.completed / (all.completed + all.failed),
+    avgDurationMs: all.durationCount === 0 ? null : Math.round(all.durationSumMs / all.durationCount),
+    p95DurationMs: all.durationCount === 0 ? null : Math.round(percentileOf(buckets, 0.95 * (all.durationCount - 1))),
+    byService: [...byService.rows]
+      .filter(([, c]) => counted(c))
+      .map(([serviceId, c]) => ({
+        serviceId,
+        jobs: c.jobs,
+        completed: c.completed,
+        failed: c.failed,
+        creditsUsed: used(c),
       }))
       .sort((a, b) => a.serviceId.localeCompare(b.serviceId)),
-    byDay: [...days.values()].sort((a, b) => a.date.localeCompare(b.date)),
-    byKey: byKeyOf(keyJobs, keyCredits, keys),
+    byDay: [...byDay.rows]
+      .filter(([, c]) => counted(c))
+      .map(([day, c]) => ({ date: day, jobs: c.jobs, creditsUsed: used(c) }))
+      .sort((a, b) => a.date.localeCompare(b.date)),
+    byKey: [...byKey.rows]
+      .filter(([, c]) => counted(c))
+      .map(([id, c]) => {
+        const keyId = id === noKeyId ? null : id;
+        const key = keyId === null ? undefined : names.get(keyId);
+        return { keyId, name: key?.name ?? null, prefix: key?.prefix ?? null, jobs: c.jobs, creditsUsed: used(c) };
+      })
+      .sort((a, b) => b.creditsUsed - a.creditsUsed || b.jobs - a.jobs),
   };
 }

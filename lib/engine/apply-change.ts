@@ -8,16 +8,16 @@ import { PgTransaction } from "drizzle-orm/pg-core";
 import { executeShaped } from "@/lib/db/prepared-statements";
 import type { Tx } from "@/lib/db/database";
 import { jobs } from "@/lib/db/schema";
-import { applyLedgerEntry } from "@/lib/domain/credits";
 import { db } from "@/lib/domain/database";
 import { jobChannel, signal, signalsInline, workChannel } from "@/lib/domain/signals";
-import { giveBackKeySpend } from "@/lib/domain/spend-controls";
+import { countFailures } from "@/lib/domain/usage-rollups";
 import { webhookChannel } from "@/lib/domain/webhook-events";
 import type { JobStatus } from "@/lib/contract/vocabulary";
 import { appendedLogValues, appendedRows } from "./appended-log";
 import { changeStatement, eachJob, shapeOf } from "./change-statement";
 import { Computed, oneJob, type Candidates, type JobChange, type JobRow } from "./job-change";
 import { activeStatuses, assertTransition, statusesBefore } from "./job-machine";
+import { refundJobCredits } from "./refunds";
 
 const jobColumns = Object.entries(getTableColumns(jobs));
 
@@ -42,18 +42,16 @@ function assertChange(from: readonly JobStatus[], change: JobChange): void {
   }
 }
 
-/** What a change to failed owes its developer: the key's spend and the credits, given back once. */
-async function refund(tx: Tx, row: JobRow): Promise<void> {
-  if (row.creditCost <= 0) return;
-  // The key's spend first: keys are locked before accounts on every path (lib/domain/spend-controls.ts).
-  await giveBackKeySpend(tx, row);
-  await applyLedgerEntry(tx, {
-    accountId: row.accountId,
-    type: "refund",
-    amount: row.creditCost,
-    jobId: row.id,
-    description: `Refund: ${row.serviceId} job failed`,
-  });
+/**
+ * What a change to failed owes its developer: the key's spend and the credits, given back once; then the
+ * failures and refunds in the usage rollups (after the key's and account's rows, as every charge locks them).
+ */
+async function refund(tx: Tx, rows: JobRow[]): Promise<void> {
+  for (const row of rows) await refundJobCredits(tx, row, row.creditCost, `Refund: ${row.serviceId} job failed`);
+  await countFailures(
+    tx,
+    rows.map((row) => ({ ...row, refunded: Math.max(row.creditCost, 0) })),
+  );
 }
 
 export interface AppliedChanges {
@@ -83,7 +81,7 @@ async function written(tx: Tx, raw: Record<string, unknown>[], change: JobChange
     }
     if (Number(raw[0]?.webhooks ?? 0) > 0) await signal(tx, webhookChannel, "");
   }
-  if (change.to === "failed") for (const row of rows) await refund(tx, row);
+  if (change.to === "failed") await refund(tx, rows);
   return rows;
 }
 

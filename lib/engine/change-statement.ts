@@ -10,6 +10,7 @@ import type { Tx } from "@/lib/db/database";
 import { jobs } from "@/lib/db/schema";
 import { webhookChannel } from "@/lib/domain/webhook-events";
 import { jobChannel, workChannel } from "@/lib/domain/signals";
+import { completedDeltasSql, usageRollupSql } from "@/lib/domain/usage-rollups";
 import type { JobStatus } from "@/lib/contract/vocabulary";
 import { appendedLogSql, cappedCounts, type AppendedLists } from "./appended-log";
 import { Computed, type Candidates, type JobChange } from "./job-change";
@@ -156,6 +157,13 @@ export function changeStatement(
       } from changed c join input i on i.v_id = c.id),
     ${appendedLogSql(sql`changed_input`, eachLists, eachReported)}`
     : appendedLogSql(sql`changed`, undefined, reported);
+  // A completion counts in the usage rollups here; a failure with its refund (apply-change.ts), after the
+  // key's and the account's rows, the order every charge locks them in.
+  const usage =
+    change.to === "completed"
+      ? sql`,
+    usage_counted as (${usageRollupSql(completedDeltasSql(sql`changed`))})`
+      : sql``;
   // Always one row at least (the left join), so that the count of candidates comes back with no change too.
   return sql`
     with ${input}candidates as (select ${candidates.sql} as ids),
@@ -165,7 +173,7 @@ export function changeStatement(
         ? sql`,
     ${webhookFanoutSql(sql`changed`, passed)}`
         : sql``
-    }
+    }${usage}
     select c.*, coalesce(cardinality(k.ids), 0) as candidate_count,
       ${webhooks ? sql`(select count(*) from webhook_written)` : sql`0`} as webhooks${signals}
     from candidates k left join changed c on true`;

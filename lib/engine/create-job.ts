@@ -20,6 +20,7 @@ import {
   spendClockSql,
   spentAgainstLimitSql,
 } from "@/lib/domain/spend-controls";
+import { createdDeltasSql, usageRollupSql } from "@/lib/domain/usage-rollups";
 import { newEventId, webhookChannel } from "@/lib/domain/webhook-events";
 import type { CreditLimitReset } from "@/lib/contract/vocabulary";
 import type { ExecutionJob } from "@/lib/contract/schemas";
@@ -224,10 +225,11 @@ function creationStatement(inline: boolean, keyed: boolean): SQL {
     ),
     job as (
       insert into ${jobs} (id, workflow_run_id, account_id, api_key_id, service_id, status, input, credit_cost,
-                           placement, max_attempts, timeout_ms, routing_started_at, event_seq, log_seq, charged_at)
+                           placement, max_attempts, timeout_ms, routing_started_at, event_seq, log_seq, charged_at,
+                           created_at, updated_at)
       select b.id, b.workflow_run_id, ${p("accountId")}::uuid, ${p("apiKeyId")}::uuid, b.service_id, 'routing',
              b.input, b.credit_cost, b.placement, b.max_attempts, b.timeout_ms, now(),
-             ${p("eventCount")}::int, ${p("logCount")}::int, ${keyed ? at : sql`null`}
+             ${p("eventCount")}::int, ${p("logCount")}::int, ${keyed ? at : sql`null`}, ${at}, ${at}
       from batch b cross join allowed
       order by b.i
       returning *
@@ -241,11 +243,12 @@ function creationStatement(inline: boolean, keyed: boolean): SQL {
       from batch b cross join charge
     ),
     ledger as (
-      insert into ${creditLedger} (account_id, type, amount, balance_after, job_id, description)
-      select ${p("accountId")}::uuid, 'charge', -credit_cost, balance_after, id, ledger_description
+      insert into ${creditLedger} (account_id, type, amount, balance_after, job_id, description, created_at)
+      select ${p("accountId")}::uuid, 'charge', -credit_cost, balance_after, id, ledger_description, ${at}
       from charged
       order by i
     ),
+    usage_counted as (${usageRollupSql(createdDeltasSql(sql`job`))}),
     low_balance as (${lowBalanceDeliveriesSql(crossing, p("alertEventId"))}),
     webhook_rows as (select 1 from low_balance union all select 1 from webhook_written),
     remembered as (

@@ -17,7 +17,7 @@ import { applyEachJobChange, applyJobChange, applyJobChangeAtOnce, type ChangeOf
 import { attemptDeadlineSql, leaseFromNowUntilDeadline, leaseMs, started, type NodeRow } from "./attempts";
 import { Computed, type JobChange, type JobRow } from "./job-change";
 import { heldStatuses, nextProgress, stopOutcome } from "./job-machine";
-import { ownNodeDiscount, refundOwnNodeDiscount } from "./own-node-refund";
+import { lockRefundRows, ownNodeDiscount, refundOwnNodeDiscount } from "./own-node-refund";
 import { applyStopOutcome } from "./stop-outcomes";
 
 /**
@@ -149,6 +149,7 @@ export async function completeExecution(
       const [job] = await tx.select().from(jobs).where(eq(jobs.id, jobId)).for("update");
       const discount = job && job.accountId === node.ownerAccountId ? ownNodeDiscount(job) : 0;
       if (!job || discount === 0) return applyJobChange(tx, jobId, change);
+      await lockRefundRows(tx, job);
       const row = await applyJobChange(tx, jobId, {
         ...change,
         set: { ...change.set, creditCost: job.creditCost - discount },

@@ -247,7 +247,9 @@ export interface UsageSummary {
   creditsUsed: number;
   /** Fraction 0–1 of final jobs that completed. */
   successRate: number;
+  /** Exact mean duration of the final jobs, in ms. */
   avgDurationMs: number | null;
+  /** 95th percentile of the final jobs' durations, within 2.5 % (or 1 ms) of the exact value. */
   p95DurationMs: number | null;
   byService: UsageByService[];
   byDay: UsageByDay[];

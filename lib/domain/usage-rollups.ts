@@ -1,0 +1,141 @@
+// Usage rollups (lib/db/schema.ts, usage_rollups): what the usage summary counts, kept per developer, UTC
+// hour, service and key by the writes that change it, in their transactions. Every rule of what counts where
+// is here, and one upsert (usageRollupSql) writes them all:
+// - a job's creation: `jobs` and its charge (`credits_charged`), in the hour it was created (create-job.ts);
+// - its completion: `completed` and its duration, in the hour it was created (change-statement.ts);
+// - its failure: `failed` and its duration, in the hour it was created, and its refund (`credits_refunded`)
+//   in the hour of the refund; a discount for running on the developer's own node is a refund too
+//   (countFailures, countRefund: after the key's and the account's rows, the lock order of every charge).
+import { sql, type SQL } from "drizzle-orm";
+import type { Tx } from "@/lib/db/database";
+import { usageRollups } from "@/lib/db/schema";
+import { spendClockOverride, spendClockSql } from "./spend-controls";
+
+/** The key of jobs submitted without one (the rollup's key is part of its primary key). */
+export const noKeyId = "00000000-0000-0000-0000-000000000000";
+/** noKeyId in SQL: a literal, since the statements that write rollups are compiled once per shape. */
+export const noKeySql = sql.raw(`'${noKeyId}'::uuid`);
+
+/**
+ * Durations are counted in log-scale buckets: bucket 0 holds those under 1 ms, bucket b ≥ 1 those in
+ * [r^(b−1), r^b) ms. A bucket's value is its geometric middle, within √r − 1 ≈ 2.5 % of any duration in it,
+ * so a percentile read from the buckets is within 2.5 % (or 1 ms) of the exact one.
+ */
+export const durationRatio = 1.05;
+
+export function durationBucket(ms: number): number {
+  return ms < 1 ? 0 : 1 + Math.floor(Math.log(ms) / Math.log(durationRatio));
+}
+
+export function bucketValueMs(bucket: number): number {
+  return bucket === 0 ? 0 : durationRatio ** (bucket - 0.5);
+}
+
+/** durationBucket in SQL (the same floating-point arithmetic: ln / ln). */
+export const durationBucketSql = (ms: SQL) =>
+  sql`case when ${ms} < 1 then 0 else 1 + floor(ln(${ms}) / ln(${sql.raw(String(durationRatio))}))::int end`;
+
+/** A final job's duration in whole milliseconds (its times are kept to the millisecond), never below 0. */
+export const durationMsSql = (completedAt: SQL, createdAt: SQL) =>
+  sql`greatest(0, round(extract(epoch from (${completedAt} - ${createdAt})) * 1000))::bigint`;
+
+/** The UTC hour that holds `at`. */
+export const hourSql = (at: SQL) => sql`date_trunc('hour', ${at}, 'UTC')`;
+
+/**
+ * The one write of the rollups: `deltas` is a relation of (account_id, at, service_id, api_key_id, jobs,
+ * completed, failed, charged, refunded, duration_ms), a row per thing counted (duration_ms null when it
+ * counts none). Rows are summed per rollup row first (an upsert may change a row once) and written in key
+ * order, so concurrent writers lock shared rows in one order.
+ */
+export function usageRollupSql(deltas: SQL): SQL {
+  const merged = sql`(select coalesce(jsonb_object_agg(k, s), '{}'::jsonb) from (
+      select k, sum(v::bigint) as s from (
+        select key as k, value as v from jsonb_each_text(u.durations)
+        union all select key, value from jsonb_each_text(excluded.durations)) e group by k) m)`;
+  return sql`
+    insert into ${usageRollups} as u (account_id, hour, service_id, api_key_id, jobs, completed, failed,
+      credits_charged, credits_refunded, duration_count, duration_sum_ms, durations)
+    select account_id, hour, service_id, api_key_id, sum(jobs), sum(completed), sum(failed), sum(charged),
+      sum(refunded), sum(n), coalesce(sum(ms), 0),
+      coalesce(jsonb_object_agg(bucket::text, n) filter (where n > 0), '{}'::jsonb)
+    from (
+      select d.account_id, ${hourSql(sql`d.at`)} as hour, d.service_id, coalesce(d.api_key_id, ${noKeySql}) as api_key_id,
+        ${durationBucketSql(sql`d.duration_ms`)} as bucket, sum(d.jobs) as jobs, sum(d.completed) as completed,
+        sum(d.failed) as failed, sum(d.charged) as charged, sum(d.refunded) as refunded,
+        count(d.duration_ms) as n, sum(d.duration_ms) as ms
+      from (${deltas}) d
+      group by 1, 2, 3, 4, 5
+    ) b
+    group by account_id, hour, service_id, api_key_id
+    order by account_id, hour, service_id, api_key_id
+    on conflict (account_id, hour, service_id, api_key_id) do update set
+      jobs = u.jobs + excluded.jobs,
+      completed = u.completed + excluded.completed,
+      failed = u.failed + excluded.failed,
+      credits_charged = u.credits_charged + excluded.credits_charged,
+      credits_refunded = u.credits_refunded + excluded.credits_refunded,
+      duration_count = u.duration_count + excluded.duration_count,
+      duration_sum_ms = u.duration_sum_ms + excluded.duration_sum_ms,
+      durations = case when excluded.duration_count = 0 then u.durations else ${merged} end`;
+}
+
+/** Jobs created (`created`: rows of jobs as inserted), each with its charge, in the hour of its creation. */
+export const createdDeltasSql = (created: SQL) => sql`
+  select account_id, created_at as at, service_id, api_key_id, 1 as jobs, 0 as completed, 0 as failed,
+    credit_cost as charged, 0 as refunded, null::bigint as duration_ms
+  from ${created}`;
+
+/** Jobs completed (`changed`: rows of jobs as written), in the hour of their creation, with their durations. */
+export const completedDeltasSql = (changed: SQL) => sql`
+  select account_id, created_at as at, service_id, api_key_id, 0 as jobs, 1 as completed, 0 as failed,
+    0 as charged, 0 as refunded, ${durationMsSql(sql`completed_at`, sql`created_at`)} as duration_ms
+  from ${changed}`;
+
+interface CountedJob {
+  accountId: string;
+  serviceId: string;
+  apiKeyId: string | null;
+  createdAt: Date;
+  completedAt: Date | null;
+}
+
+/** The time of a refund written now: the spend clock (its ledger entry's time too, credits.ts). */
+export const refundTimeSql = () => spendClockSql(sql`${spendClockOverride()}`);
+
+/**
+ * Jobs that failed: each `failed` (with its duration) in the hour of its creation, and what it was refunded
+ * (`refunded`, possibly 0) in the hour of the refund. Written after the refunds' key and account rows.
+ */
+export async function countFailures(tx: Tx, jobs: readonly (CountedJob & { refunded: number })[]): Promise<void> {
+  if (jobs.length === 0) return;
+  const rows = jobs.map(
+    (job) =>
+      sql`(${job.accountId}::uuid, ${job.createdAt.toISOString()}::timestamptz, ${job.serviceId}::text, ${job.apiKeyId}::uuid, ${job.completedAt?.toISOString() ?? null}::timestamptz, ${job.refunded}::bigint)`,
+  );
+  const failed = sql`(values ${sql.join(rows, sql`, `)}) as f(account_id, created_at, service_id, api_key_id, completed_at, refunded)`;
+  await tx.execute(
+    usageRollupSql(sql`
+      select account_id, created_at as at, service_id, api_key_id, 0 as jobs, 0 as completed, 1 as failed,
+        0 as charged, 0 as refunded,
+        case when completed_at is null then null else ${durationMsSql(sql`completed_at`, sql`created_at`)} end as duration_ms
+      from ${failed}
+      union all
+      select account_id, ${refundTimeSql()}, service_id, api_key_id, 0, 0, 0, 0, refunded, null
+      from ${failed} where refunded > 0`),
+  );
+}
+
+/** A refund of part of a completed job's charge (its own-node discount), in the hour of the refund. */
+export async function countRefund(
+  tx: Tx,
+  job: Pick<CountedJob, "accountId" | "serviceId" | "apiKeyId">,
+  amount: number,
+): Promise<void> {
+  await tx.execute(
+    usageRollupSql(sql`
+      select ${job.accountId}::uuid as account_id, ${refundTimeSql()} as at, ${job.serviceId}::text as service_id,
+        ${job.apiKeyId}::uuid as api_key_id, 0 as jobs, 0 as completed, 0 as failed, 0 as charged,
+        ${amount}::bigint as refunded, null::bigint as duration_ms`),
+  );
+}

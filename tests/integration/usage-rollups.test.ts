@@ -1,0 +1,369 @@
+// Usage rollups (issue 43): after any mix of submissions, completions, failures, cancellations and own-node
+// refunds, across hour and day boundaries (the spend clock moved, never waited for), the rollups equal a recount
+// of the jobs and ledger rows, and the usage summary of any period equals the one counted from those rows.
+import { sql } from "drizzle-orm";
+import fc from "fast-check";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { setSpendClock } from "@/lib/domain/spend-controls";
+import { getUsageSummary } from "@/lib/domain/usage";
+import { durationBucket, bucketValueMs, noKeyId } from "@/lib/domain/usage-rollups";
+import { claimJobs } from "@/lib/engine/claims";
+import { completeExecution, failExecution } from "@/lib/engine/node-reports";
+import { authenticateNode, registerNode, type NodeRow } from "@/lib/network/coordinator";
+import { signUpDeveloper, type Developer } from "../support/developer";
+import { engineNode, rowsOf } from "../support/engine";
+import { startTestServer } from "../support/test-server";
+
+const ctx = {} as { baseUrl: string; close(): Promise<void> };
+const hourMs = 3600_000;
+const services = ["token-count", "text-summarize", "text-sentiment"] as const;
+
+let network: NodeRow;
+beforeAll(async () => {
+  const server = await startTestServer({
+    embeddedNodes: 0,
+    env: { STARTER_CREDITS: "100000", RATE_LIMIT_PER_MINUTE: "0", ACCOUNT_RATE_PER_MINUTE: "0", JOB_MAX_ATTEMPTS: "1" },
+  });
+  Object.assign(ctx, { baseUrl: server.baseUrl, close: () => server.close() });
+  network = await engineNode("rollups-network", [...services], 64);
+});
+afterAll(() => ctx.close?.());
+afterEach(() => setSpendClock(null));
+
+type Action =
+  | { kind: "submit"; service: number; key: number; placement: "any" | "network"; count: number }
+  | { kind: "clock"; hours: number }
+  | { kind: "run"; own: boolean; outcomes: boolean[] }
+  | { kind: "cancel"; which: number };
+
+const action: fc.Arbitrary<Action> = fc.oneof(
+  fc.record({
+    kind: fc.constant("submit" as const),
+    service: fc.nat({ max: services.length - 1 }),
+    key: fc.nat({ max: 1 }),
+    placement: fc.constantFrom("any" as const, "network" as const),
+    count: fc.integer({ min: 1, max: 4 }),
+  }),
+  fc.record({ kind: fc.constant("clock" as const), hours: fc.integer({ min: 1, max: 14 }) }),
+  fc.record({
+    kind: fc.constant("run" as const),
+    own: fc.boolean(),
+    outcomes: fc.array(fc.boolean(), { maxLength: 6 }),
+  }),
+  fc.record({ kind: fc.constant("cancel" as const), which: fc.nat() }),
+);
+
+/** A developer with two keys and a node of their own (their `any` jobs it completes are refunded in full). */
+async function developerWithOwnNode() {
+  const dev = await signUpDeveloper(ctx.baseUrl);
+  const keys = [await dev.createApiKey(), await dev.createApiKey()];
+  const created = await dev.session("/api/developers/nodes", {
+    method: "POST",
+    body: JSON.stringify({ name: "own", serviceIds: ["token-count", "text-summarize"], concurrency: 8 }),
+  });
+  const { token } = (await created.json()) as { token: string };
+  await registerNode(await authenticateNode(token), {
+    name: "own",
+    region: "test",
+    serviceIds: ["token-count", "text-summarize"],
+    concurrency: 8,
+  });
+  return { dev, keys, own: await authenticateNode(token) };
+}
+
+async function play(actions: Action[]) {
+  const { dev, keys, own } = await developerWithOwnNode();
+  // Five days ago, half an hour before midnight UTC: the clock's steps cross hours and days, and stay in the
+  // past, so every job's duration (completed now, by the database's clock) is positive.
+  let now = Math.floor(Date.now() / (24 * hourMs) - 5) * 24 * hourMs - hourMs / 2;
+  setSpendClock(() => new Date(now));
+  const submitted: string[] = [];
+  for (const a of actions) {
+    if (a.kind === "clock") now += a.hours * hourMs - 7_000;
+    else if (a.kind === "submit") {
+      const answers = await Promise.all(
+        Array.from({ length: a.count }, (_, i) =>
+          dev.withKey(keys[a.key], `/api/marketplace/services/${services[a.service]}/execute`, {
+            method: "POST",
+            body: JSON.stringify({ input: { text: `Job ${i}. Of the rollups test.` }, placement: a.placement }),
+          }),
+        ),
+      );
+      for (const res of answers) {
+        expect(res.status).toBe(202);
+        submitted.push(((await res.json()) as { jobId: string }).jobId);
+      }
+    } else if (a.kind === "cancel") {
+      if (submitted.length === 0) continue;
+      const res = await dev.withKey(keys[0], `/api/developers/jobs/${submitted[a.which % submitted.length]}/cancel`, {
+        method: "POST",
+      });
+      expect([200, 409]).toContain(res.status);
+    } else {
+      const claimed = await claimJobs(a.own ? own : network, a.outcomes.length, 0, undefined, { start: true });
+      // Completions and failures written concurrently, as nodes report them.
+      await Promise.all(
+        claimed.map((job, i) =>
+          a.outcomes[i]
+            ? completeExecution(a.own ? own : network, job.jobId, job.attempt, { summary: "ok", output: {} })
+            : failExecution(a.own ? own : network, job.jobId, job.attempt, {
+                code: "BROKEN",
+                message: "failed on purpose",
+                retryable: false,
+              }),
+        ),
+      );
+    }
+  }
+  return { dev, accountId: await accountIdOf(dev) };
+}
+
+async function accountIdOf(dev: Developer): Promise<string> {
+  const me = (await (await dev.session("/api/developers/me")).json()) as { developerId?: string; id?: string };
+  return String(me.developerId ?? me.id);
+}
+
+interface RawJob {
+  created_at: Date;
+  completed_at: Date | null;
+  status: string;
+  service_id: string;
+  key_id: string;
+}
+interface RawEntry {
+  created_at: Date;
+  type: string;
+  amount: number;
+  service_id: string;
+  key_id: string;
+}
+
+async function rawRows(accountId: string) {
+  const jobs = await rowsOf<RawJob>(sql`select created_at, completed_at, status, service_id,
+      coalesce(api_key_id::text, ${noKeyId}) as key_id from jobs where account_id = ${accountId}`);
+  const entries = await rowsOf<RawEntry>(sql`select l.created_at, l.type, l.amount::int as amount, j.service_id,
+      coalesce(j.api_key_id::text, ${noKeyId}) as key_id
+    from credit_ledger l join jobs j on j.id = l.job_id
+    where l.account_id = ${accountId} and l.type in ('charge', 'refund')`);
+  const at = (v: Date | string) => new Date(v).getTime();
+  return {
+    jobs: jobs.map((j) => ({ ...j, at: at(j.created_at), end: j.completed_at === null ? null : at(j.completed_at) })),
+    entries: entries.map((e) => ({ ...e, at: at(e.created_at), amount: Number(e.amount) })),
+  };
+}
+type Raw = Awaited<ReturnType<typeof rawRows>>;
+const durationOf = (j: Raw["jobs"][number]) => (j.end === null ? null : Math.max(0, j.end - j.at));
+
+/** The rollups as they should be: counted here from the rows, in JavaScript. */
+function recount({ jobs, entries }: Raw) {
+  const rows = new Map<string, Record<string, number>>();
+  const row = (at: number, service: string, key: string) => {
+    const id = `${new Date(Math.floor(at / hourMs) * hourMs).toISOString()} ${service} ${key}`;
+    let r = rows.get(id);
+    if (!r)
+      rows.set(
+        id,
+        (r = { jobs: 0, completed: 0, failed: 0, charged: 0, refunded: 0, durationCount: 0, durationSumMs: 0 }),
+      );
+    return r;
+  };
+  for (const j of jobs) {
+    const r = row(j.at, j.service_id, j.key_id);
+    r.jobs++;
+    if (j.status === "completed") r.completed++;
+    if (j.status === "failed") r.failed++;
+    const ms = durationOf(j);
+    if (ms !== null) {
+      r.durationCount++;
+      r.durationSumMs += ms;
+      r[`bucket ${durationBucket(ms)}`] = (r[`bucket ${durationBucket(ms)}`] ?? 0) + 1;
+    }
+  }
+  for (const e of entries) {
+    const r = row(e.at, e.service_id, e.key_id);
+    if (e.type === "charge") r.charged -= e.amount;
+    else r.refunded += e.amount;
+  }
+  return Object.fromEntries([...rows].sort(([a], [b]) => a.localeCompare(b)));
+}
+
+async function rollupsOf(accountId: string) {
+  const rows = await rowsOf<{
+    hour: Date;
+    service_id: string;
+    api_key_id: string;
+    jobs: string;
+    completed: string;
+    failed: string;
+    credits_charged: string;
+    credits_refunded: string;
+    duration_count: string;
+    duration_sum_ms: string;
+    durations: Record<string, number> | string;
+  }>(sql`select * from usage_rollups where account_id = ${accountId}`);
+  return Object.fromEntries(
+    rows
+      .map((r) => {
+        const durations = typeof r.durations === "string" ? JSON.parse(r.durations) : r.durations;
+        return [
+          `${new Date(r.hour).toISOString()} ${r.service_id} ${r.api_key_id}`,
+          {
+            jobs: Number(r.jobs),
+            completed: Number(r.completed),
+            failed: Number(r.failed),
+            charged: Number(r.credits_charged),
+            refunded: Number(r.credits_refunded),
+            durationCount: Number(r.duration_count),
+            durationSumMs: Number(r.duration_sum_ms),
+            ...Object.fromEntries(Object.entries(durations).map(([b, n]) => [`bucket ${b}`, Number(n)])),
+          },
+        ] as const;
+      })
+      .sort(([a], [b]) => a.localeCompare(b)),
+  );
+}
+
+/** The usage summary of [start, end] counted from the rows (CONTRACT §6), with the exact 95th percentile. */
+function summaryFromRows({ jobs, entries }: Raw, start: number, end: number) {
+  const inPeriod = jobs.filter((j) => j.at >= start && j.at <= end);
+  const spent = entries.filter((e) => e.at >= start && e.at <= end);
+  const used = (list: typeof spent) => list.reduce((sum, e) => sum - e.amount, 0);
+  const day = (at: number) => new Date(at).toISOString().slice(0, 10);
+  const durations = inPeriod
+    .map(durationOf)
+    .filter((d): d is number => d !== null)
+    .sort((a, b) => a - b);
+  const rank = 0.95 * (durations.length - 1);
+  const below = durations[Math.floor(rank)];
+  const p95 = durations.length ? below + (rank - Math.floor(rank)) * (durations[Math.ceil(rank)] - below) : null;
+  const counts = (list: typeof inPeriod) => ({
+    jobs: list.length,
+    completed: list.filter((j) => j.status === "completed").length,
+    failed: list.filter((j) => j.status === "failed").length,
+  });
+  const keys = new Set([...inPeriod.map((j) => j.service_id), ...spent.map((e) => e.service_id)]);
+  const days = new Set([...inPeriod.map((j) => day(j.at)), ...spent.map((e) => day(e.at))]);
+  const byService = [...keys].sort().map((serviceId) => {
+    const c = counts(inPeriod.filter((j) => j.service_id === serviceId));
+    return { serviceId, ...c, creditsUsed: used(spent.filter((e) => e.service_id === serviceId)) };
+  });
+  const byDay = [...days].sort().map((date) => ({
+    date,
+    jobs: inPeriod.filter((j) => day(j.at) === date).length,
+    creditsUsed: used(spent.filter((e) => day(e.at) === date)),
+  }));
+  const byKey = new Map(
+    [...new Set([...inPeriod.map((j) => j.key_id), ...spent.map((e) => e.key_id)])].map((key) => [
+      key,
+      {
+        jobs: inPeriod.filter((j) => j.key_id === key).length,
+        creditsUsed: used(spent.filter((e) => e.key_id === key)),
+      },
+    ]),
+  );
+  const total = counts(inPeriod);
+  return {
+    totals: {
+      totalJobs: total.jobs,
+      completedJobs: total.completed,
+      failedJobs: total.failed,
+      activeJobs: total.jobs - total.completed - total.failed,
+      creditsUsed: used(spent),
+      avgDurationMs: durations.length ? Math.round(durations.reduce((a, b) => a + b, 0) / durations.length) : null,
+    },
+    p95,
+    byService,
+    byDay,
+    byKey,
+  };
+}
+
+describe("usage rollups after random work", () => {
+  it("equal a recount of the jobs and ledger rows, and give every period's summary as the rows do", async () => {
+    const seen = new Set<string>();
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(action, { minLength: 3, maxLength: 14 }),
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 1e6 }), fc.integer({ min: 0, max: 1e6 })), {
+          minLength: 3,
+          maxLength: 3,
+        }),
+        async (actions, periods) => {
+          const { accountId } = await play(actions);
+          setSpendClock(null);
+          const raw = await rawRows(accountId);
+          for (const row of await rowsOf<{ what: string }>(sql`select description as what from credit_ledger
+              where account_id = ${accountId} and type = 'refund' union all select 'day ' || to_char(created_at, 'YYYY-MM-DD')
+              from jobs where account_id = ${accountId} union all select 'cancelled' from jobs
+              where account_id = ${accountId} and error->>'code' = 'CANCELLED'`))
+            seen.add(row.what.startsWith("day ") ? row.what : row.what.replace(/^Refund: [a-z-]+ /, ""));
+          expect(await rollupsOf(accountId)).toEqual(recount(raw));
+
+          // Periods with random bounds to the millisecond over the times used (whole hours and partial ones).
+          const times = [...raw.jobs.map((j) => j.at), ...raw.entries.map((e) => e.at)];
+          const first = Math.min(...times, Date.now()) - hourMs;
+          const last = Math.max(...times, Date.now()) + hourMs;
+          for (const [a, b] of periods) {
+            const [start, end] = [a, b]
+              .map((f) => Math.round(first + (f / 1e6) * (last - first)))
+              .sort((x, y) => x - y);
+            const summary = await getUsageSummary(accountId, {
+              periodStart: new Date(start),
+              periodEnd: new Date(end),
+            });
+            const expected = summaryFromRows(raw, start, end);
+            expect(summary).toMatchObject(expected.totals);
+            expect(summary.byService).toEqual(expected.byService);
+            expect(summary.byDay).toEqual(expected.byDay);
+            expect(
+              new Map(summary.byKey.map((k) => [k.keyId ?? noKeyId, { jobs: k.jobs, creditsUsed: k.creditsUsed }])),
+            ).toEqual(expected.byKey);
+            if (expected.p95 === null) expect(summary.p95DurationMs).toBeNull();
+            else
+              expect(Math.abs(Number(summary.p95DurationMs) - expected.p95)).toBeLessThanOrEqual(
+                expected.p95 * 0.025 + 1,
+              );
+          }
+        },
+      ),
+      {
+        numRuns: 6,
+        seed: Number(process.env.ROLLUPS_SEED ?? 43),
+        endOnFailure: true,
+        // One run surely of each kind: an own node's completion (refunded) and failure, a cancellation, midnight.
+        examples: [
+          [
+            [
+              { kind: "submit", service: 1, key: 0, placement: "any", count: 3 },
+              { kind: "clock", hours: 1 },
+              { kind: "submit", service: 0, key: 1, placement: "network", count: 2 },
+              { kind: "run", own: true, outcomes: [true, false] },
+              { kind: "cancel", which: 2 },
+              { kind: "run", own: false, outcomes: [true, false] },
+            ],
+            [
+              [0, 1e6],
+              [400_000, 600_000],
+              [0, 500_000],
+            ],
+          ],
+        ],
+      },
+    );
+    // The runs did what the test is for: failures, cancellations and own-node refunds, on several days.
+    expect([...seen].filter((s) => !s.startsWith("day ")).sort()).toEqual([
+      "cancelled",
+      "job failed",
+      "job ran on your own node",
+    ]);
+    expect([...seen].filter((s) => s.startsWith("day ")).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it("a duration's bucket holds it within 2.5 %", () => {
+    fc.assert(
+      fc.property(fc.double({ min: 1, max: 1e10, noNaN: true }), (ms) => {
+        expect(Math.abs(bucketValueMs(durationBucket(ms)) - ms)).toBeLessThanOrEqual(ms * 0.025);
+      }),
+    );
+  });
+});
