@@ -1,4 +1,4 @@
-// A database made before migration 0016 keeps its usage history: the migration fills the usage rollups from the
+// A database made before migration 0017 keeps its usage history: the migration fills the usage rollups from the
 // jobs and ledger entries already stored, by the rules the writes follow from then on (lib/domain/usage-rollups.ts).
 import { PGlite } from "@electric-sql/pglite";
 import { drizzle } from "drizzle-orm/pglite";
@@ -29,11 +29,11 @@ afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true 
 const account = "00000000-0000-4000-8000-000000000001";
 const key = "00000000-0000-4000-8000-0000000000c1";
 
-describe("migration 0016, usage rollups", () => {
+describe("migration 0017, usage rollups", () => {
   it("counts the jobs and credits stored before it, per hour, service and key", async () => {
     const client = new PGlite();
     const d = drizzle({ client });
-    const before = migrationsBefore("0016_usage_rollups");
+    const before = migrationsBefore("0017_usage_rollups");
     dirs.push(before);
     await migrate(d, { migrationsFolder: before });
     // Three jobs: two through a key in one hour (one completed in 1.5 s, one failed and refunded the next
