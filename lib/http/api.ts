@@ -2,7 +2,7 @@
 // envelope, logging.
 import { ZodError, type z } from "zod";
 import type { Scope } from "@/lib/contract/vocabulary";
-import { DomainError, issuesOf } from "@/lib/domain/errors";
+import { DomainError, issuesOf, notFound } from "@/lib/domain/errors";
 import { createLogger, type Logger } from "@/lib/log";
 import type { NodeRow } from "@/lib/network/coordinator";
 import { errorResponse } from "./error-envelope";
@@ -13,9 +13,11 @@ import {
   requireApiKey,
   requireApiKeyOrPayment,
   requireDeveloper,
+  requireJobReader,
   requireNode,
   requireSession,
   type DeveloperPrincipal,
+  type JobTokenPrincipal,
   type KeyPrincipal,
   type PayerPrincipal,
   type SessionPrincipal,
@@ -84,9 +86,11 @@ type PrincipalOf<C extends Credential> = C extends "session"
       ? KeyPrincipal | PayerPrincipal
       : C extends "either"
         ? DeveloperPrincipal
-        : C extends "node"
-          ? NodeRow
-          : undefined;
+        : C extends "jobReader"
+          ? DeveloperPrincipal | JobTokenPrincipal
+          : C extends "node"
+            ? NodeRow
+            : undefined;
 
 type JsonInit = { status?: number; headers?: Record<string, string> };
 
@@ -122,6 +126,8 @@ async function authorize(req: Request, route: RouteSpec): Promise<unknown> {
       return requireApiKeyOrPayment(req, route.scope as Scope);
     case "either":
       return requireDeveloper(req, route.scope as Scope);
+    case "jobReader":
+      return requireJobReader(req, route.scope as Scope);
     case "node":
       return requireNode(req);
     case "origin":
@@ -154,12 +160,19 @@ export function withApi<R extends RouteSpec>(
   const wrapped = handleApi<Record<string, string>>(async (req, ctx) => {
     const principal = await authorize(req, route);
     const params: DeclaredParams = route.params ? parseOr400(route.params, ctx.params, "The path") : ctx.params;
+    checkJobToken(principal, params);
     const query = route.query ? parseOr400(route.query, queryOf(req), "The query") : undefined;
     const body = route.body ? await readBody(req, route.body, params) : undefined;
     const json = (value: unknown, init: JsonInit = {}) => jsonResponse(value, init.status ?? status, init.headers);
     return handler(req, { ...ctx, params, principal, query, body, json } as RouteContext<R>);
   });
   return Object.assign(wrapped, { route });
+}
+
+/** An access token reads its own job only: any other is not found, exactly like one that does not exist. */
+function checkJobToken(principal: unknown, params: DeclaredParams): void {
+  const token = principal as Partial<JobTokenPrincipal> | undefined;
+  if (token?.kind === "jobToken" && params?.jobId !== token.jobId) throw notFound("JOB_NOT_FOUND", "The job");
 }
 
 /** A path whose percent-encoding is not UTF-8 names nothing: 404, never a framework 500. */

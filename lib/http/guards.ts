@@ -5,6 +5,7 @@ import type { Scope } from "@/lib/contract/vocabulary";
 import { appOrigins, x402Config } from "@/lib/env";
 import { limits } from "@/lib/limits";
 import { clientAddressOf } from "./client-address";
+import { jobOfAccessToken } from "@/lib/payments/x402/store";
 import { consumeRateLimit } from "./rate-limit";
 import { readSession, signedInOf, type SessionData } from "./session";
 
@@ -21,6 +22,13 @@ export interface KeyPrincipal extends ApiKeyPrincipal {
 }
 
 export type DeveloperPrincipal = SessionPrincipal | KeyPrincipal;
+
+/** A paid call's access token (`Authorization: Bearer jt_…`, CONTRACT §15): it reads that one job and nothing else. */
+export interface JobTokenPrincipal {
+  kind: "jobToken";
+  accountId: string;
+  jobId: string;
+}
 
 /** A caller with neither an API key nor a session, on a route it may pay for per call (x402, CONTRACT §15). */
 export interface PayerPrincipal {
@@ -83,8 +91,23 @@ export async function requireDeveloper(req: Request, scope: Scope): Promise<Deve
   throw new DomainError("INVALID_API_KEY", "Send an API key in x-api-key (or sign in to the dashboard).");
 }
 
+/**
+ * A job's own read routes (the job, its events, logs and telemetry): a paid call's access token, or either of
+ * the developer's credentials. The token's job is checked against the path's by withApi (another job: 404).
+ */
+export async function requireJobReader(req: Request, scope: Scope): Promise<DeveloperPrincipal | JobTokenPrincipal> {
+  const authorization = req.headers.get("authorization");
+  if (!authorization?.startsWith("Bearer jt_")) return requireDeveloper(req, scope);
+  const job = await jobOfAccessToken(authorization.slice("Bearer ".length).trim());
+  if (!job) throw new DomainError("UNAUTHENTICATED", "The access token is not valid.");
+  await consumeRateLimit(req, "account", job.accountId, limits.accountRequestsPerMinute);
+  return { kind: "jobToken", ...job };
+}
+
 /** How a long-lived response (an event stream) re-checks the credential that opened it, without rate counting. */
-export function streamCredential(req: Request, principal: DeveloperPrincipal, scope: Scope) {
+export function streamCredential(req: Request, principal: DeveloperPrincipal | JobTokenPrincipal, scope: Scope) {
+  // An access token is never revoked: it reads its job for as long as the job exists.
+  if (principal.kind === "jobToken") return { code: "UNAUTHENTICATED" as const, stillValid: async () => true };
   if (principal.kind === "apiKey") {
     const secret = req.headers.get("x-api-key") ?? "";
     return {

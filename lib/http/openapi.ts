@@ -11,6 +11,7 @@ const security: Record<Credential, RouteConfig["security"]> = {
   // No credential at all is the x402 payment (CONTRACT §15): the empty requirement.
   apiKeyOrPayment: [{ apiKey: [] }, {}],
   either: [{ apiKey: [] }, { walletSession: [] }],
+  jobReader: [{ apiKey: [] }, { walletSession: [] }, { jobToken: [] }],
   node: [{ nodeToken: [] }],
   origin: [],
   none: [],
@@ -68,6 +69,12 @@ function successHeaders(route: RouteSpec) {
 function buildDocument() {
   const registry = new OpenAPIRegistry();
   registry.registerComponent("securitySchemes", "apiKey", { type: "apiKey", in: "header", name: "x-api-key" });
+  registry.registerComponent("securitySchemes", "jobToken", {
+    type: "http",
+    scheme: "bearer",
+    description:
+      "A paid call's access token (`jt_…`, CONTRACT §15): reads that one job, its events, logs and telemetry.",
+  });
   registry.registerComponent("securitySchemes", "walletSession", { type: "apiKey", in: "cookie", name: "en_session" });
   registry.registerComponent("securitySchemes", "nodeToken", { type: "http", scheme: "bearer" });
   for (const p of Object.values(routes) as RouteSpec[]) {

@@ -18,10 +18,11 @@ import { limits } from "@/lib/limits";
 /**
  * Who may call: a wallet `session`, an `apiKey` (with `scope`), `either` of them (API key when `x-api-key` is
  * sent), an API key or, without any credential, an x402 payment for the call (`apiKeyOrPayment`, CONTRACT §15,
- * when pay per call is enabled), an execution `node` token, `origin` (no credential, but a mutation must come from the app itself:
+ * when pay per call is enabled), `jobReader` (`either`, or a paid call's `jt_` access token for its own job), an
+ * execution `node` token, `origin` (no credential, but a mutation must come from the app itself:
  * CSRF defence) or `none`.
  */
-export type Credential = "session" | "apiKey" | "apiKeyOrPayment" | "either" | "node" | "origin" | "none";
+export type Credential = "session" | "apiKey" | "apiKeyOrPayment" | "either" | "jobReader" | "node" | "origin" | "none";
 export type Method = "get" | "post" | "put" | "patch" | "delete";
 
 type Maybe<T> = T | undefined;
@@ -52,7 +53,7 @@ export interface RouteSpec<
   tags: string[];
   credential: C;
   /** Required scope for API keys (`apiKey` and `either` routes). */
-  scope?: C extends "apiKey" | "apiKeyOrPayment" | "either" ? Scope : never;
+  scope?: C extends "apiKey" | "apiKeyOrPayment" | "either" | "jobReader" ? Scope : never;
   params?: P;
   query?: Q;
   /** Documented request headers (read by the handler). */
@@ -68,7 +69,14 @@ export interface RouteSpec<
 }
 
 /** The credentials whose guard counts requests against a rate limit (guards.ts): the key's, the account's, a developer's node's. */
-const rateLimitedCredentials: readonly Credential[] = ["session", "apiKey", "apiKeyOrPayment", "either", "node"];
+const rateLimitedCredentials: readonly Credential[] = [
+  "session",
+  "apiKey",
+  "apiKeyOrPayment",
+  "either",
+  "jobReader",
+  "node",
+];
 
 /** Whether a request to `route` can be refused with 429 RATE_LIMITED (and carries RateLimit-* headers). */
 export const isRateLimited = (route: RouteSpec): boolean =>
@@ -84,7 +92,8 @@ export function declareRoute<
   B extends Maybe<z.ZodType> = undefined,
   R extends Maybe<z.ZodType> = undefined,
 >(
-  spec: RouteSpec<C, P, Q, B, R> & (C extends "apiKey" | "apiKeyOrPayment" | "either" ? { scope: Scope } : unknown),
+  spec: RouteSpec<C, P, Q, B, R> &
+    (C extends "apiKey" | "apiKeyOrPayment" | "either" | "jobReader" ? { scope: Scope } : unknown),
 ): RouteSpec<C, P, Q, B, R> {
   return spec;
 }
@@ -316,7 +325,7 @@ export const routes = {
     path: "/api/developers/jobs/{jobId}",
     summary: "Read one job",
     tags: ["Jobs"],
-    credential: "either",
+    credential: "jobReader",
     scope: "jobs:read",
     params: jobIdParam,
     response: { status: 200, schema: s.ExecutionJob },
@@ -329,7 +338,7 @@ export const routes = {
     description:
       'A page of at most `limit` lines after the sequence `after`. `X-Has-More: true` (and a `Link` header with `rel="next"`) when more lines follow: read on with `after` = the last line\'s sequence.',
     tags: ["Jobs"],
-    credential: "either",
+    credential: "jobReader",
     scope: "jobs:read",
     params: jobIdParam,
     query: s.JobLogsQuery,
@@ -341,7 +350,7 @@ export const routes = {
     path: "/api/developers/jobs/{jobId}/telemetry",
     summary: "The job's telemetry events by sequence",
     tags: ["Jobs"],
-    credential: "either",
+    credential: "jobReader",
     scope: "telemetry:read",
     params: jobIdParam,
     query: s.pageQuery,
@@ -354,7 +363,7 @@ export const routes = {
     summary:
       "Server-Sent Events: `telemetry` (id = sequence) and `status` messages until the final state; resumes from Last-Event-ID",
     tags: ["Jobs"],
-    credential: "either",
+    credential: "jobReader",
     scope: "telemetry:read",
     params: jobIdParam,
     // The header, as an EventSource sends it on reconnecting; the query form for a first connection from a browser.

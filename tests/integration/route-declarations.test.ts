@@ -79,7 +79,12 @@ describe("route declarations", () => {
 
   it("asks API keys for a scope on every apiKey and either route", () => {
     for (const route of Object.values(routes) as RouteSpec[]) {
-      if (route.credential === "apiKey" || route.credential === "apiKeyOrPayment" || route.credential === "either")
+      if (
+        route.credential === "apiKey" ||
+        route.credential === "apiKeyOrPayment" ||
+        route.credential === "either" ||
+        route.credential === "jobReader"
+      )
         expect(route.scope, `${route.method} ${route.path}`).toBeTruthy();
     }
   });

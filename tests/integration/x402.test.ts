@@ -447,6 +447,43 @@ describe("the RPC down", () => {
   });
 });
 
+describe("the access token", () => {
+  it("reads that one job, its events, logs and telemetry (Authorization: Bearer jt_…), and nothing else", async () => {
+    const payer = await chain.newAccount();
+    const res = await payingFetch(payer)(executeUrl(), post());
+    const { jobId, accessToken } = await res.json();
+    const bearer = { authorization: `Bearer ${accessToken}` };
+    const read = (path: string) => fetch(`${server.baseUrl}${path}`, { headers: bearer });
+
+    const job = await eventually(
+      async () => (await read(`/api/developers/jobs/${jobId}`)).json(),
+      (j) => j.status === "completed",
+      30_000,
+    );
+    expect(job).toMatchObject({ jobId, serviceId: "token-count", result: expect.any(Object) });
+    expect((await read(`/api/developers/jobs/${jobId}/logs`)).status).toBe(200);
+    const telemetry = await (await read(`/api/developers/jobs/${jobId}/telemetry`)).json();
+    expect(telemetry.data.at(-1).type).toBe("EXECUTION_COMPLETED");
+    const events = await fetch(`${server.baseUrl}/api/developers/jobs/${jobId}/events`, {
+      headers: { ...bearer, accept: "text/event-stream" },
+    });
+    expect(events.status).toBe(200);
+    expect(events.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    await events.body?.cancel();
+
+    // Another job (even the payer's own) is not found; every other route refuses the token.
+    const other = await (await payingFetch(payer)(executeUrl(), post())).json();
+    expect((await read(`/api/developers/jobs/${other.jobId}`)).status).toBe(404);
+    expect((await read(`/api/developers/jobs/${other.jobId}/logs`)).status).toBe(404);
+    for (const path of ["/api/developers/jobs", "/api/credits/balance", "/api/credits/top-ups", "/api/developers/me"])
+      expect((await read(path)).status, path).toBe(401);
+    expect(
+      (await fetch(`${server.baseUrl}/api/developers/jobs/${jobId}`, { headers: { authorization: "Bearer jt_nope" } }))
+        .status,
+    ).toBe(401);
+  });
+});
+
 describe("the paid job", () => {
   it("runs to completion on the network's node", async () => {
     const payer = await chain.newAccount();

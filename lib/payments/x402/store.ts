@@ -4,7 +4,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Tx } from "@/lib/db/database";
-import { accounts, jobAccessTokens, topUps, x402Payments, x402Settlers } from "@/lib/db/schema";
+import { accounts, jobAccessTokens, jobs, topUps, x402Payments, x402Settlers } from "@/lib/db/schema";
 import { creditsForTokenAmount, formatTokenAmount } from "@/lib/contract/top-up-arithmetic";
 import type { X402ErrorReason } from "@/lib/contract/vocabulary";
 import type { X402Config } from "@/lib/env";
@@ -133,14 +133,15 @@ export async function issueAccessToken(tx: Tx, jobId: string): Promise<string> {
   return token;
 }
 
-/** The job an access token reads (with its account), or undefined. */
-export async function jobOfAccessToken(token: string): Promise<{ jobId: string } | undefined> {
+/** The job an access token reads, with the job's account, or undefined for a token that is not one. */
+export async function jobOfAccessToken(token: string): Promise<{ jobId: string; accountId: string } | undefined> {
   if (!/^jt_[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
   const [row] = await (
     await db()
   )
-    .select({ jobId: jobAccessTokens.jobId })
+    .select({ jobId: jobAccessTokens.jobId, accountId: jobs.accountId })
     .from(jobAccessTokens)
+    .innerJoin(jobs, eq(jobs.id, jobAccessTokens.jobId))
     .where(eq(jobAccessTokens.tokenHash, hashToken(token)));
   return row;
 }
