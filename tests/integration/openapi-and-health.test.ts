@@ -310,7 +310,13 @@ describe("health", () => {
     const res = await fetch(`${server.baseUrl}/api/health`);
     expect(res.status).toBe(200);
     expect(res.headers.get("x-request-id")).toEqual(expect.any(String));
-    expect(await res.json()).toEqual({ status: "ok", database: "ok", nodes: expect.any(Number), payments: "disabled" });
+    expect(await res.json()).toEqual({
+      status: "ok",
+      database: "ok",
+      nodes: expect.any(Number),
+      payments: "disabled",
+      settler: "disabled",
+    });
   });
 
   it("counts the embedded node once it has registered", async () => {

@@ -27,13 +27,14 @@ let chain: LocalChain;
 let rpc: RpcProxy;
 let server: TestServer;
 let network: `eip155:${number}`;
+let settler: Address;
 
 beforeAll(async () => {
   chain = await startLocalChain({ token: "eip3009" });
   rpc = await startRpcProxy(chain.rpcUrl);
   const settlerKey = generatePrivateKey();
-  const settler = privateKeyToAccount(settlerKey);
-  await chain.fund(settler.address, { eth: 10n ** 18n });
+  settler = privateKeyToAccount(settlerKey).address;
+  await chain.fund(settler, { eth: 10n ** 18n });
   network = `eip155:${chain.chainId}`;
   server = await startTestServer({
     env: {
@@ -481,6 +482,26 @@ describe("the access token", () => {
       (await fetch(`${server.baseUrl}/api/developers/jobs/${jobId}`, { headers: { authorization: "Bearer jt_nope" } }))
         .status,
     ).toBe(401);
+  });
+});
+
+describe("health", () => {
+  it("shows the settler's ETH running low", async () => {
+    const health = async () => (await (await fetch(`${server.baseUrl}/api/health`)).json()).settler;
+    expect(await health()).toBe("ok");
+    const setBalance = (wei: bigint) =>
+      fetch(chain.rpcUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "evm_setAccountBalance", params: [settler, toHex(wei)] }),
+      });
+    await setBalance(10n ** 15n);
+    try {
+      await eventually(health, (state) => state === "low", 5_000);
+    } finally {
+      await setBalance(10n ** 18n);
+    }
+    await eventually(health, (state) => state === "ok", 5_000);
   });
 });
 

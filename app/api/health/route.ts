@@ -4,6 +4,7 @@ import { withApi } from "@/lib/http/api";
 import { routes } from "@/lib/http/routes";
 import { liveNodeCount } from "@/lib/network/coordinator";
 import { paymentsHealth } from "@/lib/payments/watcher";
+import { settlerHealth } from "@/lib/payments/x402/settler-health";
 import { servingState } from "@/lib/serving";
 
 const noStore = { "cache-control": "no-store" };
@@ -19,7 +20,13 @@ export const GET = withApi(routes.health, async (_req, { json }) => {
   try {
     await (await db()).execute(sql`select 1`);
     return json(
-      { status: "ok", database: "ok", nodes: await liveNodeCount(), payments: paymentsHealth() },
+      {
+        status: "ok",
+        database: "ok",
+        nodes: await liveNodeCount(),
+        payments: paymentsHealth(),
+        settler: await settlerHealth(),
+      },
       { headers: noStore },
     );
   } catch {

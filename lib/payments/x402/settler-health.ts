@@ -1,0 +1,29 @@
+// The settler's gas, for /api/health (CONTRACT §15): a settler without ETH cannot settle, so every paid call
+// would fail. Read at most once per PAYMENTS_POLL_MS, so health checks never flood the RPC.
+import { x402Config } from "@/lib/env";
+import { log } from "@/lib/log";
+import { processState } from "@/lib/singleton";
+import { readSettlerBalance } from "./chain";
+
+export type SettlerHealth = "ok" | "low" | "unknown" | "disabled";
+
+const last = processState("x402-settler-health", () => ({ at: 0, state: "unknown" as SettlerHealth }));
+
+/** "low" below PAYMENTS_SETTLER_MIN_WEI, "unknown" while the RPC does not answer, "disabled" without x402. */
+export async function settlerHealth(): Promise<SettlerHealth> {
+  const config = x402Config();
+  if (!config) return "disabled";
+  if (Date.now() - last.at < config.pollMs) return last.state;
+  let state: SettlerHealth;
+  try {
+    state = (await readSettlerBalance(config)) < config.settlerMinWei ? "low" : "ok";
+  } catch {
+    state = "unknown";
+  }
+  if (state === "low" && last.state !== "low")
+    log.warn("the x402 settler is low on ETH: paid calls fail once it cannot pay for gas", {
+      minWei: config.settlerMinWei.toString(),
+    });
+  Object.assign(last, { at: Date.now(), state });
+  return state;
+}
