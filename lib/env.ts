@@ -49,6 +49,16 @@ const envSchema = z.object({
     .transform((value) => (value === undefined ? undefined : value === "true" || value === "1")),
   SESSION_SECRET: z.string().min(32, "SESSION_SECRET must be at least 32 characters").optional(),
   /**
+   * The private key (32 bytes, hex) that signs execution receipts (CONTRACT §13). Unset: one is generated once and
+   * kept in the database, sealed under SESSION_SECRET. Changing it moves the old address to the signers' `previous`.
+   */
+  RECEIPT_SIGNING_KEY: z
+    .string()
+    .trim()
+    .regex(/^(0x)?[0-9a-fA-F]{64}$/, "RECEIPT_SIGNING_KEY must be 32 bytes of hexadecimal (64 digits, 0x optional)")
+    .transform((key) => `0x${key.replace(/^0x/, "").toLowerCase()}` as `0x${string}`)
+    .optional(),
+  /**
    * The app's own origins (comma-separated), the only ones sign-in messages and cookie mutations may name.
    * Default: http://localhost:PORT and http://127.0.0.1:PORT. Never derived from request headers.
    */

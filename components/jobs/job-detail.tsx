@@ -22,6 +22,7 @@ import { isFinalPhase, phaseOf, phaseSpans, queueAndRunTime } from "@/components
 import { LogConsole } from "@/components/timeline/log-console";
 import { clockTime, formatDuration } from "@/components/timeline/time";
 import { JobFailure } from "./job-failure";
+import { JobReceipt } from "./job-receipt";
 import { JobResult } from "./job-result";
 import { JobStatusBadge } from "./job-status-badge";
 
@@ -205,6 +206,7 @@ export function JobDetail({
       </Card>
 
       {job.result && <JobResult job={job} />}
+      {job.status === "completed" && <JobReceipt job={job} />}
       {job.error && <JobFailure job={job} events={events} credits={credits} nodeNames={nodeNames} />}
 
       <div className="grid grid-cols-1 gap-6 lg:grid-cols-[minmax(0,2fr)_minmax(0,3fr)]">

@@ -674,6 +674,48 @@ export const WebhookDeliveryDetail = WebhookDelivery.omit({ attempts: true })
   })
   .meta({ id: "WebhookDeliveryDetail" });
 /** What a receiver gets (documentation of the POST body; `data` is `{}` for webhook.test). */
+// ── Execution receipts (CONTRACT §13) ─────────────────────────────────────────────────────────────
+const digest = z
+  .string()
+  .regex(/^0x[0-9a-f]{64}$/)
+  .meta({ description: "SHA-256 of the RFC 8785 (JCS) form, 0x and 64 lowercase hex digits" });
+const millisecondsSinceEpoch = z.number().int().min(0).meta({ description: "Unix milliseconds" });
+export const ExecutionReceipt = z
+  .object({
+    domain: z.object({ name: z.literal("Execution Network"), version: z.literal("1") }),
+    types: z.object({
+      ExecutionReceipt: z.array(z.object({ name: z.string(), type: z.string() })).readonly(),
+    }),
+    primaryType: z.literal("ExecutionReceipt"),
+    message: z.object({
+      issuer: z.string().meta({ description: "The deployment's public origin (the first APP_ORIGIN)" }),
+      jobId: z.string(),
+      serviceId: z.string(),
+      developer: address.meta({ description: "The wallet of the job's account" }),
+      inputDigest: digest,
+      resultDigest: digest,
+      nodeId: z.string().meta({ description: "The node that completed the job" }),
+      ownNode: z.boolean().meta({ description: "That node belongs to the job's developer" }),
+      attempt: z.number().int().min(0),
+      creditCost: z.number().int().min(0).meta({ description: "The job's final creditCost" }),
+      startedAt: millisecondsSinceEpoch,
+      completedAt: millisecondsSinceEpoch,
+    }),
+    signature: z.string().regex(/^0x[0-9a-fA-F]+$/),
+    signer: address.meta({ description: "The address that signed: one of GET /api/receipts/signers" }),
+  })
+  .meta({
+    id: "ExecutionReceipt",
+    description:
+      "EIP-712 typed data signed by the deployment: exactly the arguments of viem's verifyTypedData, plus `signer`",
+  });
+export const ReceiptSigners = z
+  .object({
+    current: address.meta({ description: "The address new receipts are signed with" }),
+    previous: z.array(address).meta({ description: "Addresses it replaced, newest first: their receipts still stand" }),
+  })
+  .meta({ id: "ReceiptSigners" });
+
 export const WebhookEvent = z
   .object({
     type: WebhookEventType,
@@ -691,6 +733,8 @@ export const WebhookEvent = z
         .optional()
         .meta({ description: "credits.low: the balance after the charge that crossed the threshold" }),
       threshold: z.number().int().optional().meta({ description: "credits.low: the developer's lowBalanceThreshold" }),
+      receipt: ExecutionReceipt.optional().meta({ description: "job.completed: the job's receipt (CONTRACT §13)" }),
     }),
   })
   .meta({ id: "WebhookEvent" });
+

@@ -591,3 +591,27 @@ export const usageRollups = pgTable(
   },
   (t) => [primaryKey({ columns: [t.accountId, t.hour, t.serviceId, t.apiKeyId] })],
 );
+
+ * The addresses that sign execution receipts (CONTRACT §13), one current (retired_at null) and those it
+ * replaced. A generated key is kept sealed under the server secret; one from RECEIPT_SIGNING_KEY is not kept.
+ */
+export const receiptSigners = pgTable(
+  "receipt_signers",
+  {
+    address: text("address").primaryKey(),
+    sealedKey: text("sealed_key"),
+    createdAt: createdAt(),
+    retiredAt: ts("retired_at"),
+  },
+  () => [uniqueIndex("receipt_signers_current_idx").on(sql`(true)`).where(sql`retired_at is null`)],
+);
+
+/** A completed job's receipt, issued once (on first need) and never changed: the exact JSON every read answers. */
+export const jobReceipts = pgTable("job_receipts", {
+  jobId: uuid("job_id")
+    .primaryKey()
+    .references(() => jobs.id),
+  body: text("body").notNull(),
+  signer: text("signer").notNull(),
+  createdAt: createdAt(),
+});

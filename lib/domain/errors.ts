@@ -27,6 +27,7 @@ export const errorCodes = [
   "NODE_REVOKED",
   "KEY_MANAGED",
   "JOB_FINAL",
+  "JOB_NOT_COMPLETED",
   "LEASE_LOST",
   "PAYLOAD_TOO_LARGE",
   "UNSUPPORTED_MEDIA_TYPE",

@@ -7,7 +7,7 @@ import { serverSecret } from "@/lib/server-secret";
  * What a key seals. Each name is its key's HKDF info, so renaming one makes everything sealed for that
  * purpose unreadable (sealing.test.ts opens values sealed before this module existed).
  */
-export type SealingPurpose = "webhook-secrets/v1" | "dashboard-keys";
+export type SealingPurpose = "webhook-secrets/v1" | "dashboard-keys" | "receipt-signing-keys";
 
 const version = "v1";
 

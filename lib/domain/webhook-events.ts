@@ -17,6 +17,21 @@ export function eventBody(type: WebhookEventType, timestamp: Date, data: Record<
   return JSON.stringify({ type, timestamp: timestamp.toISOString(), data });
 }
 
+/** The event whose body carries the job's receipt (CONTRACT §13), added before its first attempt. */
+export const receiptEventType: WebhookEventType = "job.completed";
+
+/**
+ * The body with `data.receipt` (the receipt's stored JSON) added at the end of `data`, every other byte kept
+ * (a job's input may hold numbers JSON.parse would round); null when it already carries one.
+ */
+export function withReceipt(body: string, receipt: string): string | null {
+  const event = JSON.parse(body) as { data?: { receipt?: unknown } };
+  if (event.data?.receipt !== undefined) return null;
+  // `data` is the last member of the event and closes just before the event does: `…}}`.
+  if (!body.endsWith("}}")) throw new Error("A job event's body does not end with its data.");
+  return `${body.slice(0, -2)}, "receipt" : ${receipt}}}`;
+}
+
 /** The webhook events a status change causes. */
 export function eventTypesOf(status: JobStatus): WebhookEventType[] {
   if (status === "completed") return ["job.status_changed", "job.completed"];

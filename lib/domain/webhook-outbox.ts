@@ -16,6 +16,8 @@ export interface ClaimedDelivery {
   claimId: string;
   endpointId: string;
   eventId: string;
+  eventType: string;
+  jobId: string | null;
   body: string;
   attempt: number;
   /** Position in the retry schedule and start of the retry window of this (re)delivery. */
@@ -62,15 +64,17 @@ export async function claimDueDeliveries(max: number, busyEndpoints: string[]): 
       set claim_id = ${claimId}, attempts = d.attempts + 1, cycle_attempts = d.cycle_attempts + 1,
           next_attempt_at = now() + make_interval(secs => ${leaseMs() / 1000}), updated_at = now()
       from locked where d.id = locked.id
-      returning d.id, d.endpoint_id, d.event_id, d.body, d.attempts, d.cycle_attempts, d.cycle_started_at
+      returning d.id, d.endpoint_id, d.event_id, d.event_type, d.job_id, d.body, d.attempts, d.cycle_attempts, d.cycle_started_at
     )
-    select c.id, c.endpoint_id, c.event_id, c.body, c.attempts, c.cycle_attempts, c.cycle_started_at, e.url, e.secret_ciphertext,
+    select c.id, c.endpoint_id, c.event_id, c.event_type, c.job_id, c.body, c.attempts, c.cycle_attempts, c.cycle_started_at, e.url, e.secret_ciphertext,
            case when e.previous_secret_expires_at > now() then e.previous_secret_ciphertext end as previous_secret_ciphertext
     from claimed c join ${webhookEndpoints} e on e.id = c.endpoint_id`);
   type Row = {
     id: string;
     endpoint_id: string;
     event_id: string;
+    event_type: string;
+    job_id: string | null;
     body: string;
     attempts: number;
     cycle_attempts: number;
@@ -84,6 +88,8 @@ export async function claimDueDeliveries(max: number, busyEndpoints: string[]): 
     claimId,
     endpointId: r.endpoint_id,
     eventId: r.event_id,
+    eventType: r.event_type,
+    jobId: r.job_id,
     body: r.body,
     attempt: r.attempts,
     cycleAttempts: r.cycle_attempts,
@@ -91,6 +97,16 @@ export async function claimDueDeliveries(max: number, busyEndpoints: string[]): 
     url: r.url,
     secretCiphertexts: [r.secret_ciphertext, ...(r.previous_secret_ciphertext ? [r.previous_secret_ciphertext] : [])],
   }));
+}
+
+/**
+ * The event's body, completed before its first attempt (a job.completed event's receipt): every delivery of the
+ * event changes together, and only from the body it had, so the bytes sent are the bytes stored.
+ */
+export async function completeEventBody(eventId: string, before: string, after: string): Promise<void> {
+  await (
+    await db()
+  ).execute(sql`update ${webhookDeliveries} set body = ${after} where event_id = ${eventId} and body = ${before}`);
 }
 
 /** When the next delivery falls due (null: nothing pending). */

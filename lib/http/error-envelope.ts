@@ -31,6 +31,8 @@ export const statusOfCode: Record<ErrorCode, number> = {
   NODE_REVOKED: 409,
   KEY_MANAGED: 409,
   JOB_FINAL: 409,
+  /** A receipt asked for before the job completed (CONTRACT §13). */
+  JOB_NOT_COMPLETED: 409,
   LEASE_LOST: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,

@@ -345,6 +345,20 @@ export const routes = {
     response: { status: 200, schema: z.array(s.ExecutionLog), headers: cursorPageHeaders },
     errors: [400, 401, 403, 404],
   }),
+  getJobReceipt: declareRoute({
+    method: "get",
+    path: "/api/developers/jobs/{jobId}/receipt",
+    summary: "The completed job's receipt: EIP-712 typed data signed by the deployment",
+    description:
+      "What ran, on which node, for whom, at what cost, with SHA-256 digests of the RFC 8785 form of the job's `input` and `result`, signed by the deployment (CONTRACT §13). The answer is exactly the arguments of viem's `verifyTypedData` plus `signer`, one of `GET /api/receipts/signers`. Issued once and never changed: every read answers the same bytes.",
+    tags: ["Jobs"],
+    credential: "either",
+    scope: "jobs:read",
+    params: jobIdParam,
+    response: { status: 200, schema: s.ExecutionReceipt },
+    errors: [401, 403, 404, 409],
+    errorNotes: { 409: "JOB_NOT_COMPLETED: the job has not completed (`details.status`); only a completed job has a receipt" },
+  }),
   getJobTelemetry: declareRoute({
     method: "get",
     path: "/api/developers/jobs/{jobId}/telemetry",
@@ -696,6 +710,17 @@ export const routes = {
     credential: "none",
     response: { status: 200, schema: s.Health },
     errors: [503],
+  }),
+  receiptSigners: declareRoute({
+    method: "get",
+    path: "/api/receipts/signers",
+    summary: "The addresses whose receipts this deployment stands behind (public)",
+    description:
+      "`current` signs new receipts; `previous` lists the addresses it replaced (a rotation), whose receipts still stand.",
+    tags: ["Operations"],
+    credential: "none",
+    response: { status: 200, schema: s.ReceiptSigners },
+    errors: [],
   }),
   liveness: declareRoute({
     method: "get",

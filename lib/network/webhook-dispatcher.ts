@@ -3,8 +3,15 @@
 // receiver does not hold back the others), records each attempt, and sleeps until the next delivery falls
 // due or a NOTIFY says a new one was written.
 import { onSignal } from "@/lib/domain/signals";
-import { webhookChannel } from "@/lib/domain/webhook-events";
-import { claimDueDeliveries, nextDueAt, recordAttempt, type ClaimedDelivery } from "@/lib/domain/webhook-outbox";
+import { receiptEventType, webhookChannel, withReceipt } from "@/lib/domain/webhook-events";
+import {
+  claimDueDeliveries,
+  completeEventBody,
+  nextDueAt,
+  recordAttempt,
+  type ClaimedDelivery,
+} from "@/lib/domain/webhook-outbox";
+import { completedJobReceipt } from "@/lib/engine/receipts";
 import { decryptSecret, signWebhook } from "@/lib/domain/webhook-signing";
 import { env } from "@/lib/env";
 import { limits } from "@/lib/limits";
@@ -14,6 +21,18 @@ import { sendWebhook } from "./webhook-sender";
 /** Even without a signal, look again this often (another instance's crashed lease, a lost notification). */
 const maxIdleMs = 30_000;
 const errorBackoffMs = 1_000;
+
+/**
+ * A job.completed event carries the job's receipt, issued here (off the completion's path) before its first
+ * attempt and written into the stored body, so a retry or redelivery sends the same bytes.
+ */
+async function bodyToSend(claim: ClaimedDelivery): Promise<string> {
+  if (claim.eventType !== receiptEventType || !claim.jobId) return claim.body;
+  const body = withReceipt(claim.body, await completedJobReceipt(claim.jobId));
+  if (body === null) return claim.body;
+  await completeEventBody(claim.eventId, claim.body, body);
+  return body;
+}
 
 export function startWebhookDispatcher(): () => Promise<void> {
   const config = env();
@@ -38,7 +57,8 @@ export function startWebhookDispatcher(): () => Promise<void> {
       wake = done;
     });
 
-  const send = async (claim: ClaimedDelivery) => {
+  const send = async (claimed: ClaimedDelivery) => {
+    const claim = { ...claimed, body: await bodyToSend(claimed) };
     const attemptedAt = new Date();
     const timestamp = Math.floor(attemptedAt.getTime() / 1000);
     const secrets = claim.secretCiphertexts.map(decryptSecret);

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { grantCreditsToAddress } from "@/lib/domain/credits";
 import { reconcileTreasury } from "@/lib/domain/payment-reconciliation";
+import { rotateReceiptSigningKey } from "@/lib/domain/receipt-signers";
 import { issueNodeToken } from "@/lib/network/coordinator";
 
 /** A command's input was refused (the command-line says so and exits non-zero). */
@@ -52,6 +53,8 @@ export const operatorCommands = {
       return { nodeId, name, token };
     },
   ),
+  // A new generated receipt signing key; the old address stays in `previous`, so its receipts still verify.
+  "receipts.rotate": command(z.object({}), async () => rotateReceiptSigningKey()),
   "payments.reconcile": command(
     z.object({ fromBlock: z.number().int().min(0), toBlock: z.number().int().min(0).optional() }),
     async (range) => reconcileTreasury(range),

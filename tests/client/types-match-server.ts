@@ -34,6 +34,8 @@ export const typesMatchServer = {
   WebhookDeliveryPage: true satisfies Equals<Wire<typeof server.WebhookDeliveryPage>, sdk.WebhookDeliveryPage>,
   WebhookDeliveryAttempt: true satisfies Equals<Wire<typeof server.WebhookDeliveryAttempt>, sdk.WebhookDeliveryAttempt>,
   WebhookDeliveryDetail: true satisfies Equals<Wire<typeof server.WebhookDeliveryDetail>, sdk.WebhookDeliveryDetail>,
+  ExecutionReceipt: true satisfies Equals<Wire<typeof server.ExecutionReceipt>, sdk.ExecutionReceipt>,
+  ReceiptSigners: true satisfies Equals<Wire<typeof server.ReceiptSigners>, sdk.ReceiptSigners>,
   Placement: true satisfies Equals<Wire<typeof server.Placement>, sdk.Placement>,
   Node: true satisfies Equals<Wire<typeof server.Node>, sdk.Node>,
   NodeWithToken: true satisfies Equals<Wire<typeof server.NodeWithToken>, sdk.NodeWithToken>,

@@ -58,6 +58,8 @@ const NF = "404 NOT_FOUND";
 const NODE = "404 NODE_NOT_FOUND";
 const HELD = "409 LEASE_LOST";
 const EXISTS = "409 PROFILE_EXISTS";
+/** The fixture job stays queued: an entitled caller learns it has no receipt yet. */
+const UNFINISHED = "409 JOB_NOT_COMPLETED";
 const every = (outcome: string) => situations.map(() => outcome) as unknown as Cells;
 
 // ── What each route is asked: one request a fully entitled caller would make ──
@@ -148,6 +150,7 @@ const matrix: Record<string, Row> = {
   "GET /api/health": row(get("/api/health"), every("200")),
   "GET /api/health/live": row(get("/api/health/live"), every("200")),
   "GET /api/openapi.json": row(get("/api/openapi.json"), every("200")),
+  "GET /api/receipts/signers": row(get("/api/receipts/signers"), every("200")),
 
   // Sign-in: no credential, but only from the app's own Origin (a forged signature then fails with 401).
   "POST /api/auth/verify": row(
@@ -367,6 +370,32 @@ const matrix: Record<string, Row> = {
   "GET /api/developers/jobs/{jobId}/logs": row(
     get((f) => `/api/developers/jobs/${f.jobId}/logs`),
     [K, K, K, K, K, K, /**/ S, S, "200", S, S, S, S, /**/ JOB, K, /**/ "200", "200", "200", K, K, JOB],
+  ),
+  "GET /api/developers/jobs/{jobId}/receipt": row(
+    get((f) => `/api/developers/jobs/${f.jobId}/receipt`),
+    [
+      K,
+      K,
+      K,
+      K,
+      K,
+      K,
+      /**/ S,
+      S,
+      UNFINISHED,
+      S,
+      S,
+      S,
+      S,
+      /**/ JOB,
+      K,
+      /**/ UNFINISHED,
+      UNFINISHED,
+      UNFINISHED,
+      K,
+      K,
+      JOB,
+    ],
   ),
   "GET /api/developers/jobs/{jobId}/telemetry": row(
     get((f) => `/api/developers/jobs/${f.jobId}/telemetry`),

@@ -12,6 +12,7 @@ import {
 import { abortErrorOf, pathSegment, sleep, toIsoTime } from "./internal.js";
 import { CursorPagePromise, PagePromise } from "./pagination.js";
 import { readServerSentEvents } from "./sse.js";
+import type { ExecutionReceipt, ReceiptSigners } from "./receipts.js";
 import type { WebhookDelivery, WebhookDeliveryDetail, WebhookDeliveryPage } from "./webhooks.js";
 import type {
   CreateJobParams,
@@ -121,6 +122,16 @@ export class ExecutionClient extends RequestCore {
 
   getJob(jobId: string, options?: RequestOptions): Promise<ExecutionJob> {
     return this.request({ method: "GET", path: `/api/developers/jobs/${pathSegment(jobId, "jobId")}` }, options);
+  }
+
+  /** The completed job's receipt (409 JOB_NOT_COMPLETED before): check it with `verifyReceipt`. Needs `jobs:read`. */
+  getJobReceipt(jobId: string, options?: RequestOptions): Promise<ExecutionReceipt> {
+    return this.request({ method: "GET", path: `/api/developers/jobs/${pathSegment(jobId, "jobId")}/receipt` }, options);
+  }
+
+  /** The addresses whose receipts the deployment stands behind (public): fetch once, keep, pass to `verifyReceipt`. */
+  getReceiptSigners(options?: RequestOptions): Promise<ReceiptSigners> {
+    return this.request({ method: "GET", path: "/api/receipts/signers" }, options);
   }
 
   /**

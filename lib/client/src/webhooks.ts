@@ -4,6 +4,7 @@
 // after a rotation). Only node:crypto, constant-time comparison, and a timestamp tolerance against replay.
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { ExecutionNetworkError } from "./errors.js";
+import type { ExecutionReceipt } from "./receipts.js";
 import type { ExecutionJob, IsoTime, Pagination } from "./types.js";
 
 export type WebhookEventType = "job.status_changed" | "job.completed" | "job.failed" | "webhook.test" | "credits.low";
@@ -16,7 +17,7 @@ export interface WebhookEvent {
    * `job` for job events (`{}` for webhook.test); `sequence` is the job's telemetry sequence at the change.
    * `credits.low`: `balance` after the charge that crossed `threshold` (the profile's lowBalanceThreshold).
    */
-  data: { job?: ExecutionJob; sequence?: number; balance?: number; threshold?: number };
+  data: { job?: ExecutionJob; sequence?: number; balance?: number; threshold?: number; receipt?: ExecutionReceipt };
 }
 
 /** One event's delivery to one endpoint (`client.webhooks.deliveries`). */

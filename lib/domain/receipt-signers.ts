@@ -1,0 +1,126 @@
+// The deployment's receipt signing key (CONTRACT §13): one per deployment, the same on every instance. It is
+// RECEIPT_SIGNING_KEY, or a key generated once and kept in the database sealed under the server secret. Every
+// address that ever signed stays listed (receipt_signers), so rotating the key leaves old receipts verifiable.
+import { desc, sql } from "drizzle-orm";
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import type { Address, Hex } from "viem";
+import type { Tx } from "@/lib/db/database";
+import { receiptSigners } from "@/lib/db/schema";
+import { env } from "@/lib/env";
+import { log } from "@/lib/log";
+import { processSingleton, processState } from "@/lib/singleton";
+import { db } from "./database";
+import { seal, unseal } from "./sealing";
+
+/** Accounts by address: deriving one from its key is a curve multiplication, done once per process. */
+const accounts = processState<Map<string, PrivateKeyAccount>>("receipt-signing-accounts", () => new Map());
+
+function accountOf(key: Hex): PrivateKeyAccount {
+  const account = privateKeyToAccount(key);
+  accounts.set(account.address, account);
+  return account;
+}
+
+const purpose = "receipt-signing-keys";
+
+/** Only one writer changes the current signer at a time (instances starting together, a rotation). */
+const lockSigners = (tx: Tx) => tx.execute(sql`lock table ${receiptSigners} in exclusive mode`);
+
+const currentRow = (tx: Tx) =>
+  tx
+    .select()
+    .from(receiptSigners)
+    .where(sql`${receiptSigners.retiredAt} is null`)
+    .then((rows) => rows[0]);
+
+/** Makes `address` the current signer, retiring the one before; a generated key is kept sealed to its address. */
+async function makeCurrent(tx: Tx, address: Address, sealedKey: string | null): Promise<void> {
+  await tx
+    .update(receiptSigners)
+    .set({ retiredAt: sql`now()` })
+    .where(sql`${receiptSigners.retiredAt} is null and ${receiptSigners.address} <> ${address}`);
+  await tx
+    .insert(receiptSigners)
+    .values({ address, sealedKey })
+    .onConflictDoUpdate({ target: receiptSigners.address, set: { retiredAt: null } });
+}
+
+/** A new key, the current signer from now on. */
+async function generateCurrent(tx: Tx): Promise<PrivateKeyAccount> {
+  const key = generatePrivateKey();
+  const account = accountOf(key);
+  await makeCurrent(tx, account.address, seal(purpose, key, account.address));
+  log.info("receipt signing key generated and stored (sealed) in the database", { signer: account.address });
+  return account;
+}
+
+/** The configured key's account, made the current signer once per process (a changed variable is a rotation). */
+const configured = processSingleton("receipt-configured-signer", async () => {
+  const account = accountOf(env().RECEIPT_SIGNING_KEY as Hex);
+  await (
+    await db()
+  ).transaction(async (tx) => {
+    await lockSigners(tx);
+    if ((await currentRow(tx))?.address !== account.address) await makeCurrent(tx, account.address, null);
+  });
+  return account;
+});
+
+/** The stored current key, or (none yet, or the one before came from a variable since unset) a new one. */
+async function storedOrGenerated(): Promise<PrivateKeyAccount> {
+  const d = await db();
+  const read = async (tx: Tx) => {
+    const row = await currentRow(tx);
+    if (!row?.sealedKey) return undefined;
+    const held = accounts.get(row.address);
+    if (held) return held;
+    const key = unseal(purpose, row.sealedKey, row.address);
+    if (!key)
+      throw new Error(
+        "The receipt signing key cannot be opened with this server's secret: every instance needs the same SESSION_SECRET.",
+      );
+    return accountOf(key as Hex);
+  };
+  return (
+    (await read(d)) ??
+    d.transaction(async (tx) => {
+      await lockSigners(tx);
+      return (await read(tx)) ?? generateCurrent(tx);
+    })
+  );
+}
+
+/**
+ * The account receipts are signed with now. With RECEIPT_SIGNING_KEY, that key; otherwise the deployment's
+ * stored key, read at each call so that a rotation by another instance or the operator command takes effect at once.
+ */
+export async function receiptSigningAccount(): Promise<PrivateKeyAccount> {
+  return env().RECEIPT_SIGNING_KEY ? configured.get() : storedOrGenerated();
+}
+
+/** Every address whose receipts this deployment stands behind: the current one, and those it replaced, newest first. */
+export async function listReceiptSigners(): Promise<{ current: Address; previous: Address[] }> {
+  const current = (await receiptSigningAccount()).address;
+  const rows = await (
+    await db()
+  )
+    .select({ address: receiptSigners.address })
+    .from(receiptSigners)
+    .where(sql`${receiptSigners.address} <> ${current}`)
+    .orderBy(desc(receiptSigners.retiredAt), desc(receiptSigners.createdAt));
+  return { current, previous: rows.map((r) => r.address as Address) };
+}
+
+/** The operator's rotation (scripts/receipts.ts): a new generated key; the old address stays a signer. */
+export async function rotateReceiptSigningKey(): Promise<{ current: Address; retired: Address | null }> {
+  if (env().RECEIPT_SIGNING_KEY)
+    throw new Error(
+      "RECEIPT_SIGNING_KEY is set: rotate by changing it (the old address is kept as a previous signer).",
+    );
+  return (await db()).transaction(async (tx) => {
+    await lockSigners(tx);
+    const before = await currentRow(tx);
+    const account = await generateCurrent(tx);
+    return { current: account.address, retired: (before?.address as Address | undefined) ?? null };
+  });
+}

@@ -1,0 +1,247 @@
+// Execution receipts (CONTRACT §13), checked as an outsider would: the digests recomputed from the job the API
+// returns, the signature verified with viem against types copied by hand from the contract (not the product's
+// own), every field bound by it, the same bytes on every read, the job.completed webhook carrying it, the client
+// library's verifyReceipt both ways, and the route's refusals (409, 404, scope).
+import { createHash } from "node:crypto";
+import canonicalize from "canonicalize";
+import { verifyTypedData, type Hex } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  ReceiptVerificationError,
+  verifyReceipt,
+  verifyWebhook,
+  type ExecutionJob,
+  type ExecutionReceipt,
+} from "../../lib/client/src/index";
+import { signUpDeveloper, type Developer } from "../support/developer";
+import { expectError } from "../support/expect-error";
+import { eventually, submit, waitForStatus } from "../support/jobs";
+import { startTestServer, type TestServer } from "../support/test-server";
+import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver";
+
+// Copied from CONTRACT §13, on purpose not imported from the product.
+const contractDomain = { name: "Execution Network", version: "1" } as const;
+const contractTypes = {
+  ExecutionReceipt: [
+    { name: "issuer", type: "string" },
+    { name: "jobId", type: "string" },
+    { name: "serviceId", type: "string" },
+    { name: "developer", type: "address" },
+    { name: "inputDigest", type: "bytes32" },
+    { name: "resultDigest", type: "bytes32" },
+    { name: "nodeId", type: "string" },
+    { name: "ownNode", type: "bool" },
+    { name: "attempt", type: "uint32" },
+    { name: "creditCost", type: "uint64" },
+    { name: "startedAt", type: "uint64" },
+    { name: "completedAt", type: "uint64" },
+  ],
+} as const;
+
+const digestOf = (value: unknown) => `0x${createHash("sha256").update(canonicalize(value)!).digest("hex")}`;
+
+type Message = ExecutionReceipt["message"];
+const verifyAsOutsider = (receipt: ExecutionReceipt, message: Message = receipt.message) =>
+  verifyTypedData({
+    address: receipt.signer as Hex,
+    domain: contractDomain,
+    types: contractTypes,
+    primaryType: "ExecutionReceipt",
+    message: {
+      ...message,
+      developer: message.developer as Hex,
+      inputDigest: message.inputDigest as Hex,
+      resultDigest: message.resultDigest as Hex,
+      creditCost: BigInt(message.creditCost),
+      startedAt: BigInt(message.startedAt),
+      completedAt: BigInt(message.completedAt),
+    },
+    signature: receipt.signature as Hex,
+  });
+
+let server: TestServer;
+let receiver: WebhookReceiver;
+let dev: Developer;
+let key: string;
+let job: ExecutionJob;
+let receiptText: string;
+let receipt: ExecutionReceipt;
+let signers: { current: string; previous: string[] };
+let webhookSecret: string;
+
+beforeAll(async () => {
+  receiver = await startWebhookReceiver();
+  server = await startTestServer({ env: { WEBHOOK_ALLOWED_HOSTS: "127.0.0.1", STARTER_CREDITS: "1000" } });
+  dev = await signUpDeveloper(server.baseUrl);
+  key = await dev.createApiKey();
+  const endpoint = await dev.withKey(key, "/api/developers/webhooks", {
+    method: "POST",
+    body: JSON.stringify({ url: receiver.url("/hooks"), events: ["job.completed"] }),
+  });
+  webhookSecret = ((await endpoint.json()) as { secret: string }).secret;
+  // Members out of order, non-ASCII text and nested values: the digest is of the canonical form, not of these bytes.
+  const submitted = await submit(dev, key, "token-count", { text: 'Zürich → 東京, \u00e9t\u00e9 "quoted" 1e3' });
+  job = (await waitForStatus(dev, key, submitted.jobId)) as unknown as ExecutionJob;
+  expect(job.status).toBe("completed");
+  const res = await dev.withKey(key, `/api/developers/jobs/${job.jobId}/receipt`);
+  expect(res.status).toBe(200);
+  receiptText = await res.text();
+  receipt = JSON.parse(receiptText) as ExecutionReceipt;
+  signers = (await (await fetch(`${server.baseUrl}/api/receipts/signers`)).json()) as typeof signers;
+});
+afterAll(async () => {
+  await server?.close();
+  await receiver?.close();
+});
+
+describe("a completed job's receipt", () => {
+  it("is exactly verifyTypedData's arguments plus the signer, and verifies with viem against the contract's types", async () => {
+    expect(Object.keys(receipt)).toEqual(["domain", "types", "primaryType", "message", "signature", "signer"]);
+    expect(receipt.domain).toEqual(contractDomain);
+    expect(receipt.types).toEqual(contractTypes);
+    expect(receipt.primaryType).toBe("ExecutionReceipt");
+    expect(receipt.signer).toBe(signers.current);
+    expect(await verifyAsOutsider(receipt)).toBe(true);
+  });
+
+  it("states the job as GET /api/developers/jobs/:jobId returns it, with digests of its exact input and result", () => {
+    expect(receipt.message).toEqual({
+      // The test server's APP_ORIGIN is its own address.
+      issuer: new URL(server.baseUrl).origin,
+      jobId: job.jobId,
+      serviceId: "token-count",
+      developer: dev.address,
+      inputDigest: digestOf(job.input),
+      resultDigest: digestOf(job.result),
+      nodeId: job.assignedNode?.nodeId,
+      ownNode: false,
+      attempt: job.attempt,
+      creditCost: job.creditCost,
+      startedAt: Date.parse(job.startedAt as string),
+      completedAt: Date.parse(job.completedAt as string),
+    });
+    expect(receipt.message.inputDigest).toMatch(/^0x[0-9a-f]{64}$/);
+  });
+
+  it("binds every field: changing any one of them, or the signature, fails verification", async () => {
+    const changed: { [K in keyof Message]: Message[K] } = {
+      issuer: "https://elsewhere.example",
+      jobId: "00000000-0000-4000-8000-000000000000",
+      serviceId: "text-summarize",
+      developer: "0x000000000000000000000000000000000000dEaD",
+      inputDigest: digestOf({ text: "something else" }),
+      resultDigest: digestOf({ summary: "forged", output: {} }),
+      nodeId: "00000000-0000-4000-8000-000000000001",
+      ownNode: !receipt.message.ownNode,
+      attempt: receipt.message.attempt + 1,
+      creditCost: receipt.message.creditCost + 1,
+      startedAt: receipt.message.startedAt - 1,
+      completedAt: receipt.message.completedAt + 1,
+    };
+    for (const field of Object.keys(changed) as (keyof Message)[]) {
+      const tampered = { ...receipt.message, [field]: changed[field] };
+      expect(await verifyAsOutsider(receipt, tampered), field).toBe(false);
+    }
+    const last = receipt.signature.slice(-4, -2) === "00" ? "01" : "00";
+    const signature = `${receipt.signature.slice(0, -4)}${last}${receipt.signature.slice(-2)}`;
+    expect(await verifyAsOutsider({ ...receipt, signature })).toBe(false);
+  });
+
+  it("never changes: the same bytes on every read, with the key or the wallet session", async () => {
+    const again = await (await dev.withKey(key, `/api/developers/jobs/${job.jobId}/receipt`)).text();
+    const bySession = await (await dev.session(`/api/developers/jobs/${job.jobId}/receipt`)).text();
+    expect(again).toBe(receiptText);
+    expect(bySession).toBe(receiptText);
+  });
+
+  it("comes with the job.completed webhook as data.receipt, in the signed body", async () => {
+    const delivery = await eventually(
+      async () => receiver.received.find((r) => r.body.includes(job.jobId)),
+      (found) => found !== undefined,
+    );
+    const event = verifyWebhook(delivery!.body, delivery!.headers as Record<string, string>, webhookSecret);
+    expect(event.type).toBe("job.completed");
+    expect(event.data.receipt).toEqual(receipt);
+    expect(event.data.job?.jobId).toBe(job.jobId);
+  });
+});
+
+describe("verifyReceipt (client library)", () => {
+  it("accepts the receipt of the job it states, signed by a listed signer", () => {
+    expect(verifyReceipt(job, receipt, { signers })).toEqual(receipt.message);
+    expect(verifyReceipt(job, receipt, { signers: [signers.current.toLowerCase()] })).toEqual(receipt.message);
+  });
+
+  const failure = (run: () => unknown) => {
+    try {
+      run();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ReceiptVerificationError);
+      return error as ReceiptVerificationError;
+    }
+    throw new Error("verifyReceipt accepted it");
+  };
+
+  it("names the check that failed", () => {
+    expect(failure(() => verifyReceipt({ ...job, input: { text: "other" } }, receipt, { signers })).check).toBe(
+      "input-digest",
+    );
+    const result = { summary: "forged", output: {} };
+    expect(failure(() => verifyReceipt({ ...job, result }, receipt, { signers })).check).toBe("result-digest");
+    const mismatch = failure(() => verifyReceipt({ ...job, attempt: job.attempt + 1 }, receipt, { signers }));
+    expect([mismatch.check, mismatch.field]).toEqual(["job-mismatch", "attempt"]);
+    const forged = { ...receipt, message: { ...receipt.message, ownNode: !receipt.message.ownNode } };
+    expect(failure(() => verifyReceipt(job, forged, { signers })).check).toBe("signature");
+    const otherSigner = { ...receipt, signer: "0x000000000000000000000000000000000000dEaD" };
+    expect(failure(() => verifyReceipt(job, otherSigner, { signers })).check).toBe("signature");
+    const untrusted = { current: "0x000000000000000000000000000000000000dEaD", previous: [] };
+    expect(failure(() => verifyReceipt(job, receipt, { signers: untrusted })).check).toBe("untrusted-signer");
+  });
+});
+
+describe("GET /api/developers/jobs/:jobId/receipt refuses", () => {
+  it("a job that has not completed: 409 JOB_NOT_COMPLETED", async () => {
+    // No node of its own: it waits in routing (30 s) long past this check.
+    const res = await dev.withKey(key, "/api/developers/jobs", {
+      method: "POST",
+      body: JSON.stringify({
+        type: "developer_job",
+        payload: { serviceId: "token-count", input: { text: "waits" }, placement: "own" },
+      }),
+    });
+    const waiting = (await res.json()) as ExecutionJob;
+    const refused = await expectError(
+      await dev.withKey(key, `/api/developers/jobs/${waiting.jobId}/receipt`),
+      409,
+      "JOB_NOT_COMPLETED",
+    );
+    expect(refused.details).toEqual({ status: expect.stringMatching(/queued|routing/) });
+  });
+
+  it("another developer's job, or no job: 404 JOB_NOT_FOUND", async () => {
+    const other = await signUpDeveloper(server.baseUrl);
+    await expectError(await other.session(`/api/developers/jobs/${job.jobId}/receipt`), 404, "JOB_NOT_FOUND");
+    await expectError(await dev.withKey(key, "/api/developers/jobs/not-a-job/receipt"), 404, "JOB_NOT_FOUND");
+  });
+
+  it("a key without jobs:read (403), and no credential (401)", async () => {
+    const narrow = await dev.createApiKey(["services:execute"]);
+    const refused = await expectError(
+      await dev.withKey(narrow, `/api/developers/jobs/${job.jobId}/receipt`),
+      403,
+      "INSUFFICIENT_SCOPE",
+    );
+    expect(refused.details).toEqual({ requiredScope: "jobs:read" });
+    await expectError(
+      await fetch(`${server.baseUrl}/api/developers/jobs/${job.jobId}/receipt`),
+      401,
+      "INVALID_API_KEY",
+    );
+  });
+});
+
+describe("GET /api/receipts/signers", () => {
+  it("is public and lists the current signer, with no previous one on a new deployment", async () => {
+    expect(signers).toEqual({ current: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/), previous: [] });
+  });
+});
