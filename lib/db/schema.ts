@@ -592,6 +592,7 @@ export const usageRollups = pgTable(
   (t) => [primaryKey({ columns: [t.accountId, t.hour, t.serviceId, t.apiKeyId] })],
 );
 
+/**
  * The addresses that sign execution receipts (CONTRACT §13), one current (retired_at null) and those it
  * replaced. A generated key is kept sealed under the server secret; one from RECEIPT_SIGNING_KEY is not kept.
  */
