@@ -737,4 +737,3 @@ export const WebhookEvent = z
     }),
   })
   .meta({ id: "WebhookEvent" });
-

@@ -604,7 +604,11 @@ export const receiptSigners = pgTable(
     createdAt: createdAt(),
     retiredAt: ts("retired_at"),
   },
-  () => [uniqueIndex("receipt_signers_current_idx").on(sql`(true)`).where(sql`retired_at is null`)],
+  () => [
+    uniqueIndex("receipt_signers_current_idx")
+      .on(sql`(true)`)
+      .where(sql`retired_at is null`),
+  ],
 );
 
 /** A completed job's receipt, issued once (on first need) and never changed: the exact JSON every read answers. */

@@ -357,7 +357,9 @@ export const routes = {
     params: jobIdParam,
     response: { status: 200, schema: s.ExecutionReceipt },
     errors: [401, 403, 404, 409],
-    errorNotes: { 409: "JOB_NOT_COMPLETED: the job has not completed (`details.status`); only a completed job has a receipt" },
+    errorNotes: {
+      409: "JOB_NOT_COMPLETED: the job has not completed (`details.status`); only a completed job has a receipt",
+    },
   }),
   getJobTelemetry: declareRoute({
     method: "get",

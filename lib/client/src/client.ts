@@ -126,7 +126,10 @@ export class ExecutionClient extends RequestCore {
 
   /** The completed job's receipt (409 JOB_NOT_COMPLETED before): check it with `verifyReceipt`. Needs `jobs:read`. */
   getJobReceipt(jobId: string, options?: RequestOptions): Promise<ExecutionReceipt> {
-    return this.request({ method: "GET", path: `/api/developers/jobs/${pathSegment(jobId, "jobId")}/receipt` }, options);
+    return this.request(
+      { method: "GET", path: `/api/developers/jobs/${pathSegment(jobId, "jobId")}/receipt` },
+      options,
+    );
   }
 
   /** The addresses whose receipts the deployment stands behind (public): fetch once, keep, pass to `verifyReceipt`. */

@@ -26,7 +26,13 @@ export type { ByteStream } from "./sse.js";
 export * from "./types.js";
 export { VERSION } from "./version.js";
 export { receiptDigest, ReceiptVerificationError, verifyReceipt } from "./receipts.js";
-export type { ExecutionReceipt, ReceiptCheck, ReceiptMessage, ReceiptSigners, VerifyReceiptOptions } from "./receipts.js";
+export type {
+  ExecutionReceipt,
+  ReceiptCheck,
+  ReceiptMessage,
+  ReceiptSigners,
+  VerifyReceiptOptions,
+} from "./receipts.js";
 export { verifyWebhook, WebhookVerificationError } from "./webhooks.js";
 export type {
   VerifyWebhookOptions,

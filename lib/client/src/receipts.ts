@@ -145,9 +145,15 @@ export function verifyReceipt(
 ): ReceiptMessage {
   const { message } = receipt;
   if (message.inputDigest !== receiptDigest(job.input))
-    throw new ReceiptVerificationError("input-digest", "The digest of the job's input is not the receipt's inputDigest.");
+    throw new ReceiptVerificationError(
+      "input-digest",
+      "The digest of the job's input is not the receipt's inputDigest.",
+    );
   if (message.resultDigest !== receiptDigest(job.result))
-    throw new ReceiptVerificationError("result-digest", "The digest of the job's result is not the receipt's resultDigest.");
+    throw new ReceiptVerificationError(
+      "result-digest",
+      "The digest of the job's result is not the receipt's resultDigest.",
+    );
   const expected: [keyof ReceiptMessage, unknown][] = [
     ["jobId", job.jobId],
     ["serviceId", job.serviceId],
