@@ -12,6 +12,8 @@ const nextConfig: NextConfig = {
     "piscina",
     "rate-limiter-flexible",
     "fs-native-extensions",
+    // One copy of the metrics' classes for every bundle that counts or scrapes (their values live on globalThis).
+    "prom-client",
   ],
   poweredByHeader: false,
   reactStrictMode: true,

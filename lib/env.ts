@@ -139,6 +139,8 @@ const envSchema = z.object({
   ACCOUNT_RATE_PER_MINUTE: intFromEnv(1200, 0),
   /** Node-protocol requests per minute per developer's node (CONTRACT §12); 0 disables. */
   NODE_RATE_PER_MINUTE: intFromEnv(1200, 0),
+  /** The bearer token of GET /api/metrics (CONTRACT §14); unset, the route answers 404. */
+  METRICS_TOKEN: z.string().min(16, "METRICS_TOKEN must be at least 16 characters").optional(),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   // Credit top-ups paid in an ERC-20 (CONTRACT §10): enabled when the first five are all set.
   PAYMENTS_RPC_URL: z.url({ protocol: /^https?$/ }).optional(),

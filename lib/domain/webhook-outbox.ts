@@ -8,6 +8,7 @@ import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "@/lib/db/s
 import { env } from "@/lib/env";
 import { limits } from "@/lib/limits";
 import { db } from "./database";
+import { metrics } from "@/lib/metrics";
 
 // ── Dispatching ──────────────────────────────────────────────────────────────────────────────────────
 
@@ -203,4 +204,5 @@ export async function recordAttempt(
               updated_at = now()`
     }
     where id = ${claim.endpointId} and exists (select 1 from delivery) ${succeeded ? sql`and failing_since is not null` : sql``}`);
+  metrics().webhookDeliveries.inc({ outcome: succeeded ? "succeeded" : givesUp ? "failed" : "retried" });
 }

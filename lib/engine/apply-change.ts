@@ -12,11 +12,12 @@ import { db } from "@/lib/domain/database";
 import { jobChannel, signal, signalsInline, workChannel } from "@/lib/domain/signals";
 import { countFailures } from "@/lib/domain/usage-rollups";
 import { webhookChannel } from "@/lib/domain/webhook-events";
+import { metrics, secondsBetween } from "@/lib/metrics";
 import type { JobStatus } from "@/lib/contract/vocabulary";
 import { appendedLogValues, appendedRows } from "./appended-log";
 import { changeStatement, eachJob, shapeOf } from "./change-statement";
 import { Computed, oneJob, type Candidates, type JobChange, type JobRow } from "./job-change";
-import { activeStatuses, assertTransition, statusesBefore } from "./job-machine";
+import { activeStatuses, assertTransition, isFinal, statusesBefore } from "./job-machine";
 import { refundJobCredits } from "./refunds";
 
 const jobColumns = Object.entries(getTableColumns(jobs));
@@ -82,7 +83,25 @@ async function written(tx: Tx, raw: Record<string, unknown>[], change: JobChange
     if (Number(raw[0]?.webhooks ?? 0) > 0) await signal(tx, webhookChannel, "");
   }
   if (change.to === "failed") await refund(tx, rows);
+  countChanges(rows, change);
   return rows;
+}
+
+/** This instance's job metrics (lib/metrics.ts): counted where every status change is written. */
+function countChanges(rows: JobRow[], change: JobChange): void {
+  if (!change.to || (change.to !== "running" && !isFinal(change.to))) return;
+  const m = metrics();
+  for (const row of rows) {
+    const service = row.serviceId;
+    if (change.to === "running") {
+      const waited = secondsBetween(row.createdAt, row.startedAt);
+      if (waited !== undefined) m.queueSeconds.observe({ service }, waited);
+      continue;
+    }
+    m.jobsFinished.inc({ service, status: row.status });
+    const ran = secondsBetween(row.startedAt, row.completedAt);
+    if (ran !== undefined) m.runSeconds.observe({ service }, ran);
+  }
 }
 
 /** The statement of `change` for `candidates`, built once per shape, run with `values`. */

@@ -30,6 +30,7 @@ import type { EventInput, JobRow, LogInput } from "./job-change";
 import { assertTransition } from "./job-machine";
 import { webhookFanoutSql } from "./webhook-fanout";
 import { createdWork } from "./work-signals";
+import { metrics } from "@/lib/metrics";
 
 /** A checked submission: the job to create, as it is born (queued) before it is offered to the nodes. */
 export interface NewJob {
@@ -157,7 +158,16 @@ export async function createJobs(
     if (Number(outcome.webhooks) > 0) await signal(d, webhookChannel, "");
   }
   const createdAt = new Date(outcome.created_at);
+  countSubmissions(batch);
   return batch.map((job) => asCreated(job, createdAt));
+}
+
+function countSubmissions(batch: NewJob[]): void {
+  const { jobsSubmitted, creditsCharged } = metrics();
+  for (const { row } of batch) {
+    jobsSubmitted.inc({ service: row.serviceId });
+    if (row.creditCost > 0) creditsCharged.inc(row.creditCost);
+  }
 }
 
 /** createJobs' text for one shape: every value is a placeholder, bound on each submission. */

@@ -733,6 +733,17 @@ export const routes = {
     response: { status: 200, schema: s.Liveness, description: "Alive" },
     errors: [],
   }),
+  metrics: declareRoute({
+    method: "get",
+    path: "/api/metrics",
+    summary: "Prometheus metrics (CONTRACT §14)",
+    description:
+      "The Prometheus text exposition format, with `Authorization: Bearer <METRICS_TOKEN>`; 404 when METRICS_TOKEN is not set. Counters and histograms are this instance's since it started; the gauges (`execution_jobs_active`, `execution_nodes_live`) describe the whole deployment.",
+    tags: ["Operations"],
+    credential: "none",
+    response: { status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", description: "The metrics" },
+    errors: [401, 404],
+  }),
   openApiDocument: declareRoute({
     method: "get",
     path: "/api/openapi.json",

@@ -21,6 +21,7 @@ import type { DeclaredHandler } from "./api";
 import { answerDirectly, directRouteTable, sendWhole, type DirectMatch } from "./direct-routes";
 import { methodNotAllowedAt } from "./other-methods";
 import { requestIdFrom } from "./request-id";
+import { measureRequests } from "./request-metrics";
 import { apiSecurityHeaders } from "./security-headers";
 
 /** The methods Next.js's route handlers can be asked for: any other one is refused here. */
@@ -152,4 +153,5 @@ export function guardServers(directHandlers: readonly DeclaredHandler[] = []): v
     const { request, socket } = message as { request: IncomingMessage; socket: Socket };
     drainUnreadBody(request, socket);
   });
+  measureRequests();
 }

@@ -1,15 +1,17 @@
 // The coordinator side of the execution network: node identity and liveness. What nodes do with jobs
 // (claims, reports, leases) is the engine's (lib/engine/claims.ts, node-reports.ts); so is every job write.
-import { and, count, eq, gt, isNull, sql } from "drizzle-orm";
+import { and, count, eq, gt, inArray, isNull, sql } from "drizzle-orm";
 import { preparedPerDatabase } from "@/lib/db/prepared-statements";
-import { nodes } from "@/lib/db/schema";
+import { jobs, nodes } from "@/lib/db/schema";
 import { DomainError } from "@/lib/domain/errors";
 import { db } from "@/lib/domain/database";
 import { hashNodeToken, newNodeToken, offerOf } from "@/lib/domain/node-identity";
 import { leaseMs, type NodeRow } from "@/lib/engine/attempts";
 import { loseHeldJobs } from "@/lib/engine/lost-jobs";
 import { renewLeases } from "@/lib/engine/node-reports";
+import type { DeploymentGauges } from "@/lib/metrics";
 import type { NodeRegistration } from "@/lib/contract/node-protocol";
+import { activeStatuses } from "@/lib/contract/vocabulary";
 
 export type { NodeRow };
 
@@ -116,6 +118,24 @@ export async function stopNode(node: NodeRow) {
       .where(eq(nodes.id, node.id));
     await loseHeldJobs(tx, node.id, "node stopped");
   });
+}
+
+/**
+ * What the metrics' deployment-wide gauges show, in one query per scrape: the jobs in each non-final status
+ * (on the partial index of active jobs) and the live nodes, counted as liveNodeCount counts them.
+ */
+export async function deploymentGauges(): Promise<DeploymentGauges> {
+  const result = await (
+    await db()
+  ).execute(sql`select
+    (select coalesce(json_object_agg(status, n), '{}'::json) from (
+      select ${jobs.status} as status, count(*)::int as n from ${jobs}
+      where ${inArray(jobs.status, [...activeStatuses])} group by ${jobs.status}) active) as active_jobs,
+    (select count(*)::int from ${nodes}
+      where ${and(gt(nodes.lastHeartbeatAt, liveSince()), isNull(nodes.drainingAt), isNull(nodes.revokedAt))}) as live_nodes`);
+  const [row] = (result as unknown as { rows: { active_jobs: unknown; live_nodes: number }[] }).rows;
+  const activeJobs = typeof row.active_jobs === "string" ? JSON.parse(row.active_jobs) : row.active_jobs;
+  return { activeJobs: activeJobs as DeploymentGauges["activeJobs"], liveNodes: Number(row.live_nodes) };
 }
 
 export async function liveNodeCount(): Promise<number> {

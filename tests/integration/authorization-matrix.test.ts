@@ -151,6 +151,8 @@ const matrix: Record<string, Row> = {
   "GET /api/health/live": row(get("/api/health/live"), every("200")),
   "GET /api/openapi.json": row(get("/api/openapi.json"), every("200")),
   "GET /api/receipts/signers": row(get("/api/receipts/signers"), every("200")),
+  // Behind METRICS_TOKEN, which this server does not set: not there for anyone (tests/integration/metrics.test.ts).
+  "GET /api/metrics": row(get("/api/metrics"), every("404 NOT_FOUND")),
 
   // Sign-in: no credential, but only from the app's own Origin (a forged signature then fails with 401).
   "POST /api/auth/verify": row(

@@ -5,8 +5,12 @@ import { expectError } from "../support/expect-error";
 
 let server: TestServer;
 beforeAll(async () => {
-  // No LLM endpoint configured, whatever the CI environment holds: text-generate must be disabled.
-  server = await startTestServer({ embeddedNodes: 1, env: { LLM_BASE_URL: "", LLM_API_KEY: "" } });
+  // No LLM endpoint configured, whatever the CI environment holds: text-generate must be disabled. A metrics
+  // token, so that /api/metrics is there (it is 404 without one, CONTRACT §14).
+  server = await startTestServer({
+    embeddedNodes: 1,
+    env: { LLM_BASE_URL: "", LLM_API_KEY: "", METRICS_TOKEN: "openapi-test-metrics-token" },
+  });
 });
 afterAll(() => server.close());
 
@@ -83,6 +87,7 @@ const contractPaths = [
   "/api/developers/metrics",
   "/api/health",
   "/api/openapi.json",
+  "/api/metrics",
   "/api/nodes/register",
   "/api/nodes/heartbeat",
   "/api/nodes/claim",
