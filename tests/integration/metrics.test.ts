@@ -88,12 +88,10 @@ describe("GET /api/metrics", () => {
     const failed = (await ownRes.json()) as { jobId: string };
     for (const job of completed) expect((await waitForStatus(ctx.dev, ctx.key, job.jobId)).status).toBe("completed");
     expect((await waitForStatus(ctx.dev, ctx.key, failed.jobId)).status).toBe("failed");
-    await eventually(
-      async () => receiver.received.length,
-      (n) => n >= 6,
-    );
-
-    const { text, samples } = await scrape();
+    // Each attempt is counted once recorded, just after the receiver has answered it.
+    const deliveries = (samples: Sample[]) =>
+      valueOf(samples, "execution_webhook_deliveries_total") - valueOf(before, "execution_webhook_deliveries_total");
+    const { text, samples } = await eventually(scrape, (scraped) => deliveries(scraped.samples) >= 6);
     const delta = (name: string, labels: Record<string, string> = {}) =>
       valueOf(samples, name, labels) - valueOf(before, name, labels);
     const service = { service: "token-count" };
