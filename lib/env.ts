@@ -101,6 +101,11 @@ const envSchema = z.object({
   JOB_TIMEOUT_MS: intFromEnv(120_000, 100),
   SWEEP_INTERVAL_MS: intFromEnv(500, 10),
   IDEMPOTENCY_TTL_HOURS: intFromEnv(24, 24),
+  /**
+   * Days a final job's events and log lines are kept after it ended (lib/engine/retention.ts); unset: kept for
+   * ever. The job rows, the ledger and the usage rollups are always kept.
+   */
+  JOB_RETENTION_DAYS: z.coerce.number().int().min(1).optional(),
   RATE_LIMIT_PER_MINUTE: intFromEnv(600, 0),
   /** Hosts webhook URLs may name although they resolve to private addresses, and reach over http: (dev, tests). */
   WEBHOOK_ALLOWED_HOSTS: z

@@ -415,6 +415,10 @@ export const jobs = pgTable(
     index("jobs_held_idx")
       .on(t.assignedNodeId)
       .where(sql`status in ('assigned','running')`),
+    // Final jobs in the order they ended: retention walks it from its cursor (lib/engine/retention.ts).
+    index("jobs_completed_idx")
+      .on(t.completedAt, t.id)
+      .where(sql`completed_at is not null`),
   ],
 );
 
@@ -619,4 +623,18 @@ export const jobReceipts = pgTable("job_receipts", {
   body: text("body").notNull(),
   signer: text("signer").notNull(),
   createdAt: createdAt(),
+});
+
+/**
+ * How far retention (JOB_RETENTION_DAYS) has pruned: the events and log lines of every final job up to
+ * (completed_at, id) are gone. One row; the instance that locks it prunes the next batch.
+ */
+export const jobRetention = pgTable("job_retention", {
+  id: integer("id").primaryKey().default(1),
+  prunedThrough: ts("pruned_through")
+    .notNull()
+    .default(sql`'epoch'`),
+  lastJobId: uuid("last_job_id")
+    .notNull()
+    .default(sql`'00000000-0000-0000-0000-000000000000'`),
 });

@@ -1,11 +1,13 @@
 // Time-driven work, run by every server instance: the engine's sweeps (lib/engine/sweeps.ts: expired
-// leases, due retries, routing timeouts), and idempotency keys, sessions and sign-in nonces past use.
+// leases, due retries, routing timeouts), idempotency keys, sessions and sign-in nonces past use, and old final
+// jobs' events and log lines (JOB_RETENTION_DAYS).
 import { lt, sql } from "drizzle-orm";
 import { rateLimits } from "@/lib/db/schema";
 import { purgeIdempotencyKeys } from "@/lib/domain/idempotency";
 import { db } from "@/lib/domain/database";
 import { purgeDeadSessions } from "@/lib/domain/sessions";
 import { purgeSpentNonces } from "@/lib/domain/sign-in";
+import { pruneOldJobRows } from "@/lib/engine/retention";
 import { dueSweeps, failUnroutable, loseExpiredLeases, promoteDueRetries } from "@/lib/engine/sweeps";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
@@ -23,6 +25,21 @@ export async function sweepOnce(): Promise<void> {
     await purgeDeadSessions();
     await purgeSpentNonces();
     await (await db()).delete(rateLimits).where(lt(rateLimits.expire, sql`now()`));
+    await pruneJobRows();
+  }
+}
+
+/**
+ * At most 20 batches of 500 jobs a minute (10,000 jobs: over 14 million a day), each its own short statement,
+ * with the event loop free between them.
+ */
+async function pruneJobRows(): Promise<void> {
+  const days = env().JOB_RETENTION_DAYS;
+  if (days === undefined) return;
+  for (let batch = 0; batch < 20; batch++) {
+    const pruned = await pruneOldJobRows(await db(), days, 500);
+    if (pruned.jobs < 500) return;
+    await new Promise((resolve) => setImmediate(resolve));
   }
 }
 
