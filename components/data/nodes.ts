@@ -7,6 +7,7 @@ import type { CreateNodeRequest, Node, NodesOverview, NodeWithToken } from "./ty
 export const nodeKeys = {
   all: ["nodes"] as const,
   overview: ["nodes", "overview"] as const,
+  own: ["nodes", "own"] as const,
 };
 
 /** Heartbeats come every few seconds: the page follows them about as often. */
@@ -17,6 +18,15 @@ export function useNodesOverview(initial?: NodesOverview) {
     queryKey: nodeKeys.overview,
     queryFn: ({ signal }) => apiFetch<NodesOverview>("/api/dashboard/nodes", { signal }),
     initialData: initial,
+    refetchInterval: liveRefreshMs,
+  });
+}
+
+/** The developer's own nodes with their state, followed while a form depends on whether one is live. */
+export function useOwnNodes() {
+  return useQuery({
+    queryKey: nodeKeys.own,
+    queryFn: ({ signal }) => apiFetch<{ data: Node[] }>("/api/developers/nodes", { signal }),
     refetchInterval: liveRefreshMs,
   });
 }

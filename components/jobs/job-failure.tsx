@@ -14,6 +14,19 @@ const nextSteps: Record<string, string> = {
     "No execution node could take the job in time. Check the service's status on the Services page, then run it again.",
   NODE_LOST: "The nodes running the job stopped answering on every attempt. Running it again usually works.",
 };
+/** A job placed on the developer's own nodes that none of them took in time (CONTRACT §12: a routing failure). */
+const isOwnNodesUnavailable = (job: ExecutionJob) => job.placement === "own" && job.error?.category === "routing";
+
+const ownNodesNextStep = (
+  <>
+    Start a node of yours that runs this service (
+    <Link href="/nodes" className="font-medium underline underline-offset-2">
+      Nodes
+    </Link>{" "}
+    shows which are live) and run the job again, or run it on any node.
+  </>
+);
+
 const nextStepByCategory: Record<NonNullable<ExecutionJob["error"]>["category"], string> = {
   validation: "Fix the input the message points at and run the job again.",
   routing: "No execution node could take the job. Run it again in a moment.",
@@ -32,7 +45,10 @@ function explain(job: ExecutionJob, events: TelemetryEvent[], nodeNames: Record<
     if (e.type === "EXECUTION_FAILED") parts.push(`attempt ${e.attempt} failed${node ? ` on ${node}` : ""}`);
     else if (e.type === "NODE_LOST") parts.push(`${node ?? "the node"} stopped answering during attempt ${e.attempt}`);
     else if (e.type === "RETRY_SCHEDULED") parts.push("retried");
-    else if (e.type === "ROUTING_FAILED") parts.push("no node could take it in time");
+    else if (e.type === "ROUTING_FAILED")
+      parts.push(
+        isOwnNodesUnavailable(job) ? "none of your nodes was live to take it" : "no node could take it in time",
+      );
     else if (e.type === "JOB_CANCELLED") parts.push(`cancelled while ${String(e.data?.previousStatus ?? "waiting")}`);
   }
   const isCancelled = phaseOf(job) === "cancelled";
@@ -82,7 +98,9 @@ export function JobFailure({
       <div className="grid gap-1 text-sm">
         <p>
           <span className="font-medium">What to do next: </span>
-          {nextSteps[error.code] ?? nextStepByCategory[error.category]}
+          {isOwnNodesUnavailable(job)
+            ? ownNodesNextStep
+            : (nextSteps[error.code] ?? nextStepByCategory[error.category])}
         </p>
         <p data-testid="job-refund">
           <span className="font-medium">Refund: </span>

@@ -17,6 +17,7 @@ import { InputEditor } from "./input-editor";
 import { fieldsOf, type InputIssue, type InputValues, type JsonSchema } from "./input-schema";
 import { ProfileNameField, profileNameProblem } from "./profile-name-field";
 import type { Placement } from "@/components/data/types";
+import { OwnNodesNotice } from "./own-nodes-notice";
 import { PlacementField } from "./placement-field";
 import { RunBar, RunBlockedAlert } from "./run-controls";
 import { usePlaygroundInput, type InputView } from "./use-playground-input";
@@ -164,6 +165,7 @@ export function Playground({
               disabled={busy}
               onChange={setPlacement}
             />
+            {placement === "own" && <OwnNodesNotice serviceId={serviceId} />}
             <RunBar
               canRun={canRun}
               isBlocked={Boolean(blockedReason) || shortOfCredits}
