@@ -30,8 +30,10 @@ export async function signInNewDeveloper(page: Page, baseURL: string, name = "Gr
   return { page, apiKey: ((await key.json()) as { key: string }).key };
 }
 
-/** Follows a link of the dashboard's navigation to its page. */
+/** Follows a link of the dashboard's navigation to its page (on a phone, from the header's Menu). */
 export async function openFromNav(page: Page, name: string) {
+  const menu = page.getByRole("button", { name: "Menu", exact: true });
+  if (await menu.isVisible()) await menu.click();
   await page
     .getByRole("navigation", { name: "Dashboard", exact: true })
     .getByRole("link", { name, exact: true })

@@ -1,6 +1,7 @@
 import { requireSession } from "@/lib/http/page-session";
 import { getLowBalanceThreshold } from "@/lib/domain/accounts";
 import { Logo } from "@/components/dashboard/logo";
+import { MobileNav } from "@/components/dashboard/mobile-nav";
 import { NavLinks } from "@/components/dashboard/nav-links";
 import { SignOutButton } from "@/components/dashboard/sign-out-button";
 import { ThemeSwitcher } from "@/components/dashboard/theme-switcher";
@@ -30,20 +31,22 @@ export default async function DashboardLayout({ children }: { children: React.Re
         </div>
       </aside>
 
-      <header className="border-b bg-sidebar md:hidden">
+      {/* Phones: one row, the navigation behind Menu (its sheet's nav carries the contract's name too). */}
+      <header className="sticky top-0 z-40 border-b bg-sidebar md:hidden">
         <div className="flex h-14 items-center justify-between gap-3 px-4">
           <Logo href="/overview" />
           <div className="flex items-center gap-2">
             <ThemeSwitcher />
-            <span className="font-mono text-xs text-muted-foreground" title={session.address}>
-              {shortAddress(session.address)}
-            </span>
+            <MobileNav
+              footer={
+                <>
+                  {account}
+                  <SignOutButton />
+                </>
+              }
+            />
           </div>
         </div>
-        {/* Only one of the two navigations is displayed at a time, so both carry the contract's name. */}
-        <nav aria-label="Dashboard" className="px-2 pb-2">
-          <NavLinks orientation="horizontal" />
-        </nav>
       </header>
 
       <SessionEndedDialog />
@@ -51,9 +54,6 @@ export default async function DashboardLayout({ children }: { children: React.Re
         <div className="mx-auto flex w-full max-w-6xl flex-col gap-6 px-4 py-8 sm:px-8">
           <LowBalanceBanner threshold={threshold} />
           {children}
-        </div>
-        <div className="border-t p-3 md:hidden">
-          <SignOutButton />
         </div>
       </main>
     </div>

@@ -17,7 +17,7 @@ import {
   useSendTransaction,
   useSwitchChain,
 } from "wagmi";
-import { CheckCircle2Icon, CircleIcon, ExternalLinkIcon, Loader2Icon, PlusIcon } from "lucide-react";
+import { CheckCircle2Icon, CircleIcon, Loader2Icon, PlusIcon } from "lucide-react";
 import { creditsForTokenAmount, formatTokenAmount, tokenAmountForCredits } from "@/lib/contract/top-up-arithmetic";
 import { useSubmitTopUp, useTopUp } from "@/components/data/credits";
 import { rememberSentPayment } from "@/components/data/sent-payments";
@@ -40,6 +40,7 @@ import {
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { describePaymentError, failureSentences, WrongAccountError, type PaymentProblem } from "./payment-errors";
+import { TxHash } from "./tx-hash";
 
 export type EnabledTopUps = Extract<TopUpConfig, { enabled: true }>;
 
@@ -380,19 +381,7 @@ function PaymentProgress({
       </ol>
       <p className="grid gap-1 text-xs text-muted-foreground">
         <span>Transaction</span>
-        <span className="flex items-center gap-1 font-mono break-all text-foreground">
-          {phase.txHash}
-          {explorerLink && (
-            <a
-              href={explorerLink}
-              target="_blank"
-              rel="noreferrer"
-              aria-label="View the transaction in the block explorer"
-            >
-              <ExternalLinkIcon className="size-3.5" />
-            </a>
-          )}
-        </span>
+        <TxHash hash={phase.txHash} href={explorerLink} className="text-foreground" />
         {topUp && topUp.tokenAmount !== "0" && (
           <span>{`Paid in ${tokenSymbol}; the server read the amount from the chain.`}</span>
         )}

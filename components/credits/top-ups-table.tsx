@@ -4,7 +4,6 @@
 // the server); when one is credited, the server-rendered balance and history refresh.
 import * as React from "react";
 import { useRouter } from "next/navigation";
-import { ExternalLinkIcon } from "lucide-react";
 import { formatTokenAmount } from "@/lib/contract/top-up-arithmetic";
 import { useRecordUnrecordedPayments, useTopUps } from "@/components/data/credits";
 import type { TopUp, TopUpPage } from "@/components/data/types";
@@ -13,6 +12,7 @@ import { Badge, type BadgeVariant } from "@/components/ui/badge";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { failureSentences } from "./payment-errors";
 import { transactionUrl, type EnabledTopUps } from "./add-credits-dialog";
+import { TxHash } from "./tx-hash";
 
 const statusBadge: Record<TopUp["status"], BadgeVariant> = {
   submitted: "info",
@@ -85,21 +85,8 @@ export function TopUpsTable({ config, initial }: { config: EnabledTopUps; initia
                   ? "—"
                   : `${formatTokenAmount(BigInt(topUp.tokenAmount), config.tokenDecimals)} ${config.tokenSymbol}`}
               </TableCell>
-              <TableCell className="font-mono text-xs max-md:basis-full">
-                {link ? (
-                  <a
-                    href={link}
-                    target="_blank"
-                    rel="noreferrer"
-                    className="inline-flex items-center gap-1 underline-offset-4 hover:underline"
-                  >
-                    {topUp.txHash.slice(0, 10)}…{topUp.txHash.slice(-6)} <ExternalLinkIcon className="size-3" />
-                  </a>
-                ) : (
-                  <span title={topUp.txHash}>
-                    {topUp.txHash.slice(0, 10)}…{topUp.txHash.slice(-6)}
-                  </span>
-                )}
+              <TableCell className="max-md:min-w-0 max-md:basis-full">
+                <TxHash hash={topUp.txHash} href={link} />
               </TableCell>
             </TableRow>
           );

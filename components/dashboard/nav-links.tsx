@@ -27,12 +27,11 @@ const items = [
   { href: "/profile", label: "Profile", icon: UserRoundIcon },
 ] as const;
 
-// The phone layout wraps the links onto a second line instead of scrolling sideways: a scroll area would
-// need its own tab stop (axe: scrollable-region-focusable) and hides links off screen.
-export function NavLinks({ orientation = "vertical" }: { orientation?: "vertical" | "horizontal" }) {
+/** The dashboard's links, the current page marked; `onNavigate` hears of a click (the phone menu closes). */
+export function NavLinks({ onNavigate }: { onNavigate?: () => void }) {
   const pathname = usePathname();
   return (
-    <ul className={cn("flex gap-1", orientation === "vertical" ? "flex-col" : "flex-row flex-wrap")}>
+    <ul className="flex flex-col gap-1">
       {items.map(({ href, label, icon: Icon }) => {
         const isActive = pathname === href || pathname.startsWith(`${href}/`);
         return (
@@ -40,6 +39,7 @@ export function NavLinks({ orientation = "vertical" }: { orientation?: "vertical
             <Link
               href={href}
               aria-current={isActive ? "page" : undefined}
+              onClick={onNavigate}
               className={cn(
                 "flex items-center gap-2.5 rounded-md px-2.5 py-1.5 text-sm whitespace-nowrap text-muted-foreground transition-colors outline-none hover:bg-sidebar-accent hover:text-foreground focus-visible:ring-[3px] focus-visible:ring-ring/50",
                 isActive && "bg-sidebar-accent font-medium text-foreground",

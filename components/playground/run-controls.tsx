@@ -66,7 +66,8 @@ export function RunBar({
   status: string;
 }) {
   return (
-    <div className="flex flex-wrap items-center gap-x-4 gap-y-2 border-t pt-4">
+    // On a phone the bar sticks to the screen's bottom while the form is in view, so Run is always in reach.
+    <div className="flex flex-wrap items-center gap-x-4 gap-y-2 border-t pt-4 max-md:sticky max-md:bottom-0 max-md:z-10 max-md:-mx-5 max-md:bg-card max-md:px-5 max-md:pb-[max(0.75rem,env(safe-area-inset-bottom))]">
       <Button
         type="submit"
         disabled={!canRun}
