@@ -12,6 +12,7 @@ import {
 import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { toHex, type Address, type Hex } from "viem";
+import { payPerCall } from "@execution-network/client";
 import { authorizedTokenAbi, startLocalChain, testTokenAbi, type LocalChain } from "../support/chain";
 import { signIn } from "../support/developer";
 import { eventually } from "../support/jobs";
@@ -482,6 +483,43 @@ describe("the access token", () => {
       (await fetch(`${server.baseUrl}/api/developers/jobs/${jobId}`, { headers: { authorization: "Bearer jt_nope" } }))
         .status,
     ).toBe(401);
+  });
+});
+
+describe("the client library", () => {
+  it("pays per call with a viem account and no API key, within the caller's maxAmount", async () => {
+    const payer = await chain.newAccount();
+    const before = await tokenBalance(payer.address);
+    const paid = await payPerCall({
+      baseUrl: server.baseUrl,
+      signer: payer,
+      serviceId: "token-count",
+      input: input.input,
+      maxAmount: price,
+    });
+    expect(paid.job).toMatchObject({ serviceId: "token-count", creditCost: 1 });
+    expect(paid.accessToken).toMatch(/^jt_/);
+    expect(paid.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(await tokenBalance(payer.address)).toBe(before - price);
+    await expect(
+      payPerCall({
+        baseUrl: server.baseUrl,
+        signer: payer,
+        serviceId: "token-count",
+        input: input.input,
+        maxAmount: price - 1n,
+      }),
+    ).rejects.toThrow(/more than maxAmount/);
+    const poor = await chain.newAccount({ tokens: 1n });
+    await expect(
+      payPerCall({
+        baseUrl: server.baseUrl,
+        signer: poor,
+        serviceId: "token-count",
+        input: input.input,
+        maxAmount: price,
+      }),
+    ).rejects.toMatchObject({ status: 402, details: { errorReason: "insufficient_funds" } });
   });
 });
 

@@ -33,6 +33,8 @@ export type {
   ReceiptSigners,
   VerifyReceiptOptions,
 } from "./receipts.js";
+export { payPerCall } from "./pay-per-call.js";
+export type { PaidJob, PaymentSigner, PayPerCallOptions } from "./pay-per-call.js";
 export { verifyWebhook, WebhookVerificationError } from "./webhooks.js";
 export type {
   VerifyWebhookOptions,
