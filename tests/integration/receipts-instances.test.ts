@@ -30,18 +30,30 @@ describe.skipIf(!usePostgres())("receipts on two instances sharing PostgreSQL", 
 
     const dev = await signUpDeveloper(urls[0]);
     const key = await dev.createApiKey();
-    const submitted = await submit(dev, key, "token-count", { text: "one receipt, two instances" });
-    const job = (await waitForStatus(dev, key, submitted.jobId)) as unknown as ExecutionJob;
-    // Six first reads at once, three on each instance: one of them issues it, all answer it.
-    const texts = await Promise.all(
-      [...urls, ...urls, ...urls].map(async (url) => {
-        const res = await fetch(`${url}/api/developers/jobs/${job.jobId}/receipt`, { headers: { "x-api-key": key } });
-        expect(res.status).toBe(200);
-        return res.text();
+    // Eight completed jobs, each read six times at once (three reads on each instance) before any read of it:
+    // the first reads race to issue it, and every read answers the one stored.
+    const jobs = await Promise.all(
+      Array.from({ length: 8 }, async (_, i) => {
+        const submitted = await submit(dev, key, "token-count", { text: `one receipt, two instances, ${i}` });
+        return (await waitForStatus(dev, key, submitted.jobId)) as unknown as ExecutionJob;
       }),
     );
-    expect(new Set(texts).size).toBe(1);
-    const receipt = JSON.parse(texts[0]) as ExecutionReceipt;
+    const answers = await Promise.all(
+      jobs.map((job) =>
+        Promise.all(
+          [...urls, ...urls, ...urls].map(async (url) => {
+            const res = await fetch(`${url}/api/developers/jobs/${job.jobId}/receipt`, {
+              headers: { "x-api-key": key },
+            });
+            expect(res.status).toBe(200);
+            return res.text();
+          }),
+        ),
+      ),
+    );
+    for (const texts of answers) expect(new Set(texts).size).toBe(1);
+    const [job] = jobs;
+    const receipt = JSON.parse(answers[0][0]) as ExecutionReceipt;
     // Issued by whichever instance read first, it verifies with the signer the other publishes.
     const fromB = await (await fetch(`${urls[1]}/api/receipts/signers`)).json();
     expect(verifyReceipt(job, receipt, { signers: fromB })).toEqual(receipt.message);
