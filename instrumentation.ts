@@ -1,5 +1,7 @@
-// Next.js calls register() once when a server process starts (never during `next build`). Start-up runs in
-// the background (lib/serving.ts): /api/health answers "starting" meanwhile, and a fatal error exits.
+// Next.js calls register() once when a server process starts (never during `next build`): in production,
+// while server.mjs prepares Next.js, before it serves the first request. Start-up runs in the background
+// (lib/serving.ts): /api/health answers "starting" meanwhile, and a fatal error exits. It hands server.mjs the
+// server's edge, with the direct routes compiled here.
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const [{ startServing, stopOnSignals }, { directRoutes }] = await Promise.all([

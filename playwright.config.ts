@@ -17,7 +17,6 @@ const baseURL = `http://127.0.0.1:${port}`;
 const dataRoot = path.resolve(".data-e2e");
 if (!process.env.TEST_WORKER_INDEX) rmSync(dataRoot, { recursive: true, force: true });
 const dataDir = path.join(dataRoot, randomUUID());
-const next = "node node_modules/next/dist/bin/next";
 
 export default defineConfig({
   testDir: "./e2e",
@@ -60,7 +59,7 @@ export default defineConfig({
     {
       // Builds only when .next is older than the sources (scripts/build-if-stale.mjs, which compiles the
       // workspace SDK first), so within `npm test` the journeys reuse the build the real-server suite made.
-      command: `node scripts/build-if-stale.mjs && ${next} start -p ${port} -H 127.0.0.1`,
+      command: `node scripts/build-if-stale.mjs && node server.mjs -p ${port} -H 127.0.0.1`,
       url: `${baseURL}/api/health`,
       reuseExistingServer: false,
       timeout: 300_000,
@@ -69,7 +68,6 @@ export default defineConfig({
       env: {
         NODE_ENV: "production",
         NEXT_TELEMETRY_DISABLED: "1",
-        NEXT_MANUAL_SIG_HANDLE: "true",
         // The journeys share one server and one embedded node on a 2-core machine: a job may queue a while.
         ROUTING_TIMEOUT_MS: "120000",
         EMBEDDED_NODE_CONCURRENCY: String(e2eNodeSlots),

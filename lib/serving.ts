@@ -1,13 +1,15 @@
-// A serving process's start-up, called by instrumentation.ts in `next start`: configuration, the database
-// (migrated; on the embedded one, DATA_DIR's lock), the execution network's services and, on the embedded
-// database, the operator socket. It runs beside Next's own start, so /api/health answers "starting" until
+// A serving process's start-up, called by instrumentation.ts when server.mjs prepares Next.js: configuration,
+// the database (migrated; on the embedded one, DATA_DIR's lock), the execution network's services and, on the
+// embedded database, the operator socket. It runs in the background, so /api/health answers "starting" until
 // it is done; a fatal error ends the process with one line and a non-zero exit, so a supervisor sees it
-// (and restarts it) instead of a server that answers 500 forever.
+// (and restarts it) instead of a server that answers 500 forever. It also hands server.mjs, which runs
+// outside the build, the server's edge (lib/http/server-edge.ts) and the graceful stop.
+import type { RequestListener, Server } from "node:http";
 import { env } from "@/lib/env";
-import { stampSocketAddresses } from "@/lib/http/client-address";
 import { coalesceHeaderWrites } from "@/lib/http/coalesced-writes";
 import type { DeclaredHandler } from "@/lib/http/api";
-import { guardServers } from "@/lib/http/server-edge";
+import { serverEdge, type ServerEdge } from "@/lib/http/server-edge";
+import { closeDatabase } from "@/lib/db/open";
 import { listenForKeyChanges } from "@/lib/domain/api-key-cache";
 import { readyDatabase } from "@/lib/domain/database";
 import { log } from "@/lib/log";
@@ -18,8 +20,6 @@ import { processSingleton } from "@/lib/singleton";
 
 const serving = processSingleton("serving", async () => {
   const config = env();
-  // The per-IP sign-in limit needs each request's socket address (lib/http/client-address.ts).
-  stampSocketAddresses();
   // Each answer's headers and body in one write (lib/http/coalesced-writes.ts).
   coalesceHeaderWrites();
   const database = await readyDatabase();
@@ -41,28 +41,57 @@ export const servingState = () => serving.state();
 const oneLine = (error: unknown) => (error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, " ");
 
 /**
- * Starts serving in the background; a failure prints one line and exits 1. Every request meets the server's
- * edge first (lib/http/server-edge.ts); `directRoutes` are answered beside Next.js's router
- * (lib/http/direct-routes.ts), though not under `next dev`, whose edits to them would not reach the copies
- * loaded here.
+ * What server.mjs leaves on globalThis before Next.js loads the build, for the build's start-up to fill in:
+ * server.mjs is plain JavaScript run by Node, the edge and the direct routes are compiled into the build.
+ */
+interface ServerSlot {
+  /** The edge before `next` (Next.js's request handler) on `server`, which a signal then closes. */
+  serve?: (server: Server, next: RequestListener) => ServerEdge;
+}
+const serverSlotKey = Symbol.for("execution-network.server");
+
+/** The HTTP servers server.mjs serves through the edge: a signal stops them taking connections first. */
+const servers = new Set<Server>();
+
+const fail = (error: unknown) => {
+  // The one line below is what a person reads; the stack is there for whoever asks for it.
+  log.debug("start-up failed", { err: error });
+  process.stderr.write(`Execution Network cannot start: ${oneLine(error)}\n`);
+  process.exit(1);
+};
+
+/**
+ * Starts serving in the background; a failure prints one line and exits 1. server.mjs gets the edge every
+ * request meets first, with `directRoutes` answered beside Next.js's router (lib/http/direct-routes.ts). A
+ * production server started another way (`next start`) would serve without that edge: it is refused. Under
+ * `next dev` nothing is handed over (its edits to the direct routes would not reach the copies loaded here).
  */
 export function startServing(directRoutes: readonly DeclaredHandler[] = []): void {
-  guardServers(process.env.NODE_ENV === "production" ? directRoutes : []);
-  serving.get().catch((error: unknown) => {
-    // The one line below is what a person reads; the stack is there for whoever asks for it.
-    log.debug("start-up failed", { err: error });
-    process.stderr.write(`Execution Network cannot start: ${oneLine(error)}\n`);
-    process.exit(1);
-  });
+  const slot = (globalThis as { [serverSlotKey]?: ServerSlot })[serverSlotKey];
+  if (slot) {
+    slot.serve = (server, next) => {
+      servers.add(server);
+      return serverEdge(next, directRoutes);
+    };
+  } else if (process.env.NODE_ENV === "production") {
+    return fail(
+      "start it with `npm start` or `node server.mjs`: `next start` would serve without the server's edge (lib/http/server-edge.ts).",
+    );
+  }
+  serving.get().catch(fail);
 }
 
 async function stopServing(): Promise<void> {
+  // No new connections; idle keep-alive ones close now, open ones (event streams, long polls) below.
+  for (const server of servers) server.close();
   const running = serving.take();
   await (await running?.catch(() => undefined))?.stopOperatorSocket?.();
   await stopNetworkServices();
+  for (const server of servers) server.closeAllConnections();
+  await closeDatabase();
 }
 
-/** SIGTERM/SIGINT: stop claiming, finish or release running jobs, close the operator socket, then exit. */
+/** SIGTERM/SIGINT: stop accepting, stop claiming, finish or release running jobs, close the operator socket and the database, then exit. */
 export function stopOnSignals(): void {
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {

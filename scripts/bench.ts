@@ -1,4 +1,4 @@
-// `npm run bench`: the product as users run it (`next start` on the production build, no warm-up) beside the
+// `npm run bench`: the product as users run it (`server.mjs` on the production build, no warm-up) beside the
 // warmed harness (the route handlers in tests/support/serve.ts): submit throughput against a trivial route,
 // queue overhead at a steady rate and end-to-end jobs/s with 1 and 4 nodes (with /api/health/live probed
 // meanwhile), on PGlite, or on PostgreSQL when DATABASE_URL is set: then also graphile-worker as the reference
@@ -6,7 +6,8 @@
 // section of docs/benchmarks.md.
 // Options: --duration <s> (autocannon, per route), --connections <n>, --rate <jobs/s>, --steady-jobs <n>,
 // --burst-jobs <n>, --warmup-jobs <n>; --quick (a smaller warm-up, 1 node, no scale-out: a few minutes);
-// --baseline <checkout> (the harness and `next start` phases also on another checkout, paired with this one's),
+// --baseline <checkout> (the harness and `server.mjs` phases also on another checkout, paired with this one's;
+// a checkout from before server.mjs runs `next start`: tests/support/next-server.ts),
 // --rounds <n> (that many pairs of each);
 // --profile (CPU profiles of the servers into .bench/, top functions in the report);
 // --private-postgres (a throwaway cluster with pg_stat_statements loaded, instead of DATABASE_URL's server);
@@ -66,7 +67,7 @@ const switchedOn = (name: string) => process.argv.slice(2).includes(`--${name}`)
 /** `--quick`: the same phases, smaller, for a run of a few minutes (with a baseline, twice that). */
 const quick = switchedOn("quick");
 
-/** Another checkout (with its node_modules) whose harness and `next start` are measured beside this one's. */
+/** Another checkout (with its node_modules) whose harness and `server.mjs` are measured beside this one's. */
 function baselineRoot(): string | undefined {
   const dir = flag("baseline");
   if (!dir) return undefined;
@@ -381,7 +382,7 @@ async function benchNodes(nodes: number, root: string): Promise<NodesResults> {
   return cpuProfileDir ? { ...results, profile: summarizeProfiles(cpuProfileDir, burstWindow) } : results;
 }
 
-/** The product's phase on one checkout (`next start`, no warm-up; then warmed, with `warm`). */
+/** The product's phase on one checkout (`server.mjs`, no warm-up; then warmed, with `warm`). */
 function productPhase(root: string, warm: boolean): Promise<ProductResult> {
   return benchProduct(
     {

@@ -1,18 +1,20 @@
 // The per-IP limits count the socket's address, which a client cannot choose by sending a header.
-import { createServer, type Server } from "node:http";
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clientAddressOf, stampSocketAddresses } from "./client-address";
+import { clientAddressOf } from "./client-address";
+import { edgeServer, serverEdge } from "./server-edge";
 
 let server: Server;
 let baseUrl: string;
 beforeAll(async () => {
-  stampSocketAddresses();
-  // A plain Node server, as `next start` runs one: the handler sees only the headers, as a route handler does.
-  server = createServer((req, res) => {
-    const headers = new Headers(Object.entries(req.headers).map(([k, v]) => [k, String(v)] as [string, string]));
-    res.end(clientAddressOf(new Request("http://127.0.0.1/", { headers })));
-  });
+  // The server's edge before a handler that sees only the headers, as a route handler does.
+  server = edgeServer(
+    serverEdge((req, res) => {
+      const headers = new Headers(Object.entries(req.headers).map(([k, v]) => [k, String(v)] as [string, string]));
+      res.end(clientAddressOf(new Request("http://127.0.0.1/", { headers })));
+    }),
+  );
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });

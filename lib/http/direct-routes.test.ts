@@ -1,15 +1,12 @@
-// The routes `next start` answers beside Next.js's router: matched only where Next.js's router would send the
+// The routes the server answers beside Next.js's router: matched only where Next.js's router would send the
 // request to the same handler, and served by that handler over the same server; everything else goes on.
-import { request as httpRequest, createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import { request as httpRequest, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DeclaredHandler } from "./api";
 import { directRouteTable } from "./direct-routes";
-import { guardServers } from "./server-edge";
+import { edgeServer, serverEdge } from "./server-edge";
 import type { RouteSpec } from "./routes";
 
 /** A declared handler that says what it was given. */
@@ -52,24 +49,17 @@ describe("which requests a direct route takes", () => {
 
 describe("a server once direct routes are served", () => {
   let server: Server;
-  let socketServer: Server;
   let base: string;
-  const socketPath = path.join(mkdtempSync(path.join(tmpdir(), "en-direct-")), "s.sock");
-  /** Next.js's stand-in: what the server's own listener answers. */
-  const nextAnswers = (res: import("node:http").ServerResponse) => res.writeHead(299).end("next");
 
   beforeAll(async () => {
-    guardServers([echo("post", "/api/things/{id}/poke")]);
-    server = createServer((_req, res) => nextAnswers(res));
+    // Next.js's stand-in: what the edge passes on is answered 299.
+    server = edgeServer(
+      serverEdge((_req, res) => res.writeHead(299).end("next"), [echo("post", "/api/things/{id}/poke")]),
+    );
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    socketServer = createServer((_req, res) => nextAnswers(res));
-    await new Promise<void>((resolve) => socketServer.listen(socketPath, resolve));
   });
-  afterAll(() => {
-    server.close();
-    socketServer.close();
-  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   it("answers a direct route with its handler: parameters, body, every Set-Cookie, and the length of the body", async () => {
     const res = await fetch(`${base}/api/things/a%2Fb/poke?q=1`, {
@@ -125,14 +115,9 @@ describe("a server once direct routes are served", () => {
     }
   });
 
-  it("serves nothing on a server that listens on a socket path (the operator's)", async () => {
-    const answer = await post({ socketPath, path: "/api/things/a/poke" }, "x");
-    expect(`${answer.status} ${answer.body.toString()}`).toBe("299 next");
-  });
-
   /** A POST over node:http, which sends only the headers given and decodes nothing. */
   function post(
-    target: { path: string; socketPath?: string },
+    target: { path: string },
     body: string,
     headers: Record<string, string> = {},
   ): Promise<{ status?: number; headers: IncomingHttpHeaders; body: Buffer }> {
@@ -140,7 +125,8 @@ describe("a server once direct routes are served", () => {
     return new Promise((resolve, reject) => {
       const req = httpRequest(
         {
-          ...(target.socketPath ? { socketPath: target.socketPath } : { host: hostname, port }),
+          host: hostname,
+          port,
           path: target.path,
           method: "POST",
           headers,

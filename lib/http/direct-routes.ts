@@ -1,16 +1,16 @@
-// The API's hottest routes, served by their own handlers straight from the HTTP server `next start` runs,
+// The API's hottest routes, served by their own handlers straight from the product's HTTP server (server.mjs),
 // beside Next.js's router instead of through it. A submission is the request an app sends for every job,
 // and through `next start` Next.js's per-request pipeline (routing, a NextRequest, the incremental cache,
 // streaming the Response into the socket) cost more server CPU than the whole submission it carries: half
 // of the main thread's busy time in a fresh server's burst of 500 (docs/benchmarks.md, 2026-11-27).
 //
-// How: lib/http/server-edge.ts sees each request before the server emits it. A request whose method and path
-// match a direct route is answered here, with the same handler object the route file exports (withApi: guard,
-// schemas, envelope, security headers); every other request, and any path this matcher is not sure of (an
-// escape it cannot decode, a trailing slash, an empty segment), goes on to Next.js unchanged. Answers are
-// compressed as Next.js compresses them (gzip; a client that takes only deflate gets them as they are). What
-// Next.js adds that a direct route does not: X-Forwarded-* headers on the request (nothing reads them but the
-// client address, which comes from the socket either way: lib/http/client-address.ts).
+// How: the server's edge (lib/http/server-edge.ts) sees each request before Next.js's handler. A request whose
+// method and path match a direct route is answered here, with the same handler object the route file exports
+// (withApi: guard, schemas, envelope, security headers); every other request, and any path this matcher is not
+// sure of (an escape it cannot decode, a trailing slash, an empty segment), goes on to Next.js unchanged.
+// Answers are compressed as Next.js compresses them (gzip; a client that takes only deflate gets them as they
+// are). What Next.js adds that a direct route does not: X-Forwarded-* headers on the request (nothing reads
+// them but the client address, which comes from the socket either way: lib/http/client-address.ts).
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { promisify } from "node:util";
 import { gzip } from "node:zlib";

@@ -1,10 +1,10 @@
-// http_server_request_duration_seconds for every request of every HTTP server in the process (Next.js's,
-// the direct routes, the test router), timed on the documented node:http diagnostics channels from the
-// request's arrival to its answer's end. The route label is the declared pattern (/api/developers/jobs/{jobId}),
-// never the raw path: "" for anything no API route declares (pages, assets, unknown paths), so it stays bounded.
-import { subscribe } from "node:diagnostics_channel";
+// http_server_request_duration_seconds for every request the server takes (server.mjs's, and the test
+// router's), timed by a request hook (lib/http/request-hooks.ts) from the request's arrival at the server's
+// edge to its answer's end. The route label is the declared pattern (/api/developers/jobs/{jobId}), never the
+// raw path: "" for anything no API route declares (pages, assets, unknown paths), so it stays bounded.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { metrics } from "@/lib/metrics";
+import { onEveryRequest } from "./request-hooks";
 import { routes } from "./routes";
 
 interface RoutePattern {
@@ -30,24 +30,27 @@ export function routeOf(url: string | undefined): string {
 /** OpenTelemetry's rule: the methods of HTTP itself by name, any other as _OTHER. */
 const knownMethods = new Set(["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"]);
 
-const startedAt = new WeakMap<IncomingMessage, number>();
+function observe(request: IncomingMessage, response: ServerResponse, startedAt: number): void {
+  metrics().requestDuration.observe(
+    {
+      http_request_method: knownMethods.has(request.method ?? "") ? (request.method as string) : "_OTHER",
+      http_route: routeOf(request.url),
+      http_response_status_code: String(response.statusCode),
+    },
+    (performance.now() - startedAt) / 1000,
+  );
+}
 
-/** Called once per process (server-edge.ts's guardServers). */
+const measuredKey = Symbol.for("execution-network.request-metrics");
+
+/** Once per process (server-edge.ts, for each server it serves): every request's duration is observed. */
 export function measureRequests(): void {
-  subscribe("http.server.request.start", (message) => {
-    startedAt.set((message as { request: IncomingMessage }).request, performance.now());
-  });
-  subscribe("http.server.response.finish", (message) => {
-    const { request, response } = message as { request: IncomingMessage; response: ServerResponse };
-    const start = startedAt.get(request);
-    if (start === undefined) return;
-    metrics().requestDuration.observe(
-      {
-        http_request_method: knownMethods.has(request.method ?? "") ? (request.method as string) : "_OTHER",
-        http_route: routeOf(request.url),
-        http_response_status_code: String(response.statusCode),
-      },
-      (performance.now() - start) / 1000,
-    );
+  // Flagged on globalThis: Next.js may load this module more than once in one process (separate bundles).
+  const shared = globalThis as { [measuredKey]?: boolean };
+  if (shared[measuredKey]) return;
+  shared[measuredKey] = true;
+  onEveryRequest((request, response) => {
+    const startedAt = performance.now();
+    response.once("finish", () => observe(request, response, startedAt));
   });
 }

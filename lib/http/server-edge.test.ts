@@ -1,10 +1,14 @@
-// The server's edge (lib/http/server-edge.ts) on a plain Node server whose listener answers at once, without
-// reading the body: the client still sending gets the answer, and a body without end is cut off at the bound.
-import { createServer, type Server, type ServerResponse } from "node:http";
+// The server's edge (lib/http/server-edge.ts) before a listener that answers at once, without reading the
+// body: the client still sending gets the answer, and a body without end is cut off at the bound. Every
+// request meets the request hooks first (lib/http/request-hooks.ts).
+import type { Server, ServerResponse } from "node:http";
 import { connect, type AddressInfo, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { limits } from "@/lib/limits";
-import { guardServers } from "./server-edge";
+import { rawRequest } from "@/tests/support/raw-request";
+import type { DeclaredHandler } from "./api";
+import { onEveryRequest } from "./request-hooks";
+import { edgeServer, serverEdge } from "./server-edge";
 
 /** Resolves once the socket takes more (or is closed). */
 const writable = (socket: Socket) =>
@@ -22,15 +26,16 @@ describe("a server's edge", () => {
   const tooLarge = (res: ServerResponse) => res.writeHead(413, { "content-type": "application/json" }).end("{}");
 
   beforeAll(async () => {
-    guardServers();
     // As a route that reads a body up to its limit: it takes the first chunk, stops reading and answers.
-    server = createServer((req, res) => {
-      if (!req.headers["content-length"]) return tooLarge(res);
-      req.once("data", () => {
-        req.pause();
-        tooLarge(res);
-      });
-    });
+    server = edgeServer(
+      serverEdge((req, res) => {
+        if (!req.headers["content-length"]) return tooLarge(res);
+        req.once("data", () => {
+          req.pause();
+          tooLarge(res);
+        });
+      }),
+    );
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     port = (server.address() as AddressInfo).port;
   });
@@ -79,5 +84,31 @@ describe("a server's edge", () => {
     expect(answer).toMatch(/^HTTP\/1\.1 413 /);
     expect(sent).toBeGreaterThan(limits.unreadBodyDrainBytes);
     expect(sent).toBeLessThan(2 * limits.unreadBodyDrainBytes);
+  });
+});
+
+describe("the request hooks", () => {
+  it("meet every request the server takes first: refused, answered by a direct route, or passed on", async () => {
+    const poke = Object.assign(async () => Response.json({ poked: true }), {
+      route: { method: "post", path: "/api/poke" },
+    }) as unknown as DeclaredHandler;
+    const seen: string[] = [];
+    const stopSeeing = onEveryRequest((req, res) => {
+      // Nothing has been answered yet when a hook runs.
+      seen.push(`${req.method} ${req.url} ${res.headersSent ? "answered" : "unanswered"}`);
+    });
+    const server = edgeServer(serverEdge((_req, res) => res.end("next"), [poke]));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      expect((await rawRequest(base, "TRACE", "/a")).status).toBe(405);
+      expect((await fetch(`${base}/api/poke`, { method: "POST" })).status).toBe(200);
+      expect(await (await fetch(`${base}/b`)).text()).toBe("next");
+      expect(seen).toEqual(["TRACE /a unanswered", "POST /api/poke unanswered", "GET /b unanswered"]);
+    } finally {
+      stopSeeing();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

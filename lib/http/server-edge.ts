@@ -7,20 +7,20 @@
 //   and time (limits.unreadBodyDrain*), so that a client still sending — Node's fetch, the client library's
 //   transport — reads the answer instead of failing with EPIPE; the connection then stays usable.
 //
-// How: the documented diagnostics channels of node:net and node:http. `net.server.socket` names each TCP
-// server at its first connection, before any request is parsed: its `emit` is wrapped (the only way to answer a
-// request before the server's own listener, Next.js's, sees it) and a `connect` listener answers CONNECT.
-// `http.server.response.finish` says when an answer is sent, before Node decides what to do with the rest of
-// the request.
-import { subscribe } from "node:diagnostics_channel";
-import { Server, type IncomingMessage, type ServerResponse } from "node:http";
+// How: the edge is the server's own listeners (`request`, `connect`, `clientError`), and the server is ours:
+// server.mjs runs Next.js as a custom server, its request handler being the `next` of serverEdge(). Each
+// request first meets the request hooks (lib/http/request-hooks.ts) and is stamped with its socket's address
+// (lib/http/client-address.ts); the request-duration histogram is one of those hooks (lib/http/request-metrics.ts).
+import { createServer, type IncomingMessage, type RequestListener, type Server } from "node:http";
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { limits } from "@/lib/limits";
 import type { DeclaredHandler } from "./api";
-import { answerDirectly, directRouteTable, sendWhole, type DirectMatch } from "./direct-routes";
+import { stampSocketAddress } from "./client-address";
+import { answerDirectly, directRouteTable, sendWhole } from "./direct-routes";
 import { methodNotAllowedAt } from "./other-methods";
 import { requestIdFrom } from "./request-id";
+import { runRequestHooks } from "./request-hooks";
 import { measureRequests } from "./request-metrics";
 import { apiSecurityHeaders } from "./security-headers";
 
@@ -60,12 +60,28 @@ function refuseConnect(req: IncomingMessage, socket: Duplex): void {
 
 const refusedSockets = new WeakSet<Socket>();
 
+/** What Node answers a request it cannot parse when the server has no `clientError` listener (its socketOnError). */
+const nodeParseErrorStatus: Record<string, string> = {
+  HPE_HEADER_OVERFLOW: "431 Request Header Fields Too Large",
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: "413 Payload Too Large",
+  ERR_HTTP_REQUEST_TIMEOUT: "408 Request Timeout",
+};
+
 /**
- * A request line with a method Node's parser does not know (Node would answer a bare 400): 405 as for any
- * other method no route has. Every other parse error keeps Node's own answer.
+ * A request Node could not parse. A request line with a method its parser does not know (Node would answer a
+ * bare 400) is 405, as for any other method no route has; every other error gets Node's own answer.
  */
-function refusedUnknownMethod(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket): boolean {
-  if (error.code !== "HPE_INVALID_METHOD") return false;
+function onClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket): void {
+  if (error.code === "HPE_INVALID_METHOD" && refuseUnknownMethod(error, socket)) return;
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (socket.writable && !inFlight?.headersSent) {
+    const status = nodeParseErrorStatus[error.code ?? ""] ?? "400 Bad Request";
+    socket.write(`HTTP/1.1 ${status}\r\nConnection: close\r\n\r\n`, "latin1");
+  }
+  socket.destroy(error);
+}
+
+function refuseUnknownMethod(error: { rawPacket?: Buffer }, socket: Socket): boolean {
   // The parser fails again on each later chunk of the same connection: it is answered once.
   if (refusedSockets.has(socket)) return true;
   if (!socket.writable || socket.bytesWritten > 0) return false;
@@ -74,31 +90,6 @@ function refusedUnknownMethod(error: NodeJS.ErrnoException & { rawPacket?: Buffe
   const method = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,32}$/.test(token ?? "") ? token : "This method";
   void answerOnSocket(socket, refusal(method, target, undefined));
   return true;
-}
-
-/** Wraps one server's `emit`: refusals and direct routes first, every other request to the server's listener. */
-export function guardServer(server: Server, direct?: (method: string, url: string) => DirectMatch | undefined): void {
-  const emit = server.emit;
-  server.emit = function emitAtTheEdge(this: Server, event: string | symbol, ...args: unknown[]) {
-    if (event === "request") {
-      const [req, res] = args as [IncomingMessage, ServerResponse];
-      const method = req.method ?? "";
-      if (!routerMethods.has(method)) {
-        void sendWhole(req, res, refusal(method, req.url, req.headers["x-request-id"])).catch(() => res.destroy());
-        return true;
-      }
-      const match = direct?.(method, req.url ?? "");
-      if (match) {
-        void answerDirectly(req, res, match);
-        return true;
-      }
-    } else if (event === "clientError") {
-      const [error, socket] = args as [NodeJS.ErrnoException, Socket];
-      if (refusedUnknownMethod(error, socket)) return true;
-    }
-    return emit.apply(this, [event, ...args] as Parameters<Server["emit"]>);
-  } as Server["emit"];
-  server.on("connect", refuseConnect);
 }
 
 /**
@@ -128,30 +119,41 @@ export function drainUnreadBody(request: IncomingMessage, socket: Socket): void 
   request.resume();
 }
 
-const installedKey = Symbol.for("execution-network.server-edge");
+/** The listeners a server answers at its edge: requests (then `next`), CONNECT, and requests Node could not parse. */
+export interface ServerEdge {
+  request: RequestListener;
+  connect: (req: IncomingMessage, socket: Duplex) => void;
+  clientError: (error: Error, socket: Duplex) => void;
+}
 
 /**
- * Once per process: every TCP server's requests meet the edge, and `directHandlers` are answered by their
- * own handlers (lib/http/direct-routes.ts). A server on a socket path (the operator's, lib/operator/socket.ts)
- * serves no API and is left alone.
+ * The edge before `next`, the router (Next.js's request handler in server.mjs): hooks and the socket address
+ * first, then refusals, then `directHandlers` answered by their own handlers (lib/http/direct-routes.ts), then
+ * `next`; after any answer, an unread body is drained.
  */
-export function guardServers(directHandlers: readonly DeclaredHandler[] = []): void {
-  // Flagged on globalThis: Next.js may load this module more than once in one process (separate bundles).
-  const shared = globalThis as { [installedKey]?: boolean };
-  if (shared[installedKey]) return;
-  shared[installedKey] = true;
-  const direct = directHandlers.length > 0 ? directRouteTable(directHandlers) : undefined;
-  const seen = new WeakSet<Server>();
-  subscribe("net.server.socket", (message) => {
-    const { server } = (message as { socket: Socket & { server?: unknown } }).socket;
-    if (!(server instanceof Server) || seen.has(server)) return;
-    seen.add(server);
-    if (typeof server.address() === "string") return;
-    guardServer(server, direct);
-  });
-  subscribe("http.server.response.finish", (message) => {
-    const { request, socket } = message as { request: IncomingMessage; socket: Socket };
-    drainUnreadBody(request, socket);
-  });
+export function serverEdge(next: RequestListener, directHandlers: readonly DeclaredHandler[] = []): ServerEdge {
   measureRequests();
+  const direct = directHandlers.length > 0 ? directRouteTable(directHandlers) : undefined;
+  return {
+    request(req, res) {
+      runRequestHooks(req, res);
+      stampSocketAddress(req);
+      res.once("finish", () => drainUnreadBody(req, req.socket));
+      const method = req.method ?? "";
+      if (!routerMethods.has(method)) {
+        void sendWhole(req, res, refusal(method, req.url, req.headers["x-request-id"])).catch(() => res.destroy());
+        return;
+      }
+      const match = direct?.(method, req.url ?? "");
+      if (match) return void answerDirectly(req, res, match);
+      return next(req, res);
+    },
+    connect: refuseConnect,
+    clientError: (error, socket) => onClientError(error, socket as Socket),
+  };
+}
+
+/** A server whose every request meets `edge` (its own listeners: nothing reaches the server another way). */
+export function edgeServer(edge: ServerEdge): Server {
+  return createServer(edge.request).on("connect", edge.connect).on("clientError", edge.clientError);
 }

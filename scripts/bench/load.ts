@@ -1,5 +1,5 @@
 // `npm run bench:load`: a bounded soak of mixed traffic (submissions, polling, SSE, lists, dashboard pages)
-// against two `next start` instances sharing one PostgreSQL database, with three standalone nodes. Reports
+// against two `server.mjs` instances sharing one PostgreSQL database, with three standalone nodes. Reports
 // requests/s, p99 per route, the error rate (429s counted apart), each process's memory at start and end,
 // and the database audit; writes them into docs/benchmarks.md (its own section).
 // Options: --minutes <n> (default 10) or --seconds <n>, --users <n> virtual users (default 8).
@@ -196,7 +196,7 @@ async function main() {
         }),
       );
     }
-    servers.forEach((s, i) => memory.set(`server ${i + 1} (next start)`, { start: rssOfGroup(s.pid), pgid: s.pid }));
+    servers.forEach((s, i) => memory.set(`server ${i + 1} (server.mjs)`, { start: rssOfGroup(s.pid), pgid: s.pid }));
     nodes.forEach((n, i) =>
       memory.set(`node ${i + 1}`, { start: rssOfGroup(n.process.pid ?? 0), pgid: n.process.pid ?? 0 }),
     );
@@ -290,7 +290,7 @@ function render(r: {
     "## Load soak (`npm run bench:load`)",
     "",
     `Run ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, ${(r.elapsed / 60).toFixed(1)} minutes, ${users} virtual users (each its own API key, ~20 ms think time), ` +
-      `two \`next start\` instances sharing one PostgreSQL database (throwaway, on the machine's server), three standalone nodes (concurrency 4), ` +
+      `two \`server.mjs\` instances sharing one PostgreSQL database (throwaway, on the machine's server), three standalone nodes (concurrency 4), ` +
       `product defaults otherwise (rate limits on); a liveness probe (\`GET /api/health/live\` every ~100 ms, alternating instances) runs throughout and is counted with the requests. ${os.cpus().length} cores (${os.cpus()[0]?.model ?? "unknown CPU"}), Node ${process.version}, ` +
       `load average at the end ${os
         .loadavg()

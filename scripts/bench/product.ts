@@ -1,4 +1,4 @@
-// The product as users run it: `next start` on a checkout's production build (built first when stale, as
+// The product as users run it: `server.mjs` on a checkout's production build (built first when stale, as
 // `npm start` does), a fresh database, the product's default embedded nodes, and no warm-up: measured from
 // the fresh server's first job on. Jobs go over HTTP with an API key through the public API, and each is
 // timed from its POST to its completion.
@@ -52,7 +52,7 @@ export async function benchProduct(
   };
   cleanups.add(cleanUp);
   try {
-    progress(`product: next start in ${options.root}`);
+    progress(`product: server.mjs in ${options.root}`);
     const spawned = performance.now();
     const next = await startNextServer({
       cwd: options.root,

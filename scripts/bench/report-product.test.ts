@@ -23,7 +23,7 @@ function graphile(jobsPerSecond: number, overheadMs: number): GraphileResult {
   };
 }
 
-/** A PostgreSQL run: `next start` fresh (and warmed), graphile-worker warmed (and fresh). */
+/** A PostgreSQL run: `server.mjs` fresh (and warmed), graphile-worker warmed (and fresh). */
 function run(
   fresh: MeasuredPhases,
   warmed: MeasuredPhases | undefined,
@@ -45,7 +45,7 @@ function run(
 const verdicts = (r: RunResults) => aimPairings(r).map((p) => [p.name, Number(p.throughput.toFixed(2)), p.met]);
 
 describe("issue 22's aim, judged on every pairing of warmth the run has", () => {
-  it("compares a fresh next start with a fresh worker, and a warmed one with a warmed one", () => {
+  it("compares a fresh server.mjs with a fresh worker, and a warmed one with a warmed one", () => {
     const r = run(ours(300, 2), ours(400, 2), graphile(800, 2), graphile(500, 3));
     expect(verdicts(r)).toEqual([
       ["fresh against fresh", 0.6, true],

@@ -1,4 +1,4 @@
-// Report part: the product as users run it (`next start`, no warm-up) beside the warmed harness and
+// Report part: the product as users run it (`server.mjs`, no warm-up) beside the warmed harness and
 // graphile-worker, the issue's aim as ratios, and this tree against a baseline checkout (`--baseline`).
 import type { CpuUse } from "./cpu";
 import type { GraphileResult } from "./graphile";
@@ -7,7 +7,7 @@ import { cpuBoundJobsPerSecond, cpuBudgetMs, cpuPerJob, type CpuPerJob } from ".
 import { countedWorkSection } from "./report-counted-work";
 import { median, ms, nodesLabel, perSecond, ratio, table } from "./stats";
 
-/** Issue 22's aim, through `next start` on PostgreSQL: jobs/s ≥ 0.5× graphile-worker's, overhead p50 ≤ 1.0×. */
+/** Issue 22's aim, through `server.mjs` on PostgreSQL: jobs/s ≥ 0.5× graphile-worker's, overhead p50 ≤ 1.0×. */
 const aim = { jobsPerSecondOfGraphile: 0.5, overheadP50OfGraphile: 1.0 };
 
 const verdict = (ok: boolean) => (ok ? "met" : "**not met**");
@@ -81,7 +81,7 @@ function sideBySide(r: RunResults): string {
           r.graphile.find((x) => x.concurrency === n.slots),
         ),
       );
-    const label = (warmth: string) => `next start${t.name}, ${warmth}, ${nodesLabel(t.product.nodes)}`;
+    const label = (warmth: string) => `server.mjs${t.name}, ${warmth}, ${nodesLabel(t.product.nodes)}`;
     rows.push(productRow(label("no warm-up"), t.product.slots, t.product, fresh));
     const warmed = t.product.warmed;
     if (warmed) rows.push(productRow(label(`warmed (after ${warmed.afterJobs} jobs)`), t.product.slots, warmed, g));
@@ -107,7 +107,7 @@ function sideBySide(r: RunResults): string {
 }
 
 export interface AimPairing {
-  /** Which `next start` against which graphile-worker, e.g. "fresh against fresh". */
+  /** Which `server.mjs` against which graphile-worker, e.g. "fresh against fresh". */
   name: string;
   /** The same, as a sentence for the report. */
   label: string;
@@ -120,7 +120,7 @@ export interface AimPairing {
 }
 
 /**
- * The aim, judged on every pairing the run has: a fresh `next start` against a fresh graphile-worker, a warmed one
+ * The aim, judged on every pairing the run has: a fresh `server.mjs` against a fresh graphile-worker, a warmed one
  * against a warmed one (each like for like), and the fresh one against the warmed worker (the comparison of
  * earlier runs). It is met only when every pairing meets it.
  */
@@ -128,11 +128,11 @@ export function aimPairings(r: RunResults): AimPairing[] {
   const p = r.product;
   const warmed = r.graphile.find((x) => x.concurrency === p.slots);
   const candidates: [string, string, MeasuredPhases | undefined, GraphileResult | undefined][] = [
-    ["fresh against fresh", "A fresh `next start` against graphile-worker with no warm-up", p, r.graphileFresh],
-    ["warmed against warmed", "A warmed `next start` against the warmed graphile-worker", p.warmed, warmed],
+    ["fresh against fresh", "A fresh `server.mjs` against graphile-worker with no warm-up", p, r.graphileFresh],
+    ["warmed against warmed", "A warmed `server.mjs` against the warmed graphile-worker", p.warmed, warmed],
     [
       "fresh against warmed",
-      "A fresh `next start` against the warmed graphile-worker (the comparison of earlier runs)",
+      "A fresh `server.mjs` against the warmed graphile-worker (the comparison of earlier runs)",
       p,
       warmed,
     ],
@@ -152,7 +152,7 @@ function aimLines(r: RunResults): string[] {
   if (!g) return ["- graphile-worker runs only on PostgreSQL: the aim is judged in the PostgreSQL run."];
   const pairings = aimPairings(r);
   return [
-    `- The aim (through \`next start\`: jobs/s ≥ ${aim.jobsPerSecondOfGraphile}× graphile-worker's, queue overhead p50 ≤ ` +
+    `- The aim (through \`server.mjs\`: jobs/s ≥ ${aim.jobsPerSecondOfGraphile}× graphile-worker's, queue overhead p50 ≤ ` +
       `${aim.overheadP50OfGraphile.toFixed(1)}×) is **${pairings.every((x) => x.met) ? "met" : "not met"}**: it must hold in every pairing. ` +
       "Overheads are whole milliseconds of the database's clock, so a 1 ms step moves their ratio a lot.",
     ...pairings.map(
@@ -168,7 +168,7 @@ function aimLines(r: RunResults): string[] {
 }
 
 /**
- * What Next.js's request pipeline costs once both are warm: the warmed `next start`'s server CPU per job beside
+ * What Next.js's request pipeline costs once both are warm: the warmed `server.mjs`'s server CPU per job beside
  * the warmed harness's (the same route handlers without Next.js), at the same concurrency.
  */
 function pipelineLine(r: RunResults): string[] {
@@ -181,9 +181,9 @@ function pipelineLine(r: RunResults): string[] {
   // How much of a fresh server's cost above the harness is gone once it is warm (V8 has optimised its hot paths).
   const goneWhenWarm = (fresh.server - ours.server) / (fresh.server - theirs.server);
   return [
-    `- Next.js's request pipeline, warmed: the warmed \`next start\` used ${ms(ours.server)} of server CPU per job, the ` +
+    `- Next.js's request pipeline, warmed: the warmed \`server.mjs\` used ${ms(ours.server)} of server CPU per job, the ` +
       `warmed harness (the same route handlers without Next.js) ${ms(theirs.server)}: ${ratio(ours.server, theirs.server)}. ` +
-      `Fresh, \`next start\` used ${ms(fresh.server)}` +
+      `Fresh, \`server.mjs\` used ${ms(fresh.server)}` +
       (fresh.server > theirs.server && Number.isFinite(goneWhenWarm)
         ? `: ${Math.round(goneWhenWarm * 100)} % of its cost above the harness was gone once it was warm.`
         : "."),
@@ -206,12 +206,12 @@ function budgetLines(r: RunResults, g: GraphileResult): string[] {
   return [
     `- The aim's rate (${perSecond(aimRate)}) leaves a job at most **${ms(cpuBudgetMs(capacity, aimRate))}** of CPU on this ` +
       `machine's ${capacity / 100} cores, shared by the server, PostgreSQL and the load generator, however its waits ` +
-      `overlap. A job used, ${used("through a fresh `next start`", cpuPerJob(p.burst.cpu, p.burst.jobs))}` +
+      `overlap. A job used, ${used("through a fresh `server.mjs`", cpuPerJob(p.burst.cpu, p.burst.jobs))}` +
       (p.warmed ? `; ${used("through a warmed one", cpuPerJob(p.warmed.burst.cpu, p.warmed.burst.jobs))}` : "") +
       (harness ? `; ${used("in the warmed harness", cpuPerJob(harness.burst.cpu, harness.burst.jobs))}` : "") +
       `. graphile-worker's no-op job used ${ms(theirs.total)} (its process, which adds and runs the jobs, ` +
       `${ms(theirs.server)}; PostgreSQL ${ms(theirs.postgres)}).`,
-    `- Through \`next start\`, the last of the burst's ${p.burst.jobs} submissions was answered after ` +
+    `- Through \`server.mjs\`, the last of the burst's ${p.burst.jobs} submissions was answered after ` +
       `${ms(p.burst.submitWindowMs)} and the last job completed ${ms(p.burst.spanMs - p.burst.submitWindowMs)} later.`,
   ];
 }
@@ -221,7 +221,7 @@ function noiseLine(p: ProductResult): string[] {
   const other = p.burst.cpu.other;
   if (!(other >= 50)) return [];
   return [
-    `- Other processes used ${Math.round(other)} % of a core (of ${p.burst.cpu.capacity} %) while \`next start\` drained its burst: ` +
+    `- Other processes used ${Math.round(other)} % of a core (of ${p.burst.cpu.capacity} %) while \`server.mjs\` drained its burst: ` +
       "these absolute figures are pessimistic; the ratios within this run are the ones to read.",
   ];
 }
@@ -251,7 +251,7 @@ function baselineSection(r: RunResults): string {
       name: `harness, warmed, ${nodesLabel(n.nodes)}`,
       pick: (t: TreeResults) => t.nodes[i] as NodesResults | ProductResult | undefined,
     })),
-    { name: "next start, no warm-up", pick: (t: TreeResults) => t.product as NodesResults | ProductResult | undefined },
+    { name: "server.mjs, no warm-up", pick: (t: TreeResults) => t.product as NodesResults | ProductResult | undefined },
   ];
   const rows = phases.map(({ name, pick }) => {
     const pairs = b.rounds.map((round) => {
@@ -305,9 +305,9 @@ export function productSection(r: RunResults): string {
     )
     .join("; ");
   return [
-    "### As users run it: `next start`, fresh and warmed, beside the warmed harness",
+    "### As users run it: `server.mjs`, fresh and warmed, beside the warmed harness",
     "",
-    "`next start` on the production build (`scripts/build-if-stale.mjs` first, as `npm start` does), a fresh " +
+    "`server.mjs` on the production build (`scripts/build-if-stale.mjs` first, as `npm start` does), a fresh " +
       `database, the product's default embedded nodes (${nodesLabel(p.nodes)} × ${p.slots / p.nodes}), rate limits off and credit for every job; ` +
       `a developer signs in and makes an API key, then: one job, ${p.steady.count} jobs at a steady ${p.steady.rate} jobs/s (overhead: ` +
       `JOB_CREATED → EXECUTION_STARTED from telemetry, as for the harness), then ${p.burst.jobs} jobs from ${p.burst.submitters} clients ` +

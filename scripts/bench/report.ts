@@ -371,7 +371,7 @@ Commands (about 10 minutes for each full run on a 2-core machine; \`--quick\` ta
 npm run bench                                                                  # PGlite
 DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench              # PostgreSQL and graphile-worker
 DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench -- --quick  # 1 node, smaller warm-up, no scale-out
-# Two trees in one run: each phase (harness and next start) on this checkout and on the other one, back to back,
+# Two trees in one run: each phase (harness and server.mjs) on this checkout and on the other one, back to back,
 # 3 times; the other checkout needs its own npm install, and its production build is made first when stale
 git worktree add --detach /tmp/en-baseline <commit> && (cd /tmp/en-baseline && npm install && npm run build)
 DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench -- --quick --baseline /tmp/en-baseline --rounds 3
@@ -379,7 +379,7 @@ DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench -- --quick --
 
 How it measures:
 
-- Two servers under test. **As users run it**: \`next start\` on the production build (\`scripts/build-if-stale.mjs\`
+- Two servers under test. **As users run it**: \`server.mjs\` on the production build (\`scripts/build-if-stale.mjs\`
   builds it first when a source changed, as \`npm start\` does), with the product's default embedded nodes, on a
   fresh PGlite directory or throwaway PostgreSQL database; measured from its first job, with no warm-up, jobs
   submitted over HTTP with an API key through the public API and timed from the POST to EXECUTION_COMPLETED; then the
@@ -393,9 +393,9 @@ How it measures:
 - Before any harness figure is taken, each harness server (and graphile-worker) runs \`--warmup-jobs\` jobs (5,000 by
   default, 1,000 with \`--quick\`) that are not measured: V8 optimises a hot path only after many calls, and a
   server in production has been running. Measured in 1,000-job rounds on one server, CPU per job falls for about
-  5,000 jobs, to about half of the first round's, then holds (the load generator's too). The fresh \`next start\`
+  5,000 jobs, to about half of the first round's, then holds (the load generator's too). The fresh \`server.mjs\`
   figures are the other end: a server that has just started. graphile-worker also runs once with no warm-up, first in
-  the bench's process, so that each \`next start\` row is compared with graphile-worker as warm as itself.
+  the bench's process, so that each \`server.mjs\` row is compared with graphile-worker as warm as itself.
 - Figures come from a 2-core machine where the load generator shares the CPU with the server; the CPU columns say
   how the cores were used, including by other processes that happened to run. Compare ratios within one run.
   The load generator submits with node:http on kept-alive connections, the leanest client Node has: its CPU is

@@ -65,7 +65,7 @@ export interface Liveness {
 }
 
 /**
- * The product as users run it: one fresh `next start` of a tree's production build with the product's own
+ * The product as users run it: one fresh `server.mjs` of a tree's production build with the product's own
  * embedded nodes, measured from its first job on (no warm-up).
  */
 export interface ProductResult {
@@ -73,7 +73,7 @@ export interface ProductResult {
   root: string;
   nodes: number;
   slots: number;
-  /** `next start` spawned → /api/health answers (database opened and migrated, nodes started). */
+  /** `server.mjs` spawned → /api/health answers (database opened and migrated, nodes started). */
   readyMs: number;
   /** The fresh server's first job: POST sent (bench's clock) → EXECUTION_COMPLETED (telemetry). */
   firstJobMs: number;
@@ -107,7 +107,7 @@ export interface MeasuredPhases {
   };
 }
 
-/** One checkout's harness and `next start` phases. */
+/** One checkout's harness and `server.mjs` phases. */
 export interface TreeResults {
   nodes: NodesResults[];
   product: ProductResult;
@@ -137,7 +137,7 @@ export interface RunResults {
   baseline?: BaselineResults;
   scaleOut: ScaleOutResult[];
   graphile: GraphileResult[];
-  /** graphile-worker with no warm-up, at the product's concurrency: the like-for-like reference for a fresh `next start`. */
+  /** graphile-worker with no warm-up, at the product's concurrency: the like-for-like reference for a fresh `server.mjs`. */
   graphileFresh?: GraphileResult;
   graphileVersion?: string;
   /** Where this run's CPU profiles are (`--profile`). */

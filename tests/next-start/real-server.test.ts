@@ -1,5 +1,5 @@
-// The real server: `next start` on the production build (instrumentation, routing, compression and the
-// external packages as deployed), on the embedded database and on PostgreSQL. The integration suites use
+// The real server: server.mjs on the production build (the server's edge, instrumentation, routing,
+// compression and the external packages as deployed), on the embedded database and on PostgreSQL. The integration suites use
 // the lighter test router (tests/support/test-server.ts); this suite checks what only Next itself does.
 import { hostname } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -53,7 +53,7 @@ const drivers = [
   ...(process.env.TEST_DATABASE_URL ? [{ name: "PostgreSQL", postgres: true }] : []),
 ];
 
-describe.each(drivers)("next start on $name", ({ postgres }) => {
+describe.each(drivers)("the real server on $name", ({ postgres }) => {
   let llm: OpenAiCompatibleServer;
   let server: NextServer;
   let dev: Developer;
@@ -186,8 +186,8 @@ describe.each(drivers)("next start on $name", ({ postgres }) => {
   );
 
   // An embedded node's identity is host, port and slot, so two instances on one host and database never share
-  // one (each would re-issue the other's token). `next start -p` with no PORT in the environment, as here:
-  // Next.js sets PORT to the port it listens on before the server's start-up reads the configuration.
+  // one (each would re-issue the other's token). `server.mjs -p` with no PORT in the environment, as here:
+  // server.mjs sets PORT to the port it listens on before the server's start-up reads the configuration.
   it("names its embedded node after the port it listens on, given by -p alone", async () => {
     const key = await dev.createApiKey();
     const job = await submit(dev, key, "token-count", { text: "which node?" });
@@ -276,8 +276,8 @@ describe.each(drivers)("next start on $name", ({ postgres }) => {
     expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
   });
 
-  // Next's own SIGTERM handler exits (143) as soon as its HTTP server has closed; with NEXT_MANUAL_SIG_HANDLE
-  // (set by `npm run serve`) instrumentation's handler drains the embedded node and releases what is left.
+  // On SIGTERM the server stops taking connections, then the embedded node drains and releases what is left
+  // (lib/serving.ts), before the database closes.
   it("SIGTERM releases the running job (ROUTING_STARTED with releasedBy), it is not lost (NODE_LOST)", async () => {
     const key = await dev.createApiKey();
     const { data } = (await (
@@ -292,7 +292,7 @@ describe.each(drivers)("next start on $name", ({ postgres }) => {
 });
 
 describeHttpAsNextServesIt(
-  "next start",
+  "server.mjs",
   async (env) => {
     const data = tempDataDir();
     const server = await startNextServer({ env: { DATA_DIR: data.dir, ...env } });
@@ -309,7 +309,7 @@ describeHttpAsNextServesIt(
 
 // The payment watcher runs in the copy of the code the server starts with, /api/health in a route's copy: what the
 // watcher learns of the RPC must reach the health route all the same.
-describe("next start with the payments RPC down", () => {
+describe("the real server with the payments RPC down", () => {
   it("says payments are degraded in /api/health, and serves meanwhile", async () => {
     const rpc = await startRpcProxy("http://127.0.0.1:9");
     rpc.setDown(true);

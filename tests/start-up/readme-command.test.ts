@@ -1,5 +1,5 @@
 // The README's run command, as a newcomer runs it: on a fresh copy of the checkout, with the default
-// DATA_DIR, the real process tree (npm → sh → next-server), killed with -9 as a whole and started again,
+// DATA_DIR, the real process tree (npm → sh → node server.mjs), killed with -9 as a whole and started again,
 // with a dead owner that is a zombie or whose pid now belongs to someone else. One build serves the file:
 // the build with DATABASE_URL set (which must leave that database empty) is the one `npm start` then uses.
 import { existsSync } from "node:fs";
@@ -151,15 +151,21 @@ describe.sequential("the README's run command on a fresh copy", () => {
     );
     expect(second.output).not.toMatch(/next build/); // refused before rebuilding .next under the live server
 
-    // The server's own check, for whoever runs `next start` without the preflight.
-    const direct = await copy.run(
-      "node node_modules/next/dist/bin/next start",
-      { PORT: String(await freePort()) },
-      60_000,
-    );
+    // The server's own check, for whoever runs server.mjs without the preflight.
+    const direct = await copy.run("node server.mjs", { PORT: String(await freePort()) }, 60_000);
     expect(direct.code).toBe(1);
     expect(direct.output).toMatch(
       /^Execution Network cannot start: The embedded database in \.\/\.data is in use by another process/m,
+    );
+    // `next start` would serve without the server's edge (methods, unread bodies, the direct routes).
+    const nextStart = await copy.run(
+      "node node_modules/next/dist/bin/next start",
+      { PORT: String(await freePort()), DATA_DIR: "./.data-other" },
+      60_000,
+    );
+    expect(nextStart.code).toBe(1);
+    expect(nextStart.output).toMatch(
+      /^Execution Network cannot start: start it with `npm start` or `node server\.mjs`/m,
     );
 
     const portTaken = await copy.run("npm run serve", { PORT: String(port), DATA_DIR: "./.data-other" }, 60_000);
@@ -214,10 +220,7 @@ describe.sequential("the README's run command on a fresh copy", () => {
     await server?.kill("SIGKILL");
     await dataDirReleased();
     // A server whose parent never reaps it (a container whose pid 1 is no init): killed, it stays a zombie.
-    const owner = copy.spawn(
-      `NEXT_MANUAL_SIG_HANDLE=true node node_modules/next/dist/bin/next start & echo "server-pid $!"; exec sleep 600`,
-      { PORT: String(port) },
-    );
+    const owner = copy.spawn(`node server.mjs & echo "server-pid $!"; exec sleep 600`, { PORT: String(port) });
     others.push(owner);
     await waitHealthy(baseUrl, owner);
     const zombie = Number(/server-pid (\d+)/.exec(owner.output())?.[1]);

@@ -1,6 +1,6 @@
-// What `next start` does around the route handlers (HEAD, OPTIONS, 405, trailing slashes, escaped and
-// malformed path segments, compression, rate limits over HTTP): one specification, run against the real
-// server (tests/next-start) and against the test router (tests/integration/http-like-next.test.ts), so the
+// What the real server (server.mjs: the server's edge, then Next.js) does around the route handlers (HEAD,
+// OPTIONS, 405, trailing slashes, escaped and malformed path segments, compression, rate limits over HTTP):
+// one specification, run against the real server (tests/next-start) and against the test router (tests/integration/http-like-next.test.ts), so the
 // two cannot drift apart.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signUpDeveloper, type Developer } from "./developer";
@@ -90,6 +90,24 @@ export function describeHttpAsNextServesIt(
       }
     });
 
+    // server.mjs's listener is the one way in: a request that reached Next.js's handler without the edge would
+    // be answered by whatever part of Next.js serves its path (a page, a static file, the 404 page).
+    it("refuses a method no route has on every kind of path before Next.js sees it: pages, static files, unknown paths", async () => {
+      for (const path of [
+        "/sign-in",
+        "/favicon.ico",
+        "/_next/static/chunks/none.js",
+        "/no-such-page",
+        "/api/credits/balance",
+      ]) {
+        for (const method of ["TRACE", "PROPFIND"]) {
+          const res = await rawRequest(server.baseUrl, method, path);
+          expect([method, path, res.status]).toEqual([method, path, 405]);
+          await expectError(res, 405, "METHOD_NOT_ALLOWED");
+        }
+      }
+    });
+
     // Node's fetch (the client library's transport) sends a large body while the answer arrives: closing the
     // connection under it made fetch fail with EPIPE instead of reading the 401 or the 413.
     it("answers a body over the limit, or a wrong credential, while fetch is still sending the body", async () => {
@@ -111,7 +129,7 @@ export function describeHttpAsNextServesIt(
       ];
       const json = { "content-type": "application/json" };
       for (const [path, headers, status, code] of [
-        // The submissions (served beside Next.js's router in next start) …
+        // The submissions (served beside Next.js's router by the server's edge) …
         ["/api/marketplace/services/token-count/execute", { "x-api-key": "en_live_wrong" }, 401, "INVALID_API_KEY"],
         ["/api/marketplace/services/token-count/execute", { "x-api-key": key }, 413, "PAYLOAD_TOO_LARGE"],
         ["/api/developers/jobs", { "x-api-key": key }, 413, "PAYLOAD_TOO_LARGE"],

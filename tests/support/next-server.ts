@@ -1,8 +1,8 @@
-// The real server for tests: `next start` on the build in .next (see scripts/build-if-stale.mjs), on a free port of
-// 127.0.0.1, with its own embedded database directory or PostgreSQL database. Spawned as its own process
-// group so nothing outlives the test.
+// The real server for tests: server.mjs (as `npm run serve` starts it) on the build in .next (see
+// scripts/build-if-stale.mjs), on a free port of 127.0.0.1, with its own embedded database directory or
+// PostgreSQL database. Spawned as its own process group so nothing outlives the test.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -41,31 +41,40 @@ export function tempDataDir(): { dir: string; remove(): void } {
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/**
+ * How a checkout serves its build: its server.mjs, or `next start` for a checkout from before server.mjs (a
+ * bench's `--baseline`), whose start-up then handles SIGTERM itself (NEXT_MANUAL_SIG_HANDLE, as its own
+ * `npm run serve` set it).
+ */
+export function serveCommand(cwd: string, port: number): { args: string[]; env: Record<string, string> } {
+  const listen = ["-p", String(port), "-H", "127.0.0.1"];
+  return existsSync(path.join(cwd, "server.mjs"))
+    ? { args: ["server.mjs", ...listen], env: {} }
+    : { args: ["node_modules/next/dist/bin/next", "start", ...listen], env: { NEXT_MANUAL_SIG_HANDLE: "true" } };
+}
+
 export async function startNextServer(options: NextServerOptions = {}): Promise<NextServer> {
   const port = options.port ?? (await freePort());
   const baseUrl = `http://127.0.0.1:${port}`;
-  const child = spawn(
-    process.execPath,
-    ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"],
-    {
-      cwd: options.cwd ?? process.cwd(),
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: {
-        // Only what a deployment would set: nothing of the test runner's own environment leaks in.
-        PATH: process.env.PATH ?? "",
-        HOME: process.env.HOME ?? "",
-        NODE_ENV: "production",
-        NEXT_TELEMETRY_DISABLED: "1",
-        // As `npm run serve` does: our instrumentation drains the embedded nodes on SIGTERM, not Next's handler.
-        NEXT_MANUAL_SIG_HANDLE: "true",
-        LOG_LEVEL: "warn",
-        APP_ORIGIN: baseUrl,
-        SESSION_SECRET: "next-start-test-session-secret-0123456789abcdef",
-        ...options.env,
-      },
+  const cwd = options.cwd ?? process.cwd();
+  const serve = serveCommand(cwd, port);
+  const child = spawn(process.execPath, serve.args, {
+    cwd,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: {
+      // Only what a deployment would set: nothing of the test runner's own environment leaks in.
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "",
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+      ...serve.env,
+      LOG_LEVEL: "warn",
+      APP_ORIGIN: baseUrl,
+      SESSION_SECRET: "next-start-test-session-secret-0123456789abcdef",
+      ...options.env,
     },
-  );
+  });
   let out = "";
   child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
   child.stderr?.on("data", (d: Buffer) => (out += d.toString()));
@@ -94,7 +103,7 @@ export async function startNextServer(options: NextServerOptions = {}): Promise<
   const deadline = Date.now() + 120_000;
   let delay = 50;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`next start exited (${child.exitCode}) before it was ready:\n${out}`);
+    if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode}) before it was ready:\n${out}`);
     const ok = await fetch(`${baseUrl}/api/health`).then(
       (r) => r.ok,
       () => false,
@@ -102,7 +111,7 @@ export async function startNextServer(options: NextServerOptions = {}): Promise<
     if (ok) return server;
     if (Date.now() > deadline) {
       await server.stop();
-      throw new Error(`next start did not answer /api/health within 120 s:\n${out}`);
+      throw new Error(`the server did not answer /api/health within 120 s:\n${out}`);
     }
     await new Promise((r) => setTimeout(r, delay));
     delay = Math.min(500, delay * 2);

@@ -1,12 +1,12 @@
 // A real HTTP server on 127.0.0.1 serving the app's real route handlers (no Next build), with a fresh
 // in-memory database (or TEST_DATABASE_URL's PostgreSQL), the sweeper and embedded nodes.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { NextRequest } from "next/server";
 import { nodeHeadersOf, toWebRequest } from "@/lib/http/direct-routes";
-import { guardServers } from "@/lib/http/server-edge";
+import { edgeServer, serverEdge } from "@/lib/http/server-edge";
 import { proxy } from "@/proxy";
 import { createScratchDatabase, usePostgres } from "./postgres";
 import { freePort } from "./next-server";
@@ -117,45 +117,44 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     return modules.get(file) as Promise<RouteModule>;
   };
   let baseUrl = "";
-  const server: Server = createServer((req, res) => {
-    const aborter = new AbortController();
-    res.on("close", () => aborter.abort());
-    void (async () => {
-      try {
-        const url = new URL(req.url ?? "/", baseUrl);
-        const request = toWebRequest(req, aborter.signal, baseUrl);
-        // Every request, though Next.js runs proxy.ts only where its matcher says: on an API path the matcher
-        // skips, the proxy passes the request on untouched (lib/http/proxy.test.ts checks both), so the
-        // answer is the same, and this router need not load Next.js's matcher code (which wants its runtime).
-        const proxied = proxy(new NextRequest(request.url, { method: request.method, headers: request.headers }));
-        const answer = await nextLikeAnswer(url, req.method ?? "GET", proxied, routes, load);
-        if (answer instanceof Response) return void (await writeResponse(req, res, answer));
-        const response = await answer.handler(withProxiedHeaders(request, proxied), {
-          params: Promise.resolve(answer.params),
-        });
-        if (answer.withoutBody) await response.body?.cancel();
-        const final = answer.withoutBody ? new Response(null, response) : response;
-        for (const [name, value] of proxied.headers)
-          if (!name.startsWith("x-middleware-")) final.headers.set(name, value);
-        await writeResponse(req, res, final);
-      } catch (err) {
-        if (!res.headersSent) res.writeHead(500);
-        res.end(String(err));
-      }
-    })();
-  });
-  // As in next start (lib/serving.ts): methods no route has, and bodies left unread, are handled before routing.
-  guardServers();
+  // As in server.mjs: every request meets the server's edge (methods no route has, unread bodies, the socket
+  // address for per-IP limits) before the router.
+  const server: Server = edgeServer(
+    serverEdge((req, res) => {
+      const aborter = new AbortController();
+      res.on("close", () => aborter.abort());
+      void (async () => {
+        try {
+          const url = new URL(req.url ?? "/", baseUrl);
+          const request = toWebRequest(req, aborter.signal, baseUrl);
+          // Every request, though Next.js runs proxy.ts only where its matcher says: on an API path the matcher
+          // skips, the proxy passes the request on untouched (lib/http/proxy.test.ts checks both), so the
+          // answer is the same, and this router need not load Next.js's matcher code (which wants its runtime).
+          const proxied = proxy(new NextRequest(request.url, { method: request.method, headers: request.headers }));
+          const answer = await nextLikeAnswer(url, req.method ?? "GET", proxied, routes, load);
+          if (answer instanceof Response) return void (await writeResponse(req, res, answer));
+          const response = await answer.handler(withProxiedHeaders(request, proxied), {
+            params: Promise.resolve(answer.params),
+          });
+          if (answer.withoutBody) await response.body?.cancel();
+          const final = answer.withoutBody ? new Response(null, response) : response;
+          for (const [name, value] of proxied.headers)
+            if (!name.startsWith("x-middleware-")) final.headers.set(name, value);
+          await writeResponse(req, res, final);
+        } catch (err) {
+          if (!res.headersSent) res.writeHead(500);
+          res.end(String(err));
+        }
+      })();
+    }),
+  );
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // The app's origin comes from configuration only (never from request headers): this server's own address.
   process.env.APP_ORIGIN ??= baseUrl;
   // The dashboard's Run calls the execution API: this same server.
   process.env.EXECUTION_API_URL ??= baseUrl;
-  // What lib/serving.ts does in `next start`: stamp socket addresses (per-IP limits), listen for key changes,
-  // start the network.
-  const { stampSocketAddresses } = await import("@/lib/http/client-address");
-  stampSocketAddresses();
+  // What lib/serving.ts does at start: listen for key changes, start the network.
   const { listenForKeyChanges } = await import("@/lib/domain/api-key-cache");
   await listenForKeyChanges();
   const { startNetworkServices } = await import("@/lib/network/embedded");
