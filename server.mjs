@@ -24,13 +24,23 @@ const port = Number(portText);
 if (!/^\d+$/.test(portText) || port > 65535)
   cannotStart(`PORT must be a port number (0 for any free port), not "${portText}".`);
 const hostname = args.hostname;
-// As `next start`: the production build, whatever the shell says.
+// As the `next` command sets them: the production build, served by the Node.js runtime (instrumentation.ts
+// registers only there).
 process.env.NODE_ENV ??= "production";
+process.env.NEXT_RUNTIME = "nodejs";
 const { default: next } = await import("next");
 
-// Filled in by the build's start-up (lib/serving.ts) while Next.js prepares; its presence tells the build it is
-// served through this file.
-const slot = (globalThis[Symbol.for("execution-network.server")] = {});
+// The build's start-up (lib/serving.ts) hands the edge over here; the slot's presence tells it that it is served
+// through this file. In production Next.js runs instrumentation.ts's register() in the background of
+// app.prepare(), so the edge is awaited, not assumed.
+let handOver;
+const handedOver = new Promise((resolve) => (handOver = resolve));
+globalThis[Symbol.for("execution-network.server")] = {
+  set serve(serve) {
+    handOver(serve);
+  },
+};
+const handOverTimeoutMs = 120_000;
 
 const server = createServer();
 let readyForRequests;
@@ -61,9 +71,13 @@ server.listen(port, hostname, async () => {
   } catch (error) {
     cannotStart(error instanceof Error ? error.message : String(error));
   }
-  if (!slot.serve) cannotStart("the build did not hand over the server's edge (run `npm run build`).");
+  const serve = await Promise.race([
+    handedOver,
+    new Promise((resolve) => setTimeout(resolve, handOverTimeoutMs).unref()),
+  ]);
+  if (!serve) cannotStart("the build did not hand over the server's edge within 2 minutes (run `npm run build`).");
   const handle = app.getRequestHandler();
-  const edge = slot.serve(server, (req, res) => {
+  const edge = serve(server, (req, res) => {
     handle(req, res).catch((error) => {
       // As `next start` answers what its handler throws.
       console.error(`Failed to handle request for ${req.url}`, error);

@@ -74,7 +74,7 @@ export default defineConfig({
         },
       },
       {
-        // The real server (`next start` on the production build, built once per run by the global setup).
+        // The real server (server.mjs on the production build, built once per run by the global setup).
         resolve: { alias },
         test: {
           name: "next-start",
