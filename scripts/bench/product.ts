@@ -52,7 +52,7 @@ export async function benchProduct(
   };
   cleanups.add(cleanUp);
   try {
-    progress(`product: server.mjs in ${options.root}`);
+    progress(`product: serving ${options.root}`);
     const spawned = performance.now();
     const next = await startNextServer({
       cwd: options.root,
