@@ -46,7 +46,7 @@ export function tempDataDir(): { dir: string; remove(): void } {
  * bench's `--baseline`), whose start-up then handles SIGTERM itself (NEXT_MANUAL_SIG_HANDLE, as its own
  * `npm run serve` set it).
  */
-export function serveCommand(cwd: string, port: number): { args: string[]; env: Record<string, string> } {
+function serveCommand(cwd: string, port: number): { args: string[]; env: Record<string, string> } {
   const listen = ["-p", String(port), "-H", "127.0.0.1"];
   return existsSync(path.join(cwd, "server.mjs"))
     ? { args: ["server.mjs", ...listen], env: {} }
