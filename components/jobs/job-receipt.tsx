@@ -14,7 +14,8 @@ function download(receipt: Receipt, jobId: string) {
   const url = URL.createObjectURL(new Blob([JSON.stringify(receipt, null, 2)], { type: "application/json" }));
   const link = Object.assign(document.createElement("a"), { href: url, download: `receipt-${jobId}.json` });
   link.click();
-  URL.revokeObjectURL(url);
+  // Revoked only once the download has surely started (revoking at once can cancel it).
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
 export function JobReceipt({ job }: { job: ExecutionJob }) {
