@@ -352,7 +352,7 @@ export const routes = {
     description:
       "What ran, on which node, for whom, at what cost, with SHA-256 digests of the RFC 8785 form of the job's `input` and `result`, signed by the deployment (CONTRACT §13). The answer is exactly the arguments of viem's `verifyTypedData` plus `signer`, one of `GET /api/receipts/signers`. Issued once and never changed: every read answers the same bytes.",
     tags: ["Jobs"],
-    credential: "either",
+    credential: "jobReader",
     scope: "jobs:read",
     params: jobIdParam,
     response: { status: 200, schema: s.ExecutionReceipt },

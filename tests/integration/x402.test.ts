@@ -450,7 +450,7 @@ describe("the RPC down", () => {
 });
 
 describe("the access token", () => {
-  it("reads that one job, its events, logs and telemetry (Authorization: Bearer jt_…), and nothing else", async () => {
+  it("reads that one job, its events, logs, telemetry and receipt (Authorization: Bearer jt_…), and nothing else", async () => {
     const payer = await chain.newAccount();
     const res = await payingFetch(payer)(executeUrl(), post());
     const { jobId, accessToken } = await res.json();
@@ -464,6 +464,10 @@ describe("the access token", () => {
     );
     expect(job).toMatchObject({ jobId, serviceId: "token-count", result: expect.any(Object) });
     expect((await read(`/api/developers/jobs/${jobId}/logs`)).status).toBe(200);
+    expect(await (await read(`/api/developers/jobs/${jobId}/receipt`)).json()).toMatchObject({
+      primaryType: "ExecutionReceipt",
+      message: { jobId },
+    });
     const telemetry = await (await read(`/api/developers/jobs/${jobId}/telemetry`)).json();
     expect(telemetry.data.at(-1).type).toBe("EXECUTION_COMPLETED");
     const events = await fetch(`${server.baseUrl}/api/developers/jobs/${jobId}/events`, {
@@ -477,6 +481,7 @@ describe("the access token", () => {
     const other = await (await payingFetch(payer)(executeUrl(), post())).json();
     expect((await read(`/api/developers/jobs/${other.jobId}`)).status).toBe(404);
     expect((await read(`/api/developers/jobs/${other.jobId}/logs`)).status).toBe(404);
+    expect((await read(`/api/developers/jobs/${other.jobId}/receipt`)).status).toBe(404);
     for (const path of ["/api/developers/jobs", "/api/credits/balance", "/api/credits/top-ups", "/api/developers/me"])
       expect((await read(path)).status, path).toBe(401);
     expect(
