@@ -25,6 +25,11 @@ export const limits = {
   listInputChars: 200,
   pageLimitMax: 100,
   pageLimitDefault: 20,
+  /**
+   * A filtered list counts its rows up to this many and no further (`totalIsLowerBound` beyond): its total
+   * then costs one bounded index read, whatever the account's history. Unfiltered lists have kept counts.
+   */
+  listCountCap: 10_000,
   /** Log lines per page of a job's log (also the default: a log this short comes whole, as before pages). */
   logPageLimitMax: 1000,
   idempotencyKeyMaxLength: 255,

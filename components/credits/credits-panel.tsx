@@ -5,6 +5,7 @@ import Link from "next/link";
 import { CoinsIcon, ReceiptTextIcon } from "lucide-react";
 import type { CreditBalance, CreditEntry, CreditHistory } from "@/components/data/types";
 import { creditNoun, formatDateTime, formatNumber, formatSignedCredits } from "@/components/dashboard/format";
+import { pageLinkQuery, type PageLink } from "@/components/dashboard/page-links";
 import { Pager } from "@/components/dashboard/pager";
 import { EmptyState } from "@/components/dashboard/states";
 import { Badge, type BadgeVariant } from "@/components/ui/badge";
@@ -84,7 +85,10 @@ function HistoryTable({ entries }: { entries: CreditEntry[] }) {
   );
 }
 
-const creditsPage = (page: number) => `/credits?page=${page}`;
+const creditsPage = (to: PageLink) => {
+  const query = new URLSearchParams(pageLinkQuery(to)).toString();
+  return query ? `/credits?${query}` : "/credits";
+};
 
 function HistoryCard({ history }: { history: CreditHistory }) {
   return (
@@ -103,7 +107,7 @@ function HistoryCard({ history }: { history: CreditHistory }) {
               title={`There is no page ${history.pagination.page}`}
               action={
                 <Button asChild variant="outline">
-                  <Link href={creditsPage(1)}>First page</Link>
+                  <Link href={creditsPage({ page: 1 })}>First page</Link>
                 </Button>
               }
             />

@@ -1,6 +1,7 @@
 // Webhooks in the dashboard: endpoints and their deliveries (which change while you look: pending →
 // succeeded), one delivery's request and attempts, one job's deliveries, and the writes with what each one
 // changes.
+import type { PageLink } from "@/components/dashboard/page-links";
 import { keepPreviousData, partialMatchKey, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { apiFetch } from "./fetch-api";
 import type {
@@ -17,7 +18,7 @@ export const webhookKeys = {
   endpoints: ["webhooks", "endpoints"] as const,
   /** Every page of one endpoint's deliveries. */
   deliveriesOf: (endpointId: string) => ["webhooks", "deliveries", endpointId] as const,
-  deliveries: (endpointId: string, page: number) => ["webhooks", "deliveries", endpointId, { page }] as const,
+  deliveries: (endpointId: string, at: PageLink) => ["webhooks", "deliveries", endpointId, at] as const,
   /** Under its endpoint's deliveries: it goes with them when the endpoint is deleted. */
   delivery: (endpointId: string, deliveryId: string) =>
     ["webhooks", "deliveries", endpointId, "detail", deliveryId] as const,
@@ -36,11 +37,17 @@ export const useWebhookEndpoints = ({ enabled = true }: { enabled?: boolean } = 
     enabled,
   });
 
-export const useWebhookDeliveries = (endpointId: string, page: number, limit = 20) =>
+export const useWebhookDeliveries = (endpointId: string, at: PageLink, limit = 20) =>
   useQuery({
-    queryKey: webhookKeys.deliveries(endpointId, page),
-    queryFn: ({ signal }) =>
-      apiFetch<WebhookDeliveryPage>(`${endpointPath(endpointId)}/deliveries?page=${page}&limit=${limit}`, { signal }),
+    queryKey: webhookKeys.deliveries(endpointId, at),
+    queryFn: ({ signal }) => {
+      const query = new URLSearchParams({
+        page: String(at.page),
+        limit: String(limit),
+        ...(at.after ? { after: at.after } : {}),
+      });
+      return apiFetch<WebhookDeliveryPage>(`${endpointPath(endpointId)}/deliveries?${query}`, { signal });
+    },
     placeholderData: keepPreviousData,
     refetchInterval: deliveriesRefreshMs,
   });

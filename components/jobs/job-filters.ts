@@ -1,5 +1,7 @@
-// The jobs list's filters as they live in the URL (?status=&serviceId=&dateFrom=&dateTo=&page=, CONTRACT §9),
-// read leniently (a value that makes no sense is dropped, not an error) and turned into the API's query.
+// The jobs list's filters as they live in the URL (?status=&serviceId=&dateFrom=&dateTo=&page=, CONTRACT §9,
+// and the page's cursor, &after=), read leniently (a value that makes no sense is dropped, not an error) and
+// turned into the API's query.
+import { pageLinkFrom, pageLinkQuery } from "@/components/dashboard/page-links";
 import { jobStatuses, type JobStatus } from "@/lib/contract/vocabulary";
 
 export interface JobFilters {
@@ -9,6 +11,8 @@ export interface JobFilters {
   dateFrom?: string;
   dateTo?: string;
   page: number;
+  /** The cursor the page starts after (`pagination.nextCursor`/`prevCursor`); none on the first page. */
+  after?: string;
 }
 
 const isDay = (v: string | undefined): v is string =>
@@ -20,13 +24,14 @@ export function parseJobFilters(params: { get(name: string): string | null }): J
   const serviceId = read("serviceId")?.trim();
   const dateFrom = read("dateFrom");
   const dateTo = read("dateTo");
-  const page = Number(read("page"));
+  const { page, after } = pageLinkFrom(read("page"), read("after"));
   return {
     status: jobStatuses.includes(status as JobStatus) ? (status as JobStatus) : undefined,
     serviceId: serviceId && serviceId.length <= 100 ? serviceId : undefined,
     dateFrom: isDay(dateFrom) ? dateFrom : undefined,
     dateTo: isDay(dateTo) ? dateTo : undefined,
-    page: Number.isInteger(page) && page >= 1 ? page : 1,
+    page,
+    ...(after ? { after } : {}),
   };
 }
 
@@ -37,7 +42,7 @@ export function jobFiltersQuery(filters: JobFilters): string {
   if (filters.serviceId) q.set("serviceId", filters.serviceId);
   if (filters.dateFrom) q.set("dateFrom", filters.dateFrom);
   if (filters.dateTo) q.set("dateTo", filters.dateTo);
-  if (filters.page > 1) q.set("page", String(filters.page));
+  for (const [name, value] of Object.entries(pageLinkQuery(filters))) q.set(name, value);
   return q.toString();
 }
 
@@ -48,6 +53,7 @@ export function jobFiltersApiQuery(filters: JobFilters, limit: number): string {
   if (filters.serviceId) q.set("serviceId", filters.serviceId);
   if (filters.dateFrom) q.set("dateFrom", `${filters.dateFrom}T00:00:00.000Z`);
   if (filters.dateTo) q.set("dateTo", `${filters.dateTo}T23:59:59.999Z`);
+  if (filters.after) q.set("after", filters.after);
   return q.toString();
 }
 

@@ -113,7 +113,7 @@ function FilterBar({
   services: { serviceId: string; name: string }[];
   onChange: (next: JobFilters) => void;
 }) {
-  const set = (patch: Partial<JobFilters>) => onChange({ ...filters, ...patch, page: 1 });
+  const set = (patch: Partial<JobFilters>) => onChange({ ...filters, ...patch, page: 1, after: undefined });
   return (
     <form
       role="search"
@@ -229,7 +229,7 @@ export function JobsList({ services }: { services: { serviceId: string; name: st
         <JobsTable list={jobs.data} />
         <Pager
           pagination={jobs.data.pagination}
-          onPageChange={(page) => setFilters({ ...filters, page })}
+          onPageChange={({ page, after }) => setFilters({ ...filters, page, after })}
           noun="jobs"
           isFetching={jobs.isPlaceholderData}
         />

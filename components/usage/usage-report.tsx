@@ -1,6 +1,7 @@
 // /usage for one period, rendered on the server: headline numbers, jobs and credits by day, by service, and
 // the credit history with each entry linked to its job. Links change the period and page, so it needs no
 // JavaScript of its own.
+import { nextPageOf, pageLinkQuery, previousPageOf, type PageLink } from "@/components/dashboard/page-links";
 import Link from "next/link";
 import { BarChart3Icon } from "lucide-react";
 import type { CreditHistory, UsageSummary } from "@/components/data/types";
@@ -26,7 +27,8 @@ function Figure({ label, value, hint }: { label: string; value: string; hint?: s
   );
 }
 
-const usageHref = (period: UsagePeriodId, page = 1) => `/usage?period=${period}${page > 1 ? `&page=${page}` : ""}`;
+const usageHref = (period: UsagePeriodId, to: PageLink = { page: 1 }) =>
+  `/usage?${new URLSearchParams({ period, ...pageLinkQuery(to) })}`;
 
 export function PeriodPicker({ current }: { current: UsagePeriodId }) {
   return (
@@ -198,12 +200,12 @@ export function UsageReport({
           <div className="flex gap-2">
             {page > 1 && (
               <Button asChild variant="outline" size="sm">
-                <Link href={usageHref(period.id, page - 1)}>Previous</Link>
+                <Link href={usageHref(period.id, previousPageOf(history.pagination))}>Previous</Link>
               </Button>
             )}
             {history.pagination.hasMore && (
               <Button asChild variant="outline" size="sm">
-                <Link href={usageHref(period.id, page + 1)}>Next</Link>
+                <Link href={usageHref(period.id, nextPageOf(history.pagination))}>Next</Link>
               </Button>
             )}
           </div>

@@ -3,6 +3,7 @@
 // The /webhooks page: endpoints (add, enable/disable, rotate secret, send test, delete) and, for the
 // endpoint whose Deliveries were asked for, its deliveries: each opens to its request and attempts, with
 // Redeliver. A secret is shown once, in the dialog that received it.
+import type { PageLink } from "@/components/dashboard/page-links";
 import * as React from "react";
 import { ListIcon, Loader2Icon, PlusIcon, WebhookIcon } from "lucide-react";
 import { useProfile } from "@/components/data/profile";
@@ -189,7 +190,7 @@ function AddEndpointDialog({ onCreated }: { onCreated: (endpoint: WebhookEndpoin
 
 /** `reveal` changes each time Deliveries is pressed: the section is brought into view and focused. */
 function EndpointDeliveries({ endpoint, reveal }: { endpoint: WebhookEndpoint; reveal: number }) {
-  const [page, setPage] = React.useState(1);
+  const [page, setPage] = React.useState<PageLink>({ page: 1 });
   const [opened, setOpened] = React.useState<WebhookDelivery | null>(null);
   const heading = React.useRef<HTMLHeadingElement>(null);
   React.useEffect(() => {

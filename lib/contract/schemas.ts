@@ -15,6 +15,7 @@ import {
 } from "@/lib/contract/vocabulary";
 import { topUpFailureReasons, topUpStatuses } from "@/lib/contract/vocabulary";
 import { limits } from "@/lib/limits";
+import { decodeCursor, type CursorList } from "./list-cursor";
 
 const isoTime = z.string().meta({ format: "date-time", description: "ISO-8601 UTC" });
 const nullableIso = isoTime.nullable();
@@ -89,18 +90,52 @@ const intParam = (min: number, max: number, fallback: number, description?: stri
     .default(fallback)
     .meta({ type: "integer", minimum: min, maximum: max, default: fallback, ...(description ? { description } : {}) });
 
+/** `after`: a list's opaque cursor (list-cursor.ts), parsed into the sort key its read starts after. */
+const cursorParam = <L extends CursorList>(list: L) =>
+  z
+    .string()
+    .transform((raw, ctx) => {
+      const key = decodeCursor(list, raw);
+      if (key === undefined) {
+        ctx.addIssue({ code: "custom", message: "Expected a cursor this list returned (pagination.nextCursor)." });
+        return z.NEVER;
+      }
+      return key;
+    })
+    .optional()
+    .meta({
+      type: "string",
+      description:
+        "The page after this cursor (`pagination.nextCursor` of the page before): the same cost at any depth. With `after`, `page` only labels the answer",
+    });
+
 export const pageQuery = z.object({
   page: intParam(1, 1_000_000, 1),
   limit: intParam(1, limits.pageLimitMax, limits.pageLimitDefault),
 });
+/** A list's page query: by `page` (an offset), or by `after` (a cursor of the same list). */
+export const cursorPageQuery = <L extends CursorList>(list: L) => pageQuery.extend({ after: cursorParam(list) });
 
 export const Pagination = z
   .object({
     page: z.number().int(),
     limit: z.number().int(),
-    total: z.number().int(),
+    total: z.number().int().meta({
+      description: `The list's size; when \`totalIsLowerBound\` (a filtered list is counted up to ${limits.listCountCap.toLocaleString("en-US")} rows), at least that many`,
+    }),
     totalPages: z.number().int(),
-    hasMore: z.boolean(),
+    hasMore: z.boolean().meta({ description: "Exact: another row follows this page" }),
+    totalIsLowerBound: z.boolean().meta({
+      description: `True when the list holds more than ${limits.listCountCap.toLocaleString("en-US")} rows matching its filters, counted no further: \`total\` is then a lower bound`,
+    }),
+    nextCursor: z
+      .string()
+      .nullable()
+      .meta({ description: "`after` for the next page (null on the last): pages by cursor cost the same at any depth" }),
+    prevCursor: z.string().nullable().meta({
+      description:
+        "Only with `after`: the `after` of the page before this one, or null when that page is the first (read it without `after`)",
+    }),
   })
   .meta({ id: "Pagination" });
 
@@ -305,7 +340,7 @@ export const ExecutionJob = z
   })
   .meta({ id: "ExecutionJob" });
 
-export const ListJobsQuery = pageQuery.extend({
+export const ListJobsQuery = cursorPageQuery("jobs").extend({
   status: JobStatus.optional(),
   serviceId: z.string().min(1).max(100).optional(),
   dateFrom: timeParam.optional(),

@@ -403,7 +403,15 @@ export const jobs = pgTable(
     chargedAt: ts("charged_at"),
   },
   (t) => [
-    index("jobs_account_created_idx").on(t.accountId, t.createdAt),
+    // The list's order, newest first with the id breaking ties (a batch shares its created_at): a page after
+    // a cursor is one range read of it, however deep.
+    index("jobs_account_created_id_idx").on(t.accountId, t.createdAt, t.id),
+    index("jobs_account_service_created_idx").on(t.accountId, t.serviceId, t.createdAt, t.id),
+    // Failed jobs are few among many: the status filter reads them here instead of walking every job. Each job
+    // enters it once (failed is final); active statuses have jobs_active_idx, completed is most of the list.
+    index("jobs_account_failed_idx")
+      .on(t.accountId, t.createdAt, t.id)
+      .where(sql`status = 'failed'`),
     index("jobs_routing_idx")
       .on(t.serviceId, t.createdAt)
       .where(sql`status = 'routing'`),
@@ -536,7 +544,7 @@ export const webhookDeliveries = pgTable(
     index("webhook_deliveries_due_idx")
       .on(t.nextAttemptAt)
       .where(sql`status = 'pending'`),
-    index("webhook_deliveries_endpoint_idx").on(t.endpointId, t.createdAt),
+    index("webhook_deliveries_endpoint_idx").on(t.endpointId, t.createdAt, t.id),
     index("webhook_deliveries_job_idx").on(t.jobId, t.createdAt),
   ],
 );
@@ -638,3 +646,18 @@ export const jobRetention = pgTable("job_retention", {
     .notNull()
     .default(sql`'00000000-0000-0000-0000-000000000000'`),
 });
+
+/**
+ * Kept totals of the unfiltered lists (lib/domain/list-counts.ts): one row per (scope, list), the scope being
+ * the developer. Each is moved by the statement that inserts or deletes the rows it counts, so a list's
+ * total never scans its history.
+ */
+export const listCounts = pgTable(
+  "list_counts",
+  {
+    scopeId: uuid("scope_id").notNull(),
+    list: text("list", { enum: ["jobs", "credit_entries"] }).notNull(),
+    count: bigint("count", { mode: "number" }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.scopeId, t.list] })],
+);

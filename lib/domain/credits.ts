@@ -1,12 +1,13 @@
 // The credits ledger: append-only entries, each moving the account's balance in the same statement
 // that proves it cannot go below zero.
-import { and, asc, count, desc, eq, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/lib/db/database";
 import { accounts, creditLedger } from "@/lib/db/schema";
 import { DomainError, notFound } from "./errors";
 import type { LedgerEntryType } from "@/lib/contract/vocabulary";
-import { offsetOf, pageOf, type PageRequest } from "./pagination";
+import { descendingKeyset, exactTotal, keysetPage, type CursorPageRequest } from "./pagination";
 import { db } from "./database";
+import { countCreditEntriesSql, keptCount } from "./list-counts";
 import type * as wire from "@/lib/contract/schemas";
 
 export interface LedgerEntryInput {
@@ -39,6 +40,7 @@ export async function applyLedgerEntry(tx: Tx, entry: LedgerEntryInput) {
     .insert(creditLedger)
     .values({ ...entry, jobId: entry.jobId ?? null, topUpId: entry.topUpId ?? null, balanceAfter: row.balance })
     .returning();
+  await tx.execute(countCreditEntriesSql(sql`${entry.accountId}`, sql`1`));
   return created;
 }
 
@@ -66,14 +68,33 @@ export async function getCreditBalance(accountId: string): Promise<wire.CreditBa
   return { balance: row.balance, currency: "credits" as const, updatedAt: row.updatedAt.toISOString() };
 }
 
-export async function listCreditHistory(accountId: string, page: PageRequest): Promise<wire.CreditHistory> {
+/** Newest first by the ledger's own sequence: one range of credit_ledger_account_idx (account_id, seq). */
+const creditEntriesKeyset = descendingKeyset<"creditEntries", typeof creditLedger.$inferSelect>(
+  "creditEntries",
+  sql`${creditLedger.seq}`,
+  (row) => [row.seq],
+  (key) => sql`${key.seq}::bigint`,
+);
+
+export async function listCreditHistory(
+  accountId: string,
+  request: CursorPageRequest<"creditEntries">,
+): Promise<wire.CreditHistory> {
   const d = await db();
-  const where = eq(creditLedger.accountId, accountId);
-  const [rows, [{ total }]] = await Promise.all([
-    d.select().from(creditLedger).where(where).orderBy(desc(creditLedger.seq)).limit(page.limit).offset(offsetOf(page)),
-    d.select({ total: count() }).from(creditLedger).where(where),
-  ]);
-  return pageOf(rows.map(toCreditEntry), total, page);
+  return keysetPage(
+    creditEntriesKeyset,
+    request,
+    (after, reversed, limit, offset) =>
+      d
+        .select()
+        .from(creditLedger)
+        .where(and(eq(creditLedger.accountId, accountId), after))
+        .orderBy(reversed ? asc(creditLedger.seq) : desc(creditLedger.seq))
+        .limit(limit)
+        .offset(offset),
+    toCreditEntry,
+    keptCount(d, accountId, "credit_entries").then(exactTotal),
+  );
 }
 
 /** The ledger entries of one job (its charge, and its refund if it failed), oldest first: the job page's "what did this cost me". */

@@ -1,16 +1,115 @@
+// Pages of a list (CONTRACT §1's pagination, plus a cursor): by `page` (an offset) or by `after` (a cursor,
+// one range read of an index in the list's order, the same cost at any depth). `hasMore` is exact (one row
+// past the page is read); `total` comes from a kept counter (list-counts.ts) or a capped count.
+import { sql, type SQL } from "drizzle-orm";
+import { encodeCursor, type CursorKey, type CursorList } from "@/lib/contract/list-cursor";
+import type { Pagination } from "@/lib/contract/schemas";
+import type { Tx } from "@/lib/db/database";
+import { limits } from "@/lib/limits";
+
 export interface PageRequest {
   page: number;
   limit: number;
 }
 
-export interface Page<T> {
-  data: T[];
-  pagination: { page: number; limit: number; total: number; totalPages: number; hasMore: boolean };
+export interface CursorPageRequest<L extends CursorList> extends PageRequest {
+  after?: CursorKey<L>;
 }
 
-export function pageOf<T>(data: T[], total: number, { page, limit }: PageRequest): Page<T> {
-  const totalPages = Math.ceil(total / limit);
-  return { data, pagination: { page, limit, total, totalPages, hasMore: page < totalPages } };
+export interface Page<T> {
+  data: T[];
+  pagination: Pagination;
+}
+
+/** A list's size: exact, or (a capped count that reached its cap) at least `count`. */
+export interface Total {
+  count: number;
+  isLowerBound: boolean;
+}
+
+export const exactTotal = (n: number): Total => ({ count: n, isLowerBound: false });
+
+/**
+ * The rows of `table` matching `where`, counted up to limits.listCountCap and no further: a filtered list's
+ * total, one bounded read of the index its filter uses whatever the account's history.
+ */
+export async function cappedTotal(d: Tx, table: SQL, where: SQL | undefined): Promise<Total> {
+  const result = await d.execute(sql`select count(*)::int as n from (
+    select 1 from ${table} where ${where ?? sql`true`} limit ${limits.listCountCap + 1}) capped`);
+  const [{ n }] = (result as unknown as { rows: { n: number }[] }).rows;
+  return n > limits.listCountCap ? { count: limits.listCountCap, isLowerBound: true } : exactTotal(n);
 }
 
 export const offsetOf = ({ page, limit }: PageRequest) => (page - 1) * limit;
+
+/** How a list is ordered, for its cursor: its sort key, and the conditions before and after a key. */
+export interface Keyset<L extends CursorList, Row> {
+  list: L;
+  /** The row's sort key, in the order cursorKeys[list] reads it. */
+  keyOf(row: Row): (string | number | null | Date)[];
+  /** The rows after `key` in the list's order. */
+  after(key: CursorKey<L>): SQL;
+  /** The rows at or before `key`: where the page before a cursor lies. */
+  atOrBefore(key: CursorKey<L>): SQL;
+}
+
+/**
+ * A page of a list: `read(where, reversed, limit, offset)` is the list's query (already scoped to its owner)
+ * in its order (`reversed`: the opposite one), with `where` added. With `after`, the page starts after that key, and
+ * `prevCursor` is read `limit` rows back the other way (null: the page before is the first).
+ */
+export async function keysetPage<L extends CursorList, Row, Item>(
+  keyset: Keyset<L, NoInfer<Row>>,
+  request: CursorPageRequest<L>,
+  read: (where: SQL | undefined, reversed: boolean, limit: number, offset: number) => Promise<Row[]>,
+  present: (row: Row) => Item,
+  total: Promise<Total>,
+): Promise<Page<Item>> {
+  const { after, limit } = request;
+  const [count, rows, [previous]] = await Promise.all([
+    total,
+    read(after && keyset.after(after), false, limit + 1, after ? 0 : offsetOf(request)),
+    after ? read(keyset.atOrBefore(after), true, 1, limit) : Promise.resolve([]),
+  ]);
+  const hasMore = rows.length > limit;
+  const shown = rows.slice(0, limit);
+  const last = shown.at(-1);
+  const cursorOf = (row: Row) => encodeCursor(keyset.list, keyset.keyOf(row));
+  // A total that stopped counting is still at least what this page shows is there.
+  const seen = after ? 0 : offsetOf(request) + shown.length + (hasMore ? 1 : 0);
+  const size = count.isLowerBound ? Math.max(count.count, seen) : count.count;
+  return {
+    data: shown.map(present),
+    pagination: {
+      page: request.page,
+      limit,
+      total: size,
+      totalPages: Math.ceil(size / limit),
+      hasMore,
+      totalIsLowerBound: count.isLowerBound,
+      nextCursor: hasMore && last ? cursorOf(last) : null,
+      prevCursor: previous ? cursorOf(previous) : null,
+    },
+  };
+}
+
+/**
+ * The keyset of a list ordered by `columns` descending (newest first), as a row comparison PostgreSQL reads
+ * as one range of an index on (owner, …columns); `keySql` gives a key's values in the same order.
+ */
+export function descendingKeyset<L extends CursorList, Row>(
+  list: L,
+  columns: SQL,
+  keyOf: Keyset<L, Row>["keyOf"],
+  keySql: (key: CursorKey<L>) => SQL,
+): Keyset<L, Row> {
+  return {
+    list,
+    keyOf,
+    after: (key) => sql`(${columns}) < (${keySql(key)})`,
+    atOrBefore: (key) => sql`(${columns}) >= (${keySql(key)})`,
+  };
+}
+
+/** A cursor's time as a query parameter (drivers differ on Date parameters; ISO text is exact at ms). */
+export const timeParam = (at: Date) => sql`${at.toISOString()}::timestamptz`;

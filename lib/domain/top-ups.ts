@@ -24,7 +24,7 @@ import { applyLedgerEntry } from "./credits";
 import { db } from "./database";
 import { DomainError, notFound } from "./errors";
 import { isUuid } from "./ids";
-import { offsetOf, pageOf, type PageRequest } from "./pagination";
+import { cappedTotal, descendingKeyset, keysetPage, timeParam, type CursorPageRequest } from "./pagination";
 
 type TopUpRow = typeof topUps.$inferSelect;
 
@@ -163,21 +163,44 @@ export async function topUpConfig(): Promise<wire.TopUpConfig> {
   };
 }
 
-export async function listTopUps(accountId: string, page: PageRequest): Promise<wire.TopUpPage> {
+// Payments the watcher finds in one scan share their created_at: the chain orders those (unmined first, as
+// the largest block number would be).
+const unminedLast = sql`9223372036854775807`;
+const topUpsKeyset = descendingKeyset<"topUps", TopUpRow>(
+  "topUps",
+  sql`${topUps.createdAt}, coalesce(${topUps.blockNumber}, ${unminedLast}), ${topUps.id}`,
+  (row) => [row.createdAt, row.blockNumber, row.id],
+  (key) => sql`${timeParam(key.createdAt)}, coalesce(${key.blockNumber}::bigint, ${unminedLast}), ${key.id}::uuid`,
+);
+
+/**
+ * Newest first, by cursor or page. A developer's top-ups are real payments, so few: counted up to the
+ * list's cap (their account is set by four paths, insert, claim, reconciliation and sign-in, which a kept
+ * counter would each have to follow).
+ */
+export async function listTopUps(accountId: string, request: CursorPageRequest<"topUps">): Promise<wire.TopUpPage> {
   const d = await db();
   const where = eq(topUps.accountId, accountId);
-  const [rows, [{ total }]] = await Promise.all([
-    d
-      .select()
-      .from(topUps)
-      .where(where)
-      // Payments the watcher finds in one scan share their created_at: the chain orders those (unmined first).
-      .orderBy(desc(topUps.createdAt), sql`${topUps.blockNumber} desc nulls first`, desc(topUps.id))
-      .limit(page.limit)
-      .offset(offsetOf(page)),
-    d.select({ total: count() }).from(topUps).where(where),
-  ]);
-  return pageOf(rows.map(toTopUp), total, page);
+  const blockOrder = (reversed: boolean) =>
+    reversed ? sql`${topUps.blockNumber} asc nulls last` : sql`${topUps.blockNumber} desc nulls first`;
+  return keysetPage(
+    topUpsKeyset,
+    request,
+    (after, reversed, limit, offset) =>
+      d
+        .select()
+        .from(topUps)
+        .where(and(where, after))
+        .orderBy(
+          reversed ? asc(topUps.createdAt) : desc(topUps.createdAt),
+          blockOrder(reversed),
+          reversed ? asc(topUps.id) : desc(topUps.id),
+        )
+        .limit(limit)
+        .offset(offset),
+    toTopUp,
+    cappedTotal(d, sql`${topUps}`, where),
+  );
 }
 
 export async function getTopUp(accountId: string, topUpId: string): Promise<wire.TopUp> {

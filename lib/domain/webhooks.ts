@@ -1,14 +1,14 @@
 // Webhook endpoints as developers manage them (CONTRACT §8): registration with a show-once secret, updates,
 // rotation with a 24 h overlap, test events, deliveries and redelivery. Every query is scoped to the owner;
 // another developer's endpoint or delivery is not found.
-import { and, count, desc, eq, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, sql } from "drizzle-orm";
 import { accounts, jobs, webhookAttempts, webhookDeliveries, webhookEndpoints } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { limits } from "@/lib/limits";
 import { requireProfile } from "./accounts";
 import { DomainError, notFound } from "./errors";
 import { isUuid } from "./ids";
-import { offsetOf, pageOf, type PageRequest } from "./pagination";
+import { cappedTotal, descendingKeyset, keysetPage, timeParam, type CursorPageRequest } from "./pagination";
 import { db } from "./database";
 import { signal } from "./signals";
 import { checkWebhookUrl } from "./webhook-address";
@@ -203,21 +203,41 @@ export async function sendTestEvent(accountId: string, endpointId: string) {
   return toWebhookDelivery(row);
 }
 
-export async function listDeliveries(accountId: string, endpointId: string, page: PageRequest) {
+/**
+ * Newest first, ties (one change's events) by id: one range of webhook_deliveries_endpoint_idx. Counted up
+ * to the list's cap, not kept: deliveries are written by job changes, which lock no account row until their
+ * refund, so a counter row there would be locked before the account by a change and after it by a
+ * submission (a deadlock the random-work test met on PostgreSQL).
+ */
+const deliveriesKeyset = descendingKeyset<"deliveries", DeliveryRow>(
+  "deliveries",
+  sql`${webhookDeliveries.createdAt}, ${webhookDeliveries.id}`,
+  (row) => [row.createdAt, row.id],
+  (key) => sql`${timeParam(key.createdAt)}, ${key.id}::uuid`,
+);
+
+export async function listDeliveries(accountId: string, endpointId: string, request: CursorPageRequest<"deliveries">) {
   await findEndpoint(accountId, endpointId);
   const d = await db();
   const where = and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.accountId, accountId));
-  const [rows, [{ total }]] = await Promise.all([
-    d
-      .select()
-      .from(webhookDeliveries)
-      .where(where)
-      .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
-      .limit(page.limit)
-      .offset(offsetOf(page)),
-    d.select({ total: count() }).from(webhookDeliveries).where(where),
-  ]);
-  return pageOf(rows.map(toWebhookDelivery), total, page);
+  return keysetPage(
+    deliveriesKeyset,
+    request,
+    (after, reversed, limit, offset) =>
+      d
+        .select()
+        .from(webhookDeliveries)
+        .where(and(where, after))
+        .orderBy(
+          ...(reversed
+            ? [asc(webhookDeliveries.createdAt), asc(webhookDeliveries.id)]
+            : [desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id)]),
+        )
+        .limit(limit)
+        .offset(offset),
+    toWebhookDelivery,
+    cappedTotal(d, sql`${webhookDeliveries}`, where),
+  );
 }
 
 const deliveryNotFound = () => notFound("NOT_FOUND", "The delivery");

@@ -1,13 +1,22 @@
 // Jobs as developers see them, every read scoped to the owner (another developer's job is not found): one
 // job, a page of jobs, its log, its telemetry, and what the SSE stream reads after a change signal.
-import { and, asc, count, desc, eq, getTableColumns, gt, gte, lte, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, getTableColumns, gt, gte, lte, sql, type SQL } from "drizzle-orm";
 import { preparedPerDatabase } from "@/lib/db/prepared-statements";
 import { jobEvents, jobLogs, jobs, nodes } from "@/lib/db/schema";
 import { limits } from "@/lib/limits";
 import { db } from "@/lib/domain/database";
 import { notFound } from "@/lib/domain/errors";
 import { isUuid } from "@/lib/domain/ids";
-import { offsetOf, pageOf, type PageRequest } from "@/lib/domain/pagination";
+import { keptCount } from "@/lib/domain/list-counts";
+import {
+  cappedTotal,
+  descendingKeyset,
+  exactTotal,
+  keysetPage,
+  timeParam,
+  type CursorPageRequest,
+  type Keyset,
+} from "@/lib/domain/pagination";
 import type { JobStatus } from "@/lib/contract/vocabulary";
 import type * as wire from "@/lib/contract/schemas";
 import type { ExecutionJob, TelemetryEvent } from "@/lib/contract/schemas";
@@ -47,7 +56,7 @@ export async function getJob(accountId: string, jobId: string): Promise<Executio
   return present(await ownedJobRow(accountId, jobId));
 }
 
-export interface JobFilters extends PageRequest {
+export interface JobFilters extends CursorPageRequest<"jobs"> {
   status?: JobStatus;
   serviceId?: string;
   dateFrom?: Date;
@@ -71,6 +80,14 @@ const listColumns = {
   nodeRegion: nodes.region,
 };
 
+/** Newest first, ties (a batch shares its created_at) by id: the order of jobs_account_created_id_idx. */
+const jobsKeyset = descendingKeyset<"jobs", { job: JobRow }>(
+  "jobs",
+  sql`${jobs.createdAt}, ${jobs.id}`,
+  ({ job }) => [job.createdAt, job.id],
+  (key) => sql`${timeParam(key.createdAt)}, ${key.id}::uuid`,
+);
+
 export async function listJobs(accountId: string, filters: JobFilters): Promise<wire.JobList> {
   const d = await db();
   const conditions: SQL[] = [eq(jobs.accountId, accountId)];
@@ -79,21 +96,23 @@ export async function listJobs(accountId: string, filters: JobFilters): Promise<
   if (filters.dateFrom) conditions.push(gte(jobs.createdAt, filters.dateFrom));
   if (filters.dateTo) conditions.push(lte(jobs.createdAt, filters.dateTo));
   const where = and(...conditions);
-  const [rows, [{ total }]] = await Promise.all([
-    d
-      .select(listColumns)
-      .from(jobs)
-      .leftJoin(nodes, eq(nodes.id, jobs.assignedNodeId))
-      .where(where)
-      .orderBy(desc(jobs.createdAt), desc(jobs.id))
-      .limit(filters.limit)
-      .offset(offsetOf(filters)),
-    d.select({ total: count() }).from(jobs).where(where),
-  ]);
-  return pageOf(
-    rows.map(({ inputTruncated, ...row }) => ({ ...present(row), inputTruncated })),
-    total,
+  // Every job is counted as it is written; a filtered list counts its matches, up to a cap.
+  const total =
+    conditions.length > 1 ? cappedTotal(d, sql`${jobs}`, where) : keptCount(d, accountId, "jobs").then(exactTotal);
+  return keysetPage(
+    jobsKeyset,
     filters,
+    (after, reversed, limit, offset) =>
+      d
+        .select(listColumns)
+        .from(jobs)
+        .leftJoin(nodes, eq(nodes.id, jobs.assignedNodeId))
+        .where(and(where, after))
+        .orderBy(...(reversed ? [asc(jobs.createdAt), asc(jobs.id)] : [desc(jobs.createdAt), desc(jobs.id)]))
+        .limit(limit)
+        .offset(offset),
+    ({ inputTruncated, ...row }) => ({ ...present(row), inputTruncated }),
+    total,
   );
 }
 
@@ -151,21 +170,36 @@ export function toTelemetryEvent(e: EventRow): TelemetryEvent {
   };
 }
 
+/** By sequence, oldest first: a key of (job_id, sequence), the job's primary key. */
+const telemetryKeyset: Keyset<"telemetry", EventRow> = {
+  list: "telemetry",
+  keyOf: (e) => [e.sequence],
+  after: ({ seq }) => gt(jobEvents.sequence, seq),
+  atOrBefore: ({ seq }) => lte(jobEvents.sequence, seq),
+};
+
 export async function getJobTelemetry(
   accountId: string,
   jobId: string,
-  page: PageRequest,
+  request: CursorPageRequest<"telemetry">,
 ): Promise<wire.TelemetryPage> {
   const d = await db();
   const { job } = await ownedJobRow(accountId, jobId);
-  const rows = await d
-    .select()
-    .from(jobEvents)
-    .where(eq(jobEvents.jobId, jobId))
-    .orderBy(asc(jobEvents.sequence))
-    .limit(page.limit)
-    .offset(offsetOf(page));
-  return pageOf(rows.map(toTelemetryEvent), job.eventSeq, page);
+  // Sequences run 1, 2, 3… without gaps: the last one written is the count.
+  return keysetPage(
+    telemetryKeyset,
+    request,
+    (after, reversed, limit, offset) =>
+      d
+        .select()
+        .from(jobEvents)
+        .where(and(eq(jobEvents.jobId, jobId), after))
+        .orderBy(reversed ? desc(jobEvents.sequence) : asc(jobEvents.sequence))
+        .limit(limit)
+        .offset(offset),
+    toTelemetryEvent,
+    Promise.resolve(exactTotal(job.eventSeq)),
+  );
 }
 
 /** The job and its telemetry after `afterSequence` (the SSE stream's read). */

@@ -22,6 +22,10 @@ const pagination = (page: number, totalPages: number): Pagination => ({
   total: totalPages * 2,
   totalPages,
   hasMore: page < totalPages,
+  // A server before cursors: the iterators go on by page number.
+  totalIsLowerBound: false,
+  nextCursor: null,
+  prevCursor: null,
 });
 const page = <T>(data: T[], p: number, of: number) => ({ status: 200, body: { data, pagination: pagination(p, of) } });
 
@@ -264,6 +268,32 @@ describe("operations", () => {
     expect(api.requests.map((r) => r.url)).toEqual(
       [1, 2, 3].map((p) => `/api/developers/jobs?limit=2&status=completed&page=${p}`),
     );
+  });
+
+  it("iterating a list reads each next page after the last one's nextCursor, never by page number", async () => {
+    const jobs = ["a", "b", "c"].map((jobId) => jobFixture({ jobId }));
+    const at = { "": 0, "cur-b": 2 } as Record<string, number>;
+    const { result } = await call(
+      (r) => {
+        const start = at[new URL(r.url, "http://x").searchParams.get("after") ?? ""];
+        const data = jobs.slice(start, start + 2);
+        const hasMore = start + 2 < jobs.length;
+        return {
+          status: 200,
+          body: { data, pagination: { ...pagination(1, 2), hasMore, nextCursor: hasMore ? "cur-b" : null } },
+        };
+      },
+      async (c) => {
+        const seen: string[] = [];
+        for await (const job of c.listJobs({ limit: 2, status: "completed" })) seen.push(job.jobId);
+        return seen;
+      },
+    );
+    expect(result).toEqual(["a", "b", "c"]);
+    expect(api.requests.map((r) => r.url)).toEqual([
+      "/api/developers/jobs?limit=2&status=completed&page=1",
+      "/api/developers/jobs?limit=2&status=completed&after=cur-b",
+    ]);
   });
 
   it("iterateJobs skips a job a shifting list shows twice", async () => {

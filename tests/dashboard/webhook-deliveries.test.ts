@@ -59,9 +59,18 @@ function renderPage(url: string, deliveries: WebhookDelivery[]): string {
   client.setQueryData(webhookKeys.endpoints, [endpoint(url)]);
   const page: WebhookDeliveryPage = {
     data: deliveries,
-    pagination: { page: 1, limit: 20, total: deliveries.length, totalPages: 1, hasMore: false },
+    pagination: {
+      page: 1,
+      limit: 20,
+      total: deliveries.length,
+      totalPages: 1,
+      hasMore: false,
+      totalIsLowerBound: false,
+      nextCursor: null,
+      prevCursor: null,
+    },
   };
-  client.setQueryData(webhookKeys.deliveries("e1", 1), page);
+  client.setQueryData(webhookKeys.deliveries("e1", { page: 1 }), page);
   const html = renderToStaticMarkup(
     createElement(QueryClientProvider, { client }, createElement(WebhooksPanel, { suggestedProfileName: "Ada" })),
   );

@@ -54,7 +54,7 @@ describe("GET /api/developers/jobs lists a developer's jobs", () => {
     const { status, body } = await listJobs();
     expect(status).toBe(200);
     expect(idsOf(body.data)).toEqual(idsOf(newestFirst(jobs)).slice(0, 20));
-    expect(body.pagination).toEqual({ page: 1, limit: 20, total: 24, totalPages: 2, hasMore: true });
+    expect(body.pagination).toMatchObject({ page: 1, limit: 20, total: 24, totalPages: 2, hasMore: true });
   });
 
   it("pages through every job exactly once, newest first", async () => {
@@ -71,17 +71,17 @@ describe("GET /api/developers/jobs lists a developer's jobs", () => {
   it("answers a page past the end with no jobs and the same totals", async () => {
     const { status, body } = await listJobs("page=6&limit=5");
     expect(status).toBe(200);
-    expect(body).toEqual({ data: [], pagination: { page: 6, limit: 5, total: 24, totalPages: 5, hasMore: false } });
+    expect(body).toMatchObject({ data: [], pagination: { page: 6, limit: 5, total: 24, totalPages: 5, hasMore: false } });
   });
 
   it("accepts a limit of 1 and of 100", async () => {
     const one = await listJobs("limit=1");
     expect(idsOf(one.body.data)).toEqual([jobs[jobs.length - 1].jobId]);
-    expect(one.body.pagination).toEqual({ page: 1, limit: 1, total: 24, totalPages: 24, hasMore: true });
+    expect(one.body.pagination).toMatchObject({ page: 1, limit: 1, total: 24, totalPages: 24, hasMore: true });
 
     const hundred = await listJobs("limit=100");
     expect(hundred.body.data).toHaveLength(24);
-    expect(hundred.body.pagination).toEqual({ page: 1, limit: 100, total: 24, totalPages: 1, hasMore: false });
+    expect(hundred.body.pagination).toMatchObject({ page: 1, limit: 100, total: 24, totalPages: 1, hasMore: false });
   });
 
   it.each(["limit=0", "limit=101", "limit=x", "limit=2.5", "page=0", "page=-1", "page=x"])(
@@ -205,7 +205,7 @@ describe("filters of the job list", () => {
     const second = await listJobs(`${query}&page=2`);
     const rest = await listJobs(`${query}&page=3`);
     expect(idsOf([...first.body.data, ...second.body.data, ...rest.body.data])).toEqual(idsOf(expected));
-    expect(first.body.pagination).toEqual({
+    expect(first.body.pagination).toMatchObject({
       page: 1,
       limit: 4,
       total: expected.length,

@@ -3,7 +3,7 @@ import { requireSession } from "@/lib/http/page-session";
 import { CreditsPanel } from "@/components/credits/credits-panel";
 import { TopUpsSection, type TopUpsAvailability } from "@/components/credits/top-ups-section";
 import { PageHeader } from "@/components/dashboard/page-header";
-import { pageQuery } from "@/lib/contract/schemas";
+import { cursorPageQuery } from "@/lib/contract/schemas";
 import { getCreditBalance, listCreditHistory } from "@/lib/domain/credits";
 import { DomainError } from "@/lib/domain/errors";
 import { listTopUps, topUpConfig } from "@/lib/domain/top-ups";
@@ -27,19 +27,22 @@ async function topUpsAvailability(accountId: string): Promise<TopUpsAvailability
   }
 }
 
+const historyQuery = cursorPageQuery("creditEntries").pick({ page: true, after: true });
+const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+
 export default async function CreditsPage({
   searchParams,
 }: {
-  searchParams: Promise<{ page?: string | string[]; add?: string | string[] }>;
+  searchParams: Promise<{ page?: string | string[]; after?: string | string[]; add?: string | string[] }>;
 }) {
   const session = await requireSession();
-  const { page: pageParam, add } = await searchParams;
-  // The API's own page rule; a page the API would refuse shows the first one.
-  const parsedPage = pageQuery.shape.page.safeParse(Array.isArray(pageParam) ? pageParam[0] : pageParam);
-  const page = parsedPage.success ? parsedPage.data : 1;
+  const { page: pageParam, after: afterParam, add } = await searchParams;
+  // The API's own page and cursor rules; a page or cursor the API would refuse shows the first page.
+  const query = historyQuery.safeParse({ page: first(pageParam), after: first(afterParam) });
+  const at = query.success ? query.data : { page: 1 };
   const [balance, history, topUps] = await Promise.all([
     getCreditBalance(session.accountId),
-    listCreditHistory(session.accountId, { page, limit: historyPageSize }),
+    listCreditHistory(session.accountId, { ...at, limit: historyPageSize }),
     topUpsAvailability(session.accountId),
   ]);
   return (

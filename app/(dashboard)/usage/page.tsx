@@ -3,12 +3,14 @@ import { requireSession } from "@/lib/http/page-session";
 import { PageHeader } from "@/components/dashboard/page-header";
 import { usagePeriod } from "@/components/usage/period";
 import { PeriodPicker, UsageReport } from "@/components/usage/usage-report";
+import { cursorPageQuery } from "@/lib/contract/schemas";
 import { listCreditHistory } from "@/lib/domain/credits";
 import { getUsageSummary } from "@/lib/domain/usage";
 
 export const metadata: Metadata = { title: "Usage" };
 
 const historyPageSize = 20;
+const historyQuery = cursorPageQuery("creditEntries").pick({ page: true, after: true });
 
 export default async function UsagePage({
   searchParams,
@@ -19,10 +21,12 @@ export default async function UsagePage({
   const query = await searchParams;
   const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
   const period = usagePeriod(first(query.period));
-  const page = Math.max(1, Math.floor(Number(first(query.page)) || 1));
+  // The API's own page and cursor rules; a page or cursor the API would refuse shows the first page.
+  const parsed = historyQuery.safeParse({ page: first(query.page), after: first(query.after) });
+  const at = parsed.success ? parsed.data : { page: 1 };
   const [summary, history] = await Promise.all([
     getUsageSummary(session.accountId, { periodStart: period.periodStart, periodEnd: period.periodEnd }),
-    listCreditHistory(session.accountId, { page, limit: historyPageSize }),
+    listCreditHistory(session.accountId, { ...at, limit: historyPageSize }),
   ]);
   return (
     <>

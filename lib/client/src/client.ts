@@ -10,7 +10,7 @@ import {
   type RequestOptions,
 } from "./core.js";
 import { abortErrorOf, pathSegment, sleep, toIsoTime } from "./internal.js";
-import { CursorPagePromise, PagePromise } from "./pagination.js";
+import { CursorPagePromise, PagePromise, pageQuery, type PageAt } from "./pagination.js";
 import { readServerSentEvents } from "./sse.js";
 import type { ExecutionReceipt, ReceiptSigners } from "./receipts.js";
 import type { WebhookDelivery, WebhookDeliveryDetail, WebhookDeliveryPage } from "./webhooks.js";
@@ -104,15 +104,15 @@ export class ExecutionClient extends RequestCore {
    * `for await` over it for every matching job from that page on.
    */
   listJobs(params: ListJobsParams = {}, options?: RequestOptions): PagePromise<ExecutionJob, JobList> {
-    const { dateFrom, dateTo, page, ...rest } = params;
+    const { dateFrom, dateTo, page, after, ...rest } = params;
     const query = {
       ...rest,
       dateFrom: dateFrom === undefined ? undefined : toIsoTime(dateFrom, "dateFrom"),
       dateTo: dateTo === undefined ? undefined : toIsoTime(dateTo, "dateTo"),
     };
-    const fetchPage = (p: number | undefined) =>
-      this.request<JobList>({ method: "GET", path: "/api/developers/jobs", query: { ...query, page: p } }, options);
-    return new PagePromise(page, fetchPage, (job) => job.jobId);
+    const fetchPage = (at: PageAt) =>
+      this.request<JobList>({ method: "GET", path: "/api/developers/jobs", query: { ...query, ...at } }, options);
+    return new PagePromise({ page, after }, fetchPage, (job) => job.jobId);
   }
 
   /** @deprecated since 0.2.0: `for await (const job of client.listJobs(filters))`. */
@@ -169,9 +169,9 @@ export class ExecutionClient extends RequestCore {
     options?: RequestOptions,
   ): PagePromise<TelemetryEvent, TelemetryPage> {
     const path = `/api/developers/jobs/${pathSegment(jobId, "jobId")}/telemetry`;
-    const fetchPage = (p: number | undefined) =>
-      this.request<TelemetryPage>({ method: "GET", path, query: { ...params, page: p } }, options);
-    return new PagePromise(params.page, fetchPage, (event) => event.eventId);
+    const fetchPage = (at: PageAt) =>
+      this.request<TelemetryPage>({ method: "GET", path, query: pageQuery(params, at) }, options);
+    return new PagePromise(params, fetchPage, (event) => event.eventId);
   }
 
   /** @deprecated since 0.2.0: `for await (const event of client.getJobTelemetry(jobId, params))`. */
@@ -332,12 +332,12 @@ export class ExecutionClient extends RequestCore {
 
   /** The credit ledger, newest first. Await it for one page, or `for await` over every entry. */
   getCreditHistory(params: PageParams = {}, options?: RequestOptions): PagePromise<CreditEntry, CreditHistory> {
-    const fetchPage = (p: number | undefined) =>
+    const fetchPage = (at: PageAt) =>
       this.request<CreditHistory>(
-        { method: "GET", path: "/api/credits/history", query: { ...params, page: p } },
+        { method: "GET", path: "/api/credits/history", query: pageQuery(params, at) },
         options,
       );
-    return new PagePromise(params.page, fetchPage, (entry) => entry.entryId);
+    return new PagePromise(params, fetchPage, (entry) => entry.entryId);
   }
 
   /** @deprecated since 0.2.0: `for await (const entry of client.getCreditHistory(params))`. */
@@ -359,12 +359,9 @@ export class ExecutionClient extends RequestCore {
       this.request({ method: "GET", path: "/api/credits/top-ups/config" }, options),
     /** Top-ups, newest first. Await it for one page, or `for await` over every top-up. */
     list: (params: PageParams = {}, options?: RequestOptions): PagePromise<TopUp, TopUpPage> => {
-      const fetchPage = (p: number | undefined) =>
-        this.request<TopUpPage>(
-          { method: "GET", path: "/api/credits/top-ups", query: { ...params, page: p } },
-          options,
-        );
-      return new PagePromise(params.page, fetchPage, (topUp) => topUp.topUpId);
+      const fetchPage = (at: PageAt) =>
+        this.request<TopUpPage>({ method: "GET", path: "/api/credits/top-ups", query: pageQuery(params, at) }, options);
+      return new PagePromise(params, fetchPage, (topUp) => topUp.topUpId);
     },
     get: (topUpId: string, options?: RequestOptions): Promise<TopUp> =>
       this.request({ method: "GET", path: `/api/credits/top-ups/${pathSegment(topUpId, "topUpId")}` }, options),
@@ -405,9 +402,9 @@ export class ExecutionClient extends RequestCore {
         options?: RequestOptions,
       ): PagePromise<WebhookDelivery, WebhookDeliveryPage> => {
         const path = `/api/developers/webhooks/${pathSegment(endpointId, "endpointId")}/deliveries`;
-        const fetchPage = (p: number | undefined) =>
-          this.request<WebhookDeliveryPage>({ method: "GET", path, query: { ...params, page: p } }, options);
-        return new PagePromise(params.page, fetchPage, (delivery) => delivery.deliveryId);
+        const fetchPage = (at: PageAt) =>
+          this.request<WebhookDeliveryPage>({ method: "GET", path, query: pageQuery(params, at) }, options);
+        return new PagePromise(params, fetchPage, (delivery) => delivery.deliveryId);
       },
       /** The request as sent (headers and exact body) and the last 20 attempts with the answers. */
       retrieve: (endpointId: string, deliveryId: string, options?: RequestOptions): Promise<WebhookDeliveryDetail> =>

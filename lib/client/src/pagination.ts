@@ -1,24 +1,34 @@
 // One page type for every list: await it for one page, or `for await` over it for every item of every page.
 import type { Page } from "./types.js";
 
+/** Where a page starts: a page number (an offset), or `after` a cursor the list returned (`nextCursor`). */
+export interface PageAt {
+  page?: number;
+  after?: string;
+}
+
+/** A list's query for the page `at`: the caller's parameters (limit…), the page's own place instead of theirs. */
+export const pageQuery = ({ ...params }: { page?: number; limit?: number; after?: string }, at: PageAt) => ({
+  ...params,
+  page: at.page,
+  after: at.after,
+});
+
 /**
  * A list call. `await client.listJobs()` gives one page (as in 0.1.0); `for await (const job of
- * client.listJobs())` walks every item from that page on, page after page, skipping items a shifting list
- * shows twice. The request goes out when the page is first awaited (or iterated), once.
+ * client.listJobs())` walks every item from that page on, each next page read after the last one's
+ * `pagination.nextCursor` (the same cost at any depth, and rows inserted meanwhile neither skipped nor
+ * repeated). The request goes out when the page is first awaited (or iterated), once.
  */
 export class PagePromise<Item, P extends Page<Item> = Page<Item>> implements Promise<P>, AsyncIterable<Item> {
-  readonly #requestedPage: number | undefined;
-  readonly #fetchPage: (page: number | undefined) => Promise<P>;
+  readonly #requested: PageAt;
+  readonly #fetchPage: (at: PageAt) => Promise<P>;
   readonly #keyOf: (item: Item) => string;
   #first: Promise<P> | undefined;
 
-  /** @internal `fetchPage(undefined)` asks for the server's default page. */
-  constructor(
-    requestedPage: number | undefined,
-    fetchPage: (page: number | undefined) => Promise<P>,
-    keyOf: (item: Item) => string,
-  ) {
-    this.#requestedPage = requestedPage;
+  /** @internal `fetchPage({})` asks for the server's default page. */
+  constructor(requested: PageAt, fetchPage: (at: PageAt) => Promise<P>, keyOf: (item: Item) => string) {
+    this.#requested = requested;
     this.#fetchPage = fetchPage;
     this.#keyOf = keyOf;
   }
@@ -28,7 +38,7 @@ export class PagePromise<Item, P extends Page<Item> = Page<Item>> implements Pro
   }
 
   #page(): Promise<P> {
-    return (this.#first ??= this.#fetchPage(this.#requestedPage));
+    return (this.#first ??= this.#fetchPage(this.#requested));
   }
 
   then<A = P, B = never>(
@@ -47,22 +57,26 @@ export class PagePromise<Item, P extends Page<Item> = Page<Item>> implements Pro
   }
 
   [Symbol.asyncIterator](): AsyncGenerator<Item, void, undefined> {
-    // Pages are requested by number; an already awaited first page is not requested again.
-    const first = this.#requestedPage ?? 1;
-    const reuse = this.#requestedPage !== undefined ? this.#first : undefined;
-    return paginate(first, (page) => (page === first && reuse ? reuse : this.#fetchPage(page)), this.#keyOf);
+    // An already awaited first page is not requested again.
+    const { page = 1, after } = this.#requested;
+    const first = this.#first ?? this.#fetchPage(after ? this.#requested : { page });
+    return paginate(first, this.#fetchPage, this.#keyOf, page);
   }
 }
 
-/** Items of consecutive pages until `hasMore` is false; skips items a shifting list shows twice. */
+/**
+ * Items of consecutive pages until `hasMore` is false: each next page after the last one's `nextCursor`, or
+ * by number from a server without cursors; skips items a shifting list (pages by number) shows twice.
+ */
 export async function* paginate<T>(
-  firstPage: number,
-  fetchPage: (page: number) => Promise<Page<T>>,
+  first: Promise<Page<T>>,
+  fetchPage: (at: PageAt) => Promise<Page<T>>,
   keyOf: (item: T) => string,
+  firstPage = 1,
 ): AsyncGenerator<T, void, undefined> {
   const seen = new Set<string>();
-  for (let page = firstPage; ; page++) {
-    const { data, pagination } = await fetchPage(page);
+  for (let page = firstPage, next = first; ; page++) {
+    const { data, pagination } = await next;
     for (const item of data) {
       const key = keyOf(item);
       if (seen.has(key)) continue;
@@ -70,6 +84,7 @@ export async function* paginate<T>(
       yield item;
     }
     if (!pagination.hasMore || data.length === 0) return;
+    next = fetchPage(pagination.nextCursor ? { after: pagination.nextCursor } : { page: page + 1 });
   }
 }
 

@@ -51,9 +51,16 @@ export type ServiceInput = Record<string, unknown>;
 export interface Pagination {
   page: number;
   limit: number;
+  /** At least this many when `totalIsLowerBound` (a filtered list counts up to 10 000 rows). */
   total: number;
   totalPages: number;
+  /** Exact: another item follows this page. */
   hasMore: boolean;
+  totalIsLowerBound: boolean;
+  /** `after` for the next page; null on the last. */
+  nextCursor: string | null;
+  /** With `after`: the `after` of the page before, or null when that page is the first. */
+  prevCursor: string | null;
 }
 
 export interface Page<T> {
@@ -319,10 +326,12 @@ export interface CreateNodeParams {
 }
 
 export interface PageParams {
-  /** ≥ 1, default 1. */
+  /** ≥ 1, default 1. With `after`, only labels the page. */
   page?: number;
   /** 1–100, default 20. */
   limit?: number;
+  /** The page after this cursor (a `pagination.nextCursor` of the same list): the same cost at any depth. */
+  after?: string;
 }
 
 export interface LogPageParams {
