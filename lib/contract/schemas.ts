@@ -120,9 +120,12 @@ export const Pagination = z
   .object({
     page: z.number().int(),
     limit: z.number().int(),
-    total: z.number().int().meta({
-      description: `The list's size; when \`totalIsLowerBound\` (a filtered list is counted up to ${limits.listCountCap.toLocaleString("en-US")} rows), at least that many`,
-    }),
+    total: z
+      .number()
+      .int()
+      .meta({
+        description: `The list's size; when \`totalIsLowerBound\` (a filtered list is counted up to ${limits.listCountCap.toLocaleString("en-US")} rows), at least that many`,
+      }),
     totalPages: z.number().int(),
     hasMore: z.boolean().meta({ description: "Exact: another row follows this page" }),
     totalIsLowerBound: z.boolean().meta({
@@ -131,7 +134,9 @@ export const Pagination = z
     nextCursor: z
       .string()
       .nullable()
-      .meta({ description: "`after` for the next page (null on the last): pages by cursor cost the same at any depth" }),
+      .meta({
+        description: "`after` for the next page (null on the last): pages by cursor cost the same at any depth",
+      }),
     prevCursor: z.string().nullable().meta({
       description:
         "Only with `after`: the `after` of the page before this one, or null when that page is the first (read it without `after`)",

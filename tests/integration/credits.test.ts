@@ -122,7 +122,10 @@ describe("history pagination", () => {
 
   it("answers a page past the end with no entries and hasMore false", async () => {
     const past = await history(dev, "?page=9&limit=2");
-    expect(past).toMatchObject({ data: [], pagination: { page: 9, limit: 2, total: 5, totalPages: 3, hasMore: false } });
+    expect(past).toMatchObject({
+      data: [],
+      pagination: { page: 9, limit: 2, total: 5, totalPages: 3, hasMore: false },
+    });
   });
 
   it("accepts the largest limit, 100", async () => {

@@ -71,7 +71,10 @@ describe("GET /api/developers/jobs lists a developer's jobs", () => {
   it("answers a page past the end with no jobs and the same totals", async () => {
     const { status, body } = await listJobs("page=6&limit=5");
     expect(status).toBe(200);
-    expect(body).toMatchObject({ data: [], pagination: { page: 6, limit: 5, total: 24, totalPages: 5, hasMore: false } });
+    expect(body).toMatchObject({
+      data: [],
+      pagination: { page: 6, limit: 5, total: 24, totalPages: 5, hasMore: false },
+    });
   });
 
   it("accepts a limit of 1 and of 100", async () => {
