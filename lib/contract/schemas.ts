@@ -131,12 +131,9 @@ export const Pagination = z
     totalIsLowerBound: z.boolean().meta({
       description: `True when the list holds more than ${limits.listCountCap.toLocaleString("en-US")} rows matching its filters, counted no further: \`total\` is then a lower bound`,
     }),
-    nextCursor: z
-      .string()
-      .nullable()
-      .meta({
-        description: "`after` for the next page (null on the last): pages by cursor cost the same at any depth",
-      }),
+    nextCursor: z.string().nullable().meta({
+      description: "`after` for the next page (null on the last): pages by cursor cost the same at any depth",
+    }),
     prevCursor: z.string().nullable().meta({
       description:
         "Only with `after`: the `after` of the page before this one, or null when that page is the first (read it without `after`)",
