@@ -96,10 +96,11 @@ export async function payForCall(config: X402Config, call: PaidCall): Promise<Pa
   const maxValue = (maxCredits * 10n ** BigInt(decimals)) / config.creditsPerToken;
   const checked = await checkPayment(config, terms, call.payment, BigInt(Math.floor(Date.now() / 1000)), maxValue);
   if ("refusal" in checked) return refused(checked.refusal);
-  const authorization = checked.authorization;
+  const { authorization, signatureProven } = checked;
 
+  // A replay hands out an access token to `from`'s earlier job: only for a signature proven to be `from`'s.
   const replay = () => replayKeyed(authorization, call.idempotencyKey, fingerprint);
-  const earlier = await replay();
+  const earlier = signatureProven ? await replay() : undefined;
   if (earlier) return earlier;
 
   const reservation = {
@@ -115,6 +116,7 @@ export async function payForCall(config: X402Config, call: PaidCall): Promise<Pa
     // Another request holds this authorization: the same keyed request waits for it and replays its answer.
     const holder = await findAuthorization(reservation);
     const isSameRequest =
+      signatureProven &&
       call.idempotencyKey !== undefined &&
       holder?.idempotencyKey === call.idempotencyKey &&
       holder.fingerprint === fingerprint;
@@ -152,6 +154,14 @@ export async function payForCall(config: X402Config, call: PaidCall): Promise<Pa
     }
     await releaseAuthorization(reserved.id, null);
     return fromChain(() => Promise.reject(error));
+  }
+  if (!signatureProven) {
+    // The simulation ran the token's own signature check: now it stands for `from`, replays included.
+    const proven = await replay();
+    if (proven) {
+      await releaseAuthorization(reserved.id, null);
+      return proven;
+    }
   }
 
   const settler = settlerOf(config).address;

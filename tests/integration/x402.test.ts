@@ -338,6 +338,30 @@ describe("one authorization, one job", () => {
     expect((await retry.json()).jobId).toBe((await first.json()).jobId);
     expect(await tokenBalance(payer.address)).toBe(balance);
   });
+  it("an Idempotency-Key replay needs the payer's proven signature: a forged one naming the payer gets no job and no token", async () => {
+    const payer = await chain.newAccount();
+    const required = await offer();
+    const paid = await fetch(
+      executeUrl(),
+      post({ "payment-signature": await officialPayment(payer, required), "idempotency-key": "k-victim" }),
+    );
+    expect(paid.status).toBe(202);
+    // The payer's address is public (its Transfer logs); a signature that is not an EOA's 65 bytes cannot be
+    // recovered here and must be proven by the chain before it can stand for the payer.
+    const attacker = privateKeyToAccount(generatePrivateKey());
+    const forged = await authorization(attacker, required.accepts[0], { from: payer.address });
+    const payload = JSON.parse(Buffer.from(forged, "base64").toString());
+    payload.payload.signature = `0x${"ab".repeat(66)}`;
+    const res = await fetch(
+      executeUrl(),
+      post({ "payment-signature": encodePaymentSignatureHeader(payload), "idempotency-key": "k-victim" }),
+    );
+    expect(res.status).toBe(402);
+    expect(res.headers.get("idempotent-replayed")).toBeNull();
+    const body = await res.json();
+    expect(body.accessToken).toBeUndefined();
+    expect(body.jobId).toBeUndefined();
+  });
 });
 
 describe("refusals: 402 with a fresh offer and PAYMENT-RESPONSE {success: false, errorReason}, nothing moved", () => {
@@ -398,10 +422,16 @@ describe("refusals: 402 with a fresh offer and PAYMENT-RESPONSE {success: false,
   });
 
   it("a malformed payment header is 400 in the error envelope", async () => {
+    const valid = JSON.parse(
+      Buffer.from(await officialPayment(await chain.newAccount(), await offer()), "base64").toString(),
+    );
+    const beyondUint256 = structuredClone(valid);
+    beyondUint256.payload.authorization.validBefore = (2n ** 256n).toString();
     for (const header of [
       "not base64!",
       Buffer.from("{}").toString("base64"),
       Buffer.from('{"x402Version":2}').toString("base64"),
+      encodePaymentSignatureHeader(beyondUint256),
     ]) {
       const res = await fetch(executeUrl(), post({ "payment-signature": header }));
       expect(res.status).toBe(400);

@@ -12,7 +12,10 @@ import type { Authorization } from "./chain";
 import type { Terms } from "./offer";
 
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
-const uint256 = z.string().regex(/^[0-9]{1,78}$/);
+const uint256 = z
+  .string()
+  .regex(/^[0-9]{1,78}$/)
+  .refine((v) => BigInt(v) < 2n ** 256n, "above 2^256 - 1");
 const hex = z.string().regex(/^0x(?:[0-9a-fA-F]{2})+$/);
 const exactPayload = z.object({
   signature: hex,
@@ -102,7 +105,7 @@ export async function checkPayment(
   payment: Payment,
   nowSeconds: bigint,
   maxValue: bigint,
-): Promise<{ refusal: Refusal } | { authorization: Authorization }> {
+): Promise<{ refusal: Refusal } | { authorization: Authorization; signatureProven: boolean }> {
   const a = { ...payment.authorization, to: terms.payTo };
   if (payment.scheme !== "exact" || payment.network !== terms.network)
     return { refusal: refusal("wrong_network", `Pay with the exact scheme on ${terms.network}.`) };
@@ -119,14 +122,17 @@ export async function checkPayment(
     return { refusal: refusal("invalid_amount", "The authorization is for more than an account's credits can hold.") };
   if (a.validAfter > nowSeconds || nowSeconds >= a.validBefore)
     return { refusal: refusal("expired", "The authorization is not valid now (validAfter ≤ now < validBefore).") };
-  if (!(await isSignedBy(config, terms, a)))
+  const signed = await isSignedBy(config, terms, a);
+  if (signed === "wrong")
     return {
       refusal: refusal(
         "invalid_signature",
         `The signature is not ${a.from}'s authorization to pay ${terms.payTo} in ${terms.asset} on ${terms.network}.`,
       ),
     };
-  return { authorization: a };
+  // Not yet proven (a contract wallet's signature): only the simulation proves it, so until then this payment
+  // may not stand for `from` in anything that needs no chain, such as replaying `from`'s keyed calls.
+  return { authorization: a, signatureProven: signed === "proven" };
 }
 
 /**
@@ -134,8 +140,12 @@ export async function checkPayment(
  * signature is recovered here; other signatures (a smart-contract wallet's) are left to the simulation, which
  * runs the token's own check.
  */
-async function isSignedBy(config: X402Config, terms: Terms, a: Authorization): Promise<boolean> {
-  if (size(a.signature) !== 65) return true;
+async function isSignedBy(
+  config: X402Config,
+  terms: Terms,
+  a: Authorization,
+): Promise<"proven" | "wrong" | "left to the chain"> {
+  if (size(a.signature) !== 65) return "left to the chain";
   let signer: Address;
   try {
     signer = await recoverTypedDataAddress({
@@ -153,7 +163,7 @@ async function isSignedBy(config: X402Config, terms: Terms, a: Authorization): P
       signature: a.signature,
     });
   } catch {
-    return false;
+    return "wrong";
   }
-  return signer === a.from;
+  return signer === a.from ? "proven" : "wrong";
 }
