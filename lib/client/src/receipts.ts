@@ -1,10 +1,13 @@
 // Verifying an execution receipt offline (CONTRACT §13): the digests of the job's input and result (SHA-256 of
 // their RFC 8785 form), the receipt's other fields against the job, the EIP-712 signature over the contract's
 // own domain and types (never the ones the receipt carries), and that its signer is one the caller trusts
-// (GET /api/receipts/signers, fetched once and kept). No network call.
+// (GET /api/receipts/signers, fetched once and kept). No network call. The cryptography is audited libraries'
+// (noble's Keccak-256 and secp256k1 recovery) and the server's own RFC 8785 package, never written here.
 import { createHash } from "node:crypto";
+import { secp256k1 } from "@noble/curves/secp256k1.js";
+import { keccak_256 } from "@noble/hashes/sha3.js";
+import canonicalize from "canonicalize";
 import { ExecutionNetworkError } from "./errors.js";
-import { keccak256, recoverAddress } from "./receipt-crypto.js";
 import type { ExecutionJob } from "./types.js";
 
 /** What a receipt states (integers are JSON numbers: all well within 2^53). */
@@ -74,26 +77,15 @@ const fields: [keyof ReceiptMessage, string][] = [
   ["completedAt", "uint64"],
 ];
 
-/** RFC 8785 (JCS): ECMAScript number and string forms, object members sorted by UTF-16 code units. */
-function canonical(value: unknown): string {
-  if (value === null || typeof value !== "object") {
-    if (typeof value === "number" && !Number.isFinite(value)) throw new TypeError("JCS has no form for " + value);
-    return JSON.stringify(value) ?? "null";
-  }
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? "null" : canonical(v))).join(",")}]`;
-  const members = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`);
-  return `{${members.join(",")}}`;
-}
-
 /** SHA-256 of the RFC 8785 form of `value`, as a receipt states it: `0x` and 64 lowercase hex digits. */
 export function receiptDigest(value: unknown): string {
-  return `0x${createHash("sha256").update(canonical(value)).digest("hex")}`;
+  // No JSON form (undefined) digests as null, as before.
+  return `0x${createHash("sha256")
+    .update(canonicalize(value) ?? "null")
+    .digest("hex")}`;
 }
 
-const keccak = (...parts: Uint8Array[]) => keccak256(Buffer.concat(parts));
+const keccak = (...parts: Uint8Array[]) => keccak_256(Buffer.concat(parts));
 const utf8 = (text: string) => Buffer.from(text, "utf8");
 const hexBytes = (hex: string, length: number) => {
   if (!new RegExp(`^0x[0-9a-fA-F]{${length * 2}}$`).test(hex)) throw new TypeError(`not ${length} bytes of hex`);
@@ -130,6 +122,25 @@ const domainSeparator = keccak(
 function typedDataDigest(message: ReceiptMessage): Uint8Array {
   const struct = keccak(keccak(utf8(structType)), ...fields.map(([name, type]) => encodeField(type, message[name])));
   return keccak(Uint8Array.of(0x19, 0x01), domainSeparator, struct);
+}
+
+/**
+ * The address that made `signature` (65 bytes r‖s‖v, v 27/28 or 0/1) over the 32-byte `digest`, lowercase;
+ * null when the signature is malformed or recovers no point.
+ */
+function recoverAddress(digest: Uint8Array, signature: Uint8Array): string | null {
+  const v = signature[64]! >= 27 ? signature[64]! - 27 : signature[64]!;
+  if (v !== 0 && v !== 1) return null;
+  try {
+    const publicKey = secp256k1.Signature.fromCompact(signature.subarray(0, 64))
+      .addRecoveryBit(v)
+      .recoverPublicKey(digest)
+      .toRawBytes(false);
+    // The address: the last 20 bytes of the Keccak-256 of the uncompressed key without its 0x04 prefix.
+    return `0x${Buffer.from(keccak(publicKey.subarray(1)).subarray(12)).toString("hex")}`;
+  } catch {
+    return null;
+  }
 }
 
 const millis = (iso: string | null) => (iso === null ? null : Date.parse(iso));
