@@ -277,6 +277,7 @@ describe("the README", () => {
   it("has examples that run against the real server", async () => {
     const repo = path.resolve(__dirname, "../..");
     const readme = await readFile(path.join(repo, "lib/client/README.md"), "utf8");
+    // Every `ts` block runs; one that needs what a test server lacks (a funded wallet) is fenced `ts no-run`.
     const examples = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1] ?? "");
     const dir = await mkdtemp(path.join(tmpdir(), "en-client-readme-"));
     try {
@@ -305,6 +306,7 @@ describe("the README", () => {
         outputs.push(stdout);
       }
       expect(outputs.join("\n")).toContain("submitted");
+      expect(outputs.join("\n")).toContain("receipt verified");
       expect(outputs.some((o) => o.trim() === "true")).toBe(true); // the idempotent replay returned the same job
     } finally {
       await rm(dir, { recursive: true, force: true });
