@@ -27,8 +27,13 @@ test("a developer adds a node, starts it with the shown command, and runs a job 
     await dialog.getByRole("button", { name: "Add node" }).click();
     const added = page.getByRole("dialog", { name: "Node added" });
     await expect(added.getByRole("textbox", { name: "Node token" })).toHaveValue(/^node_[A-Za-z0-9_-]{43}$/);
-    command = (await added.getByLabel("Start command", { exact: true }).textContent()) ?? "";
-    expect(command).toMatch(/^npm run node -- --url http:\/\/127\.0\.0\.1:\d+ --token node_\S+ --services \S+/);
+    // On any machine: the published package (CONTRACT §14); in this checkout, the npm script with the same flags.
+    const anywhere = (await added.getByLabel("Start command", { exact: true }).textContent()) ?? "";
+    expect(anywhere).toMatch(
+      /^npx @execution-network\/node --url http:\/\/127\.0\.0\.1:\d+ --token node_\S+ --services \S+/,
+    );
+    command = (await added.getByLabel("Start command in a checkout", { exact: true }).textContent()) ?? "";
+    expect(command).toBe(anywhere.replace("npx @execution-network/node", "npm run node --"));
     await added.getByRole("button", { name: "Done" }).click();
     await expect(page.getByRole("table", { name: "Your nodes" }).getByRole("row", { name: /my-laptop/ })).toContainText(
       "Pending",

@@ -58,8 +58,3 @@ export function useRevokeNode() {
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: nodeKeys.all }),
   });
 }
-
-/** The exact command that starts a node with `token` against this deployment, for the services it was added for. */
-export function nodeStartCommand(apiUrl: string, token: string, node: Pick<Node, "serviceIds" | "concurrency">) {
-  return `npm run node -- --url ${apiUrl} --token ${token} --services ${node.serviceIds.join(",")} --concurrency ${node.concurrency}`;
-}

@@ -1,25 +1,18 @@
 "use client";
 
 // Revoking an API key, asked for in a dialog: requests with it fail from then on.
-import { Trash2Icon } from "lucide-react";
 import { useRevokeApiKey } from "@/components/data/api-keys";
 import type { ApiKey } from "@/components/data/types";
 import { keyPreview } from "@/components/dashboard/format";
-import { ErrorState } from "@/components/dashboard/states";
-import { Button } from "@/components/ui/button";
-import { ConfirmActionDialog } from "@/components/ui/confirm-action-dialog";
+import { ConfirmDialog, DangerButton } from "@/components/resource/confirm-dialog";
 
 export function RevokeKeyDialog({ apiKey }: { apiKey: ApiKey }) {
   // The row turns Revoked at once; the list refreshes behind it.
   const revoke = useRevokeApiKey(apiKey.keyId);
 
   return (
-    <ConfirmActionDialog
-      trigger={
-        <Button variant="ghost" size="sm" className="text-destructive hover:bg-destructive/10 hover:text-destructive">
-          <Trash2Icon /> Revoke
-        </Button>
-      }
+    <ConfirmDialog
+      trigger={<DangerButton>Revoke</DangerButton>}
       title={<>Revoke “{apiKey.name}”?</>}
       description={
         <>
@@ -29,7 +22,7 @@ export function RevokeKeyDialog({ apiKey }: { apiKey: ApiKey }) {
       }
       confirmLabel="Revoke key"
       onConfirm={() => revoke.mutateAsync()}
-      renderError={(error) => <ErrorState title="Could not revoke the key" error={error} />}
+      errorTitle="Could not revoke the key"
     />
   );
 }

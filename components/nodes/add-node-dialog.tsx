@@ -2,55 +2,35 @@
 
 // Adding a node: its name, region and services; the answer's token is shown once with the start command.
 import * as React from "react";
-import { Loader2Icon, PlusIcon } from "lucide-react";
+import { PlusIcon } from "lucide-react";
 import { useAddNode } from "@/components/data/nodes";
 import type { ExecutionService } from "@/components/data/types";
-import { ErrorState } from "@/components/dashboard/states";
+import { ChoiceList } from "@/components/resource/choice-list";
+import { DoneFooter, ResourceDialog, ResourceDialogHeader, ResourceForm } from "@/components/resource/resource-dialog";
 import { Button } from "@/components/ui/button";
-import { Checkbox } from "@/components/ui/checkbox";
-import {
-  Dialog,
-  DialogContent,
-  DialogDescription,
-  DialogFooter,
-  DialogHeader,
-  DialogTitle,
-  DialogTrigger,
-} from "@/components/ui/dialog";
-import { Input } from "@/components/ui/input";
-import { Label } from "@/components/ui/label";
-import { useSecretCloseGuard } from "@/components/ui/secret-reveal";
+import { TextField } from "@/components/ui/text-field";
 import { NodeTokenReveal } from "./node-token-reveal";
 
 type ServiceChoice = Pick<ExecutionService, "serviceId" | "name" | "status">;
 
-export function AddNodeDialog({ services }: { services: ServiceChoice[] }) {
+export function AddNodeDialog({ services, origin }: { services: ServiceChoice[]; origin: string }) {
   const addNode = useAddNode();
   const offline = services.filter((s) => s.status === "active").map((s) => s.serviceId);
-  const [open, setOpen] = React.useState(false);
   const [name, setName] = React.useState("");
   const [region, setRegion] = React.useState("");
   const [selected, setSelected] = React.useState<string[]>(offline);
   const [formError, setFormError] = React.useState<string | null>(null);
   const added = addNode.data ?? null;
-  const guard = useSecretCloseGuard({ what: "node token", close: () => openChange(false) });
 
-  function openChange(next: boolean) {
-    // Closing mid-request would drop the token the answer carries.
-    if (addNode.isPending) return;
-    setOpen(next);
-    if (!next) {
-      guard.reset();
-      addNode.reset();
-      setName("");
-      setRegion("");
-      setSelected(offline);
-      setFormError(null);
-    }
+  function forget() {
+    addNode.reset();
+    setName("");
+    setRegion("");
+    setSelected(offline);
+    setFormError(null);
   }
 
-  function submit(event: React.FormEvent) {
-    event.preventDefault();
+  function submit() {
     addNode.reset();
     const trimmed = name.trim();
     if (!trimmed) return setFormError("Give the node a name, e.g. the machine it runs on.");
@@ -61,93 +41,69 @@ export function AddNodeDialog({ services }: { services: ServiceChoice[] }) {
     addNode.mutate({ name: trimmed, serviceIds: selected, ...(region.trim() ? { region: region.trim() } : {}) });
   }
 
-  const toggle = (serviceId: string, checked: boolean) =>
-    setSelected((s) =>
-      checked
-        ? services.map((x) => x.serviceId).filter((id) => id === serviceId || s.includes(id))
-        : s.filter((id) => id !== serviceId),
-    );
-
   return (
-    <Dialog open={open} onOpenChange={openChange}>
-      <DialogTrigger asChild>
+    <ResourceDialog
+      trigger={
         <Button>
           <PlusIcon /> Add node
         </Button>
-      </DialogTrigger>
-      <DialogContent
-        onInteractOutside={(e) => added && e.preventDefault()}
-        onEscapeKeyDown={(e) => added && guard.onEscapeKeyDown(e)}
-      >
-        {guard.confirmation}
-        {added ? (
-          <>
-            <DialogHeader>
-              <DialogTitle>Node added</DialogTitle>
-              <DialogDescription>
+      }
+      secret={added?.token ?? null}
+      secretName="node token"
+      isBusy={addNode.isPending}
+      onClosed={forget}
+      className="sm:max-w-xl"
+    >
+      {added ? (
+        <>
+          <ResourceDialogHeader
+            title="Node added"
+            description={
+              <>
                 <span className="font-medium text-foreground">{added.name}</span> runs {added.serviceIds.join(", ")},
                 and only your jobs.
-              </DialogDescription>
-            </DialogHeader>
-            <NodeTokenReveal node={added} onCopy={guard.onCopy} />
-            <DialogFooter>
-              <Button onClick={() => openChange(false)}>Done</Button>
-            </DialogFooter>
-          </>
-        ) : (
-          <form onSubmit={submit} noValidate className="grid gap-5">
-            <DialogHeader>
-              <DialogTitle>Add a node</DialogTitle>
-              <DialogDescription>
-                A machine of yours that runs your jobs: those you place on your own nodes, and any others it takes
-                first.
-              </DialogDescription>
-            </DialogHeader>
-            <div className="grid gap-2">
-              <Label htmlFor="node-name">Name</Label>
-              <Input
-                id="node-name"
-                value={name}
-                onChange={(e) => setName(e.target.value)}
-                maxLength={80}
-                placeholder="gpu-box-1"
-              />
-            </div>
-            <div className="grid gap-2">
-              <Label htmlFor="node-region">Region</Label>
-              <Input
-                id="node-region"
-                value={region}
-                onChange={(e) => setRegion(e.target.value)}
-                maxLength={40}
-                placeholder="local"
-              />
-            </div>
-            <fieldset className="grid gap-2">
-              <legend className="mb-2 text-sm font-medium">Services</legend>
-              {services.map((service) => (
-                <div key={service.serviceId} className="flex items-center gap-2">
-                  <Checkbox
-                    id={`node-service-${service.serviceId}`}
-                    checked={selected.includes(service.serviceId)}
-                    onCheckedChange={(checked) => toggle(service.serviceId, checked === true)}
-                  />
-                  <Label htmlFor={`node-service-${service.serviceId}`} className="font-mono text-xs font-normal">
-                    {service.serviceId}
-                  </Label>
-                </div>
-              ))}
-            </fieldset>
-            {formError && <p className="text-sm text-destructive">{formError}</p>}
-            {addNode.isError && <ErrorState title="Could not add the node" error={addNode.error} />}
-            <DialogFooter>
-              <Button type="submit" disabled={addNode.isPending}>
-                {addNode.isPending && <Loader2Icon className="animate-spin" />} Add node
-              </Button>
-            </DialogFooter>
-          </form>
-        )}
-      </DialogContent>
-    </Dialog>
+              </>
+            }
+          />
+          <NodeTokenReveal node={added} origin={origin} />
+          <DoneFooter />
+        </>
+      ) : (
+        <ResourceForm
+          title="Add a node"
+          description="A machine of yours that runs your jobs: those you place on your own nodes, and any others it takes first."
+          onSubmit={submit}
+          submitLabel="Add node"
+          formError={formError}
+          requestError={addNode.error}
+          errorTitle="Could not add the node"
+          isPending={addNode.isPending}
+        >
+          <TextField
+            id="node-name"
+            label="Name"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            maxLength={80}
+            placeholder="gpu-box-1"
+          />
+          <TextField
+            id="node-region"
+            label="Region"
+            value={region}
+            onChange={(e) => setRegion(e.target.value)}
+            maxLength={40}
+            placeholder="local"
+          />
+          <ChoiceList
+            legend="Services"
+            idPrefix="node-service"
+            options={services.map((s) => ({ value: s.serviceId, description: s.name }))}
+            selected={selected}
+            onChange={setSelected}
+          />
+        </ResourceForm>
+      )}
+    </ResourceDialog>
   );
 }

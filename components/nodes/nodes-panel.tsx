@@ -7,11 +7,12 @@ import { useNodesOverview } from "@/components/data/nodes";
 import { useProfile } from "@/components/data/profile";
 import type { ExecutionService, NetworkNode, NodesOverview, OwnNodeActivity } from "@/components/data/types";
 import { formatDateTime, formatNumber } from "@/components/dashboard/format";
-import { EmptyState, ErrorState } from "@/components/dashboard/states";
 import { ProfileRequired } from "@/components/profile/profile-required";
+import { ActionsCell, ActionsHead, ResourceList, ResourceTable } from "@/components/resource/resource-list";
 import { CodeBadges } from "@/components/ui/badge";
-import { Card } from "@/components/ui/card";
-import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+import { CommandBlock } from "@/components/ui/command-block";
+import { TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+import { nodeStartParts } from "@/lib/contract/node-command";
 import { AddNodeDialog } from "./add-node-dialog";
 import { NodeStateBadge } from "./node-state-badge";
 import { RevokeNodeDialog } from "./revoke-node-dialog";
@@ -19,148 +20,147 @@ import { RotateNodeDialog } from "./rotate-node-dialog";
 
 const formatMs = (ms: number) => (ms < 1000 ? `${formatNumber(ms)} ms` : `${(ms / 1000).toFixed(1)} s`);
 
-function Capacity({ node }: { node: Pick<NetworkNode, "runningJobs" | "concurrency"> }) {
+/** What every node's row shows, whoever owns it: its state, its services and how busy it is. */
+function NodeCells({ node }: { node: Pick<NetworkNode, "state" | "serviceIds" | "runningJobs" | "concurrency"> }) {
   return (
-    <span className="tabular-nums">
-      {node.runningJobs} / {node.concurrency}
-    </span>
+    <>
+      <TableCell>
+        <NodeStateBadge state={node.state} />
+      </TableCell>
+      <TableCell>
+        <CodeBadges values={node.serviceIds} />
+      </TableCell>
+      <TableCell>
+        <span className="tabular-nums">
+          {node.runningJobs} / {node.concurrency}
+        </span>
+      </TableCell>
+    </>
   );
 }
 
-function OwnNodesTable({ nodes }: { nodes: OwnNodeActivity[] }) {
+function OwnNodesTable({ nodes, origin }: { nodes: OwnNodeActivity[]; origin: string }) {
   return (
-    <Card className="py-0">
-      <Table stackOnPhone aria-label="Your nodes">
-        <TableHeader>
-          <TableRow className="hover:bg-transparent">
-            <TableHead>Name</TableHead>
-            <TableHead>State</TableHead>
-            <TableHead>Services</TableHead>
-            <TableHead>Running</TableHead>
-            <TableHead>Last 24 h</TableHead>
-            <TableHead>Median run</TableHead>
-            <TableHead>Last heartbeat</TableHead>
-            <TableHead className="text-right">
-              <span className="sr-only">Actions</span>
-            </TableHead>
+    <ResourceTable label="Your nodes">
+      <TableHeader>
+        <TableRow className="hover:bg-transparent">
+          <TableHead>Name</TableHead>
+          <TableHead>State</TableHead>
+          <TableHead>Services</TableHead>
+          <TableHead>Running</TableHead>
+          <TableHead>Last 24 h</TableHead>
+          <TableHead>Median run</TableHead>
+          <TableHead>Last heartbeat</TableHead>
+          <ActionsHead />
+        </TableRow>
+      </TableHeader>
+      <TableBody>
+        {nodes.map((node) => (
+          <TableRow key={node.nodeId} className={node.revokedAt ? "text-muted-foreground" : undefined}>
+            <TableCell className="font-medium max-md:basis-full">
+              {node.name}
+              <p className="text-xs font-normal text-muted-foreground">{node.region}</p>
+            </TableCell>
+            <NodeCells node={node} />
+            <TableCell className="whitespace-nowrap tabular-nums">
+              {node.completedLast24h} completed · {node.failedLast24h} failed
+            </TableCell>
+            <TableCell className="text-xs">
+              {node.medianRunMsByService.length === 0
+                ? "—"
+                : node.medianRunMsByService.map((s) => (
+                    <div key={s.serviceId}>
+                      <span className="font-mono">{s.serviceId}</span> {formatMs(s.medianRunMs)}
+                    </div>
+                  ))}
+            </TableCell>
+            <TableCell className="whitespace-nowrap">{formatDateTime(node.lastHeartbeatAt, "Never")}</TableCell>
+            <ActionsCell>
+              {!node.revokedAt && (
+                <>
+                  <RotateNodeDialog node={node} origin={origin} />
+                  <RevokeNodeDialog node={node} />
+                </>
+              )}
+            </ActionsCell>
           </TableRow>
-        </TableHeader>
-        <TableBody>
-          {nodes.map((node) => (
-            <TableRow key={node.nodeId} className={node.revokedAt ? "text-muted-foreground" : undefined}>
-              <TableCell className="font-medium max-md:basis-full">
-                {node.name}
-                <p className="text-xs font-normal text-muted-foreground">{node.region}</p>
-              </TableCell>
-              <TableCell>
-                <NodeStateBadge state={node.state} />
-              </TableCell>
-              <TableCell>
-                <CodeBadges values={node.serviceIds} />
-              </TableCell>
-              <TableCell>
-                <Capacity node={node} />
-              </TableCell>
-              <TableCell className="whitespace-nowrap tabular-nums">
-                {node.completedLast24h} completed · {node.failedLast24h} failed
-              </TableCell>
-              <TableCell className="text-xs">
-                {node.medianRunMsByService.length === 0
-                  ? "—"
-                  : node.medianRunMsByService.map((s) => (
-                      <div key={s.serviceId}>
-                        <span className="font-mono">{s.serviceId}</span> {formatMs(s.medianRunMs)}
-                      </div>
-                    ))}
-              </TableCell>
-              <TableCell className="whitespace-nowrap">{formatDateTime(node.lastHeartbeatAt, "Never")}</TableCell>
-              <TableCell className="max-md:basis-full">
-                {!node.revokedAt && (
-                  <div className="flex gap-1 md:justify-end">
-                    <RotateNodeDialog node={node} />
-                    <RevokeNodeDialog node={node} />
-                  </div>
-                )}
-              </TableCell>
-            </TableRow>
-          ))}
-        </TableBody>
-      </Table>
-    </Card>
+        ))}
+      </TableBody>
+    </ResourceTable>
   );
 }
 
 function NetworkNodesTable({ nodes }: { nodes: NetworkNode[] }) {
   return (
-    <Card className="py-0">
-      <Table stackOnPhone aria-label="Network nodes">
-        <TableHeader>
-          <TableRow className="hover:bg-transparent">
-            <TableHead>Name</TableHead>
-            <TableHead>Region</TableHead>
-            <TableHead>State</TableHead>
-            <TableHead>Services</TableHead>
-            <TableHead>Capacity in use</TableHead>
-            <TableHead>Last heartbeat</TableHead>
+    <ResourceTable label="Network nodes">
+      <TableHeader>
+        <TableRow className="hover:bg-transparent">
+          <TableHead>Name</TableHead>
+          <TableHead>Region</TableHead>
+          <TableHead>State</TableHead>
+          <TableHead>Services</TableHead>
+          <TableHead>Capacity in use</TableHead>
+          <TableHead>Last heartbeat</TableHead>
+        </TableRow>
+      </TableHeader>
+      <TableBody>
+        {nodes.map((node) => (
+          <TableRow key={node.nodeId}>
+            <TableCell className="font-medium">{node.name}</TableCell>
+            <TableCell>{node.region}</TableCell>
+            <NodeCells node={node} />
+            <TableCell className="whitespace-nowrap">{formatDateTime(node.lastHeartbeatAt, "Never")}</TableCell>
           </TableRow>
-        </TableHeader>
-        <TableBody>
-          {nodes.map((node) => (
-            <TableRow key={node.nodeId}>
-              <TableCell className="font-medium">{node.name}</TableCell>
-              <TableCell>{node.region}</TableCell>
-              <TableCell>
-                <NodeStateBadge state={node.state} />
-              </TableCell>
-              <TableCell>
-                <CodeBadges values={node.serviceIds} />
-              </TableCell>
-              <TableCell>
-                <Capacity node={node} />
-              </TableCell>
-              <TableCell className="whitespace-nowrap">{formatDateTime(node.lastHeartbeatAt, "Never")}</TableCell>
-            </TableRow>
-          ))}
-        </TableBody>
-      </Table>
-    </Card>
+        ))}
+      </TableBody>
+    </ResourceTable>
   );
 }
 
 export function NodesPanel({
   initial,
   services,
+  origin,
   suggestedProfileName,
 }: {
   initial: NodesOverview;
   services: Pick<ExecutionService, "serviceId" | "name" | "status">[];
+  /** The deployment's address, which a node is started against. */
+  origin: string;
   suggestedProfileName: string;
 }) {
   const hasProfile = useProfile().data != null;
   const overview = useNodesOverview(initial);
   if (!hasProfile) return <ProfileRequired what="Nodes" suggestedName={suggestedProfileName} />;
-  if (overview.isError && !overview.data)
-    return <ErrorState title="Could not load the nodes" error={overview.error} onRetry={() => overview.refetch()} />;
   const { own, network } = overview.data ?? initial;
   return (
     <div className="flex flex-col gap-8">
-      <section aria-labelledby="own-nodes" className="flex flex-col gap-4">
-        <div className="flex items-center justify-between gap-4">
-          <h2 id="own-nodes" className="text-base font-semibold">
-            Your nodes
-          </h2>
-          <AddNodeDialog services={services} />
-        </div>
-        {own.length === 0 ? (
-          <EmptyState
-            icon={ServerIcon}
-            title="No nodes of your own yet"
-            description="Add a machine of yours and run your jobs on it: it takes only your jobs, and jobs on it cost less."
-          />
-        ) : (
-          <OwnNodesTable nodes={own} />
-        )}
-      </section>
+      <ResourceList
+        title="Your nodes"
+        action={<AddNodeDialog services={services} origin={origin} />}
+        notice={
+          <div className="grid gap-2 text-sm text-muted-foreground">
+            <p>A node runs on any machine with Node.js. Add one here for its token, then start it with:</p>
+            <CommandBlock
+              parts={nodeStartParts({ url: origin, token: "node_…" })}
+              label="Node start command"
+              copyLabel="Copy node start command"
+            />
+          </div>
+        }
+        items={own}
+        error={overview.error}
+        onRetry={() => overview.refetch()}
+        errorTitle="Could not load the nodes"
+        empty={{
+          icon: ServerIcon,
+          title: "No nodes of your own yet",
+          description:
+            "Add a machine of yours and run your jobs on it: it takes only your jobs, and jobs on it cost less.",
+        }}
+      >
+        {(nodes) => <OwnNodesTable nodes={nodes} origin={origin} />}
+      </ResourceList>
       <section aria-labelledby="network-nodes" className="flex flex-col gap-4">
         <h2 id="network-nodes" className="text-base font-semibold">
           The network&apos;s nodes

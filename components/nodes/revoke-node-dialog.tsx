@@ -1,32 +1,26 @@
 "use client";
 
 // Revoking a node, asked for in a dialog: its token fails at once and its running jobs go to other nodes.
-import { Trash2Icon } from "lucide-react";
 import { useRevokeNode } from "@/components/data/nodes";
 import type { Node } from "@/components/data/types";
-import { ErrorState } from "@/components/dashboard/states";
-import { Button } from "@/components/ui/button";
-import { ConfirmActionDialog } from "@/components/ui/confirm-action-dialog";
+import { ConfirmDialog, DangerButton } from "@/components/resource/confirm-dialog";
+
+function runningNow(jobs: number): string {
+  if (jobs === 0) return "It is running no job now.";
+  if (jobs === 1) return "The job it is running now is routed again as a new attempt, not charged again.";
+  return `The ${jobs} jobs it is running now are routed again as new attempts, not charged again.`;
+}
 
 export function RevokeNodeDialog({ node }: { node: Node }) {
   const revoke = useRevokeNode();
   return (
-    <ConfirmActionDialog
-      trigger={
-        <Button variant="ghost" size="sm" className="text-destructive hover:bg-destructive/10 hover:text-destructive">
-          <Trash2Icon /> Revoke
-        </Button>
-      }
+    <ConfirmDialog
+      trigger={<DangerButton>Revoke</DangerButton>}
       title={<>Revoke “{node.name}”?</>}
-      description={
-        <>
-          Its token stops working at once. The {node.runningJobs === 1 ? "job" : "jobs"} it is running now (
-          {node.runningJobs}) are routed again as a new attempt, not charged again. This cannot be undone.
-        </>
-      }
+      description={<>Its token stops working at once. {runningNow(node.runningJobs)} This cannot be undone.</>}
       confirmLabel="Revoke node"
       onConfirm={() => revoke.mutateAsync(node.nodeId)}
-      renderError={(error) => <ErrorState title="Could not revoke the node" error={error} />}
+      errorTitle="Could not revoke the node"
     />
   );
 }

@@ -1,9 +1,7 @@
 "use client";
 
 // Deleting a webhook endpoint, asked for in a dialog: it drops the endpoint's pending deliveries for good.
-import { ErrorState } from "@/components/dashboard/states";
-import { Button } from "@/components/ui/button";
-import { ConfirmActionDialog } from "@/components/ui/confirm-action-dialog";
+import { ConfirmDialog, DangerButton } from "@/components/resource/confirm-dialog";
 import type { WebhookEndpoint } from "@/components/data/types";
 import { useDeleteWebhookEndpoint } from "@/components/data/webhooks";
 
@@ -12,12 +10,8 @@ export function DeleteEndpointDialog({ endpoint, disabled }: { endpoint: Webhook
   const remove = useDeleteWebhookEndpoint(endpoint.endpointId);
 
   return (
-    <ConfirmActionDialog
-      trigger={
-        <Button size="sm" variant="outline" disabled={disabled}>
-          Delete
-        </Button>
-      }
+    <ConfirmDialog
+      trigger={<DangerButton disabled={disabled}>Delete</DangerButton>}
       title="Delete webhook endpoint"
       description={
         <>
@@ -27,7 +21,7 @@ export function DeleteEndpointDialog({ endpoint, disabled }: { endpoint: Webhook
       }
       confirmLabel="Delete endpoint"
       onConfirm={() => remove.mutateAsync()}
-      renderError={(error) => <ErrorState title="Could not delete the endpoint" error={error} />}
+      errorTitle="Could not delete the endpoint"
     />
   );
 }

@@ -5,30 +5,23 @@
 // Redeliver. A secret is shown once, in the dialog that received it.
 import type { PageLink } from "@/components/dashboard/page-links";
 import * as React from "react";
-import { ListIcon, Loader2Icon, PlusIcon, WebhookIcon } from "lucide-react";
+import { ListIcon, PlusIcon, WebhookIcon } from "lucide-react";
 import { useProfile } from "@/components/data/profile";
 import { formatDate } from "@/components/dashboard/format";
 import { Pager } from "@/components/dashboard/pager";
 import { ProblemAlert } from "@/components/dashboard/problem-alert";
-import { EmptyState, ErrorState } from "@/components/dashboard/states";
+import { ErrorState } from "@/components/dashboard/states";
 import { ProfileRequired } from "@/components/profile/profile-required";
+import { ChoiceList } from "@/components/resource/choice-list";
+import { DoneFooter, ResourceDialog, ResourceDialogHeader, ResourceForm } from "@/components/resource/resource-dialog";
+import { ActionsCell, ActionsHead, ResourceList, ResourceTable } from "@/components/resource/resource-list";
+import { SecretShownOnce } from "@/components/resource/secret-shown-once";
 import { Badge, CodeBadges } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
-import { Checkbox } from "@/components/ui/checkbox";
-import {
-  Dialog,
-  DialogContent,
-  DialogDescription,
-  DialogFooter,
-  DialogHeader,
-  DialogTitle,
-} from "@/components/ui/dialog";
-import { Input } from "@/components/ui/input";
-import { Label } from "@/components/ui/label";
-import { SecretReveal } from "@/components/ui/secret-reveal";
+import { TextField } from "@/components/ui/text-field";
 import { Skeleton } from "@/components/ui/skeleton";
-import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+import { TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { webhookEventTypes } from "@/lib/contract/vocabulary";
 import { DeleteEndpointDialog } from "./delete-endpoint-dialog";
 import { DeliveriesTable } from "./deliveries-table";
@@ -57,134 +50,129 @@ const eventDescriptions: Record<WebhookEventType, string> = {
   "credits.low": "The balance fell below your low-balance threshold (set on your profile)",
 };
 
-function SecretDialog({ endpoint, onClose }: { endpoint: WebhookEndpointWithSecret | null; onClose: () => void }) {
+const defaultEvents: WebhookEventType[] = ["job.completed", "job.failed"];
+const eventChoices = webhookEventTypes
+  .filter((t) => t !== "webhook.test")
+  .map((type) => ({ value: type, description: eventDescriptions[type] }));
+
+/** An endpoint's signing secret, the one time the API returns it (added, or rotated). */
+function SigningSecret({ endpoint }: { endpoint: WebhookEndpointWithSecret }) {
   return (
-    <Dialog open={endpoint !== null} onOpenChange={(open) => !open && onClose()}>
-      <DialogContent onInteractOutside={(e) => e.preventDefault()}>
-        <DialogHeader>
-          <DialogTitle>Signing secret</DialogTitle>
-          <DialogDescription>
-            For {endpoint?.url}. Verify every delivery with it (verifyWebhook in @execution-network/client).
-          </DialogDescription>
-        </DialogHeader>
-        {endpoint && (
-          <SecretReveal
-            id="webhook-secret"
-            label="Webhook signing secret"
-            copyLabel="Copy signing secret"
-            secret={endpoint.secret}
-          >
-            After a rotation the previous secret keeps signing for 24 hours, so receivers can switch over.
-          </SecretReveal>
-        )}
-        <DialogFooter>
-          <Button onClick={onClose}>Done</Button>
-        </DialogFooter>
-      </DialogContent>
-    </Dialog>
+    <>
+      <ResourceDialogHeader
+        title="Signing secret"
+        description={
+          <>
+            For <span className="break-all">{endpoint.url}</span>. Verify every delivery with it (verifyWebhook in
+            @execution-network/client).
+          </>
+        }
+      />
+      <SecretShownOnce
+        id="webhook-secret"
+        label="Webhook signing secret"
+        copyLabel="Copy signing secret"
+        secret={endpoint.secret}
+      >
+        After a rotation the previous secret keeps signing for 24 hours, so receivers can switch over.
+      </SecretShownOnce>
+      <DoneFooter />
+    </>
+  );
+}
+
+/** A rotated secret, in a dialog of its own (Rotate secret is a row action). */
+function RotatedSecretDialog({
+  endpoint,
+  onClose,
+}: {
+  endpoint: WebhookEndpointWithSecret | null;
+  onClose: () => void;
+}) {
+  return (
+    <ResourceDialog
+      open={endpoint !== null}
+      onOpenChange={(open) => !open && onClose()}
+      secret={endpoint?.secret ?? null}
+      secretName="signing secret"
+    >
+      {endpoint && <SigningSecret endpoint={endpoint} />}
+    </ResourceDialog>
   );
 }
 
 function AddEndpointDialog({ onCreated }: { onCreated: (endpoint: WebhookEndpointWithSecret) => void }) {
-  const [open, setOpen] = React.useState(false);
   const [url, setUrl] = React.useState("");
-  const [events, setEvents] = React.useState<WebhookEventType[]>(["job.completed", "job.failed"]);
+  const [events, setEvents] = React.useState<WebhookEventType[]>(defaultEvents);
   const [description, setDescription] = React.useState("");
+  const [formError, setFormError] = React.useState<string | null>(null);
   const create = useCreateWebhookEndpoint();
+  const created = create.data ?? null;
 
-  function submit(event: React.FormEvent) {
-    event.preventDefault();
+  function forget() {
+    create.reset();
+    setUrl("");
+    setEvents(defaultEvents);
+    setDescription("");
+    setFormError(null);
+  }
+
+  function submit() {
+    create.reset();
+    if (!url.trim()) return setFormError("Enter the URL we should send events to.");
+    setFormError(null);
     create.mutate(
       { url: url.trim(), events, ...(description.trim() ? { description: description.trim() } : {}) },
-      {
-        onSuccess: (created) => {
-          setOpen(false);
-          setUrl("");
-          setDescription("");
-          onCreated(created);
-        },
-      },
+      { onSuccess: onCreated },
     );
   }
 
   return (
-    <>
-      <Button onClick={() => setOpen(true)}>
-        <PlusIcon /> Add endpoint
-      </Button>
-      <Dialog
-        open={open}
-        onOpenChange={(next) => {
-          setOpen(next);
-          if (!next && !create.isPending) create.reset();
-        }}
-      >
-        <DialogContent>
-          <form onSubmit={submit} className="grid gap-5">
-            <DialogHeader>
-              <DialogTitle>Add a webhook endpoint</DialogTitle>
-              <DialogDescription>
-                We POST signed events to this https URL and retry for 24 hours until it answers 2xx.
-              </DialogDescription>
-            </DialogHeader>
-            <div className="grid gap-2">
-              <Label htmlFor="webhook-url">Endpoint URL</Label>
-              <Input
-                id="webhook-url"
-                type="url"
-                required
-                value={url}
-                onChange={(e) => setUrl(e.target.value)}
-                placeholder="https://example.com/webhooks"
-                autoFocus
-              />
-            </div>
-            <fieldset className="grid gap-3">
-              <legend className="mb-2 text-sm font-medium">Events</legend>
-              {webhookEventTypes
-                .filter((t) => t !== "webhook.test")
-                .map((type) => (
-                  <div key={type} className="flex items-start gap-3">
-                    <Checkbox
-                      id={`event-${type}`}
-                      checked={events.includes(type)}
-                      onCheckedChange={(checked) =>
-                        setEvents((e) => (checked === true ? [...e, type] : e.filter((x) => x !== type)))
-                      }
-                      className="mt-0.5"
-                    />
-                    <div className="grid gap-0.5">
-                      <Label htmlFor={`event-${type}`} className="font-mono text-xs">
-                        {type}
-                      </Label>
-                      <p className="text-xs text-muted-foreground">{eventDescriptions[type]}</p>
-                    </div>
-                  </div>
-                ))}
-            </fieldset>
-            <div className="grid gap-2">
-              <Label htmlFor="webhook-description">Description (optional)</Label>
-              <Input
-                id="webhook-description"
-                value={description}
-                maxLength={200}
-                onChange={(e) => setDescription(e.target.value)}
-              />
-            </div>
-            {create.isError && <ErrorState title="Could not add the endpoint" error={create.error} />}
-            <DialogFooter>
-              <Button type="button" variant="outline" onClick={() => setOpen(false)} disabled={create.isPending}>
-                Cancel
-              </Button>
-              <Button type="submit" disabled={create.isPending || events.length === 0}>
-                {create.isPending && <Loader2Icon className="animate-spin" />}
-                Add endpoint
-              </Button>
-            </DialogFooter>
-          </form>
-        </DialogContent>
-      </Dialog>
-    </>
+    <ResourceDialog
+      trigger={
+        <Button>
+          <PlusIcon /> Add endpoint
+        </Button>
+      }
+      secret={created?.secret ?? null}
+      secretName="signing secret"
+      isBusy={create.isPending}
+      onClosed={forget}
+    >
+      {created ? (
+        <SigningSecret endpoint={created} />
+      ) : (
+        <ResourceForm
+          title="Add a webhook endpoint"
+          description="We POST signed events to this https URL and retry for 24 hours until it answers 2xx."
+          onSubmit={submit}
+          submitLabel="Add endpoint"
+          formError={formError}
+          requestError={create.error}
+          errorTitle="Could not add the endpoint"
+          isPending={create.isPending}
+          canSubmit={events.length > 0}
+        >
+          <TextField
+            id="webhook-url"
+            label="Endpoint URL"
+            type="url"
+            value={url}
+            onChange={(e) => setUrl(e.target.value)}
+            placeholder="https://example.com/webhooks"
+            autoFocus
+          />
+          <ChoiceList legend="Events" idPrefix="event" options={eventChoices} selected={events} onChange={setEvents} />
+          <TextField
+            id="webhook-description"
+            label="Description (optional)"
+            value={description}
+            maxLength={200}
+            onChange={(e) => setDescription(e.target.value)}
+          />
+        </ResourceForm>
+      )}
+    </ResourceDialog>
   );
 }
 
@@ -269,56 +257,46 @@ export function WebhooksPanel({ suggestedProfileName }: { suggestedProfileName: 
   const notice = endpointAction.isSuccess && endpointAction.variables.action === "test" ? "Test event queued." : null;
 
   if (!hasProfile) return <ProfileRequired what="Webhook endpoints" suggestedName={suggestedProfileName} />;
-  if (endpoints.isPending) return <Skeleton className="h-24" aria-busy="true" />;
-  if (endpoints.isError)
-    return (
-      <ErrorState
-        title="Could not load your webhook endpoints"
-        error={endpoints.error}
-        onRetry={() => endpoints.refetch()}
-      />
-    );
-  const current = endpoints.data.find((e) => e.endpointId === selected) ?? endpoints.data[0];
+  const current = endpoints.data?.find((e) => e.endpointId === selected) ?? endpoints.data?.[0];
 
   return (
     <div className="flex flex-col gap-6">
-      <div className="flex items-center justify-between gap-4">
-        <p className="text-sm text-muted-foreground">{endpoints.data.length} of 10 endpoints</p>
-        <AddEndpointDialog
-          onCreated={(created) => {
-            setSecret(created);
-            setSelected(created.endpointId);
-          }}
-        />
-      </div>
-      {endpointAction.isError && <ErrorState title="That did not work" error={endpointAction.error} />}
-      {notice && (
-        <p role="status" className="text-sm text-muted-foreground">
-          {notice}
-        </p>
-      )}
-      {endpoints.data.length === 0 ? (
-        <EmptyState
-          icon={WebhookIcon}
-          title="No webhook endpoints yet"
-          description="Add an endpoint to have job changes pushed to you, signed, instead of polling."
-        />
-      ) : (
-        <Card className="py-0">
-          <Table aria-label="Webhook endpoints" stackOnPhone>
+      <ResourceList
+        summary={(all) => `${all.length} of 10 endpoints`}
+        action={<AddEndpointDialog onCreated={(created) => setSelected(created.endpointId)} />}
+        notice={
+          <>
+            {endpointAction.isError && <ErrorState title="That did not work" error={endpointAction.error} />}
+            {notice && (
+              <p role="status" className="text-sm text-muted-foreground">
+                {notice}
+              </p>
+            )}
+          </>
+        }
+        items={endpoints.data}
+        error={endpoints.error}
+        onRetry={() => endpoints.refetch()}
+        errorTitle="Could not load your webhook endpoints"
+        empty={{
+          icon: WebhookIcon,
+          title: "No webhook endpoints yet",
+          description: "Add an endpoint to have job changes pushed to you, signed, instead of polling.",
+        }}
+      >
+        {(all) => (
+          <ResourceTable label="Webhook endpoints">
             <TableHeader>
               <TableRow className="hover:bg-transparent">
                 <TableHead>URL</TableHead>
                 <TableHead>Events</TableHead>
                 <TableHead>Status</TableHead>
                 <TableHead>Created</TableHead>
-                <TableHead className="text-right">
-                  <span className="sr-only">Actions</span>
-                </TableHead>
+                <ActionsHead />
               </TableRow>
             </TableHeader>
             <TableBody>
-              {endpoints.data.map((endpoint) => (
+              {all.map((endpoint) => (
                 <TableRow key={endpoint.endpointId} aria-selected={endpoint.endpointId === current?.endpointId}>
                   <TableCell className="max-md:basis-full">
                     <button
@@ -342,51 +320,49 @@ export function WebhooksPanel({ suggestedProfileName }: { suggestedProfileName: 
                     )}
                   </TableCell>
                   <TableCell className="whitespace-nowrap max-md:hidden">{formatDate(endpoint.createdAt)}</TableCell>
-                  <TableCell className="max-md:basis-full">
-                    <div className="flex flex-wrap gap-1 md:justify-end">
-                      <Button
-                        size="sm"
-                        variant={endpoint.endpointId === current?.endpointId ? "secondary" : "outline"}
-                        aria-controls="webhook-deliveries"
-                        onClick={() => showDeliveries(endpoint.endpointId)}
-                      >
-                        <ListIcon /> Deliveries
-                      </Button>
-                      <Button
-                        size="sm"
-                        variant="outline"
-                        disabled={busy === endpoint.endpointId}
-                        onClick={() => act(endpoint, "test")}
-                      >
-                        Send test
-                      </Button>
-                      <Button
-                        size="sm"
-                        variant="outline"
-                        disabled={busy === endpoint.endpointId}
-                        onClick={() => act(endpoint, "toggle")}
-                      >
-                        {endpoint.status === "enabled" ? "Disable" : "Enable"}
-                      </Button>
-                      <Button
-                        size="sm"
-                        variant="outline"
-                        disabled={busy === endpoint.endpointId}
-                        onClick={() => act(endpoint, "rotate")}
-                      >
-                        Rotate secret
-                      </Button>
-                      <DeleteEndpointDialog endpoint={endpoint} disabled={busy === endpoint.endpointId} />
-                    </div>
-                  </TableCell>
+                  <ActionsCell>
+                    <Button
+                      size="sm"
+                      variant={endpoint.endpointId === current?.endpointId ? "secondary" : "outline"}
+                      aria-controls="webhook-deliveries"
+                      onClick={() => showDeliveries(endpoint.endpointId)}
+                    >
+                      <ListIcon /> Deliveries
+                    </Button>
+                    <Button
+                      size="sm"
+                      variant="outline"
+                      disabled={busy === endpoint.endpointId}
+                      onClick={() => act(endpoint, "test")}
+                    >
+                      Send test
+                    </Button>
+                    <Button
+                      size="sm"
+                      variant="outline"
+                      disabled={busy === endpoint.endpointId}
+                      onClick={() => act(endpoint, "toggle")}
+                    >
+                      {endpoint.status === "enabled" ? "Disable" : "Enable"}
+                    </Button>
+                    <Button
+                      size="sm"
+                      variant="outline"
+                      disabled={busy === endpoint.endpointId}
+                      onClick={() => act(endpoint, "rotate")}
+                    >
+                      Rotate secret
+                    </Button>
+                    <DeleteEndpointDialog endpoint={endpoint} disabled={busy === endpoint.endpointId} />
+                  </ActionsCell>
                 </TableRow>
               ))}
             </TableBody>
-          </Table>
-        </Card>
-      )}
+          </ResourceTable>
+        )}
+      </ResourceList>
       {current && <EndpointDeliveries key={current.endpointId} endpoint={current} reveal={reveal} />}
-      <SecretDialog endpoint={secret} onClose={() => setSecret(null)} />
+      <RotatedSecretDialog endpoint={secret} onClose={() => setSecret(null)} />
     </div>
   );
 }

@@ -7,6 +7,7 @@ import { WithProfile } from "@/components/profile/with-profile";
 import { findProfile } from "@/lib/domain/accounts";
 import { nodesOverview } from "@/lib/domain/developer-nodes";
 import { listServices } from "@/lib/domain/services";
+import { appOrigins } from "@/lib/env";
 
 export const metadata: Metadata = { title: "Nodes" };
 
@@ -27,6 +28,8 @@ export default async function NodesPage() {
         <NodesPanel
           initial={overview}
           services={services.map(({ serviceId, name, status }) => ({ serviceId, name, status }))}
+          // The configured origin, never the request's Host or X-Forwarded-* headers.
+          origin={appOrigins()[0]}
           suggestedProfileName={suggestedProfileName(session.address)}
         />
       </WithProfile>

@@ -2,9 +2,9 @@
 
 // A destructive action asked for in an alert dialog: the trigger opens it, the confirm button runs
 // `onConfirm`, and the dialog closes once that resolves. While it runs the dialog cannot be dismissed; a
-// failure stays in the dialog (as `renderError` draws it) until the person tries again or cancels.
+// failure stays in the dialog, right above its buttons, until the person tries again or cancels.
 import * as React from "react";
-import { Loader2Icon } from "lucide-react";
+import { Loader2Icon, Trash2Icon } from "lucide-react";
 import {
   AlertDialog,
   AlertDialogCancel,
@@ -14,18 +14,33 @@ import {
   AlertDialogHeader,
   AlertDialogTitle,
   AlertDialogTrigger,
-} from "./alert-dialog";
-import { Button } from "./button";
+} from "@/components/ui/alert-dialog";
+import { Button, type ButtonProps } from "@/components/ui/button";
+import { DialogError } from "./resource-dialog";
 
 type Outcome = { status: "idle" } | { status: "pending" } | { status: "failed"; error: unknown };
 
-export function ConfirmActionDialog({
+/** A row's destructive action (Revoke, Delete): quiet until hovered, red, with a bin. */
+export function DangerButton({ children, ...props }: Omit<ButtonProps, "variant" | "size">) {
+  return (
+    <Button
+      variant="ghost"
+      size="sm"
+      className="text-destructive hover:bg-destructive/10 hover:text-destructive"
+      {...props}
+    >
+      <Trash2Icon /> {children}
+    </Button>
+  );
+}
+
+export function ConfirmDialog({
   trigger,
   title,
   description,
   confirmLabel,
   onConfirm,
-  renderError,
+  errorTitle,
 }: {
   /** The button that opens the dialog. */
   trigger: React.ReactElement;
@@ -33,7 +48,8 @@ export function ConfirmActionDialog({
   description: React.ReactNode;
   confirmLabel: string;
   onConfirm: () => Promise<unknown>;
-  renderError: (error: unknown) => React.ReactNode;
+  /** The heading of a failure: "Could not revoke the key". */
+  errorTitle: string;
 }) {
   const [open, setOpen] = React.useState(false);
   const [outcome, setOutcome] = React.useState<Outcome>({ status: "idle" });
@@ -66,7 +82,7 @@ export function ConfirmActionDialog({
           <AlertDialogTitle>{title}</AlertDialogTitle>
           <AlertDialogDescription>{description}</AlertDialogDescription>
         </AlertDialogHeader>
-        {outcome.status === "failed" && renderError(outcome.error)}
+        <DialogError title={errorTitle} error={outcome.status === "failed" ? outcome.error : null} />
         <AlertDialogFooter>
           <AlertDialogCancel disabled={isPending}>Cancel</AlertDialogCancel>
           <Button variant="destructive" onClick={confirm} disabled={isPending}>
