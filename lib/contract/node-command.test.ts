@@ -48,5 +48,8 @@ describe("the command that starts a developer's node", () => {
     expect(shellWord("it's")).toBe(`'it'\\''s'`);
     expect(shellWord("$HOME")).toBe("'$HOME'");
     expect(shellWord("node_…")).toBe("node_…");
+    expect(nodeStartCommand({ url: "http://host/a b", token: "node_…" })).toBe(
+      "npx @execution-network/node --url 'http://host/a b' --token node_…",
+    );
   });
 });
