@@ -43,7 +43,7 @@ export function useResourceDialog(): ResourceDialogContext | null {
 }
 
 /** What a dialog decides when asked to close (Escape, its close button). */
-export function closeDecision({
+function closeDecision({
   isBusy,
   secret,
   copied,
