@@ -349,6 +349,8 @@ test("one voice: credits are counted right everywhere, cut text shows in full on
         [],
       );
     }
+    // The walk ends on Profile; the key's limit is read back on its own page.
+    await openFromNav(page, "API keys");
     await page
       .getByRole("row", { name: /one credit key/ })
       .getByRole("button", { name: "Limit" })

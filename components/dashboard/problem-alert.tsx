@@ -25,7 +25,7 @@ export function ProblemAlert({
       <AlertDescription>
         <p>{problem.message}</p>
         {(problem.code || problem.requestId) && (
-          <p className="font-mono text-xs opacity-80">
+          <p className="font-mono text-xs">
             {problem.code}
             {problem.requestId && ` · ${problem.requestId}`}
           </p>

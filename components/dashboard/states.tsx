@@ -67,7 +67,7 @@ export function ErrorState({
             : (apiError?.message ?? (error instanceof Error ? error.message : "Something went wrong."))}
         </p>
         {apiError && (
-          <p className="font-mono text-xs opacity-80">
+          <p className="font-mono text-xs">
             {apiError.code}
             {apiError.requestId && ` · ${apiError.requestId}`}
           </p>

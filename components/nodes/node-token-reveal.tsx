@@ -15,7 +15,7 @@ export function NodeTokenReveal({ node, origin }: { node: NodeWithToken; origin:
   const onCopied = () => dialog?.onCopy(node.token);
   return (
     <div className="grid gap-4">
-      <SecretShownOnce id="node-token" label="Node token" copyLabel="Copy node token" secret={node.token}>
+      <SecretShownOnce id="node-token" label="Node token" copyWhat="node token" secret={node.token}>
         <p>
           We store only a hash of this token. It lets a machine run your jobs, nothing else: keep it on that machine.
         </p>
@@ -25,14 +25,14 @@ export function NodeTokenReveal({ node, origin }: { node: NodeWithToken; origin:
         <CommandBlock
           parts={nodeStartParts(options)}
           label="Start command"
-          copyLabel="Copy start command"
+          copyWhat="start command"
           onCopied={onCopied}
         />
         <p className="text-sm font-medium">Or in a checkout of this project</p>
         <CommandBlock
           parts={nodeStartParts(options, "checkout")}
           label="Start command in a checkout"
-          copyLabel="Copy start command for a checkout"
+          copyWhat="start command for a checkout"
           onCopied={onCopied}
         />
         <p className="text-xs text-muted-foreground">The node shows as live here within seconds of starting.</p>

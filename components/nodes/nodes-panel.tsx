@@ -144,7 +144,7 @@ export function NodesPanel({
             <CommandBlock
               parts={nodeStartParts({ url: origin, token: "node_…" })}
               label="Node start command"
-              copyLabel="Copy node start command"
+              copyWhat="node start command"
             />
           </div>
         }

@@ -14,13 +14,14 @@ import { useResourceDialog } from "./resource-dialog";
 export function SecretShownOnce({
   id,
   label,
-  copyLabel,
+  copyWhat,
   secret,
   children,
 }: {
   id: string;
   label: string;
-  copyLabel: string;
+  /** What the copy button copies, e.g. "API key": it reads "Copy API key". */
+  copyWhat: string;
   secret: string;
   /** How to keep it, and anything else to know now. */
   children: React.ReactNode;
@@ -42,7 +43,7 @@ export function SecretShownOnce({
             onFocus={(e) => e.currentTarget.select()}
             onCopy={onCopy}
           />
-          <CopyButton value={secret} aria-label={copyLabel} onCopied={onCopy} />
+          <CopyButton value={secret} what={copyWhat} onCopied={onCopy} />
         </div>
       </div>
       <Alert variant="warning">

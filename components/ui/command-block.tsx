@@ -11,13 +11,14 @@ import { CopyButton } from "./copy-button";
 export function CommandBlock({
   parts,
   label,
-  copyLabel,
+  copyWhat,
   onCopied,
 }: {
   parts: readonly string[];
   /** The block's accessible name, e.g. "Start command". */
   label: string;
-  copyLabel: string;
+  /** What the copy button copies, e.g. "API key": it reads "Copy API key". */
+  copyWhat: string;
   onCopied?: () => void;
 }) {
   return (
@@ -35,7 +36,7 @@ export function CommandBlock({
           </React.Fragment>
         ))}
       </div>
-      <CopyButton value={parts.join(" ")} aria-label={copyLabel} onCopied={onCopied} />
+      <CopyButton value={parts.join(" ")} what={copyWhat} onCopied={onCopied} />
     </div>
   );
 }

@@ -71,7 +71,7 @@ function SigningSecret({ endpoint }: { endpoint: WebhookEndpointWithSecret }) {
       <SecretShownOnce
         id="webhook-secret"
         label="Webhook signing secret"
-        copyLabel="Copy signing secret"
+        copyWhat="signing secret"
         secret={endpoint.secret}
       >
         After a rotation the previous secret keeps signing for 24 hours, so receivers can switch over.
