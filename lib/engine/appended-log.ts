@@ -114,6 +114,8 @@ export interface AppendedLists {
   /** How many events (and log lines) each job appends: by default the placeholders eventCount and logCount. */
   eventCount?: SQL;
   logCount?: SQL;
+  /** The events' time, SQL over `c` (by default the database's now()): a new job's first events take its own. */
+  eventsAt?: SQL;
 }
 
 const p = (name: string) => sql.placeholder(name);
@@ -130,10 +132,12 @@ export function appendedLogSql(written: SQL, lists: AppendedLists = sameForEvery
   if (reported) return cappedLogSql(written, lists, reported);
   const eventCount = lists.eventCount ?? sql`${p("eventCount")}::int`;
   const logCount = lists.logCount ?? sql`${p("logCount")}::int`;
+  const eventsAt = lists.eventsAt ?? sql`now()`;
   return sql`appended_events as (
-      insert into ${jobEvents} (job_id, sequence, type, attempt, node_id, data)
+      insert into ${jobEvents} (job_id, sequence, type, attempt, node_id, data, created_at)
       select c.id, c.event_seq - ${eventCount} + e.i, e.type, c.attempt, e.node_id,
-        case when e.with_attempt then coalesce(e.data, '{}'::jsonb) || jsonb_build_object('attempt', c.attempt) else e.data end
+        case when e.with_attempt then coalesce(e.data, '{}'::jsonb) || jsonb_build_object('attempt', c.attempt) else e.data end,
+        ${eventsAt}
       from ${written} c cross join jsonb_to_recordset(${lists.events})
         as e(i int, type text, node_id uuid, data jsonb, with_attempt boolean)
     ),

@@ -216,6 +216,8 @@ function creationStatement(inline: boolean, keyed: boolean): SQL {
   const ownLists = {
     events: sql`(select b.events from batch b where b.id = c.id)`,
     logs: sql`(select b.logs from batch b where b.id = c.id)`,
+    // The job and its JOB_CREATED show one instant (the job's, cut to the milliseconds its charge is matched in).
+    eventsAt: sql`c.created_at`,
   };
   return sql`
     with batch as (
