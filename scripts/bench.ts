@@ -12,7 +12,8 @@
 // --profile (CPU profiles of the servers into .bench/, top functions in the report);
 // --private-postgres (a throwaway cluster with pg_stat_statements loaded, instead of DATABASE_URL's server);
 // --client fetch (the load generator submits with fetch instead of node:http: bench/jobs.ts);
-// --machine-node (stay on this Node even when it is older than package.json's engines: bench/supported-node.ts).
+// --machine-node (stay on this Node even when it is older than package.json's engines: bench/supported-node.ts);
+// --growth [--growth-jobs <n>] (PostgreSQL only, instead of the phases above: the growth section, bench/growth.ts).
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -24,6 +25,7 @@ import { flag } from "./cli";
 import { measureCpu, type BackendsCpu } from "./bench/cpu";
 import { documentFile, writeSections } from "./bench/document";
 import { benchGraphileWorker, type GraphileResult } from "./bench/graphile";
+import { benchGrowth, renderGrowth } from "./bench/growth";
 import { load } from "./bench/http-load";
 import {
   readAllJobTimes,
@@ -418,10 +420,33 @@ async function main() {
     adminUrl = privatePostgres.adminUrl;
   }
   try {
-    await runBench(Boolean(privatePostgres));
+    if (switchedOn("growth")) await runGrowth();
+    else await runBench(Boolean(privatePostgres));
   } finally {
     await privatePostgres?.destroy();
   }
+}
+
+/** `--growth`: the same server empty and after a seeded history (bench/growth.ts), its own section. */
+async function runGrowth() {
+  if (!adminUrl) throw new Error("--growth measures on PostgreSQL: set DATABASE_URL (or --private-postgres)");
+  const machine = await describeMachine(options.privatePostgres);
+  progress(`growth: ${machine.driver}; load average ${machine.loadAverage.map((l) => l.toFixed(2)).join(", ")}`);
+  const result = await benchGrowth(
+    {
+      adminUrl,
+      jobs: positiveNumber("growth-jobs", 1_000_000),
+      runs: positiveNumber("growth-runs", 15),
+      drainJobs: 300,
+      deepPages: 5000,
+      progress,
+    },
+    cleanups,
+  );
+  const section = renderGrowth(result, machine.command, machine.date);
+  process.stdout.write(`${section}\n`);
+  writeSections(path.join(process.cwd(), documentFile), [{ name: "growth", body: section }]);
+  progress(`wrote ${documentFile}`);
 }
 
 async function runBench(privatePostgres: boolean) {

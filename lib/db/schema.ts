@@ -647,6 +647,9 @@ export const jobRetention = pgTable("job_retention", {
     .default(sql`'00000000-0000-0000-0000-000000000000'`),
 });
 
+/** The lists with kept totals: jobs and credit entries per developer, top-ups per developer, deliveries per endpoint. */
+const countedLists = ["jobs", "credit_entries", "top_ups", "deliveries"] as const;
+
 /**
  * Kept totals of the unfiltered lists (lib/domain/list-counts.ts): one row per (scope, list), the scope being
  * the developer. Each is moved by the statement that inserts or deletes the rows it counts, so a list's
@@ -656,8 +659,25 @@ export const listCounts = pgTable(
   "list_counts",
   {
     scopeId: uuid("scope_id").notNull(),
-    list: text("list", { enum: ["jobs", "credit_entries"] }).notNull(),
+    list: text("list", { enum: countedLists }).notNull(),
     count: bigint("count", { mode: "number" }).notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.scopeId, t.list] })],
+);
+
+/**
+ * Changes to the kept totals of lists whose rows are written by many paths (top-ups, webhook deliveries): one
+ * row per statement that wrote some, inserted by a trigger on the counted table (drizzle/0022), never updated,
+ * so a writer takes no lock a reader or another writer waits on; folded into list_counts by the sweeper
+ * (lib/domain/list-counts.ts).
+ */
+export const listCountDeltas = pgTable(
+  "list_count_deltas",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    scopeId: uuid("scope_id").notNull(),
+    list: text("list", { enum: countedLists }).notNull(),
+    n: bigint("n", { mode: "number" }).notNull(),
+  },
+  (t) => [index("list_count_deltas_scope_idx").on(t.scopeId, t.list)],
 );

@@ -24,7 +24,8 @@ import { applyLedgerEntry } from "./credits";
 import { db } from "./database";
 import { DomainError, notFound } from "./errors";
 import { isUuid } from "./ids";
-import { cappedTotal, descendingKeyset, keysetPage, timeParam, type CursorPageRequest } from "./pagination";
+import { keptCount } from "./list-counts";
+import { descendingKeyset, exactTotal, keysetPage, timeParam, type CursorPageRequest } from "./pagination";
 
 type TopUpRow = typeof topUps.$inferSelect;
 
@@ -174,9 +175,8 @@ const topUpsKeyset = descendingKeyset<"topUps", TopUpRow>(
 );
 
 /**
- * Newest first, by cursor or page. A developer's top-ups are real payments, so few: counted up to the
- * list's cap (their account is set by four paths, insert, claim, reconciliation and sign-in, which a kept
- * counter would each have to follow).
+ * Newest first, by cursor or page; the total is kept (their account is set by four paths, insert, claim,
+ * reconciliation and sign-in, so a trigger keeps it: list-counts.ts).
  */
 export async function listTopUps(accountId: string, request: CursorPageRequest<"topUps">): Promise<wire.TopUpPage> {
   const d = await db();
@@ -199,7 +199,7 @@ export async function listTopUps(accountId: string, request: CursorPageRequest<"
         .limit(limit)
         .offset(offset),
     toTopUp,
-    cappedTotal(d, sql`${topUps}`, where),
+    keptCount(d, accountId, "top_ups").then(exactTotal),
   );
 }
 

@@ -8,7 +8,8 @@ import { limits } from "@/lib/limits";
 import { requireProfile } from "./accounts";
 import { DomainError, notFound } from "./errors";
 import { isUuid } from "./ids";
-import { cappedTotal, descendingKeyset, keysetPage, timeParam, type CursorPageRequest } from "./pagination";
+import { keptCount } from "./list-counts";
+import { descendingKeyset, exactTotal, keysetPage, timeParam, type CursorPageRequest } from "./pagination";
 import { db } from "./database";
 import { signal } from "./signals";
 import { checkWebhookUrl } from "./webhook-address";
@@ -204,10 +205,10 @@ export async function sendTestEvent(accountId: string, endpointId: string) {
 }
 
 /**
- * Newest first, ties (one change's events) by id: one range of webhook_deliveries_endpoint_idx. Counted up
- * to the list's cap, not kept: deliveries are written by job changes, which lock no account row until their
- * refund, so a counter row there would be locked before the account by a change and after it by a
- * submission (a deadlock the random-work test met on PostgreSQL).
+ * Newest first, ties (one change's events) by id: one range of webhook_deliveries_endpoint_idx. The total is
+ * kept per endpoint by a trigger that locks nothing (list-counts.ts): deliveries are written by job changes,
+ * which lock no account row until their refund, so a counter row upserted there would be locked before the
+ * account by a change and after it by a submission (a deadlock the random-work test met on PostgreSQL).
  */
 const deliveriesKeyset = descendingKeyset<"deliveries", DeliveryRow>(
   "deliveries",
@@ -236,7 +237,7 @@ export async function listDeliveries(accountId: string, endpointId: string, requ
         .limit(limit)
         .offset(offset),
     toWebhookDelivery,
-    cappedTotal(d, sql`${webhookDeliveries}`, where),
+    keptCount(d, endpointId, "deliveries").then(exactTotal),
   );
 }
 

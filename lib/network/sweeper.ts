@@ -1,9 +1,10 @@
 // Time-driven work, run by every server instance: the engine's sweeps (lib/engine/sweeps.ts: expired
 // leases, due retries, routing timeouts), idempotency keys, sessions and sign-in nonces past use, and old final
-// jobs' events and log lines (JOB_RETENTION_DAYS).
+// jobs' events and log lines (JOB_RETENTION_DAYS), and the kept list totals' deltas folded.
 import { lt, sql } from "drizzle-orm";
 import { rateLimits } from "@/lib/db/schema";
 import { purgeIdempotencyKeys } from "@/lib/domain/idempotency";
+import { foldListCountDeltas } from "@/lib/domain/list-counts";
 import { db } from "@/lib/domain/database";
 import { purgeDeadSessions } from "@/lib/domain/sessions";
 import { purgeSpentNonces } from "@/lib/domain/sign-in";
@@ -19,6 +20,8 @@ export async function sweepOnce(): Promise<void> {
   if (due.leases) await loseExpiredLeases();
   if (due.retries) await promoteDueRetries();
   if (due.routing) await failUnroutable();
+  // Every sweep: a kept total's read sums the deltas not yet folded (list-counts.ts).
+  await foldListCountDeltas(await db());
   if (Date.now() - lastPurge > 60_000) {
     lastPurge = Date.now();
     await purgeIdempotencyKeys(await db(), env().IDEMPOTENCY_TTL_HOURS);

@@ -1,38 +1,60 @@
-// The growth bench (issue 43): the same server (on PostgreSQL, 4 embedded nodes) empty and then after a seeded
-// history of one developer's jobs over 60 days (written by SQL with generate_series, each job with its events,
-// a log line, its charge and its usage rollups, as the product writes them), after ANALYZE: the reads a developer
-// makes on every dashboard visit (median of 15) and a queue drain of 300 jobs.
-//   npx tsx scripts/bench/growth.ts [--jobs 1000000] [--database-url postgres://…/rollups_bench]
-// The database named is emptied first (use your own). Writes the `growth` section of docs/benchmarks.md.
-import { parseArgs } from "node:util";
+// The growth section of `npm run bench -- --growth` (issue 43): the product as users run it (`server.mjs` on
+// the production build, PostgreSQL, 4 embedded nodes), empty and then after a seeded history of one
+// developer's jobs over 60 days (written by SQL with generate_series as the product stores them: each job with
+// its events, a log line, its charge, its webhook delivery and its usage rollups, plus a top-up every thousand
+// jobs), after ANALYZE: the reads a developer makes on every dashboard visit (median of 15, after one untimed
+// request each), the jobs list deep by cursor, and a queue drain of 300 jobs.
 import pg from "pg";
-import { documentFile, writeSections } from "./document";
-import { startServerUnderTest, type ServerUnderTest } from "./server";
+import { encodeCursor } from "@/lib/contract/list-cursor";
+import { signUpDeveloper, workloadScopes } from "@/tests/support/developer";
+import { startNextServer } from "@/tests/support/next-server";
+import { createThrowawayDatabase } from "@/tests/support/postgres";
+import { buildIfStale } from "./product";
 
-const { values } = parseArgs({
-  options: {
-    jobs: { type: "string", default: "1000000" },
-    "database-url": { type: "string", default: "postgres://postgres@127.0.0.1:5432/rollups_bench" },
-    runs: { type: "string", default: "15" },
-  },
-});
-const seededJobs = Number(values.jobs);
-const databaseUrl = String(values["database-url"]);
-const runs = Number(values.runs);
-const progress = (line: string) => process.stderr.write(`[growth] ${line}\n`);
+export interface GrowthOptions {
+  /** PostgreSQL server for the throwaway database (dropped at the end). */
+  adminUrl: string;
+  /** Jobs in the seeded history. */
+  jobs: number;
+  /** Timed requests per read (their median is reported). */
+  runs: number;
+  drainJobs: number;
+  /** How deep the cursor read starts, in pages of 20. */
+  deepPages: number;
+  progress: (message: string) => void;
+}
 
-const median = (xs: number[]) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-};
+export type GrowthReads = Record<string, number>;
 
-async function timed(server: ServerUnderTest, path: string): Promise<number> {
-  const times: number[] = [];
+export interface GrowthResult {
+  jobs: number;
+  runs: number;
+  seedSeconds: number;
+  empty: GrowthReads;
+  grown: GrowthReads;
+  /** Load averages (1, 5, 15 min) before the empty figures and before the grown ones. */
+  loadAverages: number[][];
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+interface Served {
+  baseUrl: string;
+  apiKey: string;
+  accountId: string;
+  apiKeyId: string;
+  endpointId: string;
+}
+
+const get = (s: Served, path: string) => fetch(`${s.baseUrl}${path}`, { headers: { "x-api-key": s.apiKey } });
+
+async function timed(s: Served, path: string, runs: number): Promise<number> {
   // One request first, untimed: the first of each route compiles its statements.
-  await (await server.developer.withKey(server.apiKey, path)).arrayBuffer();
+  await (await get(s, path)).arrayBuffer();
+  const times: number[] = [];
   for (let i = 0; i < runs; i++) {
     const started = performance.now();
-    const res = await server.developer.withKey(server.apiKey, path);
+    const res = await get(s, path);
     await res.arrayBuffer();
     if (res.status !== 200) throw new Error(`${path}: ${res.status}`);
     times.push(performance.now() - started);
@@ -40,23 +62,24 @@ async function timed(server: ServerUnderTest, path: string): Promise<number> {
   return median(times);
 }
 
-async function drain(server: ServerUnderTest, client: pg.Client, accountId: string, jobs = 300): Promise<number> {
+async function drain(s: Served, client: pg.Client, jobs: number): Promise<number> {
   const since = new Date();
   const started = performance.now();
   await Promise.all(
-    Array.from({ length: jobs }, (_, i) =>
-      server.developer
-        .withKey(server.apiKey, "/api/marketplace/services/token-count/execute", {
-          method: "POST",
-          body: JSON.stringify({ input: { text: `drain ${i}` } }),
-        })
-        .then((res) => res.arrayBuffer()),
-    ),
+    Array.from({ length: jobs }, async (_, i) => {
+      const res = await fetch(`${s.baseUrl}/api/marketplace/services/token-count/execute`, {
+        method: "POST",
+        headers: { "x-api-key": s.apiKey, "content-type": "application/json" },
+        body: JSON.stringify({ input: { text: `drain ${i}` } }),
+      });
+      await res.arrayBuffer();
+      if (res.status !== 201 && res.status !== 200 && res.status !== 202) throw new Error(`execute: ${res.status}`);
+    }),
   );
   for (;;) {
-    const { rows } = await client.query(
+    const { rows } = await client.query<{ n: number }>(
       `select count(*)::int as n from jobs where account_id = $1 and created_at >= $2 and status in ('completed', 'failed')`,
-      [accountId, since],
+      [s.accountId, since],
     );
     if (rows[0].n >= jobs) break;
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -64,28 +87,60 @@ async function drain(server: ServerUnderTest, client: pg.Client, accountId: stri
   return jobs / ((performance.now() - started) / 1000);
 }
 
-async function reads(server: ServerUnderTest, client: pg.Client, accountId: string) {
-  const jobId = (await (await server.developer.withKey(server.apiKey, "/api/developers/jobs?limit=1")).json()).data[0]
-    .jobId as string;
+/** The cursor after the row `pages` pages of 20 down the jobs list (or after its last row when it is shorter). */
+async function deepJobsCursor(client: pg.Client, accountId: string, pages: number): Promise<string> {
+  const { rows } = await client.query<{ created_at: Date; id: string }>(
+    `select created_at, id from jobs where account_id = $1 order by created_at desc, id desc
+     offset least($2::int, (select count(*) from jobs where account_id = $1)::int - 1) limit 1`,
+    [accountId, pages * 20 - 1],
+  );
+  return encodeCursor("jobs", [rows[0].created_at, rows[0].id]);
+}
+
+async function reads(s: Served, client: pg.Client, options: GrowthOptions): Promise<GrowthReads> {
+  const { runs } = options;
+  const [{ jobId }] = (await (await get(s, "/api/developers/jobs?limit=1")).json()).data as { jobId: string }[];
+  const deep = await deepJobsCursor(client, s.accountId, options.deepPages);
+  const deepPage = options.deepPages + 1;
   return {
-    "jobs list, page 1": await timed(server, "/api/developers/jobs?page=1&limit=20"),
-    "usage metrics, last 30 days": await timed(server, "/api/developers/metrics"),
-    "credit history, page 1": await timed(server, "/api/credits/history?page=1&limit=20"),
-    "one job's telemetry": await timed(server, `/api/developers/jobs/${jobId}/telemetry`),
-    "queue drain, 300 jobs": await drain(server, client, accountId),
+    "jobs list, page 1": await timed(s, "/api/developers/jobs?page=1&limit=20", runs),
+    [`jobs list by cursor, after ${options.deepPages.toLocaleString("en")} pages`]: await timed(
+      s,
+      `/api/developers/jobs?limit=20&after=${deep}`,
+      runs,
+    ),
+    [`jobs list, page ${deepPage.toLocaleString("en")} by offset (for comparison)`]: await timed(
+      s,
+      `/api/developers/jobs?page=${deepPage}&limit=20`,
+      runs,
+    ),
+    "usage metrics, last 30 days": await timed(s, "/api/developers/metrics", runs),
+    "credit history, page 1": await timed(s, "/api/credits/history?page=1&limit=20", runs),
+    "top-ups, page 1": await timed(s, "/api/credits/top-ups?page=1&limit=20", runs),
+    "webhook deliveries, page 1": await timed(
+      s,
+      `/api/developers/webhooks/${s.endpointId}/deliveries?page=1&limit=20`,
+      runs,
+    ),
+    "one job's telemetry": await timed(s, `/api/developers/jobs/${jobId}/telemetry`, runs),
+    [`queue drain, ${options.drainJobs} jobs`]: await drain(s, client, options.drainJobs),
   };
 }
 
-/** One developer's history: `n` completed token-count jobs over the 60 days before now, as the product stores them. */
-async function seed(client: pg.Client, accountId: string, apiKeyId: string, n: number) {
+/**
+ * One developer's history: `n` completed token-count jobs over the 60 days before now, as the product stores
+ * them (the kept list totals moved as the product's statements move them), and a top-up every 1,000 jobs.
+ */
+async function seed(client: pg.Client, s: Served, n: number, progress: (m: string) => void) {
   const step = (60 * 24 * 3600 * 1000) / n;
+  const [accountId, apiKeyId] = [s.accountId, s.apiKeyId];
   await client.query(
     `create temporary table seeded as
     select gen_random_uuid() as id, now() - make_interval(secs => ($2::float8 * ($1::int - g)) / 1000) as created_at, g
     from generate_series(1, $1::int) g`,
     [n, step],
   );
-  progress("seed: jobs");
+  progress("growth: seeding jobs");
   await client.query(
     `insert into jobs (id, account_id, api_key_id, service_id, status, progress, input, credit_cost, max_attempts,
        timeout_ms, attempt, event_seq, log_seq, result, created_at, updated_at, started_at, completed_at, charged_at)
@@ -95,25 +150,44 @@ async function seed(client: pg.Client, accountId: string, apiKeyId: string, n: n
      from seeded`,
     [accountId, apiKeyId],
   );
-  progress("seed: events");
+  progress("growth: seeding events");
   await client.query(
     `insert into job_events (job_id, sequence, type, attempt, data, created_at)
      select s.id, e.sequence, e.type, e.attempt, '{}'::jsonb, s.created_at
      from seeded s cross join (values (1, 'JOB_CREATED', 0), (2, 'ROUTING_STARTED', 0), (3, 'NODE_ASSIGNED', 1),
        (4, 'EXECUTION_COMPLETED', 1)) e(sequence, type, attempt)`,
   );
-  progress("seed: logs");
+  progress("growth: seeding logs");
   await client.query(
     `insert into job_logs (job_id, sequence, level, source, message, created_at)
      select id, 1, 'info', 'node', 'Completed: 3 tokens', created_at from seeded`,
   );
-  progress("seed: ledger");
+  progress("growth: seeding the ledger");
   await client.query(
     `insert into credit_ledger (account_id, type, amount, balance_after, job_id, description, created_at)
      select $1, 'charge', -1, 1000000000000 - g, id, 'token-count job', created_at from seeded order by g`,
     [accountId],
   );
-  progress("seed: usage rollups");
+  progress("growth: seeding webhook deliveries");
+  await client.query(
+    `insert into webhook_deliveries (endpoint_id, account_id, event_id, event_type, job_id, body, status, attempts,
+       cycle_attempts, cycle_started_at, next_attempt_at, last_response_status, last_latency_ms, created_at, updated_at)
+     select $1, $2, 'msg_' || replace(id::text, '-', ''), 'job.completed', id, '{"type":"job.completed"}',
+       'delivered', 1, 1, created_at, null, 200, 30, created_at + interval '40 ms', created_at + interval '80 ms'
+     from seeded`,
+    [s.endpointId, accountId],
+  );
+  progress("growth: seeding top-ups");
+  await client.query(
+    `insert into top_ups (chain_id, tx_hash, account_id, from_address, token_amount, credits, status, confirmations,
+       required_confirmations, block_number, block_hash, checked_at, created_at, credited_at)
+     select 31337, '0x' || lpad(to_hex(g), 64, '0'), $1, '0x000000000000000000000000000000000000bEEF',
+       1000000000000000000, 1000, 'credited', 3, 3, g, '0x' || lpad(to_hex(g), 64, '0'), created_at, created_at,
+       created_at
+     from seeded where g % 1000 = 0`,
+    [accountId],
+  );
+  progress("growth: seeding the usage rollups and kept totals");
   await client.query(
     `insert into usage_rollups as u (account_id, hour, service_id, api_key_id, jobs, completed, credits_charged,
        duration_count, duration_sum_ms, durations)
@@ -127,63 +201,97 @@ async function seed(client: pg.Client, accountId: string, apiKeyId: string, n: n
        durations = excluded.durations`,
     [accountId, apiKeyId],
   );
+  // The statements that write jobs and ledger entries move these totals (lib/domain/list-counts.ts).
+  await client.query(
+    `insert into list_counts as c (scope_id, list, count) values ($1, 'jobs', $2), ($1, 'credit_entries', $2)
+     on conflict (scope_id, list) do update set count = c.count + excluded.count`,
+    [accountId, n],
+  );
   await client.query("drop table seeded");
-  progress("seed: analyze");
+  progress("growth: ANALYZE");
   await client.query("analyze");
 }
 
-async function main() {
-  const admin = new pg.Client({ connectionString: databaseUrl });
-  await admin.connect();
-  await admin.query("drop schema public cascade; create schema public; drop schema if exists drizzle cascade");
-  await admin.end();
-  const server = await startServerUnderTest({ driver: "postgres", databaseUrl, embeddedNodes: 4 });
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
+/** The developer, an API key, and a webhook endpoint (disabled: the drain's jobs queue no deliveries). */
+async function signUp(baseUrl: string, client: pg.Client): Promise<Served> {
+  const developer = await signUpDeveloper(baseUrl, { name: "Bench Developer" });
+  const apiKey = await developer.createApiKey(workloadScopes);
+  const { rows } = await client.query<{ account_id: string; id: string }>(
+    `select a.id as account_id, k.id from accounts a join api_keys k on k.account_id = a.id
+     where a.name = 'Bench Developer' and k.kind = 'standard'`,
+  );
+  const endpoint = await client.query<{ id: string }>(
+    `insert into webhook_endpoints (account_id, url, events, status, secret_ciphertext)
+     values ($1, 'https://example.com/hooks', '{job.completed}', 'disabled', 'unused') returning id`,
+    [rows[0].account_id],
+  );
+  return { baseUrl, apiKey, accountId: rows[0].account_id, apiKeyId: rows[0].id, endpointId: endpoint.rows[0].id };
+}
+
+export async function benchGrowth(options: GrowthOptions, cleanups: Set<() => Promise<void>>): Promise<GrowthResult> {
+  const { progress } = options;
+  buildIfStale(process.cwd());
+  const database = await createThrowawayDatabase(options.adminUrl, "en_bench_growth");
+  cleanups.add(database.drop);
   try {
-    // A first job, so that the empty server has one job to read the telemetry of.
-    await drain(server, client, await accountOf(client), 1);
-    const accountId = await accountOf(client);
-    const { rows } = await client.query(`select id from api_keys where account_id = $1 and kind = 'standard'`, [
-      accountId,
-    ]);
-    progress("empty: measuring");
-    const empty = await reads(server, client, accountId);
-    const started = performance.now();
-    await seed(client, accountId, rows[0].id as string, seededJobs);
-    const seedSeconds = (performance.now() - started) / 1000;
-    progress(`seeded ${seededJobs} jobs in ${seedSeconds.toFixed(0)} s; measuring`);
-    const grown = await reads(server, client, accountId);
-    const lines = [
-      `| read (median of ${runs}) | empty | ${seededJobs.toLocaleString("en")} jobs | growth |`,
-      "| --- | --- | --- | --- |",
-      ...Object.keys(empty).map((name) => {
-        const [a, b] = [empty[name as keyof typeof empty], grown[name as keyof typeof grown]];
-        const unit = name.startsWith("queue") ? " jobs/s" : " ms";
-        return `| ${name} | ${a.toFixed(name.startsWith("queue") ? 0 : 1)}${unit} | ${b.toFixed(name.startsWith("queue") ? 0 : 1)}${unit} | ${(b / a).toFixed(2)}× |`;
-      }),
-    ];
-    const body = [
-      `### Growth: the same server empty and after ${seededJobs.toLocaleString("en")} jobs of one developer (${new Date().toISOString().slice(0, 10)})`,
-      "",
-      `\`npx tsx scripts/bench/growth.ts --jobs ${seededJobs}\` on PostgreSQL (one server process with the route handlers, 4 embedded nodes), the history seeded by SQL over 60 days (each job with 4 events, a log line, its charge and its usage rollups; ${seedSeconds.toFixed(0)} s), then ANALYZE.`,
-      "",
-      ...lines,
-    ].join("\n");
-    process.stdout.write(`${body}\n`);
-    writeSections(documentFile, [{ name: "growth", body }]);
+    progress("growth: serving server.mjs on PostgreSQL with 4 embedded nodes");
+    const next = await startNextServer({
+      env: {
+        DATABASE_URL: database.url,
+        EMBEDDED_NODES: "4",
+        RATE_LIMIT_PER_MINUTE: "0",
+        ACCOUNT_RATE_PER_MINUTE: "0",
+        STARTER_CREDITS: String(10 ** 12),
+      },
+    });
+    const stop = async () => void (await next.stop("SIGTERM"));
+    cleanups.add(stop);
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      const served = await signUp(next.baseUrl, client);
+      // A first job, so that the empty server has one to list and read the telemetry of.
+      await drain(served, client, 1);
+      const loadAverages = [(await import("node:os")).loadavg()];
+      progress("growth: measuring the empty server");
+      const empty = await reads(served, client, options);
+      const started = performance.now();
+      await seed(client, served, options.jobs, progress);
+      const seedSeconds = (performance.now() - started) / 1000;
+      loadAverages.push((await import("node:os")).loadavg());
+      progress(`growth: seeded ${options.jobs} jobs in ${seedSeconds.toFixed(0)} s; measuring`);
+      const grown = await reads(served, client, options);
+      return { jobs: options.jobs, runs: options.runs, seedSeconds, empty, grown, loadAverages };
+    } finally {
+      await client.end();
+      cleanups.delete(stop);
+      await stop();
+    }
   } finally {
-    await client.end();
-    await server.stop();
+    cleanups.delete(database.drop);
+    await database.drop();
   }
 }
 
-async function accountOf(client: pg.Client): Promise<string> {
-  const { rows } = await client.query(`select id from accounts where name = 'Bench Developer'`);
-  return rows[0].id as string;
+/** The table: each read empty and grown, its ratio, and whether it meets the issue's aim. */
+export function renderGrowth(result: GrowthResult, command: string, when: string): string {
+  const rows = Object.keys(result.empty).map((name) => {
+    const [a, b] = [result.empty[name], result.grown[name]];
+    const drain = name.startsWith("queue");
+    const comparison = name.includes("(for comparison)");
+    const aim = drain ? b >= a * 0.9 : b <= 2 * a && b < 50;
+    const figure = (x: number) => (drain ? `${x.toFixed(0)} jobs/s` : `${x.toFixed(1)} ms`);
+    const verdict = comparison ? "(not a page users reach: they page by cursor)" : aim ? "yes" : "**no**";
+    return `| ${name} | ${figure(a)} | ${figure(b)} | ${(b / a).toFixed(2)}× | ${verdict} |`;
+  });
+  const load = result.loadAverages.map((l) => l.map((x) => x.toFixed(2)).join(", "));
+  return [
+    `### Growth: the same server empty and after ${result.jobs.toLocaleString("en")} jobs of one developer (${when.slice(0, 10)})`,
+    "",
+    `\`${command}\`: \`server.mjs\` on the production build, PostgreSQL, 4 embedded nodes; the history seeded by SQL over 60 days (each job with 4 events, a log line, its charge, a webhook delivery and its usage rollups; a top-up every 1,000 jobs; ${result.seedSeconds.toFixed(0)} s), then ANALYZE. Load average ${load[0]} before the empty figures, ${load[1]} before the grown ones (a 2-core machine shared with other work). Aim (issue 43): every read within 2× of its empty figure and under 50 ms; the drain within 10 %.`,
+    "",
+    `| read (median of ${result.runs}) | empty | ${result.jobs.toLocaleString("en")} jobs | growth | aim met |`,
+    "| --- | --- | --- | --- | --- |",
+    ...rows,
+  ].join("\n");
 }
-
-main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
-});

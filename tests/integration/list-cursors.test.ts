@@ -1,6 +1,7 @@
 // Lists that cost the same at any depth (issue 43): every paged list takes `after=<cursor>` and answers the
 // next cursor; unfiltered totals come from kept counters that equal a recount whatever work happened;
 // filtered totals stop counting at limits.listCountCap (then a lower bound) while `hasMore` stays exact.
+// Top-ups and deliveries keep theirs through triggers' deltas, folded by the sweeper (list-counts.ts).
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { signUpDeveloper, type Developer } from "../support/developer";
@@ -244,13 +245,59 @@ describe("kept totals", () => {
     expect((await list(dev, key, "/api/credits/history?limit=1")).pagination.total).toBe(
       counted[`credit_entries:${account}`],
     );
-    // Deliveries are counted (up to the cap) on each read.
-    for (const endpointId of endpoints) {
+    // Deliveries are kept per endpoint by a trigger's deltas: the same before and after the sweeper folds them.
+    const { foldListCountDeltas } = await import("@/lib/domain/list-counts");
+    const { db } = await import("@/lib/domain/database");
+    for (const folded of [false, true]) {
+      if (folded) while ((await foldListCountDeltas(await db(), 7)) > 0);
+      for (const endpointId of endpoints) {
+        const [{ n }] = await rows<{ n: number }>(
+          sql`select count(*)::int as n from webhook_deliveries where endpoint_id = ${endpointId}`,
+        );
+        const deliveries = await list(dev, key, `/api/developers/webhooks/${endpointId}/deliveries?limit=1`);
+        expect(deliveries.pagination, `seed ${seed}, folded ${folded}`).toMatchObject({
+          total: n,
+          totalIsLowerBound: false,
+        });
+      }
+    }
+  });
+
+  it("of top-ups follow every path that sets or clears their developer: insert, claim, deletion", async () => {
+    const seed = Date.now();
+    const random = randomFrom(seed);
+    const dev = await signUpDeveloper(ctx.server.baseUrl);
+    const key = await dev.createApiKey();
+    const account = await accountIdOf(dev);
+    const { foldListCountDeltas } = await import("@/lib/domain/list-counts");
+    const { db } = await import("@/lib/domain/database");
+    const payer = `0x${seed.toString(16).padStart(40, "0")}`;
+    for (let step = 0; step < 30; step++) {
+      const r = random();
+      const hash = `0x${step.toString(16).padStart(8, "0")}${seed.toString(16).padStart(56, "0")}`;
+      if (r < 0.4) {
+        // A payment recorded for the developer, or (unattributed) for nobody yet.
+        const owner = random() < 0.7 ? account : null;
+        await rows(sql`insert into top_ups (chain_id, tx_hash, account_id, from_address, status, required_confirmations)
+          values (31337, ${hash}, ${owner}::uuid, ${payer}, 'submitted', 1)`);
+      } else if (r < 0.6) {
+        // Claims: every unattributed payment of the payer at once (one statement, several rows).
+        await rows(
+          sql`update top_ups set account_id = ${account} where from_address = ${payer} and account_id is null`,
+        );
+      } else if (r < 0.7) {
+        // An update that leaves the developer as it was moves nothing.
+        await rows(sql`update top_ups set confirmations = confirmations + 1 where from_address = ${payer}`);
+      } else if (r < 0.8) {
+        await rows(sql`delete from top_ups where id = (select id from top_ups where from_address = ${payer} limit 1)`);
+      } else {
+        await foldListCountDeltas(await db(), 3);
+      }
       const [{ n }] = await rows<{ n: number }>(
-        sql`select count(*)::int as n from webhook_deliveries where endpoint_id = ${endpointId}`,
+        sql`select count(*)::int as n from top_ups where account_id = ${account}`,
       );
-      const deliveries = await list(dev, key, `/api/developers/webhooks/${endpointId}/deliveries?limit=1`);
-      expect(deliveries.pagination.total, `seed ${seed}`).toBe(n);
+      const listed = await list(dev, key, "/api/credits/top-ups?limit=1");
+      expect(listed.pagination, `seed ${seed}, step ${step}`).toMatchObject({ total: n, totalIsLowerBound: false });
     }
   });
 });
