@@ -13,6 +13,8 @@
 // --private-postgres (a throwaway cluster with pg_stat_statements loaded, instead of DATABASE_URL's server);
 // --client fetch (the load generator submits with fetch instead of node:http: bench/jobs.ts);
 // --machine-node (stay on this Node even when it is older than package.json's engines: bench/supported-node.ts);
+// --webhook (every server's developer has a job.completed endpoint on a receiver of the bench's, so every
+// completion is delivered and signs its receipt; a drain ends with the last delivery: bench/completion-hooks.ts);
 // --growth [--growth-jobs <n>] (PostgreSQL only, instead of the phases above: the growth section, bench/growth.ts).
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import os from "node:os";
@@ -55,6 +57,7 @@ import type {
   RunResults,
   TreeResults,
 } from "./bench/results";
+import { startCompletionHooks, type CompletionHooks } from "./bench/completion-hooks";
 import { benchScaleOut, type DatabaseWork, type ScaleOutResult } from "./bench/scale-out";
 import { startServerUnderTest, type Driver, type ServerUnderTest } from "./bench/server";
 import { summarize } from "./bench/stats";
@@ -103,6 +106,7 @@ const options = {
   /** The idle server's liveness baseline. */
   idleProbeSeconds: 3,
   profile: switchedOn("profile"),
+  webhook: switchedOn("webhook"),
   privatePostgres: switchedOn("private-postgres"),
   privatePostgresPort: positiveNumber("private-postgres-port", 3751),
   /** Any single wait for jobs to finish. */
@@ -116,6 +120,8 @@ else if (client !== "node:http") throw new Error("--client must be fetch or node
 let adminUrl = process.env.DATABASE_URL || undefined;
 const driver: Driver = adminUrl || options.privatePostgres ? "postgres" : "pglite";
 const report = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+/** `--webhook`: the receiver of every server's job.completed deliveries. */
+let hooks: CompletionHooks | undefined;
 const progress = report;
 /** This run's CPU profiles (gitignored). */
 const profileRoot = path.join(process.cwd(), ".bench", "profiles", new Date().toISOString().replace(/[:.]/g, "-"));
@@ -272,13 +278,18 @@ async function benchNodes(nodes: number, root: string): Promise<NodesResults> {
   const results = await withServer<NodesResults>(
     root,
     nodes,
-    {},
+    hooks?.serverEnv ?? {},
     async (server, db) => {
+      await hooks?.register(server.developer);
       const databaseUrl = db?.url;
       const postgres = db?.backends ?? false;
       const withStatements = databaseUrl ? await enableStatementStats(databaseUrl) : false;
       let submitted = 0;
-      /** Submits `count` more jobs (steadily or as a burst) and waits until every job so far is final. */
+      let failedSoFar = 0;
+      /**
+       * Submits `count` more jobs (steadily or as a burst) and waits until every job so far is final, and with
+       * `--webhook` until each of these that completed has been delivered.
+       */
       const submitMore = async (count: number, how: "steady" | "burst") => {
         const base = submitted;
         submitted += count;
@@ -288,7 +299,11 @@ async function benchNodes(nodes: number, root: string): Promise<NodesResults> {
             ? await submitSteadily(options.rate, count, one)
             : await submitBurst(count, options.connections, one);
         const final = await waitUntilFinal(server, submitted, options.timeoutMs);
-        return { jobs, final };
+        const completedHere = count - (final.failed - failedSoFar);
+        failedSoFar = final.failed;
+        const ids = jobs.map((j) => j.jobId);
+        const delivered = await hooks?.delivered(ids, completedHere, options.timeoutMs);
+        return { jobs, final, delivered };
       };
 
       progress(`${nodes} node(s): probing the idle server for ${options.idleProbeSeconds} s`);
@@ -332,8 +347,9 @@ async function benchNodes(nodes: number, root: string): Promise<NodesResults> {
       );
       const created = burstTimes.map((t) => t.created);
       const first = Math.min(...created);
-      // A failed job has no completion; the span runs to the last one that completed.
-      const spanMs = Math.max(...burstTimes.map((t) => t.completed).filter(Number.isFinite)) - first;
+      // A failed job has no completion; the span runs to the last one that completed (or was delivered).
+      const lastCompleted = Math.max(...burstTimes.map((t) => t.completed).filter(Number.isFinite));
+      const spanMs = Math.max(lastCompleted, burst.delivered?.lastAt ?? 0) - first;
 
       return {
         nodes,
@@ -357,6 +373,7 @@ async function benchNodes(nodes: number, root: string): Promise<NodesResults> {
           providerMs: summarize(burstTimes.map((t) => t.providerMs)),
           failed: burst.final.failed - steady.final.failed,
           cpu: burstCpuUse,
+          receipts: burst.delivered?.receipts,
         },
         liveness: {
           idle: idleLiveness,
@@ -394,6 +411,7 @@ function productPhase(root: string, warm: boolean): Promise<ProductResult> {
       burst: { count: options.burstJobs, submitters: options.connections },
       timeoutMs: options.timeoutMs,
       warmupJobs: warm ? options.warmupJobs : undefined,
+      hooks,
       progress: (message) => report(`${root === process.cwd() ? "" : "baseline "}${message}`),
     },
     cleanups,
@@ -419,11 +437,13 @@ async function main() {
     cleanups.add(stopCluster);
     adminUrl = privatePostgres.adminUrl;
   }
+  if (options.webhook) hooks = await startCompletionHooks();
   try {
     if (switchedOn("growth")) await runGrowth();
     else await runBench(Boolean(privatePostgres));
   } finally {
     await privatePostgres?.destroy();
+    await hooks?.close();
   }
 }
 
@@ -529,7 +549,9 @@ async function runBench(privatePostgres: boolean) {
         ? "Embedded database (PGlite)"
         : privatePostgres
           ? "PostgreSQL, private cluster with pg_stat_statements (`--private-postgres`)"
-          : "PostgreSQL") + (options.baseline ? ", this tree against a baseline checkout (`--baseline`)" : ""),
+          : "PostgreSQL") +
+      (options.baseline ? ", this tree against a baseline checkout (`--baseline`)" : "") +
+      (hooks ? ", every completion delivered to a job.completed webhook (`--webhook`)" : ""),
     machine,
     http,
     nodes,
@@ -553,10 +575,11 @@ async function runBench(privatePostgres: boolean) {
     "bench:postgres-private": "bench:postgres",
   }[kind];
   // A comparison with another tree is its own section, beside the plain run of the same database.
-  const name = options.baseline ? `${kind}-vs-baseline` : kind;
+  // So is a run whose completions were delivered to a webhook.
+  const name = `${kind}${options.baseline ? "-vs-baseline" : ""}${hooks ? "-webhook" : ""}`;
   writeSections(path.join(process.cwd(), documentFile), [
     { name: "bench:about", body: aboutSection() },
-    { name, body: section, after: options.baseline ? kind : after },
+    { name, body: section, after: options.baseline || hooks ? kind : after },
   ]);
   progress(`wrote ${documentFile}`);
 }

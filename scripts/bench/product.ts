@@ -7,6 +7,7 @@ import { parseEnv } from "@/lib/env";
 import { signUpDeveloper, workloadScopes } from "@/tests/support/developer";
 import { startNextServer, tempDataDir } from "@/tests/support/next-server";
 import { createThrowawayDatabase } from "@/tests/support/postgres";
+import type { CompletionHooks } from "./completion-hooks";
 import { measureCpu } from "./cpu";
 import { readAllJobTimes, submitBurst, submitJobTo, submitSteadily, waitUntilFinal } from "./jobs";
 import { trackBackendsCpu } from "./pg-stats";
@@ -25,6 +26,8 @@ export interface ProductOptions {
   /** Jobs to run unmeasured after the fresh server's figures, before measuring it again, warmed (none: no second measurement). */
   warmupJobs?: number;
   progress: (message: string) => void;
+  /** `--webhook`: the developer's job.completed endpoint; a phase ends once its completed jobs are delivered. */
+  hooks?: CompletionHooks;
 }
 
 /** `next build` in `root` unless its .next is up to date (the same check `npm start` makes). */
@@ -39,7 +42,7 @@ export async function benchProduct(
   options: ProductOptions,
   cleanups: Set<() => Promise<void>>,
 ): Promise<ProductResult> {
-  const { progress } = options;
+  const { progress, hooks } = options;
   buildIfStale(options.root);
   const defaults = parseEnv({ NODE_ENV: "production" });
   const data = tempDataDir();
@@ -56,7 +59,12 @@ export async function benchProduct(
     const spawned = performance.now();
     const next = await startNextServer({
       cwd: options.root,
-      env: { DATA_DIR: data.dir, ...(database ? { DATABASE_URL: database.url } : {}), ...benchEnv },
+      env: {
+        DATA_DIR: data.dir,
+        ...(database ? { DATABASE_URL: database.url } : {}),
+        ...benchEnv,
+        ...hooks?.serverEnv,
+      },
     });
     const readyMs = performance.now() - spawned;
     // SIGTERM, as a deployment stops it (the embedded nodes drain, the database closes); SIGKILL if it hangs.
@@ -73,8 +81,16 @@ export async function benchProduct(
     try {
       const developer = await signUpDeveloper(next.baseUrl, { name: "Bench Developer" });
       const apiKey = await developer.createApiKey(workloadScopes);
+      await hooks?.register(developer);
       const server: ServerUnderTest = { baseUrl: next.baseUrl, pid: next.process.pid, stop, developer, apiKey };
       let submitted = 0;
+      /** `--webhook`: waits until those of `jobs` that completed (all but `failed`) have been delivered. */
+      const delivered = async (jobs: { jobId: string }[], failed: number) =>
+        hooks?.delivered(
+          jobs.map((j) => j.jobId),
+          jobs.length - failed,
+          options.timeoutMs,
+        );
       /** POST job `i`, remembering when it left (the bench's clock, the same machine's as the database's). */
       const submit = async (i: number) => {
         const sentAt = Date.now();
@@ -84,7 +100,7 @@ export async function benchProduct(
       progress("product: the first job");
       const [first] = await submitSteadily(1, 1, submit);
       submitted += 1;
-      await waitUntilFinal(server, submitted, options.timeoutMs);
+      await delivered([first], (await waitUntilFinal(server, submitted, options.timeoutMs)).failed);
       const [firstTimes] = await readAllJobTimes(server, [first.jobId]);
 
       /** The steady arrivals (overhead, POST → completed), then the burst (jobs/s, CPU per job). */
@@ -94,6 +110,7 @@ export async function benchProduct(
         const steady = await submitSteadily(options.steady.rate, options.steady.count, (i) => submit(submitted + i));
         submitted += steady.length;
         const steadyFinal = await waitUntilFinal(server, submitted, options.timeoutMs);
+        await delivered(steady, steadyFinal.failed - failedBefore);
         const steadyTimes = await readAllJobTimes(
           server,
           steady.map((s) => s.jobId),
@@ -104,14 +121,16 @@ export async function benchProduct(
         const burst = await submitBurst(options.burst.count, options.burst.submitters, (i) => submit(submitted + i));
         submitted += burst.length;
         const burstFinal = await waitUntilFinal(server, submitted, options.timeoutMs);
+        const burstDelivered = await delivered(burst, burstFinal.failed - steadyFinal.failed);
         const burstCpu = cpu();
         const burstTimes = await readAllJobTimes(
           server,
           burst.map((s) => s.jobId),
         );
         const firstSent = Math.min(...burst.map((s) => s.sentAt));
-        // A failed job has no completion; the span runs to the last one that completed.
-        const spanMs = Math.max(...burstTimes.map((t) => t.completed).filter(Number.isFinite)) - firstSent;
+        // A failed job has no completion; the span runs to the last one that completed (or was delivered).
+        const lastCompleted = Math.max(...burstTimes.map((t) => t.completed).filter(Number.isFinite));
+        const spanMs = Math.max(lastCompleted, burstDelivered?.lastAt ?? 0) - firstSent;
         return {
           steady: {
             rate: options.steady.rate,
@@ -128,6 +147,7 @@ export async function benchProduct(
             jobsPerSecond: (burst.length / spanMs) * 1000,
             failed: burstFinal.failed - steadyFinal.failed,
             cpu: burstCpu,
+            receipts: burstDelivered?.receipts,
           },
         };
       };
@@ -138,8 +158,16 @@ export async function benchProduct(
         // running costs, beside what a fresh one costs (V8 optimises a hot path only after many calls).
         progress(`product: ${options.warmupJobs} unmeasured jobs`);
         const afterJobs = submitted;
-        await submitBurst(options.warmupJobs, options.burst.submitters, (i) => submit(submitted + i));
+        const failedBefore = (await waitUntilFinal(server, submitted, options.timeoutMs)).failed;
+        const unmeasured = await submitBurst(options.warmupJobs, options.burst.submitters, (i) =>
+          submit(submitted + i),
+        );
         submitted += options.warmupJobs;
+        if (hooks)
+          await delivered(
+            unmeasured,
+            (await waitUntilFinal(server, submitted, options.timeoutMs)).failed - failedBefore,
+          );
         warmed = {
           afterJobs: afterJobs + options.warmupJobs,
           unmeasuredJobs: options.warmupJobs,

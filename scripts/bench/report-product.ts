@@ -243,6 +243,28 @@ const figuresOf = (x: NodesResults | ProductResult): PhaseFigures => {
   };
 };
 
+/** `--webhook`: what the drain included, and how many deliveries carried a receipt on each tree. */
+function deliveriesLine(
+  r: RunResults,
+  phases: { name: string; pick: (t: TreeResults) => NodesResults | ProductResult | undefined }[],
+): string[] {
+  const b = r.baseline;
+  if (!b || r.product.burst.receipts === undefined) return [];
+  const counted = (x: NodesResults | ProductResult | undefined) =>
+    x?.burst.receipts === undefined ? "n/a" : `${x.burst.receipts}/${x.burst.jobs}`;
+  const perPhase = phases.map(
+    ({ name, pick }) =>
+      `${name}: this tree ${b.rounds.map((round) => counted(pick(round.here))).join(", ")}; ` +
+      `baseline ${b.rounds.map((round) => counted(pick(round.baseline))).join(", ")}`,
+  );
+  return [
+    "",
+    "Every server's developer had a job.completed webhook to a receiver on 127.0.0.1 (`--webhook`): each burst " +
+      "ends with the later of its last completion and its last job.completed delivery, and its CPU per job includes " +
+      `the deliveries. The burst's deliveries that carried \`data.receipt\`, by round: ${perPhase.join("; ")}.`,
+  ];
+}
+
 function baselineSection(r: RunResults): string {
   const b = r.baseline;
   if (!b) return "";
@@ -290,6 +312,7 @@ function baselineSection(r: RunResults): string {
       ],
       rows,
     ),
+    ...deliveriesLine(r, phases),
     // Empty without counts: dropped here, not by filtering the list, whose "" are its blank lines.
     ...[countedWorkSection(b, r.nodes)].filter((section) => section !== ""),
   ].join("\n");

@@ -48,6 +48,8 @@ export interface NodesResults {
     providerMs: Summary;
     failed: number;
     cpu: CpuUse;
+    /** `--webhook`: the burst's job.completed deliveries that carried `data.receipt`. */
+    receipts?: number;
   };
   liveness: Liveness;
   /** PostgreSQL runs: statements and WAL over the burst, rows over the database's life. */
@@ -97,13 +99,15 @@ export interface MeasuredPhases {
   burst: {
     jobs: number;
     submitters: number;
-    /** First POST sent → last EXECUTION_COMPLETED. */
+    /** First POST sent → last EXECUTION_COMPLETED (with `--webhook`, or last job.completed delivered if later). */
     spanMs: number;
     /** First POST sent → last 202 answered: when it is close to spanMs, submission bounds the rate, not the nodes. */
     submitWindowMs: number;
     jobsPerSecond: number;
     failed: number;
     cpu: CpuUse;
+    /** `--webhook`: the burst's job.completed deliveries that carried `data.receipt`. */
+    receipts?: number;
   };
 }
 
