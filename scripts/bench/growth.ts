@@ -1,9 +1,11 @@
 // The growth section of `npm run bench -- --growth` (issue 43): the product as users run it (`server.mjs` on
 // the production build, PostgreSQL, 4 embedded nodes), empty and then after a seeded history of one
-// developer's jobs over 60 days (written by SQL with generate_series as the product stores them: each job with
+// developer's jobs over 60 days, measured in alternation with an empty twin server (the growth is the ratio of
+// the two in the same moments, on a machine whose load drifts) (written by SQL with generate_series as the product stores them: each job with
 // its events, a log line, its charge, its webhook delivery and its usage rollups, plus a top-up every thousand
 // jobs), after ANALYZE: the reads a developer makes on every dashboard visit (median of 15, after one untimed
 // request each), the jobs list deep by cursor, and a queue drain of 300 jobs.
+import os from "node:os";
 import pg from "pg";
 import { encodeCursor } from "@/lib/contract/list-cursor";
 import { signUpDeveloper, workloadScopes } from "@/tests/support/developer";
@@ -30,9 +32,13 @@ export interface GrowthResult {
   jobs: number;
   runs: number;
   seedSeconds: number;
+  /** The empty twin's figures, taken with the grown server's. */
   empty: GrowthReads;
   grown: GrowthReads;
-  /** Load averages (1, 5, 15 min) before the empty figures and before the grown ones. */
+  /** Both servers' figures while both were empty. */
+  emptyA: GrowthReads;
+  emptyB: GrowthReads;
+  /** Load averages (1, 5, 15 min) at the start, after the seed, at the end. */
   loadAverages: number[][];
 }
 
@@ -48,18 +54,24 @@ interface Served {
 
 const get = (s: Served, path: string) => fetch(`${s.baseUrl}${path}`, { headers: { "x-api-key": s.apiKey } });
 
-async function timed(s: Served, path: string, runs: number): Promise<number> {
-  // One request first, untimed: the first of each route compiles its statements.
-  await (await get(s, path)).arrayBuffer();
-  const times: number[] = [];
+/** Each server's median time of `pathOf(server)`, the servers' requests alternating (in turn A B, then B A). */
+async function timed(servers: Served[], pathOf: (s: Served) => string, runs: number): Promise<number[]> {
+  // One request each first, untimed: the first of each route compiles its statements.
+  for (const s of servers) await (await get(s, pathOf(s))).arrayBuffer();
+  const times = servers.map(() => [] as number[]);
   for (let i = 0; i < runs; i++) {
-    const started = performance.now();
-    const res = await get(s, path);
-    await res.arrayBuffer();
-    if (res.status !== 200) throw new Error(`${path}: ${res.status}`);
-    times.push(performance.now() - started);
+    const order = servers.map((_, k) => k);
+    if (i % 2 === 1) order.reverse();
+    for (const k of order) {
+      const path = pathOf(servers[k]);
+      const started = performance.now();
+      const res = await get(servers[k], path);
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`${path}: ${res.status}`);
+      times[k].push(performance.now() - started);
+    }
   }
-  return median(times);
+  return times.map(median);
 }
 
 async function drain(s: Served, client: pg.Client, jobs: number): Promise<number> {
@@ -97,34 +109,51 @@ async function deepJobsCursor(client: pg.Client, accountId: string, pages: numbe
   return encodeCursor("jobs", [rows[0].created_at, rows[0].id]);
 }
 
-async function reads(s: Served, client: pg.Client, options: GrowthOptions): Promise<GrowthReads> {
+/** What a server's reads need: one of its jobs, and the cursor deep in its jobs list. */
+interface ReadContext {
+  jobId: string;
+  deepCursor: string;
+}
+
+/**
+ * The reads, each on every server in alternation (so a change in the machine's load hits them alike), then
+ * the drain on each in turn (A B B A: the mean of two).
+ */
+async function reads(servers: (Served & { client: pg.Client })[], options: GrowthOptions): Promise<GrowthReads[]> {
   const { runs } = options;
-  const [{ jobId }] = (await (await get(s, "/api/developers/jobs?limit=1")).json()).data as { jobId: string }[];
-  const deep = await deepJobsCursor(client, s.accountId, options.deepPages);
+  const context = new Map<Served, ReadContext>();
+  for (const s of servers) {
+    const [{ jobId }] = (await (await get(s, "/api/developers/jobs?limit=1")).json()).data as { jobId: string }[];
+    context.set(s, { jobId, deepCursor: await deepJobsCursor(s.client, s.accountId, options.deepPages) });
+  }
+  const of = (s: Served) => context.get(s) as ReadContext;
   const deepPage = options.deepPages + 1;
-  return {
-    "jobs list, page 1": await timed(s, "/api/developers/jobs?page=1&limit=20", runs),
-    [`jobs list by cursor, after ${options.deepPages.toLocaleString("en")} pages`]: await timed(
-      s,
-      `/api/developers/jobs?limit=20&after=${deep}`,
-      runs,
-    ),
-    [`jobs list, page ${deepPage.toLocaleString("en")} by offset (for comparison)`]: await timed(
-      s,
-      `/api/developers/jobs?page=${deepPage}&limit=20`,
-      runs,
-    ),
-    "usage metrics, last 30 days": await timed(s, "/api/developers/metrics", runs),
-    "credit history, page 1": await timed(s, "/api/credits/history?page=1&limit=20", runs),
-    "top-ups, page 1": await timed(s, "/api/credits/top-ups?page=1&limit=20", runs),
-    "webhook deliveries, page 1": await timed(
-      s,
-      `/api/developers/webhooks/${s.endpointId}/deliveries?page=1&limit=20`,
-      runs,
-    ),
-    "one job's telemetry": await timed(s, `/api/developers/jobs/${jobId}/telemetry`, runs),
-    [`queue drain, ${options.drainJobs} jobs`]: await drain(s, client, options.drainJobs),
-  };
+  const paths: [string, (s: Served) => string][] = [
+    ["jobs list, page 1", () => "/api/developers/jobs?page=1&limit=20"],
+    [
+      `jobs list by cursor, after ${options.deepPages.toLocaleString("en")} pages`,
+      (s) => `/api/developers/jobs?limit=20&after=${of(s).deepCursor}`,
+    ],
+    [
+      `jobs list, page ${deepPage.toLocaleString("en")} by offset (for comparison)`,
+      () => `/api/developers/jobs?page=${deepPage}&limit=20`,
+    ],
+    ["usage metrics, last 30 days", () => "/api/developers/metrics"],
+    ["credit history, page 1", () => "/api/credits/history?page=1&limit=20"],
+    ["top-ups, page 1", () => "/api/credits/top-ups?page=1&limit=20"],
+    ["webhook deliveries, page 1", (s) => `/api/developers/webhooks/${s.endpointId}/deliveries?page=1&limit=20`],
+    ["one job's telemetry", (s) => `/api/developers/jobs/${of(s).jobId}/telemetry`],
+  ];
+  const results = servers.map(() => ({}) as GrowthReads);
+  for (const [name, pathOf] of paths) {
+    const medians = await timed(servers, pathOf, runs);
+    medians.forEach((m, k) => (results[k][name] = m));
+  }
+  const drains = servers.map(() => [] as number[]);
+  for (const k of [...servers.keys(), ...[...servers.keys()].reverse()])
+    drains[k].push(await drain(servers[k], servers[k].client, options.drainJobs));
+  drains.forEach((d, k) => (results[k][`queue drain, ${options.drainJobs} jobs`] = (d[0] + d[1]) / 2));
+  return results;
 }
 
 /**
@@ -228,52 +257,70 @@ async function signUp(baseUrl: string, client: pg.Client): Promise<Served> {
   return { baseUrl, apiKey, accountId: rows[0].account_id, apiKeyId: rows[0].id, endpointId: endpoint.rows[0].id };
 }
 
+type Running = Served & { client: pg.Client; stop(): Promise<void> };
+
+/** server.mjs on a throwaway database of its own, with the developer signed up and one job run. */
+async function startServed(options: GrowthOptions, cleanups: Set<() => Promise<void>>): Promise<Running> {
+  const database = await createThrowawayDatabase(options.adminUrl, "en_bench_growth");
+  cleanups.add(database.drop);
+  const next = await startNextServer({
+    env: {
+      DATABASE_URL: database.url,
+      EMBEDDED_NODES: "4",
+      RATE_LIMIT_PER_MINUTE: "0",
+      ACCOUNT_RATE_PER_MINUTE: "0",
+      STARTER_CREDITS: String(10 ** 12),
+    },
+  });
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  const stop = async () => {
+    cleanups.delete(stop);
+    await client.end();
+    await next.stop("SIGTERM");
+    cleanups.delete(database.drop);
+    await database.drop();
+  };
+  cleanups.add(stop);
+  const served = { ...(await signUp(next.baseUrl, client)), client, stop };
+  // A first job, so that an empty server has one to list and read the telemetry of.
+  await drain(served, client, 1);
+  return served;
+}
+
+/**
+ * Two servers, A and its twin B: measured together (in alternation) while both are empty, then A is seeded
+ * and they are measured together again. A's figures against B's in the same moments give the growth; A's
+ * against B's while both were empty, the bench's own noise.
+ */
 export async function benchGrowth(options: GrowthOptions, cleanups: Set<() => Promise<void>>): Promise<GrowthResult> {
   const { progress } = options;
   buildIfStale(process.cwd());
-  const database = await createThrowawayDatabase(options.adminUrl, "en_bench_growth");
-  cleanups.add(database.drop);
+  progress("growth: serving two server.mjs (A, to be seeded, and its twin B) on PostgreSQL with 4 embedded nodes each");
+  const a = await startServed(options, cleanups);
   try {
-    progress("growth: serving server.mjs on PostgreSQL with 4 embedded nodes");
-    const next = await startNextServer({
-      env: {
-        DATABASE_URL: database.url,
-        EMBEDDED_NODES: "4",
-        RATE_LIMIT_PER_MINUTE: "0",
-        ACCOUNT_RATE_PER_MINUTE: "0",
-        STARTER_CREDITS: String(10 ** 12),
-      },
-    });
-    const stop = async () => void (await next.stop("SIGTERM"));
-    cleanups.add(stop);
-    const client = new pg.Client({ connectionString: database.url });
-    await client.connect();
+    const b = await startServed(options, cleanups);
     try {
-      const served = await signUp(next.baseUrl, client);
-      // A first job, so that the empty server has one to list and read the telemetry of.
-      await drain(served, client, 1);
-      const loadAverages = [(await import("node:os")).loadavg()];
-      progress("growth: measuring the empty server");
-      const empty = await reads(served, client, options);
+      const loadAverages = [os.loadavg()];
+      progress("growth: measuring A and B, both empty");
+      const [emptyA, emptyB] = await reads([a, b], options);
       const started = performance.now();
-      await seed(client, served, options.jobs, progress);
+      await seed(a.client, a, options.jobs, progress);
       const seedSeconds = (performance.now() - started) / 1000;
-      loadAverages.push((await import("node:os")).loadavg());
-      progress(`growth: seeded ${options.jobs} jobs in ${seedSeconds.toFixed(0)} s; measuring`);
-      const grown = await reads(served, client, options);
-      return { jobs: options.jobs, runs: options.runs, seedSeconds, empty, grown, loadAverages };
+      loadAverages.push(os.loadavg());
+      progress(`growth: seeded ${options.jobs} jobs in ${seedSeconds.toFixed(0)} s; measuring A and B`);
+      const [grown, empty] = await reads([a, b], options);
+      loadAverages.push(os.loadavg());
+      return { jobs: options.jobs, runs: options.runs, seedSeconds, empty, grown, emptyA, emptyB, loadAverages };
     } finally {
-      await client.end();
-      cleanups.delete(stop);
-      await stop();
+      await b.stop();
     }
   } finally {
-    cleanups.delete(database.drop);
-    await database.drop();
+    await a.stop();
   }
 }
 
-/** The table: each read empty and grown, its ratio, and whether it meets the issue's aim. */
+/** The table: each read on the empty twin and on the grown server in the same moments, and the aim's verdict. */
 export function renderGrowth(result: GrowthResult, command: string, when: string): string {
   const rows = Object.keys(result.empty).map((name) => {
     const [a, b] = [result.empty[name], result.grown[name]];
@@ -282,16 +329,17 @@ export function renderGrowth(result: GrowthResult, command: string, when: string
     const aim = drain ? b >= a * 0.9 : b <= 2 * a && b < 50;
     const figure = (x: number) => (drain ? `${x.toFixed(0)} jobs/s` : `${x.toFixed(1)} ms`);
     const verdict = comparison ? "(not a page users reach: they page by cursor)" : aim ? "yes" : "**no**";
-    return `| ${name} | ${figure(a)} | ${figure(b)} | ${(b / a).toFixed(2)}× | ${verdict} |`;
+    const noise = result.emptyA[name] / result.emptyB[name];
+    return `| ${name} | ${figure(a)} | ${figure(b)} | ${(b / a).toFixed(2)}× | ${noise.toFixed(2)}× | ${verdict} |`;
   });
   const load = result.loadAverages.map((l) => l.map((x) => x.toFixed(2)).join(", "));
   return [
-    `### Growth: the same server empty and after ${result.jobs.toLocaleString("en")} jobs of one developer (${when.slice(0, 10)})`,
+    `### Growth: one developer's 1 job against ${result.jobs.toLocaleString("en")} jobs (${when.slice(0, 10)})`,
     "",
-    `\`${command}\`: \`server.mjs\` on the production build, PostgreSQL, 4 embedded nodes; the history seeded by SQL over 60 days (each job with 4 events, a log line, its charge, a webhook delivery and its usage rollups; a top-up every 1,000 jobs; ${result.seedSeconds.toFixed(0)} s), then ANALYZE. Load average ${load[0]} before the empty figures, ${load[1]} before the grown ones (a 2-core machine shared with other work). Aim (issue 43): every read within 2× of its empty figure and under 50 ms; the drain within 10 %.`,
+    `\`${command}\`: two \`server.mjs\` on the production build, each with its own PostgreSQL database and 4 embedded nodes: A, seeded by SQL with a history of ${result.jobs.toLocaleString("en")} jobs over 60 days (each with 4 events, a log line, its charge, a webhook delivery and its usage rollups; a top-up every 1,000 jobs; ${result.seedSeconds.toFixed(0)} s, then ANALYZE), and its empty twin B, measured in alternation request by request (the drains A B B A, the mean of two), so the machine's load hits both alike. The last column is A against B measured the same way before A was seeded: the bench's own noise. Load average ${load[0]} at the start, ${load[1]} after the seed, ${load[2]} at the end (a 2-core machine shared with other work). Aim (issue 43): every read within 2× of its empty figure and under 50 ms; the drain within 10 %.`,
     "",
-    `| read (median of ${result.runs}) | empty | ${result.jobs.toLocaleString("en")} jobs | growth | aim met |`,
-    "| --- | --- | --- | --- | --- |",
+    `| read (median of ${result.runs}) | empty (B) | ${result.jobs.toLocaleString("en")} jobs (A) | growth (A ÷ B) | A ÷ B, both empty | aim met |`,
+    "| --- | --- | --- | --- | --- | --- |",
     ...rows,
   ].join("\n");
 }

@@ -371,6 +371,8 @@ Commands (about 10 minutes for each full run on a 2-core machine; \`--quick\` ta
 npm run bench                                                                  # PGlite
 DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench              # PostgreSQL and graphile-worker
 DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench -- --quick  # 1 node, smaller warm-up, no scale-out
+# Instead of the phases: the growth section, one developer's reads and a drain, empty against 1,000,000 jobs seeded
+DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench -- --growth [--growth-jobs 1000000]
 # Two trees in one run: each phase (harness and server.mjs) on this checkout and on the other one, back to back,
 # 3 times; the other checkout needs its own npm install, and its production build is made first when stale
 git worktree add --detach /tmp/en-baseline <commit> && (cd /tmp/en-baseline && npm install && npm run build)
