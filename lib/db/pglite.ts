@@ -1,5 +1,6 @@
 // The embedded database: PGlite in DATA_DIR/pg (or in memory), migrated on open, owned by this process alone,
 // so its notifications never leave the process.
+import { withCommitEffects } from "./after-commit";
 import { readFileSync } from "node:fs";
 import { EventEmitter } from "node:events";
 import path from "node:path";
@@ -35,7 +36,7 @@ export async function openPglite(dataDir: string): Promise<Database> {
   const bus = new EventEmitter();
   bus.setMaxListeners(0);
   return {
-    db: drizzle({ client: opened, schema }) as unknown as Db,
+    db: withCommitEffects(drizzle({ client: opened, schema }) as unknown as Db),
     driver: "pglite",
     runPrepared: await pglitePreparedStatements(opened),
     async listen(channel, listener) {

@@ -1,5 +1,6 @@
 // PostgreSQL (DATABASE_URL): a pool of at most 10 connections shared by every request, migrated on open under
 // an advisory lock (several instances may start at once), and one more connection that LISTENs for them all.
+import { withCommitEffects } from "./after-commit";
 import { sql } from "drizzle-orm";
 import { log } from "@/lib/log";
 import type { Database, Db } from "./database";
@@ -79,7 +80,7 @@ export async function openPostgres(url: string): Promise<Database> {
     }, delay).unref();
   };
   return {
-    db: db as unknown as Db,
+    db: withCommitEffects(db as unknown as Db),
     driver: "postgres",
     async listen(channel, handler) {
       const isNew = !handlers.has(channel);

@@ -13,6 +13,7 @@ import { jobChannel, signal, signalsInline, workChannel } from "@/lib/domain/sig
 import { countFailures } from "@/lib/domain/usage-rollups";
 import { webhookChannel } from "@/lib/domain/webhook-events";
 import { metrics, secondsBetween } from "@/lib/metrics";
+import { afterCommit } from "@/lib/db/after-commit";
 import type { JobStatus } from "@/lib/contract/vocabulary";
 import { appendedLogValues, appendedRows } from "./appended-log";
 import { changeStatement, eachJob, shapeOf } from "./change-statement";
@@ -83,7 +84,8 @@ async function written(tx: Tx, raw: Record<string, unknown>[], change: JobChange
     if (Number(raw[0]?.webhooks ?? 0) > 0) await signal(tx, webhookChannel, "");
   }
   if (change.to === "failed") await refund(tx, rows);
-  countChanges(rows, change);
+  // Counted once the change commits (a change inside a transaction that rolls back never happened).
+  afterCommit(tx, () => countChanges(rows, change));
   return rows;
 }
 

@@ -32,6 +32,7 @@ import { assertTransition } from "./job-machine";
 import { webhookFanoutSql } from "./webhook-fanout";
 import { createdWork } from "./work-signals";
 import { metrics } from "@/lib/metrics";
+import { afterCommit } from "@/lib/db/after-commit";
 
 /** A checked submission: the job to create, as it is born (queued) before it is offered to the nodes. */
 export interface NewJob {
@@ -159,7 +160,8 @@ export async function createJobs(
     if (Number(outcome.webhooks) > 0) await signal(d, webhookChannel, "");
   }
   const createdAt = new Date(outcome.created_at);
-  countSubmissions(batch);
+  // Inside a caller's transaction, counted once it commits: a rolled-back submission was never accepted.
+  afterCommit(d, () => countSubmissions(batch));
   return batch.map((job) => asCreated(job, createdAt));
 }
 

@@ -1,6 +1,11 @@
 // GET /api/metrics (CONTRACT §14): Prometheus text behind METRICS_TOKEN, with every series the contract names,
 // values that match known work, cumulative histogram buckets, and no unbounded label.
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { accounts } from "@/lib/db/schema";
+import { db } from "@/lib/domain/database";
+import { createJobs } from "@/lib/engine/create-job";
+import { checkSubmission } from "@/lib/engine/submit-job";
 import { expectError } from "../support/expect-error";
 import { eventually, submit, waitForStatus } from "../support/jobs";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver";
@@ -147,5 +152,36 @@ describe("GET /api/metrics", () => {
     for (const secret of [...completed.map((j) => j.jobId), failed.jobId, ctx.key, ctx.dev.address]) {
       expect(text.toLowerCase()).not.toContain(secret.toLowerCase());
     }
+  });
+});
+
+describe("counted after commit", () => {
+  it("a submission whose transaction rolls back is not counted; one that commits is, once", async () => {
+    const d = await db();
+    const [account] = await d
+      .select({ id: accounts.id })
+      .from(accounts)
+      .where(sql`lower(${accounts.walletAddress}) = ${ctx.dev.address.toLowerCase()}`);
+    const submission = {
+      accountId: account.id,
+      apiKeyId: null,
+      serviceId: "token-count",
+      input: { text: "counted after commit" },
+    };
+    const submitted = async () =>
+      valueOf((await scrape()).samples, "execution_jobs_submitted_total", { service: "token-count" });
+    const before = await submitted();
+    // Built before each transaction: the catalog is read outside it.
+    const rolledBack = await checkSubmission(d, submission, undefined);
+    await expect(
+      d.transaction(async (tx) => {
+        await createJobs(tx, [rolledBack], { inTransaction: true });
+        throw new Error("rolled back");
+      }),
+    ).rejects.toThrow("rolled back");
+    expect(await submitted()).toBe(before);
+    const committed = await checkSubmission(d, submission, undefined);
+    await d.transaction(async (tx) => createJobs(tx, [committed], { inTransaction: true }));
+    expect(await submitted()).toBe(before + 1);
   });
 });
