@@ -3,10 +3,10 @@
 // The price is the credits' price in the token, by the same integer rule the Credits page quotes with.
 import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentRequired, PaymentRequirements, SettleResponse } from "@x402/core/types";
-import { tokenAmountForCredits } from "@/lib/contract/top-up-arithmetic";
+import { formatTokenAmount, tokenAmountForCredits } from "@/lib/contract/top-up-arithmetic";
 import type { X402ErrorReason } from "@/lib/contract/vocabulary";
 import type { X402Config } from "@/lib/env";
-import { readTokenMetadata } from "@/lib/payments/chain";
+import { PaymentsRpcError, readTokenMetadata } from "@/lib/payments/chain";
 import { readTokenDomain } from "./chain";
 
 /** How long an authorization made for an offer may stay valid (validBefore − now), as the offer says. */
@@ -36,6 +36,33 @@ export const networkOf = (config: X402Config) => `eip155:${config.chainId}` as c
 /** The price of `creditCost` credits in the token's base units: ceil(creditCost × 10^decimals / CREDITS_PER_TOKEN). */
 export const priceOf = (creditCost: number, creditsPerToken: bigint, decimals: number): bigint =>
   tokenAmountForCredits(BigInt(creditCost), creditsPerToken, decimals);
+
+/** One call's price in the token, as the offer asks it and the service page shows it beside the credit price. */
+export interface PerCallPrice {
+  /** Base units of the token: the offer's `amount`. */
+  amount: bigint;
+  /** The amount in whole tokens with the token's symbol, e.g. "0.01 USDC". */
+  text: string;
+}
+
+/**
+ * The per-call price of a service costing `creditCost` credits, by the offer's own rule (priceOf), or undefined
+ * when pay per call is off or the token cannot be read right now (the page then shows the credit price alone).
+ */
+export async function perCallPriceOf(
+  config: X402Config | undefined,
+  creditCost: number,
+): Promise<PerCallPrice | undefined> {
+  if (!config) return undefined;
+  try {
+    const { decimals, symbol } = await readTokenMetadata(config);
+    const amount = priceOf(creditCost, config.creditsPerToken, decimals);
+    return { amount, text: `${formatTokenAmount(amount, decimals)} ${symbol}` };
+  } catch (error) {
+    if (error instanceof PaymentsRpcError) return undefined;
+    throw error;
+  }
+}
 
 /** The terms of one call of `resource` (the token's decimals and EIP-712 domain read once per process). */
 export async function termsOf(config: X402Config, resource: Resource): Promise<Terms> {

@@ -19,7 +19,8 @@ import { DomainError } from "@/lib/domain/errors";
 import { getJob } from "@/lib/engine/job-views";
 import { exampleInput } from "@/lib/domain/service-examples";
 import { listServices } from "@/lib/domain/services";
-import { appOrigins, env } from "@/lib/env";
+import { appOrigins, env, x402Config } from "@/lib/env";
+import { perCallPriceOf } from "@/lib/payments/x402/offer";
 
 interface Props {
   params: Promise<{ serviceId: string }>;
@@ -55,11 +56,13 @@ export default async function ServicePage({ params, searchParams }: Props) {
   const service = await findService(serviceId);
   if (!service) notFound();
 
-  const [balance, example, initialInput, profile] = await Promise.all([
+  const [balance, example, initialInput, profile, perCall] = await Promise.all([
     getCreditBalance(session.accountId).then((b) => b.balance),
     isServiceId(serviceId) ? exampleInput(serviceId) : {},
     seedInput(session.accountId, serviceId, (await searchParams).from),
     findProfile(session.accountId),
+    // What the 402 offer asks a caller without an account (x402, CONTRACT §15), by the offer's own rule.
+    perCallPriceOf(x402Config(), service.creditCost),
   ]);
   const isActive = service.status === "active";
   const blockedReason = !isActive
@@ -87,6 +90,16 @@ export default async function ServicePage({ params, searchParams }: Props) {
             <Badge variant="outline" className="tabular-nums" title="A job placed on your own nodes">
               {formatCredits(service.ownNodeCreditCost)} on your own nodes
             </Badge>
+            {perCall && (
+              <Badge
+                variant="outline"
+                className="tabular-nums"
+                title="A caller with a wallet and no account pays this per call with x402, in place of credits"
+                data-testid="per-call-price"
+              >
+                {perCall.text} per call (x402)
+              </Badge>
+            )}
           </>
         }
       />
@@ -139,6 +152,13 @@ export default async function ServicePage({ params, searchParams }: Props) {
             {formatCredits(service.creditCost)} {service.creditCost === 1 ? "is" : "are"} charged when the job is
             created and refunded if it fails. Input the service refuses (422) costs nothing.
           </p>
+          {perCall && (
+            <p>
+              Without an account, a caller with a wallet pays {perCall.text} for one call with x402: the execute answers{" "}
+              <span className="font-mono">402</span> with the offer, and the same request with the signed payment runs
+              the job.
+            </p>
+          )}
         </CardContent>
       </Card>
     </>
