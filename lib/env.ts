@@ -176,9 +176,9 @@ const envSchema = z.object({
     .regex(/^[0-9]{1,30}$/, "expected a whole number of wei")
     .default("10000000000000000")
     .transform((value) => BigInt(value)),
-  /** How long a settlement may take to be included before it is sent again, then reported (default 2 min). */
+  /** How long a call waits for its settlement (default 2 min); then the settlement sweep takes it over (replaced when stuck). */
   PAYMENTS_SETTLEMENT_TIMEOUT_MS: intFromEnv(120_000, 100),
-  /** Paid calls per minute per payer address, and per client address (checked before any RPC call); 0 disables. */
+  /** Paid calls per minute per client address, and per payer once the signature is proven theirs (before any RPC call); 0 disables. */
   X402_RATE_PER_MINUTE: intFromEnv(60, 0),
   // WalletConnect on sign-in (a QR code for a phone wallet): offered only when a project id is set. The names are
   // NEXT_PUBLIC_ as WalletConnect's own docs spell them, but the sign-in page reads them here at run time and

@@ -87,6 +87,15 @@ function createMetrics() {
           registers,
         }),
     ),
+    x402SettlementsReplaced: metric(
+      (registers) =>
+        new Counter({
+          name: "execution_x402_settlements_replaced_total",
+          help: "Pay-per-call settlements not mined in time, replaced at their settler nonce with a higher fee (kind: the same settlement, or a 0-value filler once its authorization expired).",
+          labelNames: ["kind"] as const,
+          registers,
+        }),
+    ),
     requestDuration: metric(
       (registers) =>
         new Histogram({
@@ -100,6 +109,7 @@ function createMetrics() {
   };
   // Every outcome has a series from the start, so a rate over it is 0 rather than absent.
   for (const outcome of ["succeeded", "failed", "retried"]) m.webhookDeliveries.inc({ outcome }, 0);
+  for (const kind of ["settlement", "filler"]) m.x402SettlementsReplaced.inc({ kind }, 0);
   return m;
 }
 

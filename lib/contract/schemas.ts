@@ -544,9 +544,9 @@ export const Health = z
       description:
         "Credit top-ups: degraded while the payments RPC does not answer or the payment watcher cannot record a payment it found (CONTRACT §10)",
     }),
-    settler: z.enum(["ok", "low", "unknown", "disabled"]).optional().meta({
+    settler: z.enum(["ok", "low", "stuck", "unknown", "disabled"]).optional().meta({
       description:
-        "Pay per call (x402, CONTRACT §15): the settler's ETH for gas, `low` below PAYMENTS_SETTLER_MIN_WEI, `unknown` while the RPC does not answer",
+        "Pay per call (x402, CONTRACT §15): the settler's ETH for gas, `low` below PAYMENTS_SETTLER_MIN_WEI, `stuck` while a settlement has waited more than three settlement timeouts to be mined (it is replaced at its nonce with a higher fee meanwhile), `unknown` while the RPC does not answer",
     }),
   })
   .meta({ id: "Health" });

@@ -259,7 +259,14 @@ export const x402Payments = pgTable(
     fingerprint: text("fingerprint").notNull(),
     idempotencyKey: text("idempotency_key"),
     value: numeric("value", { precision: 78, scale: 0 }).notNull(),
+    /** The call paid for, so that a settlement included after its request ended still creates its job. */
+    input: jsonb("input").$type<Record<string, unknown>>(),
+    placement: text("placement"),
+    /** The settlement in flight: its hash and signed bytes, written before it is broadcast. */
     settlementTxHash: text("settlement_tx_hash"),
+    settlementRawTx: text("settlement_raw_tx"),
+    /** Earlier transactions sent at the same settler nonce (replaced with a higher fee): any one may be mined. */
+    replacedTxHashes: jsonb("replaced_tx_hashes").$type<string[]>().notNull().default([]),
     settlerNonce: bigint("settler_nonce", { mode: "number" }),
     accountId: uuid("account_id").references(() => accounts.id),
     jobId: uuid("job_id"),
@@ -267,7 +274,18 @@ export const x402Payments = pgTable(
     createdAt: createdAt(),
     updatedAt: ts("updated_at").notNull().defaultNow(),
   },
-  (t) => [uniqueIndex("x402_payments_authorization_idx").on(t.chainId, t.tokenAddress, t.fromAddress, t.nonce)],
+  (t) => [
+    uniqueIndex("x402_payments_authorization_idx").on(t.chainId, t.tokenAddress, t.fromAddress, t.nonce),
+    // A payer's Idempotency-Key is held by one payment in flight: a second authorization with the same key waits
+    // for it and replays its job, never settles too. A settled call's key lives on in its job's idempotency row.
+    uniqueIndex("x402_payments_idempotency_idx")
+      .on(t.fromAddress, t.idempotencyKey)
+      .where(sql`${t.idempotencyKey} is not null and ${t.status} in ('reserved', 'settling')`),
+    // The settlement sweep's rows.
+    index("x402_payments_settling_idx")
+      .on(t.settlerNonce)
+      .where(sql`${t.status} = 'settling'`),
+  ],
 );
 
 /**

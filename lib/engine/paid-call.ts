@@ -14,7 +14,7 @@ import { db } from "@/lib/domain/database";
 import { DomainError } from "@/lib/domain/errors";
 import { findReplay, requestFingerprint } from "@/lib/domain/idempotency";
 import { maxCredits } from "@/lib/domain/top-ups";
-import { PaymentsRpcError, readTokenMetadata } from "@/lib/payments/chain";
+import { PaymentsRpcError } from "@/lib/payments/chain";
 import {
   broadcast,
   readAuthorizationUsed,
@@ -30,18 +30,20 @@ import {
 import { termsOf, type Resource, type Terms } from "@/lib/payments/x402/offer";
 import { checkPayment, type Payment, type Refusal } from "@/lib/payments/x402/payment";
 import {
-  accountForPayer,
-  creditSettledPayment,
+  failSettlement,
   findAuthorization,
+  findKeyHolder,
+  findPayment,
+  inSettlerTurn,
   issueAccessToken,
-  markSettled,
+  recordSettlement,
   releaseAuthorization,
   reserveAuthorization,
-  sendInTurn,
   type PaymentRow,
 } from "@/lib/payments/x402/store";
 import { eq } from "drizzle-orm";
-import { createJobs } from "./create-job";
+import { getJob } from "./job-views";
+import { finishSettlement } from "./paid-settlement";
 import { checkSubmission } from "./submit-job";
 import type { Placement } from "@/lib/contract/vocabulary";
 
@@ -52,6 +54,11 @@ export interface PaidCall {
   idempotencyKey?: string;
   payment: Payment;
   resource: Omit<Resource, "creditCost">;
+  /**
+   * The rate limits, before any RPC call: with the payer's address once its signature is proven here (the
+   * recovered signer), or with none when only the chain can prove it. Throws to refuse (429).
+   */
+  admit?: (provenPayer: Address | undefined) => Promise<void>;
 }
 
 export type PaidCallOutcome =
@@ -97,6 +104,7 @@ export async function payForCall(config: X402Config, call: PaidCall): Promise<Pa
   const checked = await checkPayment(config, terms, call.payment, BigInt(Math.floor(Date.now() / 1000)), maxValue);
   if ("refusal" in checked) return refused(checked.refusal);
   const { authorization, signatureProven } = checked;
+  await call.admit?.(signatureProven ? authorization.from : undefined);
 
   // A replay hands out an access token to `from`'s earlier job: only for a signature proven to be `from`'s.
   const replay = () => replayKeyed(authorization, call.idempotencyKey, fingerprint);
@@ -108,10 +116,24 @@ export async function payForCall(config: X402Config, call: PaidCall): Promise<Pa
     tokenAddress: config.tokenAddress,
     authorization,
     serviceId: call.serviceId,
+    input: call.input,
+    placement,
     fingerprint,
     idempotencyKey: call.idempotencyKey,
   };
   const reserved = await reserveAuthorization(reservation);
+  if (reserved === "key held") {
+    // Another payment of this payer holds the key (a retry with a new authorization while the first settles):
+    // nothing of this one moves; it gets the first one's job once that is settled.
+    const holder = await findKeyHolder(authorization.from, call.idempotencyKey ?? "");
+    if (holder && holder.fingerprint !== fingerprint) throw idempotencyConflict(call.idempotencyKey ?? "");
+    if (signatureProven) {
+      if (holder) await settledOrFailed(config, holder.id);
+      const replayed = await replay();
+      if (replayed) return replayed;
+    }
+    throw unavailable("A payment with this Idempotency-Key is still being settled; nothing was charged for this one.");
+  }
   if (!reserved) {
     // Another request holds this authorization: the same keyed request waits for it and replays its answer.
     const holder = await findAuthorization(reservation);
@@ -122,7 +144,7 @@ export async function payForCall(config: X402Config, call: PaidCall): Promise<Pa
       holder.fingerprint === fingerprint;
     if (!holder || !isSameRequest)
       return refused({ reason: "nonce_used", message: "This authorization has already been used for another call." });
-    const outcome = await settledOrFailed(config, reservation);
+    const outcome = await settledOrFailed(config, holder.id);
     if (outcome?.status === "settled") {
       const replayed = await replay();
       if (replayed) return replayed;
@@ -130,6 +152,14 @@ export async function payForCall(config: X402Config, call: PaidCall): Promise<Pa
     if (outcome?.status === "failed" && isReason(outcome.failureReason))
       return refused({ reason: outcome.failureReason, message: "The same payment, sent just before, was refused." });
     throw unavailable("The same payment is still being settled; try again in a moment.");
+  }
+  if (signatureProven) {
+    // The key's earlier payment may have settled between the replay above and this reservation.
+    const settledMeanwhile = await replay();
+    if (settledMeanwhile) {
+      await releaseAuthorization(reserved.id, null);
+      return settledMeanwhile;
+    }
   }
 
   // The chain's word, then the settlement. Nothing has moved until it is sent: any failure before frees the authorization.
@@ -164,48 +194,73 @@ export async function payForCall(config: X402Config, call: PaidCall): Promise<Pa
     }
   }
 
+  // Recorded (settling, with its signed bytes) before it is broadcast; a failure to record it sent nothing.
   const settler = settlerOf(config).address;
-  const signed = await fromChain(() =>
-    sendInTurn(
-      config,
-      settler,
-      reserved.id,
-      () => readSettlerNonce(config),
-      (nonce) => signSettlement(config, authorization, nonce, gas),
-      (settlement) => broadcast(config, settlement),
-    ),
-  ).catch(async (error: unknown) => {
-    await releaseAuthorization(reserved.id, null);
+  const stillSettling = (message: string) =>
+    unavailable(`${message} Nothing was charged for the call yet; if the payment is included, its job is created.`);
+  const { signed, sent } = await inSettlerTurn(config, settler, async () => {
+    const recorded = await fromChain(() =>
+      recordSettlement(
+        config,
+        settler,
+        reserved.id,
+        () => readSettlerNonce(config),
+        (nonce) => signSettlement(config, authorization, nonce, gas),
+      ),
+    ).catch(async (error: unknown) => {
+      await releaseAuthorization(reserved.id, null);
+      throw error;
+    });
+    try {
+      await broadcast(config, recorded);
+      return { signed: recorded, sent: true };
+    } catch (error) {
+      // It may have reached the node all the same (a timeout, a reset connection): left settling for the sweep.
+      log.warn("an x402 settlement's broadcast failed; the sweep resolves it", {
+        txHash: recorded.hash,
+        err: error instanceof Error ? error.message.split("\n")[0] : String(error),
+      });
+      return { signed: recorded, sent: false };
+    }
+  });
+  if (!sent) throw stillSettling("The payment's settlement could not be confirmed as sent.");
+
+  const outcome = await waitForSettlement(config, signed, config.settlementTimeoutMs).catch((error: unknown) => {
+    if (error instanceof PaymentsRpcError) throw stillSettling("The payments network stopped answering.");
     throw error;
   });
-
-  const outcome = await fromChain(() => waitForSettlement(config, signed, config.settlementTimeoutMs));
   if (outcome.state === "timeout") {
-    // Left `settling`: if it is included later, the payment watcher credits it to the payer as a top-up.
-    log.error("an x402 settlement was not included in time", { txHash: signed.hash, payer: authorization.from });
-    throw unavailable("The payment's settlement is not yet included; nothing was charged for the call.");
+    log.error("an x402 settlement was not included in time; the sweep resolves it", {
+      txHash: signed.hash,
+      payer: authorization.from,
+    });
+    throw stillSettling("The payment's settlement is not yet included.");
   }
   if (outcome.receipt.status !== "success") {
-    await releaseAuthorization(reserved.id, "settlement_failed");
+    await failSettlement(reserved.id, signed.hash, "settlement_failed");
     log.warn("an x402 settlement reverted", { txHash: signed.hash, payer: authorization.from });
     return refused({ reason: "settlement_failed", message: `The settlement ${signed.hash} reverted; nothing moved.` });
   }
-
-  const token = await fromChain(() => readTokenMetadata(config));
-  const accepted = await d.transaction(async (tx) => {
-    const accountId = await accountForPayer(tx, authorization.from);
-    await creditSettledPayment(tx, config, token, accountId, authorization, {
-      txHash: signed.hash,
-      blockNumber: outcome.receipt.blockNumber,
-      blockHash: outcome.receipt.blockHash,
-    });
-    const [created] = await createJobs(tx, [{ ...job, row: { ...job.row, accountId } }], { inTransaction: true });
-    await markSettled(tx, reserved.id, accountId, created.jobId);
-    return { job: created, accessToken: await issueAccessToken(tx, created.jobId) };
-  });
-  log.info("x402 call paid", { jobId: accepted.job.jobId, txHash: signed.hash, payer: authorization.from });
-  return { kind: "accepted", ...accepted, transaction: signed.hash, payer: authorization.from, replayed: false };
+  const finished = await finishSettlement(config, reserved.id, outcome.receipt, job);
+  if (!finished.jobId || !finished.accountId)
+    throw unavailable("The payment was credited to your account, but its job could not be created.");
+  const accessToken = await issueAccessToken(d, finished.jobId);
+  const created = finished.job ?? (await getJob(finished.accountId, finished.jobId));
+  log.info("x402 call paid", { jobId: finished.jobId, txHash: signed.hash, payer: authorization.from });
+  return {
+    kind: "accepted",
+    job: created,
+    accessToken,
+    transaction: signed.hash,
+    payer: authorization.from,
+    replayed: finished.job === undefined,
+  };
 }
+
+const idempotencyConflict = (key: string) =>
+  new DomainError("IDEMPOTENCY_CONFLICT", "This Idempotency-Key was already used for a different request.", {
+    idempotencyKey: key,
+  });
 
 const isReason = (value: string | null): value is X402ErrorReason =>
   (x402ErrorReasons as readonly (string | null)[]).includes(value);
@@ -242,16 +297,13 @@ async function findAuthorizationOfJob(jobId: string): Promise<PaymentRow | undef
   return row;
 }
 
-/** Waits (with backoff) for the holder of an authorization to finish: settled, failed, or still going at the deadline. */
-async function settledOrFailed(
-  config: X402Config,
-  reservation: Parameters<typeof findAuthorization>[0],
-): Promise<PaymentRow | undefined> {
+/** Waits (with backoff) for the payment `id` to finish: settled, failed, or still going at the deadline. */
+async function settledOrFailed(config: X402Config, id: string): Promise<PaymentRow | undefined> {
   const deadline = Date.now() + config.settlementTimeoutMs + 5_000;
   for (let delay = 20; Date.now() < deadline; delay = Math.min(delay * 2, 500)) {
-    const row = await findAuthorization(reservation);
+    const row = await findPayment(id);
     if (!row || row.status === "settled" || row.status === "failed") return row;
     await new Promise((resolve) => setTimeout(resolve, delay));
   }
-  return findAuthorization(reservation);
+  return findPayment(id);
 }

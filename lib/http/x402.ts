@@ -56,8 +56,13 @@ export async function answerPaidCall(
       "INVALID_REQUEST",
       `The ${header.name === "x-payment" ? "X-PAYMENT" : "PAYMENT-SIGNATURE"} header is not base64 JSON of an x402 exact payment with an EIP-3009 authorization.`,
     );
-  await consumeRateLimit(req, "x402-payer", payment.authorization.from, limits.x402RequestsPerMinute);
-  const outcome = await payForCall(config, { ...call, payment });
+  // The payer's allowance is counted once the checks that need no chain have proven the signature theirs (the
+  // recovered signer), so nobody can use up someone else's by naming them in `from`. A payment whose signature
+  // only the chain can prove (a contract wallet's) spends only its client address's allowance, counted above.
+  const admit = async (provenPayer: string | undefined) => {
+    if (provenPayer) await consumeRateLimit(req, "x402-payer", provenPayer, limits.x402RequestsPerMinute);
+  };
+  const outcome = await payForCall(config, { ...call, payment, admit });
   const network = networkOf(config);
   // v1 clients read X-PAYMENT-RESPONSE; the contract's PAYMENT-RESPONSE goes to every client.
   const responseHeaders = (value: string): Record<string, string> =>

@@ -4,7 +4,8 @@
 // `npm start` alone completes jobs.
 import { hostname } from "node:os";
 import { publishCatalog } from "@/lib/domain/database";
-import { env } from "@/lib/env";
+import { startSettlementSweep } from "@/lib/engine/paid-settlement";
+import { env, x402Config } from "@/lib/env";
 import { log } from "@/lib/log";
 import { startPaymentWatcher } from "@/lib/payments/watcher";
 import { processSingleton } from "@/lib/singleton";
@@ -20,6 +21,7 @@ interface NetworkServices {
   stopSweeper: () => Promise<void>;
   stopWebhooks: () => Promise<void>;
   stopPayments: () => Promise<void>;
+  stopSettlements: () => Promise<void>;
 }
 
 async function start(): Promise<NetworkServices> {
@@ -28,6 +30,8 @@ async function start(): Promise<NetworkServices> {
   const stopSweeper = startSweeper();
   const stopWebhooks = startWebhookDispatcher();
   const stopPayments = startPaymentWatcher();
+  // Pay per call's settlements left in flight (a crash, a timeout, a failed broadcast): resolved from the start.
+  const stopSettlements = startSettlementSweep(x402Config());
   const agents: NodeAgent[] = [];
   for (let i = 0; i < config.EMBEDDED_NODES; i++) {
     const name = `embedded-${hostname()}-${config.PORT}-${i + 1}`;
@@ -42,7 +46,7 @@ async function start(): Promise<NetworkServices> {
     agents.push(agent);
   }
   log.info("execution network started", { embeddedNodes: agents.length });
-  return { agents, stopSweeper, stopWebhooks, stopPayments };
+  return { agents, stopSweeper, stopWebhooks, stopPayments, stopSettlements };
 }
 
 const services = processSingleton("network-services", start);
@@ -53,10 +57,11 @@ export const startNetworkServices = (): Promise<NetworkServices> => services.get
 export async function stopNetworkServices(graceMs = 10_000): Promise<void> {
   const running = services.take();
   if (!running) return;
-  const { agents, stopSweeper, stopWebhooks, stopPayments } = await running;
+  const { agents, stopSweeper, stopWebhooks, stopPayments, stopSettlements } = await running;
   await Promise.all(agents.map((a) => a.stop(graceMs)));
   await stopSweeper();
   await stopWebhooks();
   await stopPayments();
+  await stopSettlements();
   await closeProviders();
 }

@@ -18,6 +18,8 @@ import { signIn } from "../support/developer";
 import { eventually } from "../support/jobs";
 import { startRpcProxy, type RpcProxy } from "../support/rpc-proxy";
 import { startTestServer, type TestServer } from "../support/test-server";
+import { x402Config } from "@/lib/env";
+import { perCallPriceOf } from "@/lib/payments/x402/offer";
 
 const creditsPerToken = 100n;
 /** token-count costs 1 credit: ceil(1 × 10^6 / 100) base units of the 6-decimal token. */
@@ -195,6 +197,18 @@ describe("the offer", () => {
     const invalid = await fetch(executeUrl(), post({}, { input: {}, extra: 1 }));
     expect(invalid.status).toBe(400);
     expect(invalid.headers.get("payment-required")).toBeNull();
+  });
+
+  it("the service page's per-call price is the offer's amount, in the token", async () => {
+    for (const [serviceId, creditCost] of [
+      ["token-count", 1],
+      ["text-summarize", 2],
+    ] as const) {
+      const shown = await perCallPriceOf(x402Config(), creditCost);
+      expect(shown?.amount.toString()).toBe((await offer(serviceId)).accepts[0].amount);
+    }
+    expect((await perCallPriceOf(x402Config(), 1))?.text).toBe("0.01 USDC");
+    expect(await perCallPriceOf(undefined, 1)).toBeUndefined();
   });
 
   it("reads the token's EIP-712 domain from the contract", async () => {
@@ -471,6 +485,29 @@ describe("the RPC down", () => {
       expect((await res.json()).error.code).toBe("UNAVAILABLE");
     } finally {
       rpc.setDown(false);
+    }
+    expect(await tokenBalance(payer.address)).toBe(before);
+    const retry = await fetch(executeUrl(), post({ "payment-signature": header }));
+    expect(retry.status).toBe(202);
+    expect(await tokenBalance(payer.address)).toBe(before - price);
+  });
+});
+
+describe("an RPC error is not a refusal", () => {
+  it("a JSON-RPC error during the simulation answers 503 with Retry-After and charges nothing; the payment goes through later", async () => {
+    const payer = await chain.newAccount();
+    const header = await officialPayment(payer, await offer());
+    // The signature's r appears only in the settlement's calldata: the simulation's calls alone get an internal error.
+    const r = JSON.parse(Buffer.from(header, "base64").toString()).payload.signature.slice(2, 66);
+    const before = await tokenBalance(payer.address);
+    rpc.failCallsNaming(r, true);
+    try {
+      const res = await fetch(executeUrl(), post({ "payment-signature": header }));
+      expect(res.status).toBe(503);
+      expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect((await res.json()).error.code).toBe("UNAVAILABLE");
+    } finally {
+      rpc.failCallsNaming(r, false);
     }
     expect(await tokenBalance(payer.address)).toBe(before);
     const retry = await fetch(executeUrl(), post({ "payment-signature": header }));

@@ -16,14 +16,21 @@ export interface RpcProxy {
   hideTransaction(txHash: string, hidden: boolean): void;
   /** Calls with `value` among their parameters answer a JSON-RPC error while set (one transaction's calls fail). */
   failCallsNaming(value: string, failing: boolean): void;
-  /** Runs `hook` (awaited) before each single call of `method` is forwarded, until cleared with `beforeForwarding(method)`. */
-  beforeForwarding(method: string, hook?: () => Promise<void>): void;
+  /**
+   * Runs `hook` (awaited, with the call's params) before each single call of `method` is forwarded, until
+   * cleared with `beforeForwarding(method)`. The hook may answer instead: `{ answer }` replies that result
+   * without forwarding (a transaction the node drops), `{ failAfterForwarding: true }` forwards the call, then
+   * answers HTTP 502 (the call took effect, its answer was lost: a reset connection).
+   */
+  beforeForwarding(method: string, hook?: ForwardingHook): void;
   /** How many calls of each method went through. */
   calls: Map<string, number>;
   /** How many calls went through (or were answered as lagging) with `value` among their parameters. */
   callsNaming(value: string): number;
   close(): Promise<void>;
 }
+
+export type ForwardingHook = (params: unknown[]) => Promise<void | { answer: unknown } | { failAfterForwarding: true }>;
 
 interface Call {
   jsonrpc?: string;
@@ -41,7 +48,7 @@ export async function startRpcProxy(upstream: string): Promise<RpcProxy> {
   const hidden = new Set<string>();
   const poisoned = new Set<string>();
   const seenParams: string[] = [];
-  const hooks = new Map<string, () => Promise<void>>();
+  const hooks = new Map<string, ForwardingHook>();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -89,12 +96,23 @@ export async function startRpcProxy(upstream: string): Promise<RpcProxy> {
           .end(JSON.stringify(Array.isArray(parsed) ? answers : answers[0]));
         return;
       }
-      const hook = Array.isArray(parsed) ? undefined : hooks.get(parsed.method ?? "");
-      (hook ? hook() : Promise.resolve())
-        .then(() => fetch(upstream, { method: "POST", headers: { "content-type": "application/json" }, body }))
-        .then(async (answer) =>
-          res.writeHead(answer.status, { "content-type": "application/json" }).end(await answer.text()),
-        )
+      const single = Array.isArray(parsed) ? undefined : parsed;
+      const hook = single ? hooks.get(single.method ?? "") : undefined;
+      (hook ? hook(single?.params ?? []) : Promise.resolve())
+        .then(async (instead) => {
+          if (instead && "answer" in instead) {
+            const answer = JSON.stringify({ jsonrpc: "2.0", id: single?.id, result: instead.answer });
+            return void res.writeHead(200, { "content-type": "application/json" }).end(answer);
+          }
+          const answer = await fetch(upstream, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body,
+          });
+          const text = await answer.text();
+          if (instead && "failAfterForwarding" in instead) return void res.writeHead(502).end();
+          res.writeHead(answer.status, { "content-type": "application/json" }).end(text);
+        })
         .catch(() => res.writeHead(502).end());
     });
   });

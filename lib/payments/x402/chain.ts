@@ -3,12 +3,14 @@
 // settler's transaction sent and followed. It decides nothing: the rules are in ./payment.ts and ./settler.ts.
 import {
   createWalletClient,
+  decodeFunctionData,
   defineChain,
   encodeFunctionData,
   http,
   keccak256,
   parseAbi,
   parseSignature,
+  parseTransaction,
   size,
   TransactionNotFoundError,
   TransactionReceiptNotFoundError,
@@ -136,15 +138,27 @@ export async function simulateSettlement(config: X402Config, a: Authorization): 
   }
 }
 
-function isRevert(error: unknown): boolean {
+/**
+ * Whether the chain answered "this call reverts": revert data, or a node's own word for a revert (JSON-RPC code
+ * 3, or its message saying so, as ganache's "VM Exception … revert"). viem also reads a bare -32603 "internal
+ * error" as a revert; without revert data that is an RPC failure like any other (an overloaded node, a proxy),
+ * which says nothing about the payment: the caller answers 503, charging nothing, and never refuses it.
+ */
+export function isRevert(error: unknown): boolean {
   for (
     let e = error, depth = 0;
-    e && typeof e === "object" && depth < 8;
+    e && typeof e === "object" && depth < 10;
     e = (e as { cause?: unknown }).cause, depth++
   ) {
-    const name = (e as { name?: unknown }).name;
-    if (name === "ContractFunctionRevertedError" || name === "ExecutionRevertedError" || name === "RpcRequestError")
+    const { name, code, details, raw, data, signature } = e as Record<string, unknown>;
+    if (name === "ExecutionRevertedError") return true;
+    if (
+      name === "ContractFunctionRevertedError" &&
+      (raw !== undefined || data !== undefined || signature !== undefined)
+    )
       return true;
+    if (name === "RpcRequestError" || (typeof code === "number" && typeof details === "string"))
+      if (code === 3 || /revert/i.test(String(details))) return true;
   }
   return false;
 }
@@ -159,6 +173,20 @@ export interface SignedSettlement {
 export const readSettlerNonce = (config: X402Config): Promise<number> =>
   rpc(() => clientOf(config).getTransactionCount({ address: settlerOf(config).address, blockTag: "pending" }));
 
+function settlerWallet(config: X402Config) {
+  const chain = defineChain({
+    id: config.chainId,
+    name: `Chain ${config.chainId}`,
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [config.rpcUrl] } },
+  });
+  return createWalletClient({
+    account: settlerOf(config),
+    chain,
+    transport: http(config.rpcUrl, { timeout: 5_000, retryCount: 0 }),
+  });
+}
+
 /** Signs the settlement with the settler's key for `nonce`, with the gas the simulation measured (and room). */
 export async function signSettlement(
   config: X402Config,
@@ -166,18 +194,7 @@ export async function signSettlement(
   nonce: number,
   gas: bigint,
 ): Promise<SignedSettlement> {
-  const account = settlerOf(config);
-  const chain = defineChain({
-    id: config.chainId,
-    name: `Chain ${config.chainId}`,
-    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-    rpcUrls: { default: { http: [config.rpcUrl] } },
-  });
-  const wallet = createWalletClient({
-    account,
-    chain,
-    transport: http(config.rpcUrl, { timeout: 5_000, retryCount: 0 }),
-  });
+  const wallet = settlerWallet(config);
   const call = settlementCall(config, a);
   const data = encodeFunctionData(call as Parameters<typeof encodeFunctionData>[0]);
   // Fixed gas: the settlement is not estimated again when sent, so a state change in between makes it revert
@@ -188,6 +205,65 @@ export async function signSettlement(
   const raw = await wallet.signTransaction(request as Parameters<typeof wallet.signTransaction>[0]);
   return { hash: keccak256(raw), raw };
 }
+
+/** A replacement pays at least this much more per gas than the transaction it replaces (nodes ask ≥ 10%). */
+const feeBump = (fee: bigint | undefined) => (fee === undefined ? undefined : (fee * 5n) / 4n + 1n);
+
+/**
+ * A transaction at the same settler nonce as `previous` with a higher fee (fee replacement): the same
+ * settlement, or, once its authorization can no longer be settled, a 0-value transfer to the settler itself
+ * that fills the nonce so the settlements after it are mined. Fees are the bumped ones or the network's
+ * current ones, whichever is higher.
+ */
+export async function signReplacement(
+  config: X402Config,
+  previous: SignedSettlement,
+  kind: "settlement" | "filler",
+): Promise<SignedSettlement> {
+  const wallet = settlerWallet(config);
+  const old = parseTransaction(previous.raw);
+  const current = await rpc(() =>
+    wallet.prepareTransactionRequest({ to: settlerOf(config).address, value: 0n, gas: 21_000n, nonce: old.nonce }),
+  );
+  const higher = (a: bigint | undefined, b: bigint | undefined) =>
+    a === undefined ? b : b === undefined || a > b ? a : b;
+  const fees =
+    old.maxFeePerGas !== undefined
+      ? {
+          maxFeePerGas: higher(feeBump(old.maxFeePerGas), current.maxFeePerGas),
+          maxPriorityFeePerGas: higher(feeBump(old.maxPriorityFeePerGas), current.maxPriorityFeePerGas),
+        }
+      : { gasPrice: higher(feeBump(old.gasPrice), current.gasPrice) };
+  const body =
+    kind === "settlement"
+      ? { to: old.to, data: old.data, gas: old.gas, value: 0n }
+      : { to: settlerOf(config).address, data: undefined, gas: 21_000n, value: 0n };
+  const raw = await wallet.signTransaction({
+    ...(current as object),
+    ...body,
+    ...fees,
+    nonce: old.nonce,
+  } as Parameters<typeof wallet.signTransaction>[0]);
+  return { hash: keccak256(raw), raw };
+}
+
+/** The settlement's authorization's validBefore (seconds), read from its own calldata. */
+export function validBeforeOf(raw: Hex): bigint {
+  const { data } = parseTransaction(raw);
+  const { args } = decodeFunctionData({ abi: eip3009Abi, data: data ?? "0x" });
+  return args[4] as bigint;
+}
+
+/** The settler's nonce as mined: the lowest settlement nonce not yet included. */
+export const readSettlerMinedNonce = (config: X402Config): Promise<number> =>
+  rpc(() => clientOf(config).getTransactionCount({ address: settlerOf(config).address, blockTag: "latest" }));
+
+/** The receipt of `hash`, or null while it is not included. */
+export const readReceipt = (config: X402Config, hash: Hash): Promise<TransactionReceipt | null> =>
+  rpc(() => clientOf(config).getTransactionReceipt({ hash })).catch((error: unknown) => {
+    if (error instanceof TransactionReceiptNotFoundError || error instanceof TransactionNotFoundError) return null;
+    throw error;
+  });
 
 /** Sends a signed settlement; sending one the node already holds again is not an error. */
 export async function broadcast(config: X402Config, signed: SignedSettlement): Promise<void> {

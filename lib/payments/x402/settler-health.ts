@@ -1,15 +1,17 @@
-// The settler's gas, for /api/health (CONTRACT §15): a settler without ETH cannot settle, so every paid call
-// would fail. Read at most once per PAYMENTS_POLL_MS, so health checks never flood the RPC.
+// The settler's state, for /api/health (CONTRACT §15): a settler without ETH cannot settle, so every paid call
+// would fail; a settlement not mined for long holds every later one back (the sweep replaces it meanwhile).
+// Read at most once per PAYMENTS_POLL_MS, so health checks never flood the RPC.
 import { x402Config } from "@/lib/env";
 import { log } from "@/lib/log";
 import { processState } from "@/lib/singleton";
 import { readSettlerBalance } from "./chain";
+import { countStuckSettlements } from "./store";
 
-export type SettlerHealth = "ok" | "low" | "unknown" | "disabled";
+export type SettlerHealth = "ok" | "low" | "stuck" | "unknown" | "disabled";
 
 const last = processState("x402-settler-health", () => ({ at: 0, state: "unknown" as SettlerHealth }));
 
-/** "low" below PAYMENTS_SETTLER_MIN_WEI, "unknown" while the RPC does not answer, "disabled" without x402. */
+/** "low" below PAYMENTS_SETTLER_MIN_WEI, "stuck" while a settlement waits too long, "unknown" while the RPC does not answer, "disabled" without x402. */
 export async function settlerHealth(): Promise<SettlerHealth> {
   const config = x402Config();
   if (!config) return "disabled";
@@ -17,6 +19,7 @@ export async function settlerHealth(): Promise<SettlerHealth> {
   let state: SettlerHealth;
   try {
     state = (await readSettlerBalance(config)) < config.settlerMinWei ? "low" : "ok";
+    if (state === "ok" && (await countStuckSettlements(3 * config.settlementTimeoutMs)) > 0) state = "stuck";
   } catch {
     state = "unknown";
   }

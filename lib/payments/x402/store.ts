@@ -2,23 +2,36 @@
 // nonce), written before any work, so one authorization is settled at most once whatever the concurrency and
 // on every instance), the settler's nonce sequence, the payment credited as a top-up, and the access token.
 import { createHash, randomBytes } from "node:crypto";
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, lt, or, sql } from "drizzle-orm";
 import type { Tx } from "@/lib/db/database";
 import { accounts, jobAccessTokens, jobs, topUps, x402Payments, x402Settlers } from "@/lib/db/schema";
 import { creditsForTokenAmount, formatTokenAmount } from "@/lib/contract/top-up-arithmetic";
 import type { X402ErrorReason } from "@/lib/contract/vocabulary";
 import type { X402Config } from "@/lib/env";
 import { applyLedgerEntry } from "@/lib/domain/credits";
-import { db } from "@/lib/domain/database";
+import { db, readyDatabase } from "@/lib/domain/database";
+import { processState } from "@/lib/singleton";
+import { isUniqueViolation } from "@/lib/domain/idempotency";
 import type { Authorization, SignedSettlement } from "./chain";
 
 export type PaymentRow = typeof x402Payments.$inferSelect;
+
+// A payment row's life, and the one place each move is written:
+//   reserved → failed     refused before anything was sent, or the RPC did not answer (release)
+//   reserved → settling   the settlement signed and recorded, before it is broadcast (recordSettlement)
+//   settling → settling   replaced at its settler nonce with a higher fee, or by a filler (recordReplacement)
+//   settling → settled    included with status 1: top-up, job and charge written with it (markSettled)
+//   settling → failed     included and reverted, or its nonce filled by a filler: nothing moved (failSettlement)
+//   failed → reserved     a refused authorization tried again (reserveAuthorization)
+// Only these. A settling row is never released while its transaction might still be mined.
 
 export interface Reservation {
   chainId: number;
   tokenAddress: string;
   authorization: Authorization;
   serviceId: string;
+  input: Record<string, unknown>;
+  placement: string;
   fingerprint: string;
   idempotencyKey: string | undefined;
 }
@@ -32,38 +45,50 @@ const authorizationIs = (r: Pick<Reservation, "chainId" | "tokenAddress" | "auth
   );
 
 /**
- * Reserves the authorization for this request: a new row, or a failed one taken over (nothing moved for it:
- * a refused or reverted payment may be tried again). Undefined when another request holds it or it was settled.
+ * Reserves the authorization for this request, and claims its Idempotency-Key for the payer while it is in
+ * flight: a new row, or a failed one taken over (nothing moved for it: a refused or reverted payment may be tried
+ * again). Undefined when another request holds the authorization or it was settled; "key held" when another
+ * payment of the same payer holds the key (reserved or settling).
  */
-export async function reserveAuthorization(r: Reservation): Promise<PaymentRow | undefined> {
+export async function reserveAuthorization(r: Reservation): Promise<PaymentRow | "key held" | undefined> {
   const values = {
     status: "reserved" as const,
     serviceId: r.serviceId,
+    input: r.input,
+    placement: r.placement,
     fingerprint: r.fingerprint,
     idempotencyKey: r.idempotencyKey ?? null,
     value: r.authorization.value.toString(),
     settlementTxHash: null,
+    settlementRawTx: null,
+    replacedTxHashes: [],
     settlerNonce: null,
     failureReason: null,
   };
-  const [row] = await (
-    await db()
-  )
-    .insert(x402Payments)
-    .values({
-      chainId: r.chainId,
-      tokenAddress: r.tokenAddress,
-      fromAddress: r.authorization.from,
-      nonce: r.authorization.nonce,
-      ...values,
-    })
-    .onConflictDoUpdate({
-      target: [x402Payments.chainId, x402Payments.tokenAddress, x402Payments.fromAddress, x402Payments.nonce],
-      set: { ...values, updatedAt: sql`now()` },
-      setWhere: sql`${x402Payments.status} = 'failed'`,
-    })
-    .returning();
-  return row;
+  try {
+    const [row] = await (
+      await db()
+    )
+      .insert(x402Payments)
+      .values({
+        chainId: r.chainId,
+        tokenAddress: r.tokenAddress,
+        fromAddress: r.authorization.from,
+        nonce: r.authorization.nonce,
+        ...values,
+      })
+      .onConflictDoUpdate({
+        target: [x402Payments.chainId, x402Payments.tokenAddress, x402Payments.fromAddress, x402Payments.nonce],
+        set: { ...values, updatedAt: sql`now()` },
+        setWhere: sql`${x402Payments.status} = 'failed'`,
+      })
+      .returning();
+    return row;
+  } catch (error) {
+    // Only the in-flight key index can conflict otherwise (the authorization's is the insert's own target).
+    if (isUniqueViolation(error) && r.idempotencyKey !== undefined) return "key held";
+    throw error;
+  }
 }
 
 export async function findAuthorization(
@@ -73,30 +98,126 @@ export async function findAuthorization(
   return row;
 }
 
-/** The reservation ends without moving money: refused (`reason`), or given up (the RPC did not answer: none). */
+/** The payer's payment in flight (reserved or settling) that holds `idempotencyKey`, if any. */
+export async function findKeyHolder(from: string, idempotencyKey: string): Promise<PaymentRow | undefined> {
+  const [row] = await (
+    await db()
+  )
+    .select()
+    .from(x402Payments)
+    .where(
+      and(
+        eq(x402Payments.fromAddress, from),
+        eq(x402Payments.idempotencyKey, idempotencyKey),
+        inArray(x402Payments.status, ["reserved", "settling"]),
+      ),
+    );
+  return row;
+}
+
+export async function findPayment(id: string): Promise<PaymentRow | undefined> {
+  const [row] = await (await db()).select().from(x402Payments).where(eq(x402Payments.id, id));
+  return row;
+}
+
+/**
+ * The reservation ends before anything was sent: refused (`reason`), or given up (the RPC did not answer:
+ * none). A settling row is not released here: its transaction may be mined (failSettlement, once it cannot).
+ */
 export async function releaseAuthorization(id: string, reason: X402ErrorReason | null): Promise<void> {
   await (
     await db()
   )
     .update(x402Payments)
     .set({ status: "failed", failureReason: reason, updatedAt: sql`now()` })
-    .where(and(eq(x402Payments.id, id), inArray(x402Payments.status, ["reserved", "settling"])));
+    .where(and(eq(x402Payments.id, id), eq(x402Payments.status, "reserved")));
+}
+
+/** A settling payment that moved nothing and never will: its settlement reverted, or its nonce was filled. */
+export async function failSettlement(id: string, txHash: string, reason: X402ErrorReason): Promise<boolean> {
+  const failed = await (
+    await db()
+  )
+    .update(x402Payments)
+    .set({ status: "failed", failureReason: reason, updatedAt: sql`now()` })
+    .where(and(eq(x402Payments.id, id), eq(x402Payments.status, "settling"), eq(x402Payments.settlementTxHash, txHash)))
+    .returning({ id: x402Payments.id });
+  return failed.length > 0;
+}
+
+/** The settling payment's transaction replaced (same nonce, higher fee): recorded before it is broadcast. */
+export async function recordReplacement(row: PaymentRow, replacement: SignedSettlement): Promise<boolean> {
+  const replaced = await (
+    await db()
+  )
+    .update(x402Payments)
+    .set({
+      settlementTxHash: replacement.hash,
+      settlementRawTx: replacement.raw,
+      replacedTxHashes: sql`${x402Payments.replacedTxHashes} || ${JSON.stringify([row.settlementTxHash])}::jsonb`,
+      updatedAt: sql`now()`,
+    })
+    .where(
+      and(
+        eq(x402Payments.id, row.id),
+        eq(x402Payments.status, "settling"),
+        eq(x402Payments.settlementTxHash, row.settlementTxHash ?? ""),
+      ),
+    )
+    .returning({ id: x402Payments.id });
+  return replaced.length > 0;
+}
+
+/** The settling payments the sweep looks at: those whose request has stopped waiting, lowest nonce first. */
+export async function staleSettlements(olderThanMs: number, limit: number): Promise<PaymentRow[]> {
+  return (await db())
+    .select()
+    .from(x402Payments)
+    .where(
+      and(
+        eq(x402Payments.status, "settling"),
+        lt(x402Payments.updatedAt, sql`now() - make_interval(secs => ${olderThanMs / 1000})`),
+      ),
+    )
+    .orderBy(asc(x402Payments.settlerNonce))
+    .limit(limit);
 }
 
 /**
- * Takes the settler's next nonce and sends one settlement with it, in turn with every other settlement of
- * every instance: the settler's row is locked for the whole of it (on PostgreSQL, other instances wait on the
- * lock). The nonce is the larger of the one kept here and the chain's count, so a transaction the settler sent
- * otherwise is never replaced. The settlement is recorded on the payment with the nonce advanced, or neither
- * (a failed send leaves the nonce to the next one).
+ * How many settlements have waited longer than `olderThanMs` since they were last sent, or been replaced twice
+ * already (each replacement comes a settlement timeout after the last): health's "the settler is stuck".
  */
-export async function sendInTurn(
+export async function countStuckSettlements(olderThanMs: number): Promise<number> {
+  const [row] = await (
+    await db()
+  )
+    .select({ n: sql<number>`count(*)::int` })
+    .from(x402Payments)
+    .where(
+      and(
+        eq(x402Payments.status, "settling"),
+        or(
+          lt(x402Payments.updatedAt, sql`now() - make_interval(secs => ${olderThanMs / 1000})`),
+          sql`jsonb_array_length(${x402Payments.replacedTxHashes}) >= 2`,
+        ),
+      ),
+    );
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * The settler's nonce sequence, the one place a settlement takes a nonce: in turn with every other settlement
+ * of every instance (the settler's row is locked; on PostgreSQL other instances wait on the lock). The nonce is
+ * the larger of the one kept here and the chain's count, so a transaction the settler sent otherwise is never
+ * replaced. The signed settlement is recorded on the payment (settling, with its bytes) with the nonce
+ * advanced, and committed before it is broadcast: whatever happens to the broadcast, the sweep finds it.
+ */
+export async function recordSettlement(
   config: X402Config,
   settler: string,
   paymentId: string,
   chainNonce: () => Promise<number>,
   sign: (nonce: number) => Promise<SignedSettlement>,
-  send: (signed: SignedSettlement) => Promise<void>,
 ): Promise<SignedSettlement> {
   const d = await db();
   return d.transaction(async (tx) => {
@@ -111,17 +232,52 @@ export async function sendInTurn(
       .for("update");
     const nonce = Math.max(row?.nextNonce ?? 0, await chainNonce());
     const signed = await sign(nonce);
-    await tx
+    const [moved] = await tx
       .update(x402Payments)
-      .set({ status: "settling", settlementTxHash: signed.hash, settlerNonce: nonce, updatedAt: sql`now()` })
-      .where(eq(x402Payments.id, paymentId));
+      .set({
+        status: "settling",
+        settlementTxHash: signed.hash,
+        settlementRawTx: signed.raw,
+        settlerNonce: nonce,
+        updatedAt: sql`now()`,
+      })
+      .where(and(eq(x402Payments.id, paymentId), eq(x402Payments.status, "reserved")))
+      .returning({ id: x402Payments.id });
+    if (!moved) throw new Error("the payment was not reserved when its settlement was recorded");
     await tx
       .update(x402Settlers)
       .set({ nextNonce: nonce + 1, updatedAt: sql`now()` })
       .where(and(eq(x402Settlers.chainId, config.chainId), eq(x402Settlers.address, settler)));
-    await send(signed);
     return signed;
   });
+}
+
+const turns = processState("x402-settler-turns", () => ({ last: Promise.resolve() as Promise<unknown> }));
+
+/**
+ * Runs `work` (a settlement recorded, then broadcast) in the settler's turn, so settlements reach the node in
+ * nonce order: one at a time in this process, and on PostgreSQL one at a time across instances (a transaction
+ * holding an advisory lock for the turn; `work` writes through other connections, so its rows commit before
+ * the broadcast, while the turn is still held).
+ */
+export async function inSettlerTurn<T>(config: X402Config, settler: string, work: () => Promise<T>): Promise<T> {
+  const database = await readyDatabase();
+  const run = () =>
+    database.driver === "postgres"
+      ? database.db.transaction(async (tx) => {
+          await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`x402-settler:${config.chainId}:${settler}`}))`);
+          return work();
+        })
+      : work();
+  const turn = turns.last.then(run, run);
+  turns.last = turn.catch(() => undefined);
+  return turn;
+}
+
+/** Locks a settling payment for its finish (the request's or the sweep's, whichever comes first). */
+export async function lockPayment(tx: Tx, id: string): Promise<PaymentRow | undefined> {
+  const [row] = await tx.select().from(x402Payments).where(eq(x402Payments.id, id)).for("update");
+  return row;
 }
 
 const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
@@ -178,7 +334,7 @@ export async function creditSettledPayment(
   config: X402Config,
   token: { decimals: number; symbol: string },
   accountId: string,
-  authorization: Authorization,
+  authorization: Pick<Authorization, "from" | "value">,
   settlement: IncludedSettlement,
 ): Promise<void> {
   const credits = creditsForTokenAmount(authorization.value, config.creditsPerToken, token.decimals);
@@ -231,10 +387,10 @@ export async function creditSettledPayment(
   });
 }
 
-/** The payment is done: its job exists (or its settlement reverted: failed, nothing moved). */
-export async function markSettled(tx: Tx, id: string, accountId: string, jobId: string): Promise<void> {
+/** The payment is done: credited, and its job created (none when the service could no longer take it). */
+export async function markSettled(tx: Tx, id: string, accountId: string, jobId: string | null): Promise<void> {
   await tx
     .update(x402Payments)
     .set({ status: "settled", accountId, jobId, updatedAt: sql`now()` })
-    .where(eq(x402Payments.id, id));
+    .where(and(eq(x402Payments.id, id), eq(x402Payments.status, "settling")));
 }

@@ -1,0 +1,232 @@
+// What follows a pay-per-call settlement once it is recorded (CONTRACT §15): its finish when it is included with
+// status 1 (the payer's account, the top-up of the whole payment, the job and its charge, in one transaction,
+// once, whoever gets there first: the request that sent it or the sweep), and the sweep that resolves the
+// settlements no request is waiting for any more (a request that timed out, a broadcast that failed midway, a
+// server that crashed), on start-up and every tick. Each one is looked up on chain by every hash sent at its
+// nonce: included, it is finished (or failed, if it reverted); its nonce taken by something else, it failed;
+// not mined within the bound while it holds the settler's sequence back, it is replaced at its nonce with a
+// higher fee (a 0-value transfer to the settler once its authorization has expired), and reported.
+import type { TransactionReceipt } from "viem";
+import type { ExecutionJob } from "@/lib/contract/schemas";
+import type { X402Config } from "@/lib/env";
+import { db } from "@/lib/domain/database";
+import { log } from "@/lib/log";
+import { metrics } from "@/lib/metrics";
+import { PaymentsRpcError, readTokenMetadata, sameAddress } from "@/lib/payments/chain";
+import {
+  broadcast,
+  readAuthorizationUsed,
+  readReceipt,
+  readSettlerMinedNonce,
+  settlerOf,
+  signReplacement,
+  validBeforeOf,
+} from "@/lib/payments/x402/chain";
+import {
+  accountForPayer,
+  creditSettledPayment,
+  failSettlement,
+  findPayment,
+  lockPayment,
+  markSettled,
+  recordReplacement,
+  staleSettlements,
+  type PaymentRow,
+} from "@/lib/payments/x402/store";
+import { createJobs } from "./create-job";
+import type { NewJob } from "./create-job";
+import { checkSubmission } from "./submit-job";
+import type { Placement } from "@/lib/contract/vocabulary";
+
+export interface FinishedSettlement {
+  accountId: string | null;
+  jobId: string | null;
+  /** The job, when this call created it (undefined: created before, by the request or the sweep). */
+  job?: ExecutionJob;
+}
+
+/** The call a payment paid for, rebuilt from the row (the sweep's case); undefined if it can no longer run. */
+async function jobOfPayment(row: PaymentRow): Promise<NewJob | undefined> {
+  if (!row.input) return undefined;
+  try {
+    return await checkSubmission(
+      await db(),
+      {
+        accountId: "",
+        apiKeyId: null,
+        serviceId: row.serviceId,
+        input: row.input,
+        placement: (row.placement ?? "any") as Placement,
+        idempotencyKey: row.idempotencyKey ?? undefined,
+      },
+      row.idempotencyKey ? row.fingerprint : undefined,
+    );
+  } catch (error) {
+    log.error("a settled x402 payment's call can no longer run; the payment is credited to the payer", {
+      paymentId: row.id,
+      err: error instanceof Error ? error.message : String(error),
+    });
+    return undefined;
+  }
+}
+
+/**
+ * The included settlement's work, once: the payer's account (created without starter credits), the top-up
+ * of the whole payment, the job and its charge, and the payment settled, in one transaction under the
+ * payment's row lock. A payment already finished (by the other writer) is returned as it is.
+ */
+export async function finishSettlement(
+  config: X402Config,
+  paymentId: string,
+  receipt: TransactionReceipt,
+  prepared?: NewJob,
+): Promise<FinishedSettlement> {
+  const row = await findPayment(paymentId);
+  if (!row) throw new Error(`x402 payment ${paymentId} vanished`);
+  if (row.status !== "settling") return { accountId: row.accountId, jobId: row.jobId };
+  const job = prepared ?? (await jobOfPayment(row));
+  const token = await readTokenMetadata(config);
+  return (await db()).transaction(async (tx) => {
+    const locked = await lockPayment(tx, paymentId);
+    if (!locked || locked.status !== "settling")
+      return { accountId: locked?.accountId ?? null, jobId: locked?.jobId ?? null };
+    const accountId = await accountForPayer(tx, locked.fromAddress);
+    await creditSettledPayment(
+      tx,
+      config,
+      token,
+      accountId,
+      { from: locked.fromAddress as `0x${string}`, value: BigInt(locked.value) },
+      { txHash: receipt.transactionHash, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash },
+    );
+    const [created] = job
+      ? await createJobs(tx, [{ ...job, row: { ...job.row, accountId } }], { inTransaction: true })
+      : [undefined];
+    await markSettled(tx, paymentId, accountId, created?.jobId ?? null);
+    return { accountId, jobId: created?.jobId ?? null, job: created };
+  });
+}
+
+/** Replacements at one nonce before the settlement is only reported (the operator looks at the settler). */
+const maxReplacements = 5;
+
+type Resolution = "finished" | "reverted" | "filled" | "lost" | "replaced" | "rebroadcast" | "reported" | "raced";
+
+/** One settling payment looked up on chain and moved on (see the module's comment). */
+async function resolveSettlement(config: X402Config, row: PaymentRow, minedNonce: number): Promise<Resolution> {
+  const current = { hash: row.settlementTxHash as `0x${string}`, raw: row.settlementRawTx as `0x${string}` };
+  const settler = settlerOf(config).address;
+  for (const hash of [current.hash, ...(row.replacedTxHashes as `0x${string}`[])]) {
+    const receipt = await readReceipt(config, hash);
+    if (!receipt) continue;
+    if (receipt.to && sameAddress(receipt.to, settler)) {
+      // The filler took the nonce: the settlement can never be mined, and nothing moved.
+      await failSettlement(row.id, current.hash, "settlement_failed");
+      return "filled";
+    }
+    if (receipt.status === "success") {
+      await finishSettlement(config, row.id, receipt);
+      return "finished";
+    }
+    await failSettlement(row.id, current.hash, "settlement_failed");
+    return "reverted";
+  }
+  const nonce = row.settlerNonce ?? 0;
+  if (nonce < minedNonce) {
+    // Its nonce went to a transaction that is none of those sent for it: none of them can be mined now.
+    if (await readAuthorizationUsed(config, row.fromAddress as `0x${string}`, row.nonce as `0x${string}`)) {
+      log.error("an x402 authorization was used on chain by a transaction the settler did not record", {
+        paymentId: row.id,
+      });
+      return "reported";
+    }
+    await failSettlement(row.id, current.hash, "settlement_failed");
+    return "lost";
+  }
+  if (!current.raw) return "reported";
+  if (nonce > minedNonce || row.replacedTxHashes.length >= maxReplacements) {
+    // Waiting behind the stuck one (or given up replacing): make sure the node holds it, and say so.
+    if (nonce === minedNonce)
+      log.error("an x402 settlement is stuck after its replacements; the settler's later settlements wait", {
+        paymentId: row.id,
+        settlerNonce: nonce,
+        txHash: current.hash,
+      });
+    await broadcast(config, current).catch(() => undefined);
+    return nonce === minedNonce ? "reported" : "rebroadcast";
+  }
+  // The lowest nonce not mined: every later settlement waits for it. Replaced at that nonce with a higher fee.
+  const nowSeconds = BigInt(Math.floor(Date.now() / 1000));
+  const margin = BigInt(Math.ceil(config.settlementTimeoutMs / 1000));
+  const kind = validBeforeOf(current.raw) > nowSeconds + margin ? "settlement" : "filler";
+  const replacement = await signReplacement(config, current, kind);
+  if (!(await recordReplacement(row, replacement))) return "raced";
+  metrics().x402SettlementsReplaced.inc({ kind });
+  log.warn("an x402 settlement was not mined in time; replaced at its nonce with a higher fee", {
+    paymentId: row.id,
+    settlerNonce: nonce,
+    replaced: current.hash,
+    replacement: replacement.hash,
+    kind,
+  });
+  await broadcast(config, replacement).catch((error: unknown) =>
+    log.warn("a replacement settlement's broadcast failed; the next sweep sends it again", {
+      txHash: replacement.hash,
+      err: error instanceof Error ? error.message.split("\n")[0] : String(error),
+    }),
+  );
+  return "replaced";
+}
+
+/**
+ * Resolves the settlements no request waits for any more (settling longer than the settlement timeout), lowest
+ * settler nonce first. Safe on every instance at once: each move is conditional on the row's state and hash.
+ */
+export async function sweepSettlements(config: X402Config): Promise<Partial<Record<Resolution, number>>> {
+  const rows = await staleSettlements(config.settlementTimeoutMs, 50);
+  const counts: Partial<Record<Resolution, number>> = {};
+  if (rows.length === 0) return counts;
+  const minedNonce = await readSettlerMinedNonce(config);
+  for (const row of rows) {
+    try {
+      const resolution = await resolveSettlement(config, row, minedNonce);
+      counts[resolution] = (counts[resolution] ?? 0) + 1;
+    } catch (error) {
+      if (error instanceof PaymentsRpcError) throw error;
+      log.error("an x402 settlement could not be resolved; the next sweep tries again", {
+        paymentId: row.id,
+        err: error,
+      });
+    }
+  }
+  return counts;
+}
+
+/** Sweeps at start and every PAYMENTS_POLL_MS (backing off while the RPC does not answer) until stop(). */
+export function startSettlementSweep(config: X402Config | undefined): () => Promise<void> {
+  if (!config) return async () => {};
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  let failures = 0;
+  const tick = () => {
+    running = sweepSettlements(config)
+      .then(() => void (failures = 0))
+      .catch((error: unknown) => {
+        failures++;
+        if (!(error instanceof PaymentsRpcError)) log.error("the x402 settlement sweep failed", { err: error });
+      })
+      .finally(() => {
+        if (stopped) return;
+        const delay = Math.min(config.pollMs * 2 ** Math.min(failures, 5), 60_000);
+        timer = setTimeout(tick, delay);
+        timer.unref?.();
+      });
+  };
+  tick();
+  return async () => {
+    stopped = true;
+    if (timer) clearTimeout(timer);
+    await running;
+  };
+}

@@ -1,0 +1,310 @@
+// Pay per call (CONTRACT §15) when settling goes wrong, on ganache with the solc-compiled EIP-3009 token and the
+// official x402 client: a keyed retry with a new authorization while the first settles, a broadcast whose
+// answer is lost, a settlement the request stops waiting for, a dropped settlement that holds the settler's
+// nonce sequence back, and the per-payer rate limit that only a proven signature spends. Money moves once, the
+// job follows it, and what no request waits for any more is resolved by the settlement sweep.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { x402Client } from "@x402/fetch";
+import { ExactEvmScheme, authorizationTypes } from "@x402/evm";
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
+import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { keccak256, toHex, type Address, type Hex } from "viem";
+import { startLocalChain, testTokenAbi, type LocalChain } from "../support/chain";
+import { signIn } from "../support/developer";
+import { eventually } from "../support/jobs";
+import { startRpcProxy, type RpcProxy } from "../support/rpc-proxy";
+import { startTestServer, type TestServer } from "../support/test-server";
+
+const price = 10_000n;
+const input = { input: { text: "Settle it, whatever happens." } };
+const settlementTimeoutMs = 3_000;
+const metricsToken = "metrics-token-for-x402-settlement";
+/** Paid calls a minute per payer and per client address: small, so a test can spend one. */
+const ratePerMinute = 3;
+
+let chain: LocalChain;
+let rpc: RpcProxy;
+let server: TestServer;
+let network: `eip155:${number}`;
+
+beforeAll(async () => {
+  chain = await startLocalChain({ token: "eip3009" });
+  rpc = await startRpcProxy(chain.rpcUrl);
+  const settlerKey = generatePrivateKey();
+  await chain.fund(privateKeyToAccount(settlerKey).address, { eth: 10n ** 18n });
+  network = `eip155:${chain.chainId}`;
+  server = await startTestServer({
+    env: {
+      PAYMENTS_RPC_URL: rpc.url,
+      PAYMENTS_CHAIN_ID: String(chain.chainId),
+      PAYMENTS_TOKEN_ADDRESS: chain.token,
+      PAYMENTS_TREASURY_ADDRESS: chain.treasury,
+      CREDITS_PER_TOKEN: "100",
+      PAYMENTS_SETTLER_KEY: settlerKey,
+      PAYMENTS_POLL_MS: "200",
+      PAYMENTS_SETTLEMENT_TIMEOUT_MS: String(settlementTimeoutMs),
+      SIGN_IN_RATE_PER_MINUTE: "0",
+      X402_RATE_PER_MINUTE: String(ratePerMinute),
+      // Each request names its own client address (X-Forwarded-For), so only the limit a test spends is spent.
+      TRUST_PROXY: "true",
+      METRICS_TOKEN: metricsToken,
+    },
+  });
+}, 90_000);
+
+afterAll(async () => {
+  await server?.close();
+  await rpc?.close();
+  await chain?.stop();
+});
+
+const executeUrl = () => `${server.baseUrl}/api/marketplace/services/token-count/execute`;
+let clients = 0;
+const freshClient = () => `10.45.${Math.floor(++clients / 250)}.${clients % 250}`;
+
+function post(headers: Record<string, string> = {}, client = freshClient()): RequestInit {
+  return {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-forwarded-for": client, ...headers },
+    body: JSON.stringify(input),
+  };
+}
+
+async function offer(): Promise<PaymentRequired> {
+  const res = await fetch(executeUrl(), post());
+  expect(res.status).toBe(402);
+  return decodePaymentRequiredHeader(res.headers.get("payment-required") ?? "");
+}
+
+async function officialPayment(account: PrivateKeyAccount, required: PaymentRequired): Promise<string> {
+  const client = new x402Client().register(network, new ExactEvmScheme(account));
+  client.setSpendControls({ allowedAssets: [{ network, asset: chain.token }] });
+  return encodePaymentSignatureHeader(await client.createPaymentPayload(required));
+}
+
+/** An authorization for `from` signed by `signer` (someone else: a forgery), its signature optionally replaced. */
+async function forgedPayment(
+  signer: PrivateKeyAccount,
+  from: Address,
+  requirement: PaymentRequirements,
+  signature?: Hex,
+): Promise<string> {
+  const message = {
+    from,
+    to: requirement.payTo as Address,
+    value: BigInt(requirement.amount),
+    validAfter: 0n,
+    validBefore: BigInt(Math.floor(Date.now() / 1000)) + 300n,
+    nonce: toHex(crypto.getRandomValues(new Uint8Array(32))),
+  };
+  const signed = await signer.signTypedData({
+    domain: {
+      name: requirement.extra.name as string,
+      version: requirement.extra.version as string,
+      chainId: chain.chainId,
+      verifyingContract: chain.token,
+    },
+    types: authorizationTypes,
+    primaryType: "TransferWithAuthorization",
+    message,
+  });
+  return encodePaymentSignatureHeader({
+    x402Version: 2,
+    accepted: requirement,
+    payload: {
+      signature: signature ?? signed,
+      authorization: {
+        ...message,
+        value: message.value.toString(),
+        validAfter: "0",
+        validBefore: message.validBefore.toString(),
+      },
+    },
+  });
+}
+
+/** The signature's r: it appears in the settlement's calldata only (simulation, estimate, the transaction). */
+const signatureMark = (header: string) =>
+  (JSON.parse(Buffer.from(header, "base64").toString()).payload.signature as string).slice(2, 66);
+
+const tokenBalance = (address: Address) =>
+  chain.publicClient.readContract({
+    address: chain.token,
+    abi: testTokenAbi,
+    functionName: "balanceOf",
+    args: [address],
+  });
+
+/**
+ * What the payer finds on signing in: their jobs, top-ups and the payment's ledger entries (the top-up and the
+ * job's charge; signing in first may have opened the account with starter credits, which are left out).
+ */
+async function payerView(payer: PrivateKeyAccount) {
+  const { cookie } = await signIn(server.baseUrl, payer);
+  const read = async (path: string) => (await fetch(`${server.baseUrl}${path}`, { headers: { cookie } })).json();
+  const [jobs, topUps, history] = await Promise.all([
+    read("/api/developers/jobs"),
+    read("/api/credits/top-ups"),
+    read("/api/credits/history"),
+  ]);
+  return {
+    jobIds: (jobs.data as { jobId: string }[]).map((j) => j.jobId),
+    topUps: topUps.data as { txHash: string; status: string; credits: number }[],
+    ledger: (history.data as { type: string; amount: number }[])
+      .filter((e) => e.type === "topup" || e.type === "charge")
+      .map((e) => [e.type, e.amount]),
+  };
+}
+
+/** Waits (bounded) for a condition the server shows only through the RPC it calls. */
+async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (let delay = 10; !condition() && Date.now() < deadline; delay = Math.min(delay * 2, 200))
+    await new Promise((resolve) => setTimeout(resolve, delay));
+}
+
+describe("an Idempotency-Key is claimed before anything is settled", () => {
+  it("a retry with a new authorization while the first still settles waits for it: one job, the money moved once", async () => {
+    const payer = await chain.newAccount();
+    const required = await offer();
+    const first = await officialPayment(payer, required);
+    const second = await officialPayment(payer, required);
+    const [payerBefore, treasuryBefore] = await Promise.all([
+      tokenBalance(payer.address),
+      tokenBalance(chain.treasury),
+    ]);
+    let retry: Promise<Response> | undefined;
+    rpc.beforeForwarding("eth_sendRawTransaction", async () => {
+      rpc.beforeForwarding("eth_sendRawTransaction");
+      // The first settlement is on its way: the retry arrives now, with a new authorization and the same key.
+      retry = fetch(executeUrl(), post({ "payment-signature": second, "idempotency-key": "k-claim" }));
+      // Until it reaches the chain itself (the defect: it settles too) or, at most, a moment.
+      await until(() => rpc.callsNaming(signatureMark(second)) > 0, 2_000);
+    });
+    const res = await fetch(executeUrl(), post({ "payment-signature": first, "idempotency-key": "k-claim" }));
+    const again = await (retry as Promise<Response>);
+    expect([res.status, again.status]).toEqual([202, 202]);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect((await again.json()).jobId).toBe((await res.json()).jobId);
+    expect(await tokenBalance(payer.address)).toBe(payerBefore - price);
+    expect(await tokenBalance(chain.treasury)).toBe(treasuryBefore + price);
+  });
+});
+
+describe("a settlement no request waits for is resolved by the sweep", () => {
+  it("a broadcast whose answer is lost answers 503 with Retry-After, keeps the payment, and the sweep creates the job", async () => {
+    const payer = await chain.newAccount();
+    const header = await officialPayment(payer, await offer());
+    const before = await tokenBalance(payer.address);
+    rpc.beforeForwarding("eth_sendRawTransaction", async () => {
+      rpc.beforeForwarding("eth_sendRawTransaction");
+      return { failAfterForwarding: true };
+    });
+    const res = await fetch(executeUrl(), post({ "payment-signature": header }));
+    expect(res.status).toBe(503);
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+    // The transaction went out: the money moved, so the call is owed its job.
+    expect(await tokenBalance(payer.address)).toBe(before - price);
+    const view = await eventually(
+      () => payerView(payer),
+      (v) => v.jobIds.length === 1,
+      30_000,
+    );
+    expect(view.topUps).toEqual([expect.objectContaining({ status: "credited", credits: 1 })]);
+    expect(view.ledger).toEqual([
+      ["charge", -1],
+      ["topup", 1],
+    ]);
+  });
+
+  it("a settlement included after its request stopped waiting is finished by the sweep: credited and charged once", async () => {
+    const payer = await chain.newAccount();
+    const header = await officialPayment(payer, await offer());
+    let hash: Hex | undefined;
+    rpc.beforeForwarding("eth_sendRawTransaction", async (params) => {
+      rpc.beforeForwarding("eth_sendRawTransaction");
+      hash = keccak256(params[0] as Hex);
+      // A node that does not show it yet: the request times out waiting for its receipt.
+      rpc.hideTransaction(hash, true);
+    });
+    const res = await fetch(executeUrl(), post({ "payment-signature": header }));
+    expect(res.status).toBe(503);
+    rpc.hideTransaction(hash as Hex, false);
+    const view = await eventually(
+      () => payerView(payer),
+      (v) => v.jobIds.length === 1,
+      30_000,
+    );
+    expect(view.topUps).toEqual([expect.objectContaining({ txHash: hash, status: "credited", credits: 1 })]);
+    expect(view.ledger).toEqual([
+      ["charge", -1],
+      ["topup", 1],
+    ]);
+  });
+});
+
+describe("the settler's nonce sequence heals", () => {
+  it("a dropped settlement is replaced at its nonce with a higher fee; the settlement behind it goes through; metrics say so", async () => {
+    const [a, b] = await Promise.all([chain.newAccount(), chain.newAccount()]);
+    const required = await offer();
+    const [paysA, paysB] = await Promise.all([officialPayment(a, required), officialPayment(b, required)]);
+    const dropped = new Set<string>();
+    // The node never gets A's settlement (however often it is sent): a dropped transaction, a nonce gap.
+    rpc.beforeForwarding("eth_sendRawTransaction", async (params) => {
+      const hash = keccak256(params[0] as Hex);
+      if (dropped.size === 0) dropped.add(hash);
+      return dropped.has(hash) ? { answer: hash } : undefined;
+    });
+    const treasury = await tokenBalance(chain.treasury);
+    try {
+      const resA = await fetch(executeUrl(), post({ "payment-signature": paysA }));
+      expect(resA.status).toBe(503);
+      // B's settlement takes the next nonce and waits behind the gap.
+      const resB = await fetch(executeUrl(), post({ "payment-signature": paysB }));
+      expect([202, 503]).toContain(resB.status);
+      const views = await eventually(
+        () => Promise.all([payerView(a), payerView(b)]),
+        ([va, vb]) => va.jobIds.length === 1 && vb.jobIds.length === 1,
+        60_000,
+      );
+      for (const view of views)
+        expect(view.ledger).toEqual([
+          ["charge", -1],
+          ["topup", 1],
+        ]);
+    } finally {
+      rpc.beforeForwarding("eth_sendRawTransaction");
+    }
+    expect(await tokenBalance(chain.treasury)).toBe(treasury + 2n * price);
+    const scrape = await (
+      await fetch(`${server.baseUrl}/api/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } })
+    ).text();
+    expect(scrape).toMatch(/^execution_x402_settlements_replaced_total\{kind="settlement"\} [1-9]/m);
+  });
+});
+
+describe("rate limits count what is proven", () => {
+  it("forged payments naming a payer spend their clients' allowance, never the payer's", async () => {
+    const victim = await chain.newAccount();
+    const attacker = privateKeyToAccount(generatePrivateKey());
+    const requirement = (await offer()).accepts[0];
+    for (let i = 0; i <= ratePerMinute; i++) {
+      // A wrong EOA signature (refused here), and one only the chain could prove (a contract wallet's length).
+      const wrong = await fetch(
+        executeUrl(),
+        post({ "payment-signature": await forgedPayment(attacker, victim.address, requirement) }),
+      );
+      expect(wrong.status).toBe(402);
+      const unproven = await fetch(
+        executeUrl(),
+        post({
+          "payment-signature": await forgedPayment(attacker, victim.address, requirement, `0x${"ab".repeat(66)}`),
+        }),
+      );
+      expect(unproven.status).toBe(402);
+    }
+    const paid = await fetch(executeUrl(), post({ "payment-signature": await officialPayment(victim, await offer()) }));
+    expect(paid.status).toBe(202);
+  });
+});
