@@ -14,6 +14,10 @@ const nextConfig: NextConfig = {
     "fs-native-extensions",
     // One copy of the metrics' classes for every bundle that counts or scrapes (their values live on globalThis).
     "prom-client",
+    // One OpenTelemetry API for every bundle and Next.js itself (its global state is the tracer provider); the
+    // SDK is loaded only when traces are configured (lib/tracing.ts), by Node, never bundled.
+    "@opentelemetry/api",
+    "@opentelemetry/sdk-node",
   ],
   poweredByHeader: false,
   reactStrictMode: true,

@@ -17,6 +17,7 @@ import { startNetworkServices, stopNetworkServices } from "@/lib/network/embedde
 import { startOperatorSocket } from "@/lib/operator/socket";
 import { checkPaymentsAtStart } from "@/lib/payments/watcher";
 import { processSingleton } from "@/lib/singleton";
+import { stopTracing } from "@/lib/tracing";
 
 const serving = processSingleton("serving", async () => {
   const config = env();
@@ -89,6 +90,8 @@ async function stopServing(): Promise<void> {
   await stopNetworkServices();
   for (const server of servers) server.closeAllConnections();
   await closeDatabase();
+  // Last: the spans of everything above are exported before the process ends.
+  await stopTracing();
 }
 
 /** SIGTERM/SIGINT: stop accepting, stop claiming, finish or release running jobs, close the operator socket and the database, then exit. */

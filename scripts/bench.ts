@@ -15,7 +15,9 @@
 // --machine-node (stay on this Node even when it is older than package.json's engines: bench/supported-node.ts);
 // --webhook (every server's developer has a job.completed endpoint on a receiver of the bench's, so every
 // completion is delivered and signs its receipt; a drain ends with the last delivery: bench/completion-hooks.ts);
-// --growth [--growth-jobs <n>] (PostgreSQL only, instead of the phases above: the growth section, bench/growth.ts).
+// --growth [--growth-jobs <n>] (PostgreSQL only, instead of the phases above: the growth section, bench/growth.ts);
+// --observability (only the product's phase, with metrics scraped every second and traces exported against
+// neither, paired in `--rounds` rounds: bench/observability.ts).
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -44,6 +46,7 @@ import {
 } from "./bench/jobs";
 import { enableStatementStats, measureDatabase, readTableWrites, trackBackendsCpu, withClient } from "./bench/pg-stats";
 import { probeIdle, probeLiveness } from "./bench/probe";
+import { benchObservability, renderObservability } from "./bench/observability";
 import { benchProduct } from "./bench/product";
 import { monotonicMicros, summarizeProfiles, type ProfileWindow } from "./bench/profile";
 import { aboutSection, renderSection } from "./bench/report";
@@ -108,6 +111,7 @@ const options = {
   profile: switchedOn("profile"),
   webhook: switchedOn("webhook"),
   privatePostgres: switchedOn("private-postgres"),
+  observability: switchedOn("observability"),
   privatePostgresPort: positiveNumber("private-postgres-port", 3751),
   /** Any single wait for jobs to finish. */
   timeoutMs: 120_000,
@@ -469,9 +473,34 @@ async function runGrowth() {
   progress(`wrote ${documentFile}`);
 }
 
+/** `--observability`: the product's phase observed and not, paired per round; its own section of the document. */
+async function runObservability(machine: Machine) {
+  const rounds = await benchObservability(options.rounds, (observed, extra) =>
+    benchProduct(
+      {
+        root: process.cwd(),
+        adminUrl,
+        steady: { rate: options.rate, count: options.steadyJobs },
+        burst: { count: options.burstJobs, submitters: options.connections },
+        timeoutMs: options.timeoutMs,
+        ...extra,
+        progress: (message) => report(`observability ${observed}: ${message}`),
+      },
+      cleanups,
+    ),
+  );
+  const section = renderObservability(rounds, machine);
+  process.stdout.write(`${section}\n`);
+  writeSections(path.join(process.cwd(), documentFile), [
+    { name: "bench:observability", body: section, after: driver === "pglite" ? "bench:pglite" : "bench:postgres" },
+  ]);
+  progress(`wrote ${documentFile}`);
+}
+
 async function runBench(privatePostgres: boolean) {
   const machine = await describeMachine(privatePostgres);
   progress(`driver: ${machine.driver}; load average ${machine.loadAverage.map((l) => l.toFixed(2)).join(", ")}`);
+  if (options.observability) return runObservability(machine);
   const http = await benchHttp();
   const here = process.cwd();
   const rounds: PairedRound[] = [];

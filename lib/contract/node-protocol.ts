@@ -34,6 +34,8 @@ export const ClaimedJob = z
     serviceId: z.string(),
     input: z.record(z.string(), z.unknown()),
     timeoutMs: z.number().int(),
+    /** The W3C traceparent of the claim's span, when the coordinator traces: the node's execution continues it. */
+    traceparent: z.string().optional(),
   })
   .meta({ id: "ClaimedJob" });
 export type ClaimedJob = z.infer<typeof ClaimedJob>;

@@ -419,6 +419,11 @@ export const jobs = pgTable(
     completedAt: ts("completed_at"),
     /** The spend clock's time of the charge through api_key_id: its refund gives back to the periods it fell in. */
     chargedAt: ts("charged_at"),
+    /**
+     * The W3C traceparent of the job's submission span when tracing is on (lib/tracing.ts): its claims, its
+     * executions and its webhook deliveries join that trace, in whichever process they happen. Null otherwise.
+     */
+    traceContext: text("trace_context"),
   },
   (t) => [
     // The list's order, newest first with the id breaking ties (a batch shares its created_at): a page after

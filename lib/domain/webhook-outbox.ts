@@ -4,11 +4,12 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { webhookDestinationForbidden } from "@/lib/contract/vocabulary";
-import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "@/lib/db/schema";
+import { jobs, webhookAttempts, webhookDeliveries, webhookEndpoints } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { limits } from "@/lib/limits";
 import { db } from "./database";
 import { metrics } from "@/lib/metrics";
+import { tracingOn } from "@/lib/tracing";
 
 // ── Dispatching ──────────────────────────────────────────────────────────────────────────────────────
 
@@ -27,6 +28,8 @@ export interface ClaimedDelivery {
   url: string;
   /** Encrypted secrets that sign this attempt: the current one, and the previous one during its overlap. */
   secretCiphertexts: string[];
+  /** The job's trace (its traceparent) when tracing is on and the job has one: the delivery is a span in it. */
+  traceContext: string | null;
 }
 
 /** The lease of a claimed attempt: past it, another dispatcher may try again (the sender crashed). */
@@ -68,7 +71,8 @@ export async function claimDueDeliveries(max: number, busyEndpoints: string[]): 
       returning d.id, d.endpoint_id, d.event_id, d.event_type, d.job_id, d.body, d.attempts, d.cycle_attempts, d.cycle_started_at
     )
     select c.id, c.endpoint_id, c.event_id, c.event_type, c.job_id, c.body, c.attempts, c.cycle_attempts, c.cycle_started_at, e.url, e.secret_ciphertext,
-           case when e.previous_secret_expires_at > now() then e.previous_secret_ciphertext end as previous_secret_ciphertext
+           case when e.previous_secret_expires_at > now() then e.previous_secret_ciphertext end as previous_secret_ciphertext,
+           ${tracingOn ? sql`(select j.trace_context from ${jobs} j where j.id = c.job_id)` : sql`null`} as trace_context
     from claimed c join ${webhookEndpoints} e on e.id = c.endpoint_id`);
   type Row = {
     id: string;
@@ -83,6 +87,7 @@ export async function claimDueDeliveries(max: number, busyEndpoints: string[]): 
     url: string;
     secret_ciphertext: string;
     previous_secret_ciphertext: string | null;
+    trace_context: string | null;
   };
   return (result as unknown as { rows: Row[] }).rows.map((r) => ({
     deliveryId: r.id,
@@ -97,6 +102,7 @@ export async function claimDueDeliveries(max: number, busyEndpoints: string[]): 
     cycleStartedAt: new Date(r.cycle_started_at),
     url: r.url,
     secretCiphertexts: [r.secret_ciphertext, ...(r.previous_secret_ciphertext ? [r.previous_secret_ciphertext] : [])],
+    traceContext: r.trace_context,
   }));
 }
 

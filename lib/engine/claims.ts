@@ -6,9 +6,10 @@ import { sqlLiterals } from "@/lib/db/prepared-statements";
 import { jobs, nodes } from "@/lib/db/schema";
 import { db } from "@/lib/domain/database";
 import type { ClaimedJob } from "@/lib/contract/node-protocol";
+import { jobAttributes, SpanKind, startSpan, traceparentOf, tracingOn } from "@/lib/tracing";
 import { applyJobChanges } from "./apply-change";
 import { leaseFromNow, started, type NodeRow } from "./attempts";
-import { Computed, type Candidates, type JobChange } from "./job-change";
+import { Computed, type Candidates, type JobChange, type JobRow } from "./job-change";
 import { heldStatuses } from "./job-machine";
 import { waitForWork, workWaiters } from "./work-signals";
 
@@ -43,6 +44,7 @@ const claimCandidates = sql`array(
 
 /** One claim: the claimed jobs assigned (and started, with `start`), with their events and log lines, in one statement. */
 async function claimOnce(node: NodeRow, max: number, start: boolean): Promise<ClaimedJob[]> {
+  const claimedAt = tracingOn ? Date.now() : 0;
   const d = await db();
   const candidates: Candidates = {
     shape: "claim",
@@ -83,13 +85,29 @@ async function claimOnce(node: NodeRow, max: number, start: boolean): Promise<Cl
   const { rows } = await applyJobChanges(d, candidates, assign);
   // Oldest first, as they were chosen (a statement's RETURNING has no order).
   rows.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
-  return rows.map((row) => ({
-    jobId: row.id,
-    attempt: row.attempt,
-    serviceId: row.serviceId,
-    input: row.input,
-    timeoutMs: row.timeoutMs,
-  }));
+  return rows.map((row) => {
+    const job: ClaimedJob = {
+      jobId: row.id,
+      attempt: row.attempt,
+      serviceId: row.serviceId,
+      input: row.input,
+      timeoutMs: row.timeoutMs,
+    };
+    const traceparent = tracingOn && row.traceContext ? claimSpan(row, node, claimedAt) : undefined;
+    return traceparent ? { ...job, traceparent } : job;
+  });
+}
+
+/** The claim's span in the job's trace (one statement claimed them all: each gets its time); the node continues it. */
+function claimSpan(row: JobRow, node: NodeRow, startTime: number): string | undefined {
+  const span = startSpan("claim job", {
+    kind: SpanKind.CONSUMER,
+    parent: row.traceContext,
+    startTime,
+    attributes: jobAttributes({ jobId: row.id, serviceId: row.serviceId, nodeId: node.id, attempt: row.attempt }),
+  });
+  span?.end();
+  return span && traceparentOf(span.spanContext());
 }
 
 // A work signal wakes ONE waiting claim that can run the service (waking them all would make every idle node

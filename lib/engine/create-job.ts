@@ -98,6 +98,7 @@ function batchEntry(job: NewJob, i: number) {
     response_template: job.idempotency ? asCreated(job, new Date(0)) : null,
     idempotency_key: job.idempotency?.key ?? null,
     fingerprint: job.idempotency?.fingerprint ?? null,
+    trace_context: row.traceContext,
   };
 }
 
@@ -226,7 +227,7 @@ function creationStatement(inline: boolean, keyed: boolean): SQL {
       select * from jsonb_to_recordset(${p("jobs")}::jsonb) as b(
         i int, id uuid, workflow_run_id uuid, service_id text, input jsonb, credit_cost int, placement text,
         max_attempts int, timeout_ms int, events jsonb, logs jsonb, ledger_description text,
-        response_template jsonb, idempotency_key text, fingerprint text)
+        response_template jsonb, idempotency_key text, fingerprint text, trace_context text)
     ),${keyRoom}
     charge as (
       update ${accounts} set credit_balance = credit_balance - ${cost}, credit_updated_at = now()${chargeFrom}
@@ -241,10 +242,10 @@ function creationStatement(inline: boolean, keyed: boolean): SQL {
     job as (
       insert into ${jobs} (id, workflow_run_id, account_id, api_key_id, service_id, status, input, credit_cost,
                            placement, max_attempts, timeout_ms, routing_started_at, event_seq, log_seq, charged_at,
-                           created_at, updated_at)
+                           created_at, updated_at, trace_context)
       select b.id, b.workflow_run_id, ${p("accountId")}::uuid, ${p("apiKeyId")}::uuid, b.service_id, 'routing',
              b.input, b.credit_cost, b.placement, b.max_attempts, b.timeout_ms, now(),
-             ${p("eventCount")}::int, ${p("logCount")}::int, ${keyed ? at : sql`null`}, ${at}, ${at}
+             ${p("eventCount")}::int, ${p("logCount")}::int, ${keyed ? at : sql`null`}, ${at}, ${at}, b.trace_context
       from batch b cross join allowed
       order by b.i
       returning *

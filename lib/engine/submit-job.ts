@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto";
 import type { Db } from "@/lib/db/database";
 import { env } from "@/lib/env";
 import { processSingleton } from "@/lib/singleton";
+import { activeTraceparent, inSpan, jobAttributes, SpanKind } from "@/lib/tracing";
 import { isServiceId, serviceInputs } from "@/lib/domain/catalog";
 import { db } from "@/lib/domain/database";
 import { DomainError, issuesOf } from "@/lib/domain/errors";
@@ -111,6 +112,8 @@ export async function checkSubmission(d: Db, submission: Submission, fingerprint
       startedAt: null,
       completedAt: null,
       chargedAt: null,
+      // The span active now (the submission's) is the parent of the job's claims, executions and deliveries.
+      traceContext: activeTraceparent(),
     },
     created,
     routed: { events: [{ type: "ROUTING_STARTED", data: { attempt: 1 } }] },
@@ -136,7 +139,16 @@ const submissionLanes = processSingleton("submission-lanes", async () =>
  * Execute (CONTRACT §4). Check order after the route's key/scope/shape checks: idempotency → service →
  * input → credits → create. A request that fails any check writes nothing and consumes no key.
  */
-export async function submitJob(submission: Submission): Promise<SubmissionOutcome> {
+export function submitJob(submission: Submission): Promise<SubmissionOutcome> {
+  const attributes = jobAttributes({ serviceId: submission.serviceId });
+  return inSpan("submit job", { kind: SpanKind.PRODUCER, attributes }, async (span) => {
+    const outcome = await submit(submission);
+    span?.setAttributes(jobAttributes({ jobId: outcome.response.body.jobId }));
+    return outcome;
+  });
+}
+
+async function submit(submission: Submission): Promise<SubmissionOutcome> {
   const d = await db();
   const { accountId, idempotencyKey } = submission;
   // Only a keyed request is compared with an earlier one (canonical JSON and a digest of the whole input).

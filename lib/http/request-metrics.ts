@@ -29,11 +29,13 @@ export function routeOf(url: string | undefined): string {
 
 /** OpenTelemetry's rule: the methods of HTTP itself by name, any other as _OTHER. */
 const knownMethods = new Set(["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"]);
+export const methodOf = (request: IncomingMessage) =>
+  knownMethods.has(request.method ?? "") ? (request.method as string) : "_OTHER";
 
 function observe(request: IncomingMessage, response: ServerResponse, startedAt: number): void {
   metrics().requestDuration.observe(
     {
-      http_request_method: knownMethods.has(request.method ?? "") ? (request.method as string) : "_OTHER",
+      http_request_method: methodOf(request),
       http_route: routeOf(request.url),
       http_response_status_code: String(response.statusCode),
     },

@@ -10,8 +10,9 @@
 // How: the edge is the server's own listeners (`request`, `connect`, `clientError`), and the server is ours:
 // server.mjs runs Next.js as a custom server, its request handler being the `next` of serverEdge(). Each
 // request first meets the request hooks (lib/http/request-hooks.ts) and is stamped with its socket's address
-// (lib/http/client-address.ts); the request-duration histogram is one of those hooks (lib/http/request-metrics.ts).
-import { createServer, type IncomingMessage, type RequestListener, type Server } from "node:http";
+// (lib/http/client-address.ts); the request-duration histogram is one of those hooks (lib/http/request-metrics.ts),
+// and the rest of the request runs inside the request scopes (a server span's context: lib/http/request-tracing.ts).
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { limits } from "@/lib/limits";
@@ -20,8 +21,9 @@ import { stampSocketAddress } from "./client-address";
 import { answerDirectly, directRouteTable, sendWhole } from "./direct-routes";
 import { methodNotAllowedAt } from "./other-methods";
 import { requestIdFrom } from "./request-id";
-import { runRequestHooks } from "./request-hooks";
+import { runInRequestScopes, runRequestHooks } from "./request-hooks";
 import { measureRequests } from "./request-metrics";
+import { traceRequests } from "./request-tracing";
 import { apiSecurityHeaders } from "./security-headers";
 
 /** The methods Next.js's route handlers can be asked for: any other one is refused here. */
@@ -133,20 +135,24 @@ export interface ServerEdge {
  */
 export function serverEdge(next: RequestListener, directHandlers: readonly DeclaredHandler[] = []): ServerEdge {
   measureRequests();
+  traceRequests();
   const direct = directHandlers.length > 0 ? directRouteTable(directHandlers) : undefined;
+  const route = (req: IncomingMessage, res: ServerResponse) => {
+    const method = req.method ?? "";
+    if (!routerMethods.has(method)) {
+      void sendWhole(req, res, refusal(method, req.url, req.headers["x-request-id"])).catch(() => res.destroy());
+      return;
+    }
+    const match = direct?.(method, req.url ?? "");
+    if (match) return void answerDirectly(req, res, match);
+    return next(req, res);
+  };
   return {
     request(req, res) {
       runRequestHooks(req, res);
       stampSocketAddress(req);
       res.once("finish", () => drainUnreadBody(req, req.socket));
-      const method = req.method ?? "";
-      if (!routerMethods.has(method)) {
-        void sendWhole(req, res, refusal(method, req.url, req.headers["x-request-id"])).catch(() => res.destroy());
-        return;
-      }
-      const match = direct?.(method, req.url ?? "");
-      if (match) return void answerDirectly(req, res, match);
-      return next(req, res);
+      runInRequestScopes(req, res, () => route(req, res));
     },
     connect: refuseConnect,
     clientError: (error, socket) => onClientError(error, socket as Socket),

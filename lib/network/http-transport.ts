@@ -1,5 +1,6 @@
 // HTTP transport for standalone nodes: the /api/nodes/… routes with a bearer node token.
 // Transient failures (network, 5xx, 429) are retried with backoff; a refused report stops the job.
+import { injectActiveContext } from "@/lib/tracing";
 import { JobRevokedError, NodeTokenRefusedError, type CoordinatorTransport } from "./transport";
 import { sleep } from "./sleep";
 
@@ -40,7 +41,11 @@ export function httpTransport(options: HttpTransportOptions): CoordinatorTranspo
       try {
         const res = await fetch(`${base}/api/nodes/${path}`, {
           method: "POST",
-          headers: { authorization: `Bearer ${options.token}`, "content-type": "application/json" },
+          // A report made while a job's execution span is active joins the job's trace (tracing on).
+          headers: injectActiveContext({
+            authorization: `Bearer ${options.token}`,
+            "content-type": "application/json",
+          }),
           body: JSON.stringify(body),
           signal,
         });

@@ -2,7 +2,8 @@
 // with a per-job timeout, reports progress, results and failures, and shuts down gracefully.
 import { nextProgress } from "@/lib/engine/job-machine";
 import { createLogger, type Logger } from "@/lib/log";
-import type { ClaimedJob } from "@/lib/contract/node-protocol";
+import type { ClaimedJob, ExecutionFailure } from "@/lib/contract/node-protocol";
+import { inSpan, jobAttributes, SpanKind, SpanStatusCode, tracingOn, type Span } from "@/lib/tracing";
 import { ProviderError, type WireProvider } from "./providers/types";
 import { ReportBuffer } from "./report-buffer";
 import { JobRevokedError, NodeTokenRefusedError, type CoordinatorTransport, type NodeSessionInfo } from "./transport";
@@ -169,11 +170,30 @@ export class NodeAgent {
       });
   }
 
-  private async execute(entry: RunningJob): Promise<void> {
+  /** With tracing on and a claim that carried its trace, the execution is a span in the job's trace. */
+  private execute(entry: RunningJob): Promise<void> {
+    const { job } = entry;
+    if (!tracingOn || !job.traceparent) return this.run(entry);
+    const attributes = jobAttributes({
+      jobId: job.jobId,
+      serviceId: job.serviceId,
+      nodeId: this.session?.nodeId,
+      attempt: job.attempt,
+    });
+    return inSpan("execute job", { kind: SpanKind.CONSUMER, parent: job.traceparent, attributes }, (span) =>
+      this.run(entry, span),
+    );
+  }
+
+  private async run(entry: RunningJob, span?: Span): Promise<void> {
     const { job, controller } = entry;
+    const fail = (failure: ExecutionFailure) => {
+      span?.setStatus({ code: SpanStatusCode.ERROR, message: failure.code });
+      return this.transport.fail(job.jobId, job.attempt, failure);
+    };
     const provider = this.options.providers[job.serviceId];
     if (!provider) {
-      await this.transport.fail(job.jobId, job.attempt, {
+      await fail({
         code: "SERVICE_UNSUPPORTED",
         message: `This node cannot run ${job.serviceId}.`,
         retryable: true,
@@ -215,13 +235,13 @@ export class NodeAgent {
         await this.transport.progress(job.jobId, job.attempt, unreported).catch(() => undefined);
       }
       if (timeout.aborted) {
-        await this.transport.fail(job.jobId, job.attempt, {
+        await fail({
           code: "TIMEOUT",
           message: `The job exceeded its ${job.timeoutMs} ms timeout.`,
           retryable: true,
         });
       } else if (error instanceof ProviderError) {
-        await this.transport.fail(job.jobId, job.attempt, {
+        await fail({
           code: error.code,
           message: error.message,
           retryable: error.retryable,
@@ -230,7 +250,7 @@ export class NodeAgent {
         this.revoke(job.jobId, error.message);
       } else {
         const message = error instanceof Error ? error.message : String(error);
-        await this.transport.fail(job.jobId, job.attempt, { code: "PROVIDER_CRASHED", message, retryable: true });
+        await fail({ code: "PROVIDER_CRASHED", message, retryable: true });
       }
     }
   }

@@ -16,6 +16,7 @@ import { decryptSecret, signWebhook } from "@/lib/domain/webhook-signing";
 import { env } from "@/lib/env";
 import { limits } from "@/lib/limits";
 import { log } from "@/lib/log";
+import { inSpan, jobAttributes, SpanKind, SpanStatusCode, traceparentOf } from "@/lib/tracing";
 import { sendWebhook } from "./webhook-sender";
 
 /** Even without a signal, look again this often (another instance's crashed lease, a lost notification). */
@@ -33,6 +34,18 @@ async function bodyToSend(claim: ClaimedDelivery): Promise<string> {
   await completeEventBody(claim.eventId, claim.body, body);
   return body;
 }
+
+/** The delivery's span: the event and the attempt, never the endpoint's URL (its query may hold a secret). */
+const deliverySpan = (claim: ClaimedDelivery) => ({
+  kind: SpanKind.CLIENT,
+  parent: claim.traceContext,
+  attributes: {
+    ...jobAttributes({ jobId: claim.jobId ?? undefined }),
+    "http.request.method": "POST",
+    "execution.webhook.event_type": claim.eventType,
+    "execution.webhook.attempt": claim.attempt,
+  },
+});
 
 export function startWebhookDispatcher(): () => Promise<void> {
   const config = env();
@@ -69,16 +82,22 @@ export function startWebhookDispatcher(): () => Promise<void> {
       "webhook-timestamp": String(timestamp),
       "webhook-signature": signWebhook(secrets, claim.eventId, timestamp, claim.body),
     };
-    const outcome = await sendWebhook(
-      claim.url,
-      { ...signed, "user-agent": "ExecutionNetwork-Webhooks/1.0" },
-      claim.body,
-      {
-        timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-        allowedHosts: config.WEBHOOK_ALLOWED_HOSTS,
-        maxResponseBytes: limits.webhookResponseBytes,
-      },
-    );
+    const options = {
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+      allowedHosts: config.WEBHOOK_ALLOWED_HOSTS,
+      maxResponseBytes: limits.webhookResponseBytes,
+    };
+    const headers = { ...signed, "user-agent": "ExecutionNetwork-Webhooks/1.0" };
+    // A job's delivery is a span in the job's trace (tracing on), and carries it to the receiver as traceparent.
+    const outcome = !claim.traceContext
+      ? await sendWebhook(claim.url, headers, claim.body, options)
+      : await inSpan("deliver webhook", deliverySpan(claim), async (span) => {
+          const traced = span ? { ...headers, traceparent: traceparentOf(span.spanContext()) } : headers;
+          const sent = await sendWebhook(claim.url, traced, claim.body, options);
+          if (sent.responseStatus !== null) span?.setAttribute("http.response.status_code", sent.responseStatus);
+          if (sent.error) span?.setStatus({ code: SpanStatusCode.ERROR, message: sent.error.split(":")[0] });
+          return sent;
+        });
     await recordAttempt(claim, outcome, { headers: signed, attemptedAt });
   };
 

@@ -25,6 +25,10 @@ export interface ProductOptions {
   timeoutMs: number;
   /** Jobs to run unmeasured after the fresh server's figures, before measuring it again, warmed (none: no second measurement). */
   warmupJobs?: number;
+  /** More of the server's environment (the observability phase: METRICS_TOKEN, OTEL_*). */
+  env?: Record<string, string>;
+  /** Started once the server is up, stopped before it is: what runs beside the jobs (a metrics scraper). */
+  alongside?: (baseUrl: string) => () => Promise<void>;
   progress: (message: string) => void;
   /** `--webhook`: the developer's job.completed endpoint; a phase ends once its completed jobs are delivered. */
   hooks?: CompletionHooks;
@@ -64,6 +68,7 @@ export async function benchProduct(
         ...(database ? { DATABASE_URL: database.url } : {}),
         ...benchEnv,
         ...hooks?.serverEnv,
+        ...options.env,
       },
     });
     const readyMs = performance.now() - spawned;
@@ -78,6 +83,7 @@ export async function benchProduct(
       if (hung) await next.stop("SIGKILL");
     };
     cleanups.add(stop);
+    const stopAlongside = options.alongside?.(next.baseUrl);
     try {
       const developer = await signUpDeveloper(next.baseUrl, { name: "Bench Developer" });
       const apiKey = await developer.createApiKey(workloadScopes);
@@ -184,6 +190,7 @@ export async function benchProduct(
         warmed,
       };
     } finally {
+      await stopAlongside?.();
       cleanups.delete(stop);
       await stop();
     }

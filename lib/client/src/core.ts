@@ -9,6 +9,7 @@ import {
 } from "./errors.js";
 import { abortErrorOf, newIdempotencyKey, parseRetryAfter, sleep, untilAborted } from "./internal.js";
 import type { ByteStream } from "./sse.js";
+import { traceHeaders } from "./tracing.js";
 import { VERSION } from "./version.js";
 
 /** The part of the Fetch API the client uses; the global `fetch` (Node ≥ 18) fits, as do undici's and most mocks. */
@@ -255,6 +256,7 @@ export class RequestCore {
         "x-api-key": this.#apiKey,
         ...(hasBody ? { "content-type": "application/json" } : {}),
         ...(idempotencyKey ? { "idempotency-key": idempotencyKey } : {}),
+        ...(await traceHeaders()),
         ...spec.headers,
       },
       ...(hasBody ? { body: JSON.stringify(spec.body) } : {}),

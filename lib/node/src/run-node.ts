@@ -1,5 +1,5 @@
 // The standalone execution node's command: parses its options, registers with the coordinator, claims and
-// runs jobs until SIGINT/SIGTERM, then stops cleanly. Run from a checkout (`npm run node`) or from the
+// runs jobs until SIGINT/SIGTERM, then stops cleanly (exporting its last spans when tracing is on). Run from a checkout (`npm run node`) or from the
 // package (`npx @execution-network/node`); both are this file.
 import { hostname } from "node:os";
 import { parseArgs } from "node:util";
@@ -7,6 +7,7 @@ import { log } from "@/lib/log";
 import { httpTransport } from "@/lib/network/http-transport";
 import { NodeAgent } from "@/lib/network/node-agent";
 import { availableProviders, closeProviders } from "@/lib/network/providers/available";
+import { startTracing, stopTracing } from "@/lib/tracing";
 
 export const usage = `Usage: execution-node --url <server> --token <node token> [options]
 
@@ -66,6 +67,8 @@ export async function runNode(argv: string[], version: string): Promise<void> {
     return exitWith(2, `This node cannot run ${unknown.join(", ")} (it can run ${Object.keys(all).join(", ")}).`);
   const providers = wanted ? Object.fromEntries(Object.entries(all).filter(([id]) => wanted.includes(id))) : all;
 
+  // With the OTEL_EXPORTER_OTLP_* variables the node exports its executions' spans, in each job's trace.
+  await startTracing("execution-network-node");
   const agent = new NodeAgent(httpTransport({ baseUrl: values.url, token: values.token }), {
     name: values.name ?? `node-${hostname()}-${process.pid}`,
     region: values.region,
@@ -75,7 +78,7 @@ export async function runNode(argv: string[], version: string): Promise<void> {
     // restarting the node with the same token would only be refused again).
     onTokenRefused: () => {
       process.stderr.write("The server refused this node's token (revoked or rotated): the node stopped.\n");
-      void closeProviders().finally(() => process.exit(3));
+      void Promise.all([closeProviders(), stopTracing()]).finally(() => process.exit(3));
     },
   });
   const session = await agent.start();
@@ -89,6 +92,7 @@ export async function runNode(argv: string[], version: string): Promise<void> {
     agent
       .stop(graceMs)
       .then(closeProviders)
+      .then(stopTracing)
       .finally(() => process.exit(0));
   };
   process.on("SIGTERM", () => shutdown("SIGTERM"));

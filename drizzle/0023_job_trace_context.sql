@@ -1,0 +1,1 @@
+ALTER TABLE "jobs" ADD COLUMN "trace_context" text;
