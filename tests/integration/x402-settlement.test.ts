@@ -83,19 +83,23 @@ async function officialPayment(account: PrivateKeyAccount, required: PaymentRequ
   return encodePaymentSignatureHeader(await client.createPaymentPayload(required));
 }
 
-/** An authorization for `from` signed by `signer` (someone else: a forgery), its signature optionally replaced. */
+/**
+ * A hand-made authorization for `from` signed by `signer` (someone else: a forgery), its signature optionally
+ * replaced, valid for `validSeconds`.
+ */
 async function forgedPayment(
   signer: PrivateKeyAccount,
   from: Address,
   requirement: PaymentRequirements,
   signature?: Hex,
+  validSeconds = 300n,
 ): Promise<string> {
   const message = {
     from,
     to: requirement.payTo as Address,
     value: BigInt(requirement.amount),
     validAfter: 0n,
-    validBefore: BigInt(Math.floor(Date.now() / 1000)) + 300n,
+    validBefore: BigInt(Math.floor(Date.now() / 1000)) + validSeconds,
     nonce: toHex(crypto.getRandomValues(new Uint8Array(32))),
   };
   const signed = await signer.signTypedData({
@@ -281,6 +285,46 @@ describe("the settler's nonce sequence heals", () => {
       await fetch(`${server.baseUrl}/api/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } })
     ).text();
     expect(scrape).toMatch(/^execution_x402_settlements_replaced_total\{kind="settlement"\} [1-9]/m);
+  });
+});
+
+describe("the settler's nonce sequence heals when a settlement can no longer be made", () => {
+  it("a dropped settlement whose authorization expired is filled by a 0-value transfer: nothing moved, the next one goes through", async () => {
+    const [a, b] = await Promise.all([chain.newAccount(), chain.newAccount()]);
+    const required = await offer();
+    // A's authorization expires before the sweep would replace it (one settlement timeout after it was sent).
+    const paysA = await forgedPayment(a, a.address, required.accepts[0], undefined, 4n);
+    const paysB = await officialPayment(b, required);
+    const dropped = new Set<string>();
+    rpc.beforeForwarding("eth_sendRawTransaction", async (params) => {
+      const hash = keccak256(params[0] as Hex);
+      if (dropped.size === 0) dropped.add(hash);
+      return dropped.has(hash) ? { answer: hash } : undefined;
+    });
+    const [aBefore, treasury] = await Promise.all([tokenBalance(a.address), tokenBalance(chain.treasury)]);
+    try {
+      expect((await fetch(executeUrl(), post({ "payment-signature": paysA }))).status).toBe(503);
+      expect([202, 503]).toContain((await fetch(executeUrl(), post({ "payment-signature": paysB }))).status);
+      const view = await eventually(
+        () => payerView(b),
+        (v) => v.jobIds.length === 1,
+        60_000,
+      );
+      expect(view.ledger).toEqual([
+        ["charge", -1],
+        ["topup", 1],
+      ]);
+    } finally {
+      rpc.beforeForwarding("eth_sendRawTransaction");
+    }
+    // A's settlement never ran: its tokens stayed, it has no job, and the treasury got B's payment only.
+    expect(await tokenBalance(a.address)).toBe(aBefore);
+    expect(await tokenBalance(chain.treasury)).toBe(treasury + price);
+    expect((await payerView(a)).jobIds).toEqual([]);
+    const scrape = await (
+      await fetch(`${server.baseUrl}/api/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } })
+    ).text();
+    expect(scrape).toMatch(/^execution_x402_settlements_replaced_total\{kind="filler"\} [1-9]/m);
   });
 });
 
