@@ -89,9 +89,12 @@ async function stopServing(): Promise<void> {
   await (await running?.catch(() => undefined))?.stopOperatorSocket?.();
   await stopNetworkServices();
   for (const server of servers) server.closeAllConnections();
-  await closeDatabase();
-  // Last: the spans of everything above are exported before the process ends.
-  await stopTracing();
+  try {
+    await closeDatabase();
+  } finally {
+    // Last, even when the database would not close: the spans of everything above are exported.
+    await stopTracing();
+  }
 }
 
 /** SIGTERM/SIGINT: stop accepting, stop claiming, finish or release running jobs, close the operator socket and the database, then exit. */

@@ -43,7 +43,8 @@ const serviceNamed = (environment: NodeJS.ProcessEnv) =>
 /** Starts the SDK for traces only (metrics are Prometheus's, lib/metrics.ts; logs are ours); returns its shutdown. */
 export async function startTracingSdk(serviceName: string): Promise<() => Promise<void>> {
   // Not the process detector by default: its process.command_args would carry a node's token.
-  process.env.OTEL_NODE_RESOURCE_DETECTORS ??= "service,host";
+  // (Set but empty would mean the SDK's defaults, the process detector among them.)
+  if (!process.env.OTEL_NODE_RESOURCE_DETECTORS?.trim()) process.env.OTEL_NODE_RESOURCE_DETECTORS = "service,host";
   const { startNodeSdk } = await import("@opentelemetry/sdk-node");
   const sdk = startNodeSdk({
     metricReaders: [],

@@ -138,9 +138,19 @@ export async function startTracing(serviceName: string): Promise<void> {
   state().stop = await startTracingSdk(serviceName);
 }
 
-/** Exports what is still buffered and stops the SDK (a process ending). */
+/** How long a process ending waits for its last spans: a collector that is down must not hold the exit. */
+const flushLimitMs = 3_000;
+
+/** Exports what is still buffered and stops the SDK (a process ending), waiting at most `flushLimitMs`. */
 export async function stopTracing(): Promise<void> {
   const stop = state().stop;
   state().stop = undefined;
-  await stop?.().catch(() => undefined);
+  if (!stop) return;
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, flushLimitMs);
+    timer.unref();
+  });
+  await Promise.race([stop().catch(() => undefined), limit]);
+  clearTimeout(timer);
 }

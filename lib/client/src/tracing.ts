@@ -10,12 +10,14 @@ interface OpenTelemetryApi {
   trace: { getSpanContext(context: unknown): unknown };
 }
 
-// A name in a variable: bundlers and the type checker leave the optional package alone.
+// A name in a variable keeps the type checker off the optional package; the comments keep bundlers (webpack,
+// Turbopack, Vite) from replacing the import with a stub that always fails when the caller's app is bundled, so
+// Node resolves the package at run time from wherever the app runs.
 const apiPackage = "@opentelemetry/api";
 let loading: Promise<OpenTelemetryApi | undefined> | undefined;
 
 const openTelemetryApi = () =>
-  (loading ??= import(apiPackage).then(
+  (loading ??= import(/* webpackIgnore: true */ /* turbopackIgnore: true */ /* @vite-ignore */ apiPackage).then(
     (api: OpenTelemetryApi) => api,
     () => undefined,
   ));
