@@ -107,13 +107,17 @@ export async function claimDueDeliveries(max: number, busyEndpoints: string[]): 
 }
 
 /**
- * The event's body, completed before its first attempt (a job.completed event's receipt): every delivery of the
- * event changes together, and only from the body it had, so the bytes sent are the bytes stored.
+ * A job event's body, completed before its first attempt (a job.completed event's receipt): every delivery of the
+ * event changes together, and only from the body it had, so the bytes sent are the bytes stored. Found through
+ * the job's deliveries (webhook_deliveries_job_idx): event_id has no index, and a scan of the whole outbox per
+ * completion would grow with the deployment's history.
  */
-export async function completeEventBody(eventId: string, before: string, after: string): Promise<void> {
+export async function completeEventBody(jobId: string, eventId: string, before: string, after: string): Promise<void> {
   await (
     await db()
-  ).execute(sql`update ${webhookDeliveries} set body = ${after} where event_id = ${eventId} and body = ${before}`);
+  ).execute(
+    sql`update ${webhookDeliveries} set body = ${after} where job_id = ${jobId} and event_id = ${eventId} and body = ${before}`,
+  );
 }
 
 /** When the next delivery falls due (null: nothing pending). */

@@ -31,7 +31,7 @@ async function bodyToSend(claim: ClaimedDelivery): Promise<string> {
   if (claim.eventType !== receiptEventType || !claim.jobId) return claim.body;
   const body = withReceipt(claim.body, await completedJobReceipt(claim.jobId));
   if (body === null) return claim.body;
-  await completeEventBody(claim.eventId, claim.body, body);
+  await completeEventBody(claim.jobId, claim.eventId, claim.body, body);
   return body;
 }
 

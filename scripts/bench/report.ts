@@ -411,5 +411,9 @@ How it measures:
   functions by self time; \`--private-postgres\` runs against a throwaway PostgreSQL cluster started for the run
   (\`initdb\`/\`pg_ctl\`, fsync on, \`shared_preload_libraries=pg_stat_statements\`) for statements per job and the
   top statements, without restarting the machine's shared server; that run writes its own section beside the
-  shared server's.`;
+  shared server's.
+- \`--webhook\` gives every server's developer a job.completed endpoint on a receiver of the bench's (127.0.0.1), so
+  every completion is delivered and, since issue 42, signs its receipt on the way: each burst then ends with the
+  later of its last completion and its last delivery, and its CPU per job includes the deliveries. That run
+  writes its own section too (\`…-webhook\`).`;
 }
