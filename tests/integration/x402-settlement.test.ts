@@ -9,7 +9,7 @@ import { ExactEvmScheme, authorizationTypes } from "@x402/evm";
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
-import { keccak256, toHex, type Address, type Hex } from "viem";
+import { keccak256, parseTransaction, toHex, type Address, type Hex } from "viem";
 import { startLocalChain, testTokenAbi, type LocalChain } from "../support/chain";
 import { signIn } from "../support/developer";
 import { eventually } from "../support/jobs";
@@ -289,16 +289,22 @@ describe("the settler's nonce sequence heals", () => {
 });
 
 describe("the settler's nonce sequence heals when a settlement can no longer be made", () => {
-  it("a dropped settlement whose authorization expired is filled by a 0-value transfer: nothing moved, the next one goes through", async () => {
+  it("a dropped settlement whose authorization expired is filled by a 0-value transfer (a dropped filler is filled again): nothing moved, the next one goes through", async () => {
     const [a, b] = await Promise.all([chain.newAccount(), chain.newAccount()]);
     const required = await offer();
     // A's authorization expires before the sweep would replace it (one settlement timeout after it was sent).
     const paysA = await forgedPayment(a, a.address, required.accepts[0], undefined, 4n);
     const paysB = await officialPayment(b, required);
     const dropped = new Set<string>();
+    let fillerDropped = false;
     rpc.beforeForwarding("eth_sendRawTransaction", async (params) => {
       const hash = keccak256(params[0] as Hex);
       if (dropped.size === 0) dropped.add(hash);
+      // The first filler (no calldata) is dropped too: the next sweep must replace it, not stop at it.
+      if (!fillerDropped && !parseTransaction(params[0] as Hex).data) {
+        fillerDropped = true;
+        dropped.add(hash);
+      }
       return dropped.has(hash) ? { answer: hash } : undefined;
     });
     const [aBefore, treasury] = await Promise.all([tokenBalance(a.address), tokenBalance(chain.treasury)]);
@@ -324,7 +330,8 @@ describe("the settler's nonce sequence heals when a settlement can no longer be 
     const scrape = await (
       await fetch(`${server.baseUrl}/api/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } })
     ).text();
-    expect(scrape).toMatch(/^execution_x402_settlements_replaced_total\{kind="filler"\} [1-9]/m);
+    expect(fillerDropped).toBe(true);
+    expect(scrape).toMatch(/^execution_x402_settlements_replaced_total\{kind="filler"\} [2-9]/m);
   });
 });
 

@@ -247,10 +247,14 @@ export async function signReplacement(
   return { hash: keccak256(raw), raw };
 }
 
-/** The settlement's authorization's validBefore (seconds), read from its own calldata. */
+/**
+ * The settlement's authorization's validBefore (seconds), read from its own calldata; 0 for a filler (no
+ * calldata), so a filler that is not mined is replaced by a filler again.
+ */
 export function validBeforeOf(raw: Hex): bigint {
   const { data } = parseTransaction(raw);
-  const { args } = decodeFunctionData({ abi: eip3009Abi, data: data ?? "0x" });
+  if (!data || data === "0x") return 0n;
+  const { args } = decodeFunctionData({ abi: eip3009Abi, data });
   return args[4] as bigint;
 }
 
