@@ -241,7 +241,11 @@ export async function payForCall(config: X402Config, call: PaidCall): Promise<Pa
     log.warn("an x402 settlement reverted", { txHash: signed.hash, payer: authorization.from });
     return refused({ reason: "settlement_failed", message: `The settlement ${signed.hash} reverted; nothing moved.` });
   }
-  const finished = await finishSettlement(config, reserved.id, outcome.receipt, job);
+  // The money moved: an RPC that stops answering now (the token's metadata) leaves it to the sweep, a 503.
+  const finished = await finishSettlement(config, reserved.id, outcome.receipt, job).catch((error: unknown) => {
+    if (error instanceof PaymentsRpcError) throw stillSettling("The payments network stopped answering.");
+    throw error;
+  });
   if (!finished.jobId || !finished.accountId)
     throw unavailable("The payment was credited to your account, but its job could not be created.");
   const accessToken = await issueAccessToken(d, finished.jobId);
