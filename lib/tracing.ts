@@ -14,6 +14,7 @@ import {
   type Context,
   type Span,
   type SpanContext,
+  type Tracer,
 } from "@opentelemetry/api";
 import { processState } from "@/lib/singleton";
 
@@ -48,8 +49,6 @@ export function jobAttributes({ jobId, serviceId, nodeId, attempt }: JobSpanAttr
     ...(attempt !== undefined ? { "execution.attempt": attempt } : {}),
   };
 }
-
-const tracer = () => trace.getTracer("execution-network");
 
 const traceparentPattern = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 
@@ -94,7 +93,7 @@ const parentContext = (parent: SpanOptions["parent"]) =>
 export function startSpan(name: string, options: SpanOptions = {}): Span | undefined {
   if (!tracingOn) return undefined;
   const { parent, ...spanOptions } = options;
-  return tracer().startSpan(name, spanOptions, parentContext(parent));
+  return tracer()?.startSpan(name, spanOptions, parentContext(parent));
 }
 
 /**
@@ -124,9 +123,15 @@ export function withParent<T>(parent: Context, work: () => T): T {
 }
 
 interface TracingState {
+  /** The SDK's tracer (not registered globally: lib/tracing-sdk.ts says why), once it started. */
+  tracer?: Tracer;
   stop?: () => Promise<void>;
 }
 const state = () => processState<TracingState>("tracing", () => ({}));
+
+/** This bundle's copy of the process's tracer (read once it exists: a span before the SDK started is dropped). */
+let started: Tracer | undefined;
+const tracer = (): Tracer | undefined => (started ??= state().tracer);
 
 /**
  * Starts the SDK once per process when the variables ask for traces (`serviceName` unless OTEL_SERVICE_NAME or
@@ -135,7 +140,9 @@ const state = () => processState<TracingState>("tracing", () => ({}));
 export async function startTracing(serviceName: string): Promise<void> {
   if (!tracingOn || state().stop) return;
   const { startTracingSdk } = await import("./tracing-sdk");
-  state().stop = await startTracingSdk(serviceName);
+  const { provider, stop } = await startTracingSdk(serviceName);
+  state().tracer = provider.getTracer("execution-network");
+  state().stop = stop;
 }
 
 /** How long a process ending waits for its last spans: a collector that is down must not hold the exit. */
