@@ -25,7 +25,8 @@ export function setSpendClock(now: (() => Date) | null): void {
 
 /** The moved clock's time, or null: the database's now(). Bound as a statement parameter. */
 export const spendClockOverride = (): string | null => clockHolder[clockKey]?.().toISOString() ?? null;
-const spendNow = (): Date => clockHolder[clockKey]?.() ?? new Date();
+/** The spend clock's time: the moved clock's (tests) or this process's. */
+export const spendNow = (): Date => clockHolder[clockKey]?.() ?? new Date();
 
 /**
  * The spend clock in SQL, from a bound parameter (null: now()), in the milliseconds jobs.charged_at keeps, so

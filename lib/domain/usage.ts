@@ -1,11 +1,14 @@
 // UsageSummary (CONTRACT §6): job counts, credits used (charges minus refunds), durations, by service, by day,
 // and by API key (§11). Read from the usage rollups (usage-rollups.ts) for the whole UTC hours of the period, and
-// from the jobs and ledger rows themselves for the partial hours at its two ends (an index range each), so the
-// period's bounds are exact to the millisecond and a read costs the same whatever the developer's history.
+// from the jobs and ledger rows themselves for a partial hour at its start or end (an index range each), so the
+// period's bounds are exact to the millisecond and a read costs the same whatever the developer's history. A
+// period ending at or after now reads its last hour from the rollups too (that hour's rollup holds exactly what
+// happened up to now), and the default period starts on a UTC hour, so the default summary reads rollups only.
 // avgDurationMs is exact; p95DurationMs is read from log-scale buckets, within 2.5 % (or 1 ms) of the exact one.
 import { and, eq, gte, lt, or, sql, type SQL } from "drizzle-orm";
 import { apiKeys, creditLedger, jobs, usageRollups } from "@/lib/db/schema";
 import { db } from "./database";
+import { spendNow } from "./spend-controls";
 import { bucketValueMs, durationBucketSql, durationMsSql, noKeyId, noKeySql } from "./usage-rollups";
 import type { UsageSummary } from "@/lib/contract/schemas";
 
@@ -48,12 +51,29 @@ class Tally<K> {
  * The whole UTC hours inside [start, end] (end inclusive, to the millisecond) as [from, to), and the partial ones
  * around them: [start, from) and [to, end]. With no whole hour, all of the period is partial.
  */
-function splitPeriod(start: Date, end: Date) {
+function splitPeriod(start: Date, end: Date, now: Date) {
   const endExclusive = end.getTime() + 1;
   let from = Math.ceil(start.getTime() / hourMs) * hourMs;
-  let to = Math.floor(endExclusive / hourMs) * hourMs;
+  // Nothing has happened after now: a period ending at or after now takes its last hour whole from the rollups.
+  let to = (end >= now ? Math.ceil : Math.floor)(endExclusive / hourMs) * hourMs;
   if (from >= to) from = to = endExclusive;
-  return { start, from: new Date(from), to: new Date(to), endExclusive: new Date(endExclusive) };
+  return {
+    start,
+    from: new Date(from),
+    to: new Date(Math.min(to, endExclusive)),
+    endExclusive: new Date(endExclusive),
+    rollupsTo: new Date(to),
+  };
+}
+
+/**
+ * The period a summary covers: the one asked for, else the last 30 days from the start of the UTC hour that
+ * holds now − 30 days (up to 59 minutes more than 30 days), so that it cuts no hour and reads rollups only.
+ */
+export function summaryPeriod(period: { periodStart?: Date; periodEnd?: Date }, now: Date) {
+  const periodEnd = period.periodEnd ?? now;
+  const periodStart = period.periodStart ?? new Date(Math.floor((periodEnd.getTime() - 30 * dayMs) / hourMs) * hourMs);
+  return { periodStart, periodEnd };
 }
 
 /** The value at rank `rank` (0-based, interpolated) of the durations the buckets hold. */
@@ -74,20 +94,23 @@ export async function getUsageSummary(
   accountId: string,
   period: { periodStart?: Date; periodEnd?: Date },
 ): Promise<UsageSummary> {
-  const periodEnd = period.periodEnd ?? new Date();
-  const periodStart = period.periodStart ?? new Date(periodEnd.getTime() - 30 * dayMs);
-  const parts = splitPeriod(periodStart, periodEnd);
+  const now = spendNow();
+  const { periodStart, periodEnd } = summaryPeriod(period, now);
+  const parts = splitPeriod(periodStart, periodEnd, now);
   const d = await db();
 
+  // The partial hours that hold anything (none for the default period): read from the rows, else skipped.
+  const ranges = [
+    [parts.start, parts.from],
+    [parts.to, parts.endExclusive],
+  ].filter(([a, b]) => a < b);
   const inPartialHours = (column: typeof jobs.createdAt | typeof creditLedger.createdAt) =>
-    or(
-      and(gte(column, parts.start), lt(column, parts.from)),
-      and(gte(column, parts.to), lt(column, parts.endExclusive)),
-    );
+    or(...ranges.map(([a, b]) => and(gte(column, a), lt(column, b))));
+  const rowsOf = <T>(query: PromiseLike<T[]>): PromiseLike<T[]> | T[] => (ranges.length ? query : []);
   const rollups = and(
     eq(usageRollups.accountId, accountId),
     gte(usageRollups.hour, parts.from),
-    lt(usageRollups.hour, parts.to),
+    lt(usageRollups.hour, parts.rollupsTo),
   );
   const partialJobs = and(eq(jobs.accountId, accountId), inPartialHours(jobs.createdAt));
   const date = (at: SQL) => sql<string>`to_char(${at} at time zone 'UTC', 'YYYY-MM-DD')`;
@@ -117,49 +140,55 @@ export async function getUsageSummary(
       .from(sql`${usageRollups}, jsonb_each_text(${usageRollups.durations}) e`)
       .where(and(rollups, sql`${usageRollups.durationCount} > 0`))
       .groupBy(sql`1`),
-    d
-      .select({
-        date: date(sql`${jobs.createdAt}`),
-        serviceId: jobs.serviceId,
-        keyId: keyOf,
-        jobs: sql`count(*)`,
-        completed: sql`count(*) filter (where ${jobs.status} = 'completed')`,
-        failed: sql`count(*) filter (where ${jobs.status} = 'failed')`,
-        ...noCredits,
-        durationCount: sql`count(${jobs.completedAt})`,
-        durationSumMs: sql`coalesce(sum(${duration}) filter (where ${jobs.completedAt} is not null), 0)`,
-      })
-      .from(jobs)
-      .where(partialJobs)
-      .groupBy(sql`1`, jobs.serviceId, sql`3`),
-    d
-      .select({ bucket: durationBucketSql(duration), n: sql`count(*)` })
-      .from(jobs)
-      .where(and(partialJobs, sql`${jobs.completedAt} is not null`))
-      .groupBy(sql`1`),
-    d
-      .select({
-        date: date(sql`${creditLedger.createdAt}`),
-        serviceId: jobs.serviceId,
-        keyId: keyOf,
-        jobs: sql`0`,
-        completed: sql`0`,
-        failed: sql`0`,
-        charged: sql`coalesce(-sum(${creditLedger.amount}) filter (where ${creditLedger.type} = 'charge'), 0)`,
-        refunded: sql`coalesce(sum(${creditLedger.amount}) filter (where ${creditLedger.type} = 'refund'), 0)`,
-        durationCount: sql`0`,
-        durationSumMs: sql`0`,
-      })
-      .from(creditLedger)
-      .innerJoin(jobs, eq(jobs.id, creditLedger.jobId))
-      .where(
-        and(
-          eq(creditLedger.accountId, accountId),
-          sql`${creditLedger.type} in ('charge', 'refund')`,
-          inPartialHours(creditLedger.createdAt),
-        ),
-      )
-      .groupBy(sql`1`, jobs.serviceId, sql`3`),
+    rowsOf(
+      d
+        .select({
+          date: date(sql`${jobs.createdAt}`),
+          serviceId: jobs.serviceId,
+          keyId: keyOf,
+          jobs: sql`count(*)`,
+          completed: sql`count(*) filter (where ${jobs.status} = 'completed')`,
+          failed: sql`count(*) filter (where ${jobs.status} = 'failed')`,
+          ...noCredits,
+          durationCount: sql`count(${jobs.completedAt})`,
+          durationSumMs: sql`coalesce(sum(${duration}) filter (where ${jobs.completedAt} is not null), 0)`,
+        })
+        .from(jobs)
+        .where(partialJobs)
+        .groupBy(sql`1`, jobs.serviceId, sql`3`),
+    ),
+    rowsOf(
+      d
+        .select({ bucket: durationBucketSql(duration), n: sql`count(*)` })
+        .from(jobs)
+        .where(and(partialJobs, sql`${jobs.completedAt} is not null`))
+        .groupBy(sql`1`),
+    ),
+    rowsOf(
+      d
+        .select({
+          date: date(sql`${creditLedger.createdAt}`),
+          serviceId: jobs.serviceId,
+          keyId: keyOf,
+          jobs: sql`0`,
+          completed: sql`0`,
+          failed: sql`0`,
+          charged: sql`coalesce(-sum(${creditLedger.amount}) filter (where ${creditLedger.type} = 'charge'), 0)`,
+          refunded: sql`coalesce(sum(${creditLedger.amount}) filter (where ${creditLedger.type} = 'refund'), 0)`,
+          durationCount: sql`0`,
+          durationSumMs: sql`0`,
+        })
+        .from(creditLedger)
+        .innerJoin(jobs, eq(jobs.id, creditLedger.jobId))
+        .where(
+          and(
+            eq(creditLedger.accountId, accountId),
+            sql`${creditLedger.type} in ('charge', 'refund')`,
+            inPartialHours(creditLedger.createdAt),
+          ),
+        )
+        .groupBy(sql`1`, jobs.serviceId, sql`3`),
+    ),
     d
       .select({ id: apiKeys.id, name: apiKeys.name, prefix: apiKeys.prefix })
       .from(apiKeys)

@@ -695,6 +695,11 @@ export const routes = {
     method: "get",
     path: "/api/developers/metrics",
     summary: "UsageSummary for a period (default: last 30 days)",
+    description:
+      "Default period: from the start of the UTC hour holding now − 30 days (up to 59 minutes more than 30 days) " +
+      "to now; periodStart and periodEnd in the response give the window used. Whole UTC hours, and the last hour " +
+      "of a period ending at or after now, are read from hourly rollups; a partial hour of an explicit period is " +
+      "counted from the rows of that hour, exact to the millisecond, at a cost that follows the hourly rate.",
     tags: ["Credits"],
     credential: "either",
     scope: "credits:read",

@@ -111,9 +111,12 @@ describe("GET /api/developers/metrics after 3 completed and 2 failed jobs", () =
     expect(Math.abs(Number(usage.p95DurationMs) - p95)).toBeLessThanOrEqual(p95 * 0.025 + 1);
   });
 
-  it("covers the last 30 days by default", async () => {
+  it("covers the last 30 days by default, from the start of a UTC hour", async () => {
     const usage = await metrics();
-    expect(Date.parse(usage.periodEnd) - Date.parse(usage.periodStart)).toBe(30 * dayMs);
+    const span = Date.parse(usage.periodEnd) - Date.parse(usage.periodStart);
+    expect(span).toBeGreaterThanOrEqual(30 * dayMs);
+    expect(span).toBeLessThan(30 * dayMs + 3600_000);
+    expect(Date.parse(usage.periodStart) % 3600_000).toBe(0);
     expect(Date.parse(usage.periodStart)).toBeLessThanOrEqual(Date.parse(String(jobs[0].createdAt)));
   });
 });

@@ -33,6 +33,8 @@ afterEach(() => setSpendClock(null));
 type Action =
   | { kind: "submit"; service: number; key: number; placement: "any" | "network"; count: number }
   | { kind: "clock"; hours: number }
+  /** The spend clock set to a time, or back to the real one (null). */
+  | { kind: "at"; at: number | null }
   | { kind: "run"; own: boolean; outcomes: boolean[] }
   | { kind: "cancel"; which: number };
 
@@ -79,7 +81,10 @@ async function play(actions: Action[]) {
   setSpendClock(() => new Date(now));
   const submitted: string[] = [];
   for (const a of actions) {
-    if (a.kind === "clock") now += a.hours * hourMs - 7_000;
+    if (a.kind === "at") {
+      if (a.at === null) setSpendClock(null);
+      else setSpendClock(() => new Date((now = a.at ?? now)));
+    } else if (a.kind === "clock") now += a.hours * hourMs - 7_000;
     else if (a.kind === "submit") {
       const answers = await Promise.all(
         Array.from({ length: a.count }, (_, i) =>
@@ -357,6 +362,39 @@ describe("usage rollups after random work", () => {
       "job ran on your own node",
     ]);
     expect([...seen].filter((s) => s.startsWith("day ")).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it("by default covers 30 days from an hour's start to now, read from the rollups, as a recount does", async () => {
+    // The window starts at the UTC hour holding now − 30 days; work just before and after that start, and in the
+    // current hour (completions and refunds included), which the default summary reads from its rollup.
+    const start = Math.floor((Date.now() - 30 * 24 * hourMs) / hourMs) * hourMs;
+    const submit = (count: number) => ({
+      kind: "submit" as const,
+      service: 0,
+      key: 0,
+      placement: "network" as const,
+      count,
+    });
+    const run = { kind: "run" as const, own: false, outcomes: [true, false, true, false] };
+    const { accountId } = await play([
+      { kind: "at", at: start - 60_000 },
+      submit(1),
+      { kind: "at", at: start + 60_000 },
+      submit(2),
+      run,
+      { kind: "at", at: null },
+      submit(3),
+      run,
+    ]);
+    const summary = await getUsageSummary(accountId, {});
+    expect(summary.periodStart).toBe(new Date(start).toISOString());
+    const end = Date.parse(summary.periodEnd);
+    expect(end).toBeLessThanOrEqual(Date.now());
+    const expected = summaryFromRows(await rawRows(accountId), start, end);
+    expect(expected.totals).toMatchObject({ totalJobs: 5 });
+    expect(summary).toMatchObject(expected.totals);
+    expect(summary.byService).toEqual(expected.byService);
+    expect(summary.byDay).toEqual(expected.byDay);
   });
 
   it("a duration's bucket holds it within 2.5 %", () => {
