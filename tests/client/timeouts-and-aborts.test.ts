@@ -39,17 +39,18 @@ const promptlyMs = 500;
 
 describe("timeouts", () => {
   it("a response slower than timeoutMs fails the attempt; retries also time out; then ExecutionTimeoutError", async () => {
-    api = await startFakeApi(() => ({ status: 200, body: [], delayMs: 2_000 }));
-    const { error } = await settle(clientFor({ timeoutMs: 300, maxRetries: 1 }).listServices());
+    // 1 s per attempt: long enough for the retry's request to reach the server on a loaded CI machine.
+    api = await startFakeApi(() => ({ status: 200, body: [], delayMs: 5_000 }));
+    const { error } = await settle(clientFor({ timeoutMs: 1_000, maxRetries: 1 }).listServices());
     expect(error).toBeInstanceOf(ExecutionTimeoutError);
     expect(error).toBeInstanceOf(ExecutionNetworkError);
-    expect(error).toMatchObject({ timeoutMs: 300 });
+    expect(error).toMatchObject({ timeoutMs: 1_000 });
     expect(api.requests).toHaveLength(2);
   });
 
   it("a slow first attempt is retried and the fast second one wins", async () => {
-    api = await startFakeApi((_, n) => ({ status: 200, body: [], delayMs: n === 0 ? 2_000 : 0 }));
-    await expect(clientFor({ timeoutMs: 300 }).listServices()).resolves.toEqual([]);
+    api = await startFakeApi((_, n) => ({ status: 200, body: [], delayMs: n === 0 ? 5_000 : 0 }));
+    await expect(clientFor({ timeoutMs: 1_000 }).listServices()).resolves.toEqual([]);
     expect(api.requests).toHaveLength(2);
   });
 
