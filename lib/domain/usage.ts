@@ -5,7 +5,8 @@
 // period ending at or after now reads its last hour from the rollups too (that hour's rollup holds exactly what
 // happened up to now), and the default period starts on a UTC hour, so the default summary reads rollups only.
 // avgDurationMs is exact; p95DurationMs is read from log-scale buckets, within 2.5 % (or 1 ms) of the exact one.
-import { and, eq, gte, lt, or, sql, type SQL } from "drizzle-orm";
+import { and, eq, gte, lt, sql, type SQL } from "drizzle-orm";
+import type { Tx } from "@/lib/db/database";
 import { apiKeys, creditLedger, jobs, usageRollups } from "@/lib/db/schema";
 import { db } from "./database";
 import { spendNow } from "./spend-controls";
@@ -90,6 +91,62 @@ function percentileOf(buckets: [number, number][], rank: number): number {
   return below + (rank - Math.floor(rank)) * (valueAt(Math.ceil(rank)) - below);
 }
 
+/**
+ * The rows of one partial hour [from, to) (at a period's start or end): the jobs created in it (counts, and
+ * durations by bucket), and the charges and refunds entered in it. Each statement reads one range of an index on
+ * (account_id, created_at), so it costs what that hour's work costs, never the account's history.
+ */
+export function partialHourStatements(d: Tx, accountId: string, from: Date, to: Date) {
+  const date = (at: SQL) => sql<string>`to_char(${at} at time zone 'UTC', 'YYYY-MM-DD')`;
+  const keyOf = sql<string>`coalesce(${jobs.apiKeyId}, ${noKeySql})`;
+  const duration = durationMsSql(sql`${jobs.completedAt}`, sql`${jobs.createdAt}`);
+  return {
+    jobs: d
+      .select({
+        date: date(sql`${jobs.createdAt}`),
+        serviceId: jobs.serviceId,
+        keyId: keyOf,
+        // The duration's bucket (null while the job has none): the histogram comes from the same read.
+        bucket: sql<number | null>`case when ${jobs.completedAt} is not null then ${durationBucketSql(duration)} end`,
+        jobs: sql`count(*)`,
+        completed: sql`count(*) filter (where ${jobs.status} = 'completed')`,
+        failed: sql`count(*) filter (where ${jobs.status} = 'failed')`,
+        charged: sql`0`,
+        refunded: sql`0`,
+        durationCount: sql`count(${jobs.completedAt})`,
+        durationSumMs: sql`coalesce(sum(${duration}) filter (where ${jobs.completedAt} is not null), 0)`,
+      })
+      .from(jobs)
+      .where(and(eq(jobs.accountId, accountId), gte(jobs.createdAt, from), lt(jobs.createdAt, to)))
+      .groupBy(sql`1`, jobs.serviceId, sql`3`, sql`4`),
+    credits: d
+      .select({
+        date: date(sql`${creditLedger.createdAt}`),
+        serviceId: jobs.serviceId,
+        keyId: keyOf,
+        jobs: sql`0`,
+        completed: sql`0`,
+        failed: sql`0`,
+        charged: sql`coalesce(-sum(${creditLedger.amount}) filter (where ${creditLedger.type} = 'charge'), 0)`,
+        refunded: sql`coalesce(sum(${creditLedger.amount}) filter (where ${creditLedger.type} = 'refund'), 0)`,
+        durationCount: sql`0`,
+        durationSumMs: sql`0`,
+      })
+      .from(creditLedger)
+      // The entry's job gives its service and key: one primary-key lookup per entry of the hour.
+      .innerJoin(jobs, eq(jobs.id, creditLedger.jobId))
+      .where(
+        and(
+          eq(creditLedger.accountId, accountId),
+          gte(creditLedger.createdAt, from),
+          lt(creditLedger.createdAt, to),
+          sql`${creditLedger.type} in ('charge', 'refund')`,
+        ),
+      )
+      .groupBy(sql`1`, jobs.serviceId, sql`3`),
+  };
+}
+
 export async function getUsageSummary(
   accountId: string,
   period: { periodStart?: Date; periodEnd?: Date },
@@ -99,29 +156,23 @@ export async function getUsageSummary(
   const parts = splitPeriod(periodStart, periodEnd, now);
   const d = await db();
 
-  // The partial hours that hold anything (none for the default period): read from the rows, else skipped.
-  const ranges = [
-    [parts.start, parts.from],
-    [parts.to, parts.endExclusive],
-  ].filter(([a, b]) => a < b);
-  const inPartialHours = (column: typeof jobs.createdAt | typeof creditLedger.createdAt) =>
-    or(...ranges.map(([a, b]) => and(gte(column, a), lt(column, b))));
-  const rowsOf = <T>(query: PromiseLike<T[]>): PromiseLike<T[]> | T[] => (ranges.length ? query : []);
   const rollups = and(
     eq(usageRollups.accountId, accountId),
     gte(usageRollups.hour, parts.from),
     lt(usageRollups.hour, parts.rollupsTo),
   );
-  const partialJobs = and(eq(jobs.accountId, accountId), inPartialHours(jobs.createdAt));
-  const date = (at: SQL) => sql<string>`to_char(${at} at time zone 'UTC', 'YYYY-MM-DD')`;
-  const keyOf = sql<string>`coalesce(${jobs.apiKeyId}, ${noKeySql})`;
-  const duration = durationMsSql(sql`${jobs.completedAt}`, sql`${jobs.createdAt}`);
-  const noCredits = { charged: sql`0`, refunded: sql`0` };
+  // The partial hours that hold anything (none for the default period), each read on its own from the rows.
+  const edges = [
+    [parts.start, parts.from],
+    [parts.to, parts.endExclusive],
+  ]
+    .filter(([a, b]) => a < b)
+    .map(([a, b]) => partialHourStatements(d, accountId, a, b));
 
-  const [rolled, rolledBuckets, partial, partialBuckets, partialCredits, keys] = await Promise.all([
+  const [rolled, rolledBuckets, partialJobs, partialCredits, keys] = await Promise.all([
     d
       .select({
-        date: date(sql`${usageRollups.hour}`),
+        date: sql<string>`to_char(${usageRollups.hour} at time zone 'UTC', 'YYYY-MM-DD')`,
         serviceId: usageRollups.serviceId,
         keyId: sql<string>`${usageRollups.apiKeyId}`,
         jobs: sql`sum(${usageRollups.jobs})`,
@@ -140,55 +191,8 @@ export async function getUsageSummary(
       .from(sql`${usageRollups}, jsonb_each_text(${usageRollups.durations}) e`)
       .where(and(rollups, sql`${usageRollups.durationCount} > 0`))
       .groupBy(sql`1`),
-    rowsOf(
-      d
-        .select({
-          date: date(sql`${jobs.createdAt}`),
-          serviceId: jobs.serviceId,
-          keyId: keyOf,
-          jobs: sql`count(*)`,
-          completed: sql`count(*) filter (where ${jobs.status} = 'completed')`,
-          failed: sql`count(*) filter (where ${jobs.status} = 'failed')`,
-          ...noCredits,
-          durationCount: sql`count(${jobs.completedAt})`,
-          durationSumMs: sql`coalesce(sum(${duration}) filter (where ${jobs.completedAt} is not null), 0)`,
-        })
-        .from(jobs)
-        .where(partialJobs)
-        .groupBy(sql`1`, jobs.serviceId, sql`3`),
-    ),
-    rowsOf(
-      d
-        .select({ bucket: durationBucketSql(duration), n: sql`count(*)` })
-        .from(jobs)
-        .where(and(partialJobs, sql`${jobs.completedAt} is not null`))
-        .groupBy(sql`1`),
-    ),
-    rowsOf(
-      d
-        .select({
-          date: date(sql`${creditLedger.createdAt}`),
-          serviceId: jobs.serviceId,
-          keyId: keyOf,
-          jobs: sql`0`,
-          completed: sql`0`,
-          failed: sql`0`,
-          charged: sql`coalesce(-sum(${creditLedger.amount}) filter (where ${creditLedger.type} = 'charge'), 0)`,
-          refunded: sql`coalesce(sum(${creditLedger.amount}) filter (where ${creditLedger.type} = 'refund'), 0)`,
-          durationCount: sql`0`,
-          durationSumMs: sql`0`,
-        })
-        .from(creditLedger)
-        .innerJoin(jobs, eq(jobs.id, creditLedger.jobId))
-        .where(
-          and(
-            eq(creditLedger.accountId, accountId),
-            sql`${creditLedger.type} in ('charge', 'refund')`,
-            inPartialHours(creditLedger.createdAt),
-          ),
-        )
-        .groupBy(sql`1`, jobs.serviceId, sql`3`),
-    ),
+    Promise.all(edges.map((edge) => edge.jobs)).then((rows) => rows.flat()),
+    Promise.all(edges.map((edge) => edge.credits)).then((rows) => rows.flat()),
     d
       .select({ id: apiKeys.id, name: apiKeys.name, prefix: apiKeys.prefix })
       .from(apiKeys)
@@ -199,13 +203,16 @@ export async function getUsageSummary(
   const byService = new Tally<string>();
   const byDay = new Tally<string>();
   const byKey = new Tally<string>();
-  for (const row of [...rolled, ...partial, ...partialCredits] as CountsRow[]) {
+  for (const row of [...rolled, ...partialJobs, ...partialCredits] as CountsRow[]) {
     total.add("all", row);
     byService.add(row.serviceId, row);
     byDay.add(row.date, row);
     byKey.add(row.keyId, row);
   }
   const histogram = new Map<number, number>();
+  const partialBuckets = partialJobs.flatMap(({ bucket, durationCount: n }) =>
+    bucket === null ? [] : [{ bucket, n }],
+  );
   for (const { bucket, n } of [...rolledBuckets, ...partialBuckets])
     histogram.set(int(bucket), (histogram.get(int(bucket)) ?? 0) + int(n));
   const buckets = [...histogram.entries()].filter(([, n]) => n > 0).sort((a, b) => a[0] - b[0]);
