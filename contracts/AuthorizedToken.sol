@@ -97,15 +97,27 @@ contract AuthorizedToken {
         _transfer(from, to, value);
     }
 
+    // 65 bytes (r, s, v), or 64 (ERC-2098's compact r, yParityAndS): a signature a server cannot check as an
+    // EOA's 65 bytes is left to the token, as a contract wallet's is.
     function _recover(bytes32 digest, bytes memory signature) private pure returns (address) {
-        require(signature.length == 65, "AuthorizedToken: invalid signature length");
+        require(signature.length == 65 || signature.length == 64, "AuthorizedToken: invalid signature length");
         bytes32 r;
         bytes32 s;
         uint8 v;
-        assembly {
-            r := mload(add(signature, 0x20))
-            s := mload(add(signature, 0x40))
-            v := byte(0, mload(add(signature, 0x60)))
+        if (signature.length == 65) {
+            assembly {
+                r := mload(add(signature, 0x20))
+                s := mload(add(signature, 0x40))
+                v := byte(0, mload(add(signature, 0x60)))
+            }
+        } else {
+            bytes32 vs;
+            assembly {
+                r := mload(add(signature, 0x20))
+                vs := mload(add(signature, 0x40))
+            }
+            s = vs & bytes32(0x7fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+            v = uint8(uint256(vs) >> 255) + 27;
         }
         return ecrecover(digest, v, r, s);
     }

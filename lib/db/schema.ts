@@ -281,6 +281,10 @@ export const x402Payments = pgTable(
     uniqueIndex("x402_payments_idempotency_idx")
       .on(t.fromAddress, t.idempotencyKey)
       .where(sql`${t.idempotencyKey} is not null and ${t.status} in ('reserved', 'settling')`),
+    // The sweep's old reservations (a request that crashed between its reservation and its settlement).
+    index("x402_payments_reserved_idx")
+      .on(t.updatedAt)
+      .where(sql`${t.status} = 'reserved'`),
     // The settlement sweep's rows.
     index("x402_payments_settling_idx")
       .on(t.settlerNonce)

@@ -153,112 +153,130 @@ export async function payForCall(config: X402Config, call: PaidCall): Promise<Pa
       return refused({ reason: outcome.failureReason, message: "The same payment, sent just before, was refused." });
     throw unavailable("The same payment is still being settled; try again in a moment.");
   }
-  if (signatureProven) {
-    // The key's earlier payment may have settled between the replay above and this reservation.
-    const settledMeanwhile = await replay();
-    if (settledMeanwhile) {
-      await releaseAuthorization(reserved.id, null);
-      return settledMeanwhile;
-    }
-  }
-
-  // The chain's word, then the settlement. Nothing has moved until it is sent: any failure before frees the authorization.
-  let gas: bigint;
+  const row: PaymentRow = reserved;
   try {
-    if (await readAuthorizationUsed(config, authorization.from, authorization.nonce)) {
-      await releaseAuthorization(reserved.id, "nonce_used");
-      return refused({ reason: "nonce_used", message: "This authorization has already been used on-chain." });
-    }
-    if ((await readTokenBalance(config, authorization.from)) < authorization.value) {
-      await releaseAuthorization(reserved.id, "insufficient_funds");
-      return refused({
-        reason: "insufficient_funds",
-        message: `${authorization.from} holds less than the authorized value.`,
-      });
-    }
-    gas = await simulateSettlement(config, authorization);
+    return await settleReserved();
   } catch (error) {
-    if (error instanceof SimulationRevertedError) {
-      await releaseAuthorization(reserved.id, "settlement_failed");
-      return refused({ reason: "settlement_failed", message: `The transfer would fail: ${error.message}` });
-    }
-    await releaseAuthorization(reserved.id, null);
-    return fromChain(() => Promise.reject(error));
-  }
-  if (!signatureProven) {
-    // The simulation ran the token's own signature check: now it stands for `from`, replays included.
-    const proven = await replay();
-    if (proven) {
-      await releaseAuthorization(reserved.id, null);
-      return proven;
-    }
+    // Whatever is thrown before the settlement is recorded (an RPC that stops answering, an IDEMPOTENCY_CONFLICT
+    // found once the signature is proven, a database error) sent nothing: the authorization and the payer's
+    // Idempotency-Key are freed here, in one place. A recorded settlement is not: release moves reserved rows only.
+    await releaseAuthorization(row.id, null).catch((release: unknown) =>
+      log.error("an x402 reservation could not be released; the sweep fails it once it is old", {
+        paymentId: row.id,
+        err: release,
+      }),
+    );
+    throw error;
   }
 
-  // Recorded (settling, with its signed bytes) before it is broadcast; a failure to record it sent nothing.
-  const settler = settlerOf(config).address;
-  const stillSettling = (message: string) =>
-    unavailable(`${message} Nothing was charged for the call yet; if the payment is included, its job is created.`);
-  const { signed, sent } = await inSettlerTurn(config, settler, async () => {
-    const recorded = await fromChain(() =>
-      recordSettlement(
-        config,
-        settler,
-        reserved.id,
-        () => readSettlerNonce(config),
-        (nonce) => signSettlement(config, authorization, nonce, gas),
-      ),
-    ).catch(async (error: unknown) => {
-      await releaseAuthorization(reserved.id, null);
+  async function settleReserved(): Promise<PaidCallOutcome> {
+    if (signatureProven) {
+      // The key's earlier payment may have settled between the replay above and this reservation.
+      const settledMeanwhile = await replay();
+      if (settledMeanwhile) {
+        await releaseAuthorization(row.id, null);
+        return settledMeanwhile;
+      }
+    }
+
+    // The chain's word, then the settlement. Nothing has moved until it is sent: any failure before frees the
+    // authorization (payForCall's one catch).
+    let gas: bigint;
+    try {
+      if (await readAuthorizationUsed(config, authorization.from, authorization.nonce)) {
+        await releaseAuthorization(row.id, "nonce_used");
+        return refused({ reason: "nonce_used", message: "This authorization has already been used on-chain." });
+      }
+      if ((await readTokenBalance(config, authorization.from)) < authorization.value) {
+        await releaseAuthorization(row.id, "insufficient_funds");
+        return refused({
+          reason: "insufficient_funds",
+          message: `${authorization.from} holds less than the authorized value.`,
+        });
+      }
+      gas = await simulateSettlement(config, authorization);
+    } catch (error) {
+      if (error instanceof SimulationRevertedError) {
+        await releaseAuthorization(row.id, "settlement_failed");
+        return refused({ reason: "settlement_failed", message: `The transfer would fail: ${error.message}` });
+      }
+      return fromChain(() => Promise.reject(error));
+    }
+    if (!signatureProven) {
+      // The simulation ran the token's own signature check: now it stands for `from`, replays included.
+      const proven = await replay();
+      if (proven) {
+        await releaseAuthorization(row.id, null);
+        return proven;
+      }
+    }
+
+    // Recorded (settling, with its signed bytes) before it is broadcast; a failure to record it sent nothing.
+    const settler = settlerOf(config).address;
+    const stillSettling = (message: string) =>
+      unavailable(`${message} Nothing was charged for the call yet; if the payment is included, its job is created.`);
+    const { signed, sent } = await inSettlerTurn(config, settler, async () => {
+      const recorded = await fromChain(() =>
+        recordSettlement(
+          config,
+          settler,
+          row.id,
+          () => readSettlerNonce(config),
+          (nonce) => signSettlement(config, authorization, nonce, gas),
+        ),
+      );
+      try {
+        await broadcast(config, recorded);
+        return { signed: recorded, sent: true };
+      } catch (error) {
+        // It may have reached the node all the same (a timeout, a reset connection): left settling for the sweep.
+        log.warn("an x402 settlement's broadcast failed; the sweep resolves it", {
+          txHash: recorded.hash,
+          err: error instanceof Error ? error.message.split("\n")[0] : String(error),
+        });
+        return { signed: recorded, sent: false };
+      }
+    });
+    if (!sent) throw stillSettling("The payment's settlement could not be confirmed as sent.");
+
+    const outcome = await waitForSettlement(config, signed, config.settlementTimeoutMs).catch((error: unknown) => {
+      if (error instanceof PaymentsRpcError) throw stillSettling("The payments network stopped answering.");
       throw error;
     });
-    try {
-      await broadcast(config, recorded);
-      return { signed: recorded, sent: true };
-    } catch (error) {
-      // It may have reached the node all the same (a timeout, a reset connection): left settling for the sweep.
-      log.warn("an x402 settlement's broadcast failed; the sweep resolves it", {
-        txHash: recorded.hash,
-        err: error instanceof Error ? error.message.split("\n")[0] : String(error),
+    if (outcome.state === "timeout") {
+      log.error("an x402 settlement was not included in time; the sweep resolves it", {
+        txHash: signed.hash,
+        payer: authorization.from,
       });
-      return { signed: recorded, sent: false };
+      throw stillSettling("The payment's settlement is not yet included.");
     }
-  });
-  if (!sent) throw stillSettling("The payment's settlement could not be confirmed as sent.");
-
-  const outcome = await waitForSettlement(config, signed, config.settlementTimeoutMs).catch((error: unknown) => {
-    if (error instanceof PaymentsRpcError) throw stillSettling("The payments network stopped answering.");
-    throw error;
-  });
-  if (outcome.state === "timeout") {
-    log.error("an x402 settlement was not included in time; the sweep resolves it", {
-      txHash: signed.hash,
-      payer: authorization.from,
+    if (outcome.receipt.status !== "success") {
+      await failSettlement(row.id, signed.hash, "settlement_failed");
+      log.warn("an x402 settlement reverted", { txHash: signed.hash, payer: authorization.from });
+      return refused({
+        reason: "settlement_failed",
+        message: `The settlement ${signed.hash} reverted; nothing moved.`,
+      });
+    }
+    // The money moved: an RPC that stops answering now (the token's metadata) leaves it to the sweep, a 503.
+    const finished = await finishSettlement(config, row.id, outcome.receipt, job).catch((error: unknown) => {
+      if (error instanceof PaymentsRpcError) throw stillSettling("The payments network stopped answering.");
+      throw error;
     });
-    throw stillSettling("The payment's settlement is not yet included.");
+    if (!finished.jobId || !finished.accountId)
+      throw unavailable("The payment was credited to your account, but its job could not be created.");
+    const accessToken = await issueAccessToken(d, finished.jobId);
+    const created = finished.job ?? (await getJob(finished.accountId, finished.jobId));
+    log.info("x402 call paid", { jobId: finished.jobId, txHash: signed.hash, payer: authorization.from });
+    return {
+      kind: "accepted",
+      job: created,
+      accessToken,
+      transaction: signed.hash,
+      payer: authorization.from,
+      replayed: finished.job === undefined,
+    };
   }
-  if (outcome.receipt.status !== "success") {
-    await failSettlement(reserved.id, signed.hash, "settlement_failed");
-    log.warn("an x402 settlement reverted", { txHash: signed.hash, payer: authorization.from });
-    return refused({ reason: "settlement_failed", message: `The settlement ${signed.hash} reverted; nothing moved.` });
-  }
-  // The money moved: an RPC that stops answering now (the token's metadata) leaves it to the sweep, a 503.
-  const finished = await finishSettlement(config, reserved.id, outcome.receipt, job).catch((error: unknown) => {
-    if (error instanceof PaymentsRpcError) throw stillSettling("The payments network stopped answering.");
-    throw error;
-  });
-  if (!finished.jobId || !finished.accountId)
-    throw unavailable("The payment was credited to your account, but its job could not be created.");
-  const accessToken = await issueAccessToken(d, finished.jobId);
-  const created = finished.job ?? (await getJob(finished.accountId, finished.jobId));
-  log.info("x402 call paid", { jobId: finished.jobId, txHash: signed.hash, payer: authorization.from });
-  return {
-    kind: "accepted",
-    job: created,
-    accessToken,
-    transaction: signed.hash,
-    payer: authorization.from,
-    replayed: finished.job === undefined,
-  };
 }
 
 const idempotencyConflict = (key: string) =>

@@ -5,7 +5,8 @@
 // server that crashed), on start-up and every tick. Each one is looked up on chain by every hash sent at its
 // nonce: included, it is finished (or failed, if it reverted); its nonce taken by something else, it failed;
 // not mined within the bound while it holds the settler's sequence back, it is replaced at its nonce with a
-// higher fee (a 0-value transfer to the settler once its authorization has expired), and reported.
+// higher fee (a 0-value transfer to the settler once its authorization has expired), and reported. Reservations
+// left by a request that died before it recorded its settlement are failed once older than reservationBoundMs.
 import type { TransactionReceipt } from "viem";
 import type { ExecutionJob } from "@/lib/contract/schemas";
 import type { X402Config } from "@/lib/env";
@@ -26,6 +27,7 @@ import {
   accountForPayer,
   creditSettledPayment,
   failSettlement,
+  failStaleReservations,
   findPayment,
   lockPayment,
   markSettled,
@@ -110,7 +112,15 @@ export async function finishSettlement(
 /** Replacements at one nonce before the settlement is only reported (the operator looks at the settler). */
 const maxReplacements = 5;
 
-type Resolution = "finished" | "reverted" | "filled" | "lost" | "replaced" | "rebroadcast" | "reported" | "raced";
+/**
+ * How long a reservation may stay one before the sweep fails it: a request moves it to settling within its chain
+ * reads and its settler turn (seconds), so one still reserved after 5 minutes (the offer's maxTimeoutSeconds)
+ * or two settlement timeouts, whichever is longer, was left by a request that died.
+ */
+export const reservationBoundMs = (config: X402Config) => Math.max(300_000, 2 * config.settlementTimeoutMs);
+
+type Resolution =
+  "abandoned" | "finished" | "reverted" | "filled" | "lost" | "replaced" | "rebroadcast" | "reported" | "raced";
 
 /** One settling payment looked up on chain and moved on (see the module's comment). */
 async function resolveSettlement(config: X402Config, row: PaymentRow, minedNonce: number): Promise<Resolution> {
@@ -183,8 +193,15 @@ async function resolveSettlement(config: X402Config, row: PaymentRow, minedNonce
  * settler nonce first. Safe on every instance at once: each move is conditional on the row's state and hash.
  */
 export async function sweepSettlements(config: X402Config): Promise<Partial<Record<Resolution, number>>> {
-  const rows = await staleSettlements(config.settlementTimeoutMs, 50);
   const counts: Partial<Record<Resolution, number>> = {};
+  const abandoned = await failStaleReservations(reservationBoundMs(config));
+  if (abandoned > 0) {
+    counts.abandoned = abandoned;
+    log.warn("x402 reservations left by requests that died were failed; their authorizations are free again", {
+      count: abandoned,
+    });
+  }
+  const rows = await staleSettlements(config.settlementTimeoutMs, 50);
   if (rows.length === 0) return counts;
   const minedNonce = await readSettlerMinedNonce(config);
   for (const row of rows) {

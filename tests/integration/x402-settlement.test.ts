@@ -9,7 +9,19 @@ import { ExactEvmScheme, authorizationTypes } from "@x402/evm";
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
-import { keccak256, parseTransaction, toHex, type Address, type Hex } from "viem";
+import {
+  keccak256,
+  parseSignature,
+  parseTransaction,
+  serializeCompactSignature,
+  signatureToCompactSignature,
+  toHex,
+  type Address,
+  type Hex,
+} from "viem";
+import { eq } from "drizzle-orm";
+import { x402Payments } from "@/lib/db/schema";
+import { db } from "@/lib/domain/database";
 import { startLocalChain, testTokenAbi, type LocalChain } from "../support/chain";
 import { signIn } from "../support/developer";
 import { eventually } from "../support/jobs";
@@ -63,11 +75,11 @@ const executeUrl = () => `${server.baseUrl}/api/marketplace/services/token-count
 let clients = 0;
 const freshClient = () => `10.45.${Math.floor(++clients / 250)}.${clients % 250}`;
 
-function post(headers: Record<string, string> = {}, client = freshClient()): RequestInit {
+function post(headers: Record<string, string> = {}, client = freshClient(), body: unknown = input): RequestInit {
   return {
     method: "POST",
     headers: { "content-type": "application/json", "x-forwarded-for": client, ...headers },
-    body: JSON.stringify(input),
+    body: JSON.stringify(body),
   };
 }
 
@@ -91,7 +103,7 @@ async function forgedPayment(
   signer: PrivateKeyAccount,
   from: Address,
   requirement: PaymentRequirements,
-  signature?: Hex,
+  signature?: Hex | ((signed: Hex) => Hex),
   validSeconds = 300n,
 ): Promise<string> {
   const message = {
@@ -117,7 +129,7 @@ async function forgedPayment(
     x402Version: 2,
     accepted: requirement,
     payload: {
-      signature: signature ?? signed,
+      signature: typeof signature === "function" ? signature(signed) : (signature ?? signed),
       authorization: {
         ...message,
         value: message.value.toString(),
@@ -127,6 +139,12 @@ async function forgedPayment(
     },
   });
 }
+
+/** The payer's own authorization with its signature in ERC-2098's 64 bytes: valid, but only the token proves it. */
+const compactPayment = (payer: PrivateKeyAccount, requirement: PaymentRequirements) =>
+  forgedPayment(payer, payer.address, requirement, (signed) =>
+    serializeCompactSignature(signatureToCompactSignature(parseSignature(signed))),
+  );
 
 /** The signature's r: it appears in the settlement's calldata only (simulation, estimate, the transaction). */
 const signatureMark = (header: string) =>
@@ -357,5 +375,61 @@ describe("rate limits count what is proven", () => {
     }
     const paid = await fetch(executeUrl(), post({ "payment-signature": await officialPayment(victim, await offer()) }));
     expect(paid.status).toBe(202);
+  });
+});
+
+describe("a reservation never holds an authorization or a key for good", () => {
+  it("an IDEMPOTENCY_CONFLICT found after the reservation frees the authorization: sent again without the key, it pays", async () => {
+    const payer = await chain.newAccount();
+    const required = await offer();
+    const first = await fetch(
+      executeUrl(),
+      post({ "payment-signature": await officialPayment(payer, required), "idempotency-key": "k-conflict" }),
+    );
+    expect(first.status).toBe(202);
+    // The same key for another input, signed in 64 bytes: only the token's simulation proves it the payer's, so
+    // the key's replay (and its conflict) comes after the authorization is reserved.
+    const compact = await compactPayment(payer, required.accepts[0]);
+    const other = { input: { text: "Another call under the same key." } };
+    const conflict = await fetch(
+      executeUrl(),
+      post({ "payment-signature": compact, "idempotency-key": "k-conflict" }, freshClient(), other),
+    );
+    expect(conflict.status).toBe(409);
+    expect((await conflict.json()).error.code).toBe("IDEMPOTENCY_CONFLICT");
+    const before = await tokenBalance(payer.address);
+    const paid = await fetch(executeUrl(), post({ "payment-signature": compact }, freshClient(), other));
+    expect(paid.status).toBe(202);
+    expect(await tokenBalance(payer.address)).toBe(before - price);
+  });
+
+  it("the sweep fails a reservation left by a request that died, freeing the payer's Idempotency-Key", async () => {
+    const payer = await chain.newAccount();
+    const required = await offer();
+    const paying = await officialPayment(payer, required);
+    // What a request that crashed after its reservation leaves: a reserved row holding the key, long ago.
+    const [left] = await (
+      await db()
+    )
+      .insert(x402Payments)
+      .values({
+        chainId: chain.chainId,
+        tokenAddress: chain.token,
+        fromAddress: payer.address,
+        nonce: toHex(crypto.getRandomValues(new Uint8Array(32))),
+        status: "reserved",
+        serviceId: "token-count",
+        fingerprint: "left-by-a-crash",
+        idempotencyKey: "k-crash",
+        value: price.toString(),
+        input: input.input,
+        placement: "any",
+        updatedAt: new Date(Date.now() - 3_600_000),
+      })
+      .returning();
+    const row = async () => (await (await db()).select().from(x402Payments).where(eq(x402Payments.id, left.id)))[0];
+    expect((await eventually(row, (r) => r.status === "failed", 5_000)).status).toBe("failed");
+    const res = await fetch(executeUrl(), post({ "payment-signature": paying, "idempotency-key": "k-crash" }));
+    expect(res.status).toBe(202);
   });
 });

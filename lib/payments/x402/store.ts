@@ -9,6 +9,7 @@ import { creditsForTokenAmount, formatTokenAmount } from "@/lib/contract/top-up-
 import type { X402ErrorReason } from "@/lib/contract/vocabulary";
 import type { X402Config } from "@/lib/env";
 import { applyLedgerEntry } from "@/lib/domain/credits";
+import { DomainError } from "@/lib/domain/errors";
 import { db, readyDatabase } from "@/lib/domain/database";
 import { processState } from "@/lib/singleton";
 import { isUniqueViolation } from "@/lib/domain/idempotency";
@@ -17,7 +18,8 @@ import type { Authorization, SignedSettlement } from "./chain";
 export type PaymentRow = typeof x402Payments.$inferSelect;
 
 // A payment row's life, and the one place each move is written:
-//   reserved → failed     refused before anything was sent, or the RPC did not answer (release)
+//   reserved → failed     refused, or given up (any error) before anything was sent (release), or left by a
+//                         request that died, once older than the sweep's bound (failStaleReservations)
 //   reserved → settling   the settlement signed and recorded, before it is broadcast (recordSettlement)
 //   settling → settling   replaced at its settler nonce with a higher fee, or by a filler (recordReplacement)
 //   settling → settled    included with status 1: top-up, job and charge written with it (markSettled)
@@ -133,6 +135,28 @@ export async function releaseAuthorization(id: string, reason: X402ErrorReason |
     .where(and(eq(x402Payments.id, id), eq(x402Payments.status, "reserved")));
 }
 
+/**
+ * Reservations older than `olderThanMs` that never became settlements: their request died between the
+ * reservation and the settlement's record (a crash, a lost connection). Nothing was sent for them, so they fail,
+ * freeing the authorization and the payer's Idempotency-Key. A request still alive behind one finds it failed
+ * when it records its settlement, and sends nothing (recordSettlement moves reserved rows only).
+ */
+export async function failStaleReservations(olderThanMs: number): Promise<number> {
+  const failed = await (
+    await db()
+  )
+    .update(x402Payments)
+    .set({ status: "failed", failureReason: null, updatedAt: sql`now()` })
+    .where(
+      and(
+        eq(x402Payments.status, "reserved"),
+        lt(x402Payments.updatedAt, sql`now() - make_interval(secs => ${olderThanMs / 1000})`),
+      ),
+    )
+    .returning({ id: x402Payments.id });
+  return failed.length;
+}
+
 /** A settling payment that moved nothing and never will: its settlement reverted, or its nonce was filled. */
 export async function failSettlement(id: string, txHash: string, reason: X402ErrorReason): Promise<boolean> {
   const failed = await (
@@ -243,7 +267,14 @@ export async function recordSettlement(
       })
       .where(and(eq(x402Payments.id, paymentId), eq(x402Payments.status, "reserved")))
       .returning({ id: x402Payments.id });
-    if (!moved) throw new Error("the payment was not reserved when its settlement was recorded");
+    // Failed meanwhile as a reservation too old (failStaleReservations): nothing is sent, the caller tries again.
+    if (!moved)
+      throw new DomainError(
+        "UNAVAILABLE",
+        "The payment's reservation expired before it was settled; nothing was charged. Try again.",
+        undefined,
+        5,
+      );
     await tx
       .update(x402Settlers)
       .set({ nextNonce: nonce + 1, updatedAt: sql`now()` })
