@@ -91,24 +91,48 @@ async function storedOrGenerated(): Promise<PrivateKeyAccount> {
 }
 
 /**
+ * How long this process signs with the stored current key before reading it again. Every receipt used to read
+ * it (a statement per receipt on the webhook's hot path); a rotation by another instance, or by the operator
+ * command against a running deployment, now takes effect here within this time. A receipt signed meanwhile by
+ * the key just retired still verifies: its address stays listed in `previous`.
+ */
+const currentSignerMs = 1_000;
+const current = processState<{ account?: Promise<PrivateKeyAccount>; until: number }>("receipt-current-signer", () => ({
+  until: 0,
+}));
+
+/** Remembers `account` (read or made just now) as the current signer for the next `currentSignerMs`. */
+function remember(account: Promise<PrivateKeyAccount>): Promise<PrivateKeyAccount> {
+  Object.assign(current, { account, until: Date.now() + currentSignerMs });
+  account.catch(() => {
+    if (current.account === account) current.until = 0;
+  });
+  return account;
+}
+
+/**
  * The account receipts are signed with now. With RECEIPT_SIGNING_KEY, that key; otherwise the deployment's
- * stored key, read at each call so that a rotation by another instance or the operator command takes effect at once.
+ * stored key, read again once the one held is older than `currentSignerMs` (concurrent callers share one read).
  */
 export async function receiptSigningAccount(): Promise<PrivateKeyAccount> {
-  return env().RECEIPT_SIGNING_KEY ? configured.get() : storedOrGenerated();
+  if (env().RECEIPT_SIGNING_KEY) return configured.get();
+  if (current.account && Date.now() < current.until) return current.account;
+  return remember(storedOrGenerated());
 }
 
 /** Every address whose receipts this deployment stands behind: the current one, and those it replaced, newest first. */
 export async function listReceiptSigners(): Promise<{ current: Address; previous: Address[] }> {
-  const current = (await receiptSigningAccount()).address;
+  // Read now, not from the held key: the list is what every instance publishes, and must agree with the table.
+  const signer = env().RECEIPT_SIGNING_KEY ? configured.get() : remember(storedOrGenerated());
+  const currentAddress = (await signer).address;
   const rows = await (
     await db()
   )
     .select({ address: receiptSigners.address })
     .from(receiptSigners)
-    .where(sql`${receiptSigners.address} <> ${current}`)
+    .where(sql`${receiptSigners.address} <> ${currentAddress}`)
     .orderBy(desc(receiptSigners.retiredAt), desc(receiptSigners.createdAt));
-  return { current, previous: rows.map((r) => r.address as Address) };
+  return { current: currentAddress, previous: rows.map((r) => r.address as Address) };
 }
 
 /** The operator's rotation (scripts/receipts.ts): a new generated key; the old address stays a signer. */
@@ -117,10 +141,14 @@ export async function rotateReceiptSigningKey(): Promise<{ current: Address; ret
     throw new Error(
       "RECEIPT_SIGNING_KEY is set: rotate by changing it (the old address is kept as a previous signer).",
     );
-  return (await db()).transaction(async (tx) => {
+  const rotated = await (
+    await db()
+  ).transaction(async (tx) => {
     await lockSigners(tx);
     const before = await currentRow(tx);
-    const account = await generateCurrent(tx);
-    return { current: account.address, retired: (before?.address as Address | undefined) ?? null };
+    return { account: await generateCurrent(tx), retired: (before?.address as Address | undefined) ?? null };
   });
+  // This process signs with the new key at once (others within currentSignerMs).
+  remember(Promise.resolve(rotated.account));
+  return { current: rotated.account.address, retired: rotated.retired };
 }

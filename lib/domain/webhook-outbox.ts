@@ -106,18 +106,28 @@ export async function claimDueDeliveries(max: number, busyEndpoints: string[]): 
   }));
 }
 
+/** A job event's stored body, completed (job.completed with its receipt): its deliveries send `after` from now on. */
+export interface CompletedEventBody {
+  jobId: string;
+  eventId: string;
+  before: string;
+  after: string;
+}
+
 /**
- * A job event's body, completed before its first attempt (a job.completed event's receipt): every delivery of the
- * event changes together, and only from the body it had, so the bytes sent are the bytes stored. Found through
- * the job's deliveries (webhook_deliveries_job_idx): event_id has no index, and a scan of the whole outbox per
- * completion would grow with the deployment's history.
+ * Job events' bodies, completed before their first attempt (a job.completed event's receipt), one statement for
+ * a dispatcher claim's events: every delivery of an event changes together, and only from the body it had, so
+ * the bytes sent are the bytes stored. Found through the job's deliveries (webhook_deliveries_job_idx): event_id
+ * has no index, and a scan of the whole outbox per completion would grow with the deployment's history.
  */
-export async function completeEventBody(jobId: string, eventId: string, before: string, after: string): Promise<void> {
+export async function completeEventBodies(changes: CompletedEventBody[]): Promise<void> {
+  if (changes.length === 0) return;
   await (
     await db()
-  ).execute(
-    sql`update ${webhookDeliveries} set body = ${after} where job_id = ${jobId} and event_id = ${eventId} and body = ${before}`,
-  );
+  ).execute(sql`
+    update ${webhookDeliveries} d set body = c.after
+    from jsonb_to_recordset(${JSON.stringify(changes)}::jsonb) as c("jobId" uuid, "eventId" text, before text, after text)
+    where d.job_id = c."jobId" and d.event_id = c."eventId" and d.body = c.before`);
 }
 
 /** When the next delivery falls due (null: nothing pending). */

@@ -6,12 +6,13 @@ import { onSignal } from "@/lib/domain/signals";
 import { receiptEventType, webhookChannel, withReceipt } from "@/lib/domain/webhook-events";
 import {
   claimDueDeliveries,
-  completeEventBody,
+  completeEventBodies,
   nextDueAt,
   recordAttempt,
   type ClaimedDelivery,
+  type CompletedEventBody,
 } from "@/lib/domain/webhook-outbox";
-import { completedJobReceipt } from "@/lib/engine/receipts";
+import { completedJobReceipts } from "@/lib/engine/receipts";
 import { decryptSecret, signWebhook } from "@/lib/domain/webhook-signing";
 import { env } from "@/lib/env";
 import { limits } from "@/lib/limits";
@@ -23,15 +24,43 @@ import { sendWebhook } from "./webhook-sender";
 const maxIdleMs = 30_000;
 const errorBackoffMs = 1_000;
 
+const getsReceipt = (claim: ClaimedDelivery): claim is ClaimedDelivery & { jobId: string } =>
+  claim.eventType === receiptEventType && claim.jobId !== null;
+
 /**
  * A job.completed event carries the job's receipt, issued here (off the completion's path) before its first
- * attempt and written into the stored body, so a retry or redelivery sends the same bytes.
+ * attempt and written into the stored body, so a retry or redelivery sends the same bytes. A claim's receipts are
+ * issued together (one read of their jobs, one insert) and their bodies rewritten by one statement: by delivery
+ * id, the body to send of each such delivery whose receipt could be issued.
  */
-async function bodyToSend(claim: ClaimedDelivery): Promise<string> {
-  if (claim.eventType !== receiptEventType || !claim.jobId) return claim.body;
-  const body = withReceipt(claim.body, await completedJobReceipt(claim.jobId));
-  if (body === null) return claim.body;
-  await completeEventBody(claim.jobId, claim.eventId, claim.body, body);
+async function bodiesToSend(claims: ClaimedDelivery[]): Promise<Map<string, string>> {
+  const receipted = claims.filter(getsReceipt);
+  const bodies = new Map<string, string>();
+  if (receipted.length === 0) return bodies;
+  const receipts = await completedJobReceipts(receipted.map((claim) => claim.jobId));
+  const changes = new Map<string, CompletedEventBody>();
+  for (const claim of receipted) {
+    const receipt = receipts.get(claim.jobId);
+    if (receipt === undefined) continue;
+    const body = withReceipt(claim.body, receipt);
+    bodies.set(claim.deliveryId, body ?? claim.body);
+    if (body !== null)
+      changes.set(`${claim.jobId} ${claim.eventId} ${claim.body}`, {
+        jobId: claim.jobId,
+        eventId: claim.eventId,
+        before: claim.body,
+        after: body,
+      });
+  }
+  await completeEventBodies([...changes.values()]);
+  return bodies;
+}
+
+/** The body to send: the claim's own, or for a job.completed event the one with its receipt. */
+async function bodyToSend(claim: ClaimedDelivery, bodies: Promise<Map<string, string>>): Promise<string> {
+  if (!getsReceipt(claim)) return claim.body;
+  const body = (await bodies).get(claim.deliveryId);
+  if (body === undefined) throw new Error(`No receipt for job ${claim.jobId}: it is not a completed job.`);
   return body;
 }
 
@@ -70,8 +99,8 @@ export function startWebhookDispatcher(): () => Promise<void> {
       wake = done;
     });
 
-  const send = async (claimed: ClaimedDelivery) => {
-    const claim = { ...claimed, body: await bodyToSend(claimed) };
+  const send = async (claimed: ClaimedDelivery, bodies: Promise<Map<string, string>>) => {
+    const claim = { ...claimed, body: await bodyToSend(claimed, bodies) };
     const attemptedAt = new Date();
     const timestamp = Math.floor(attemptedAt.getTime() / 1000);
     const secrets = claim.secretCiphertexts.map(decryptSecret);
@@ -101,9 +130,9 @@ export function startWebhookDispatcher(): () => Promise<void> {
     await recordAttempt(claim, outcome, { headers: signed, attemptedAt });
   };
 
-  const launch = (claim: ClaimedDelivery) => {
+  const launch = (claim: ClaimedDelivery, bodies: Promise<Map<string, string>>) => {
     inFlight.set(claim.endpointId, (inFlight.get(claim.endpointId) ?? 0) + 1);
-    const task = send(claim)
+    const task = send(claim, bodies)
       .catch((err: unknown) =>
         log.error("webhook attempt not recorded; it is retried when its lease ends", {
           deliveryId: claim.deliveryId,
@@ -129,7 +158,10 @@ export function startWebhookDispatcher(): () => Promise<void> {
         if (free > 0) {
           const busy = [...inFlight].filter(([, n]) => n >= limits.webhookInFlightPerEndpoint).map(([id]) => id);
           const claims = await claimDueDeliveries(free, busy);
-          claims.forEach(launch);
+          const bodies = bodiesToSend(claims);
+          // Its failure is each receipt-carrying send's (logged there, retried when the lease ends).
+          bodies.catch(() => undefined);
+          for (const claim of claims) launch(claim, bodies);
           claimed = claims.length;
           if (claimed === free) continue;
         }

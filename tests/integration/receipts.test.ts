@@ -13,6 +13,7 @@ import {
   type ExecutionJob,
   type ExecutionReceipt,
 } from "../../lib/client/src/index";
+import { completedJobReceipts } from "@/lib/engine/receipts";
 import { signUpDeveloper, type Developer } from "../support/developer";
 import { expectError } from "../support/expect-error";
 import { eventually, submit, waitForStatus } from "../support/jobs";
@@ -163,6 +164,37 @@ describe("a completed job's receipt", () => {
     expect(event.type).toBe("job.completed");
     expect(event.data.receipt).toEqual(receipt);
     expect(event.data.job?.jobId).toBe(job.jobId);
+  });
+});
+
+describe("receipts issued together (a webhook dispatcher claim's)", () => {
+  it("are each its own job's, one per job, the one the route answers, and keep one issued before", async () => {
+    // A developer with no webhook: nothing issues these receipts but the calls below.
+    const other = await signUpDeveloper(server.baseUrl);
+    const otherKey = await other.createApiKey();
+    const submitted = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => submit(other, otherKey, "token-count", { text: `issued together ${i}` })),
+    );
+    const done = await Promise.all(
+      submitted.map(async (s) => (await waitForStatus(other, otherKey, s.jobId)) as unknown as ExecutionJob),
+    );
+    const ids = done.map((j) => j.jobId);
+    const issuedBefore = await (await other.withKey(otherKey, `/api/developers/jobs/${ids[2]}/receipt`)).text();
+
+    const issued = await completedJobReceipts([...ids, ids[0], "00000000-0000-4000-8000-000000000000"]);
+
+    expect([...issued.keys()].sort()).toEqual([...ids].sort());
+    expect(issued.get(ids[2])).toBe(issuedBefore);
+    for (const job of done) {
+      const text = issued.get(job.jobId)!;
+      const together = JSON.parse(text) as ExecutionReceipt;
+      expect(together.message.jobId).toBe(job.jobId);
+      expect(together.message.resultDigest).toBe(digestOf(job.result));
+      expect(await verifyAsOutsider(together)).toBe(true);
+      expect(await (await other.withKey(otherKey, `/api/developers/jobs/${job.jobId}/receipt`)).text()).toBe(text);
+    }
+    // Issued again together: the same stored bytes.
+    expect(await completedJobReceipts(ids)).toEqual(issued);
   });
 });
 

@@ -1,0 +1,90 @@
+// The precomputed receipt digest is EIP-712's for CONTRACT §13's types: the same digest and signature as viem's
+// hashTypedData and signTypedData, over types written out here by hand rather than imported.
+import { hashTypedData, recoverTypedDataAddress, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { describe, expect, it } from "vitest";
+import type { ReceiptMessage } from "@/lib/contract/receipts";
+import { receiptSigningHash, signReceipt } from "./receipt-signing";
+
+const domain = { name: "Execution Network", version: "1" } as const;
+const types = {
+  ExecutionReceipt: [
+    { name: "issuer", type: "string" },
+    { name: "jobId", type: "string" },
+    { name: "serviceId", type: "string" },
+    { name: "developer", type: "address" },
+    { name: "inputDigest", type: "bytes32" },
+    { name: "resultDigest", type: "bytes32" },
+    { name: "nodeId", type: "string" },
+    { name: "ownNode", type: "bool" },
+    { name: "attempt", type: "uint32" },
+    { name: "creditCost", type: "uint64" },
+    { name: "startedAt", type: "uint64" },
+    { name: "completedAt", type: "uint64" },
+  ],
+} as const;
+
+const digest = (n: number) => `0x${n.toString(16).padStart(64, "0")}` as Hex;
+const messages: ReceiptMessage[] = [
+  {
+    issuer: "http://localhost:3000",
+    jobId: "5f0c1f8e-2b1a-4c43-9a8e-1f2d3c4b5a69",
+    serviceId: "token-count",
+    developer: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+    inputDigest: digest(1),
+    resultDigest: digest(2),
+    nodeId: "a3d0e4c2-7f11-4e0b-8a6e-0c9b8d7e6f50",
+    ownNode: false,
+    attempt: 1,
+    creditCost: 3,
+    startedAt: 1_764_300_000_000,
+    completedAt: 1_764_300_000_123,
+  },
+  {
+    issuer: "https://exécution.example/",
+    jobId: "",
+    serviceId: "summarize ✓",
+    developer: "0x0000000000000000000000000000000000000001",
+    inputDigest: digest(0xdead),
+    resultDigest: digest(0xbeef),
+    nodeId: "node",
+    ownNode: true,
+    attempt: 4_294_967_295,
+    creditCost: Number.MAX_SAFE_INTEGER,
+    startedAt: 0,
+    completedAt: 1,
+  },
+];
+const typed = (m: ReceiptMessage) => ({
+  domain,
+  types,
+  primaryType: "ExecutionReceipt" as const,
+  message: {
+    ...m,
+    creditCost: BigInt(m.creditCost),
+    startedAt: BigInt(m.startedAt),
+    completedAt: BigInt(m.completedAt),
+  },
+});
+const account = privateKeyToAccount("0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d");
+
+describe("a receipt's signing digest", () => {
+  it.each(messages.map((m) => [m.serviceId, m] as const))("is EIP-712's for the contract's types (%s)", (_, m) => {
+    expect(receiptSigningHash(m)).toBe(hashTypedData(typed(m)));
+  });
+
+  it("changes with every member of the message", () => {
+    const [base, other] = messages;
+    for (const name of Object.keys(base) as (keyof ReceiptMessage)[])
+      expect(receiptSigningHash({ ...base, [name]: other[name] }), name).not.toBe(receiptSigningHash(base));
+  });
+
+  it("is signed as signTypedData signs it, and recovers to the signer", async () => {
+    for (const m of messages) {
+      const receipt = await signReceipt(account, m);
+      expect(receipt.signature).toBe(await account.signTypedData(typed(m)));
+      expect(await recoverTypedDataAddress({ ...typed(m), signature: receipt.signature })).toBe(account.address);
+      expect(receipt).toMatchObject({ signer: account.address, primaryType: "ExecutionReceipt", message: m });
+    }
+  });
+});
