@@ -30,6 +30,13 @@ export const limits = {
    * then costs one bounded index read, whatever the account's history. Unfiltered lists have kept counts.
    */
   listCountCap: 10_000,
+  /**
+   * Pages by number (`page`, an offset) start within a list's first this many rows, the same bound as a filtered
+   * list's count (whose last page by number is then its `totalPages`); deeper pages are read by cursor (`after`),
+   * at the same cost at any depth. An offset costs a read of every row it skips, so without a bound one request
+   * could walk an account's whole history.
+   */
+  listOffsetCap: 10_000,
   /** Log lines per page of a job's log (also the default: a log this short comes whole, as before pages). */
   logPageLimitMax: 1000,
   idempotencyKeyMaxLength: 255,

@@ -109,12 +109,29 @@ const cursorParam = <L extends CursorList>(list: L) =>
         "The page after this cursor (`pagination.nextCursor` of the page before): the same cost at any depth. With `after`, `page` only labels the answer",
     });
 
+const offsetCap = limits.listOffsetCap.toLocaleString("en-US");
 export const pageQuery = z.object({
-  page: intParam(1, 1_000_000, 1),
+  page: intParam(
+    1,
+    1_000_000,
+    1,
+    `The page by number: it must start within the list's first ${offsetCap} rows ((page − 1) × limit < ${offsetCap}), or 400 INVALID_REQUEST; deeper pages are read with \`after\``,
+  ),
   limit: intParam(1, limits.pageLimitMax, limits.pageLimitDefault),
 });
-/** A list's page query: by `page` (an offset), or by `after` (a cursor of the same list). */
-export const cursorPageQuery = <L extends CursorList>(list: L) => pageQuery.extend({ after: cursorParam(list) });
+/**
+ * A list's page query: by `page` (an offset, within the list's first limits.listOffsetCap rows), or by `after`
+ * (a cursor of the same list, at any depth; `page` then only labels the answer).
+ */
+export const cursorPageQuery = <L extends CursorList>(list: L) =>
+  pageQuery.extend({ after: cursorParam(list) }).superRefine(({ page, limit, after }, ctx) => {
+    if (after || (page - 1) * limit < limits.listOffsetCap) return;
+    ctx.addIssue({
+      code: "custom",
+      path: ["page"],
+      message: `Pages by number reach a list's first ${offsetCap} rows (at limit ${limit}, page ${Math.ceil(limits.listOffsetCap / limit)} at most). Read deeper pages with after=<pagination.nextCursor of the page before>: a cursor costs the same at any depth.`,
+    });
+  });
 
 export const Pagination = z
   .object({

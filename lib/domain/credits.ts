@@ -81,6 +81,7 @@ export async function listCreditHistory(
   request: CursorPageRequest<"creditEntries">,
 ): Promise<wire.CreditHistory> {
   const d = await db();
+  const order = (reversed: boolean) => (reversed ? asc(creditLedger.seq) : desc(creditLedger.seq));
   return keysetPage(
     creditEntriesKeyset,
     request,
@@ -89,9 +90,18 @@ export async function listCreditHistory(
         .select()
         .from(creditLedger)
         .where(and(eq(creditLedger.accountId, accountId), after))
-        .orderBy(reversed ? asc(creditLedger.seq) : desc(creditLedger.seq))
+        .orderBy(order(reversed))
         .limit(limit)
         .offset(offset),
+    (offset) =>
+      d
+        .select({ seq: creditLedger.seq })
+        .from(creditLedger)
+        .where(eq(creditLedger.accountId, accountId))
+        .orderBy(order(false))
+        .limit(1)
+        .offset(offset)
+        .then(([key]) => key),
     toCreditEntry,
     keptCount(d, accountId, "credit_entries").then(exactTotal),
   );

@@ -55,20 +55,30 @@ export interface Keyset<L extends CursorList, Row> {
 
 /**
  * A page of a list: `read(where, reversed, limit, offset)` is the list's query (already scoped to its owner)
- * in its order (`reversed`: the opposite one), with `where` added. With `after`, the page starts after that key, and
- * `prevCursor` is read `limit` rows back the other way (null: the page before is the first).
+ * in its order (`reversed`: the opposite one), with `where` added; `keyAt(offset)` reads the sort key of the row
+ * `offset` rows into the list (undefined past its end) from the list's index, building none of its rows. With
+ * `after`, the page starts after that key, and `prevCursor` is read `limit` rows back the other way (null: the
+ * page before is the first). A page by number past the first starts after the key of the row before it, so the
+ * rows it skips cost an index entry each, not a row (the schema keeps `page` within limits.listOffsetCap).
  */
 export async function keysetPage<L extends CursorList, Row, Item>(
   keyset: Keyset<L, NoInfer<Row>>,
   request: CursorPageRequest<L>,
   read: (where: SQL | undefined, reversed: boolean, limit: number, offset: number) => Promise<Row[]>,
+  keyAt: (offset: number) => Promise<CursorKey<L> | undefined>,
   present: (row: Row) => Item,
   total: Promise<Total>,
 ): Promise<Page<Item>> {
   const { after, limit } = request;
+  const offset = after ? 0 : offsetOf(request);
+  const pageRows = async () => {
+    const start = offset > 0 ? await keyAt(offset - 1) : after;
+    // A page by number past the list's end is empty.
+    return offset > 0 && !start ? [] : read(start && keyset.after(start), false, limit + 1, 0);
+  };
   const [count, rows, [previous]] = await Promise.all([
     total,
-    read(after && keyset.after(after), false, limit + 1, after ? 0 : offsetOf(request)),
+    pageRows(),
     after ? read(keyset.atOrBefore(after), true, 1, limit) : Promise.resolve([]),
   ]);
   const hasMore = rows.length > limit;
@@ -76,7 +86,7 @@ export async function keysetPage<L extends CursorList, Row, Item>(
   const last = shown.at(-1);
   const cursorOf = (row: Row) => encodeCursor(keyset.list, keyset.keyOf(row));
   // A total that stopped counting is still at least what this page shows is there.
-  const seen = after ? 0 : offsetOf(request) + shown.length + (hasMore ? 1 : 0);
+  const seen = after ? 0 : offset + shown.length + (hasMore ? 1 : 0);
   const size = count.isLowerBound ? Math.max(count.count, seen) : count.count;
   return {
     data: shown.map(present),

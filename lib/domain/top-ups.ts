@@ -181,8 +181,10 @@ const topUpsKeyset = descendingKeyset<"topUps", TopUpRow>(
 export async function listTopUps(accountId: string, request: CursorPageRequest<"topUps">): Promise<wire.TopUpPage> {
   const d = await db();
   const where = eq(topUps.accountId, accountId);
-  const blockOrder = (reversed: boolean) =>
-    reversed ? sql`${topUps.blockNumber} asc nulls last` : sql`${topUps.blockNumber} desc nulls first`;
+  const order = (reversed: boolean) =>
+    reversed
+      ? [asc(topUps.createdAt), sql`${topUps.blockNumber} asc nulls last`, asc(topUps.id)]
+      : [desc(topUps.createdAt), sql`${topUps.blockNumber} desc nulls first`, desc(topUps.id)];
   return keysetPage(
     topUpsKeyset,
     request,
@@ -191,13 +193,18 @@ export async function listTopUps(accountId: string, request: CursorPageRequest<"
         .select()
         .from(topUps)
         .where(and(where, after))
-        .orderBy(
-          reversed ? asc(topUps.createdAt) : desc(topUps.createdAt),
-          blockOrder(reversed),
-          reversed ? asc(topUps.id) : desc(topUps.id),
-        )
+        .orderBy(...order(reversed))
         .limit(limit)
         .offset(offset),
+    (offset) =>
+      d
+        .select({ createdAt: topUps.createdAt, blockNumber: topUps.blockNumber, id: topUps.id })
+        .from(topUps)
+        .where(where)
+        .orderBy(...order(false))
+        .limit(1)
+        .offset(offset)
+        .then(([key]) => key),
     toTopUp,
     keptCount(d, accountId, "top_ups").then(exactTotal),
   );

@@ -221,6 +221,10 @@ export async function listDeliveries(accountId: string, endpointId: string, requ
   await findEndpoint(accountId, endpointId);
   const d = await db();
   const where = and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.accountId, accountId));
+  const order = (reversed: boolean) =>
+    reversed
+      ? [asc(webhookDeliveries.createdAt), asc(webhookDeliveries.id)]
+      : [desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id)];
   return keysetPage(
     deliveriesKeyset,
     request,
@@ -229,13 +233,18 @@ export async function listDeliveries(accountId: string, endpointId: string, requ
         .select()
         .from(webhookDeliveries)
         .where(and(where, after))
-        .orderBy(
-          ...(reversed
-            ? [asc(webhookDeliveries.createdAt), asc(webhookDeliveries.id)]
-            : [desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id)]),
-        )
+        .orderBy(...order(reversed))
         .limit(limit)
         .offset(offset),
+    (offset) =>
+      d
+        .select({ createdAt: webhookDeliveries.createdAt, id: webhookDeliveries.id })
+        .from(webhookDeliveries)
+        .where(where)
+        .orderBy(...order(false))
+        .limit(1)
+        .offset(offset)
+        .then(([key]) => key),
     toWebhookDelivery,
     keptCount(d, endpointId, "deliveries").then(exactTotal),
   );

@@ -99,6 +99,8 @@ export async function listJobs(accountId: string, filters: JobFilters): Promise<
   // Every job is counted as it is written; a filtered list counts its matches, up to a cap.
   const total =
     conditions.length > 1 ? cappedTotal(d, sql`${jobs}`, where) : keptCount(d, accountId, "jobs").then(exactTotal);
+  const order = (reversed: boolean) =>
+    reversed ? [asc(jobs.createdAt), asc(jobs.id)] : [desc(jobs.createdAt), desc(jobs.id)];
   return keysetPage(
     jobsKeyset,
     filters,
@@ -108,9 +110,18 @@ export async function listJobs(accountId: string, filters: JobFilters): Promise<
         .from(jobs)
         .leftJoin(nodes, eq(nodes.id, jobs.assignedNodeId))
         .where(and(where, after))
-        .orderBy(...(reversed ? [asc(jobs.createdAt), asc(jobs.id)] : [desc(jobs.createdAt), desc(jobs.id)]))
+        .orderBy(...order(reversed))
         .limit(limit)
         .offset(offset),
+    (offset) =>
+      d
+        .select({ createdAt: jobs.createdAt, id: jobs.id })
+        .from(jobs)
+        .where(where)
+        .orderBy(...order(false))
+        .limit(1)
+        .offset(offset)
+        .then(([key]) => key),
     ({ inputTruncated, ...row }) => ({ ...present(row), inputTruncated }),
     total,
   );
@@ -186,6 +197,7 @@ export async function getJobTelemetry(
   const d = await db();
   const { job } = await ownedJobRow(accountId, jobId);
   // Sequences run 1, 2, 3… without gaps: the last one written is the count.
+  const order = (reversed: boolean) => (reversed ? desc(jobEvents.sequence) : asc(jobEvents.sequence));
   return keysetPage(
     telemetryKeyset,
     request,
@@ -194,9 +206,18 @@ export async function getJobTelemetry(
         .select()
         .from(jobEvents)
         .where(and(eq(jobEvents.jobId, jobId), after))
-        .orderBy(reversed ? desc(jobEvents.sequence) : asc(jobEvents.sequence))
+        .orderBy(order(reversed))
         .limit(limit)
         .offset(offset),
+    (offset) =>
+      d
+        .select({ seq: jobEvents.sequence })
+        .from(jobEvents)
+        .where(eq(jobEvents.jobId, jobId))
+        .orderBy(order(false))
+        .limit(1)
+        .offset(offset)
+        .then(([key]) => key),
     toTelemetryEvent,
     Promise.resolve(exactTotal(job.eventSeq)),
   );

@@ -27,7 +27,7 @@ async function topUpsAvailability(accountId: string): Promise<TopUpsAvailability
   }
 }
 
-const historyQuery = cursorPageQuery("creditEntries").pick({ page: true, after: true });
+const historyQuery = cursorPageQuery("creditEntries");
 const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 
 export default async function CreditsPage({
@@ -38,11 +38,15 @@ export default async function CreditsPage({
   const session = await requireSession();
   const { page: pageParam, after: afterParam, add } = await searchParams;
   // The API's own page and cursor rules; a page or cursor the API would refuse shows the first page.
-  const query = historyQuery.safeParse({ page: first(pageParam), after: first(afterParam) });
-  const at = query.success ? query.data : { page: 1 };
+  const query = historyQuery.safeParse({
+    page: first(pageParam),
+    after: first(afterParam),
+    limit: String(historyPageSize),
+  });
+  const at = query.success ? query.data : { page: 1, limit: historyPageSize };
   const [balance, history, topUps] = await Promise.all([
     getCreditBalance(session.accountId),
-    listCreditHistory(session.accountId, { ...at, limit: historyPageSize }),
+    listCreditHistory(session.accountId, at),
     topUpsAvailability(session.accountId),
   ]);
   return (

@@ -10,7 +10,7 @@ import { getUsageSummary } from "@/lib/domain/usage";
 export const metadata: Metadata = { title: "Usage" };
 
 const historyPageSize = 20;
-const historyQuery = cursorPageQuery("creditEntries").pick({ page: true, after: true });
+const historyQuery = cursorPageQuery("creditEntries");
 
 export default async function UsagePage({
   searchParams,
@@ -22,11 +22,15 @@ export default async function UsagePage({
   const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
   const period = usagePeriod(first(query.period));
   // The API's own page and cursor rules; a page or cursor the API would refuse shows the first page.
-  const parsed = historyQuery.safeParse({ page: first(query.page), after: first(query.after) });
-  const at = parsed.success ? parsed.data : { page: 1 };
+  const parsed = historyQuery.safeParse({
+    page: first(query.page),
+    after: first(query.after),
+    limit: String(historyPageSize),
+  });
+  const at = parsed.success ? parsed.data : { page: 1, limit: historyPageSize };
   const [summary, history] = await Promise.all([
     getUsageSummary(session.accountId, { periodStart: period.periodStart, periodEnd: period.periodEnd }),
-    listCreditHistory(session.accountId, { ...at, limit: historyPageSize }),
+    listCreditHistory(session.accountId, at),
   ]);
   return (
     <>

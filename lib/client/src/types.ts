@@ -326,7 +326,10 @@ export interface CreateNodeParams {
 }
 
 export interface PageParams {
-  /** ≥ 1, default 1. With `after`, only labels the page. */
+  /**
+   * ≥ 1, default 1; a page by number must start within the list's first 10 000 rows (else the server answers 400
+   * INVALID_REQUEST): deeper, pass `after` or iterate. With `after`, only labels the page.
+   */
   page?: number;
   /** 1–100, default 20. */
   limit?: number;
