@@ -43,7 +43,7 @@ import {
 } from "@/lib/payments/x402/store";
 import { eq } from "drizzle-orm";
 import { getJob } from "./job-views";
-import { finishSettlement } from "./paid-settlement";
+import { finishSettlement, transferElsewhere } from "./paid-settlement";
 import { checkSubmission } from "./submit-job";
 import type { Placement } from "@/lib/contract/vocabulary";
 
@@ -250,16 +250,27 @@ export async function payForCall(config: X402Config, call: PaidCall): Promise<Pa
       });
       throw stillSettling("The payment's settlement is not yet included.");
     }
-    if (outcome.receipt.status !== "success") {
-      await failSettlement(row.id, signed.hash, "settlement_failed");
-      log.warn("an x402 settlement reverted", { txHash: signed.hash, payer: authorization.from });
-      return refused({
-        reason: "settlement_failed",
-        message: `The settlement ${signed.hash} reverted; nothing moved.`,
+    let receipt = outcome.receipt;
+    if (receipt.status !== "success") {
+      // Reverted: nothing moved, unless someone else submitted the (public) authorization first.
+      const elsewhere = await transferElsewhere(config, row).catch((error: unknown) => {
+        if (error instanceof PaymentsRpcError) throw stillSettling("The payments network stopped answering.");
+        throw error;
       });
+      if (elsewhere === "not found")
+        throw stillSettling("The payment's authorization was used by another transaction.");
+      if (!elsewhere) {
+        await failSettlement(row.id, signed.hash, "settlement_failed");
+        log.warn("an x402 settlement reverted", { txHash: signed.hash, payer: authorization.from });
+        return refused({
+          reason: "settlement_failed",
+          message: `The settlement ${signed.hash} reverted; nothing moved.`,
+        });
+      }
+      receipt = elsewhere;
     }
     // The money moved: an RPC that stops answering now (the token's metadata) leaves it to the sweep, a 503.
-    const finished = await finishSettlement(config, row.id, outcome.receipt, job).catch((error: unknown) => {
+    const finished = await finishSettlement(config, row.id, receipt, job).catch((error: unknown) => {
       if (error instanceof PaymentsRpcError) throw stillSettling("The payments network stopped answering.");
       throw error;
     });
@@ -267,12 +278,12 @@ export async function payForCall(config: X402Config, call: PaidCall): Promise<Pa
       throw unavailable("The payment was credited to your account, but its job could not be created.");
     const accessToken = await issueAccessToken(d, finished.jobId);
     const created = finished.job ?? (await getJob(finished.accountId, finished.jobId));
-    log.info("x402 call paid", { jobId: finished.jobId, txHash: signed.hash, payer: authorization.from });
+    log.info("x402 call paid", { jobId: finished.jobId, txHash: receipt.transactionHash, payer: authorization.from });
     return {
       kind: "accepted",
       job: created,
       accessToken,
-      transaction: signed.hash,
+      transaction: receipt.transactionHash,
       payer: authorization.from,
       replayed: finished.job === undefined,
     };

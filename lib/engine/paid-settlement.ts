@@ -16,7 +16,9 @@ import { metrics } from "@/lib/metrics";
 import { PaymentsRpcError, readTokenMetadata, sameAddress } from "@/lib/payments/chain";
 import {
   broadcast,
+  findAuthorizationUse,
   readAuthorizationUsed,
+  readLatestBlockTime,
   readReceipt,
   readSettlerMinedNonce,
   settlerOf,
@@ -109,6 +111,49 @@ export async function finishSettlement(
   });
 }
 
+/**
+ * What moved for a payment whose own settlement did not (it reverted, its nonce went to a filler or to a
+ * transaction the settler did not record). The authorization is public once sent: anyone may have submitted it
+ * first, and then the money moved all the same. The token's authorizationState says whether it was used; if it
+ * was, the transaction that used it (its AuthorizationUsed log). Undefined: unused, nothing moved; "not found":
+ * used, but its transaction was not found (reported, looked at again next sweep).
+ */
+export async function transferElsewhere(
+  config: X402Config,
+  row: PaymentRow,
+): Promise<TransactionReceipt | "not found" | undefined> {
+  const from = row.fromAddress as `0x${string}`;
+  const nonce = row.nonce as `0x${string}`;
+  if (!(await readAuthorizationUsed(config, from, nonce))) return undefined;
+  const use = await findAuthorizationUse(config, from, nonce, new Date(row.createdAt.getTime() - 600_000));
+  if (use?.status === "success") return use;
+  log.error("an x402 authorization was used on chain, but the transaction that used it was not found", {
+    paymentId: row.id,
+  });
+  return "not found";
+}
+
+/** A settlement of ours that moved nothing: finished by whoever moved the money, or failed when nobody did. */
+async function settleOrFail(
+  config: X402Config,
+  row: PaymentRow,
+  txHash: string,
+  nothingMoved: Resolution,
+): Promise<Resolution> {
+  const elsewhere = await transferElsewhere(config, row);
+  if (elsewhere === "not found") return "reported";
+  if (elsewhere) {
+    log.warn("an x402 authorization was settled by another transaction than the settler's; finished with it", {
+      paymentId: row.id,
+      txHash: elsewhere.transactionHash,
+    });
+    await finishSettlement(config, row.id, elsewhere);
+    return "finished";
+  }
+  await failSettlement(row.id, txHash, "settlement_failed");
+  return nothingMoved;
+}
+
 /** Replacements at one nonce before the settlement is only reported (the operator looks at the settler). */
 const maxReplacements = 5;
 
@@ -129,30 +174,18 @@ async function resolveSettlement(config: X402Config, row: PaymentRow, minedNonce
   for (const hash of [current.hash, ...(row.replacedTxHashes as `0x${string}`[])]) {
     const receipt = await readReceipt(config, hash);
     if (!receipt) continue;
-    if (receipt.to && sameAddress(receipt.to, settler)) {
-      // The filler took the nonce: the settlement can never be mined, and nothing moved.
-      await failSettlement(row.id, current.hash, "settlement_failed");
-      return "filled";
-    }
+    // The filler took the nonce: the settlement can never be mined (a filler is sent only once the chain's time
+    // is past the authorization's validBefore), yet someone else may have used the authorization before.
+    if (receipt.to && sameAddress(receipt.to, settler)) return settleOrFail(config, row, current.hash, "filled");
     if (receipt.status === "success") {
       await finishSettlement(config, row.id, receipt);
       return "finished";
     }
-    await failSettlement(row.id, current.hash, "settlement_failed");
-    return "reverted";
+    return settleOrFail(config, row, current.hash, "reverted");
   }
   const nonce = row.settlerNonce ?? 0;
-  if (nonce < minedNonce) {
-    // Its nonce went to a transaction that is none of those sent for it: none of them can be mined now.
-    if (await readAuthorizationUsed(config, row.fromAddress as `0x${string}`, row.nonce as `0x${string}`)) {
-      log.error("an x402 authorization was used on chain by a transaction the settler did not record", {
-        paymentId: row.id,
-      });
-      return "reported";
-    }
-    await failSettlement(row.id, current.hash, "settlement_failed");
-    return "lost";
-  }
+  // Its nonce went to a transaction that is none of those sent for it: none of them can be mined now.
+  if (nonce < minedNonce) return settleOrFail(config, row, current.hash, "lost");
   if (!current.raw) return "reported";
   if (nonce > minedNonce || row.replacedTxHashes.length >= maxReplacements) {
     // Waiting behind the stuck one (or given up replacing): make sure the node holds it, and say so.
@@ -166,9 +199,9 @@ async function resolveSettlement(config: X402Config, row: PaymentRow, minedNonce
     return nonce === minedNonce ? "reported" : "rebroadcast";
   }
   // The lowest nonce not mined: every later settlement waits for it. Replaced at that nonce with a higher fee.
-  const nowSeconds = BigInt(Math.floor(Date.now() / 1000));
-  const margin = BigInt(Math.ceil(config.settlementTimeoutMs / 1000));
-  const kind = validBeforeOf(current.raw) > nowSeconds + margin ? "settlement" : "filler";
+  // A filler only once no block can include the settlement any more: the chain's latest block is at or past its
+  // validBefore (block times never go back). Before that it may still be mined, so it is sent again, higher.
+  const kind = validBeforeOf(current.raw) > (await readLatestBlockTime(config)) ? "settlement" : "filler";
   const replacement = await signReplacement(config, current, kind);
   if (!(await recordReplacement(row, replacement))) return "raced";
   metrics().x402SettlementsReplaced.inc({ kind });

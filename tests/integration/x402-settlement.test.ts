@@ -6,10 +6,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { x402Client } from "@x402/fetch";
 import { ExactEvmScheme, authorizationTypes } from "@x402/evm";
-import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
+import {
+  decodePaymentRequiredHeader,
+  decodePaymentResponseHeader,
+  encodePaymentSignatureHeader,
+} from "@x402/core/http";
 import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import {
+  createWalletClient,
+  http,
   keccak256,
   parseSignature,
   parseTransaction,
@@ -22,6 +28,7 @@ import {
 import { eq } from "drizzle-orm";
 import { x402Payments } from "@/lib/db/schema";
 import { db } from "@/lib/domain/database";
+import { eip3009Abi } from "@/lib/payments/x402/chain";
 import { startLocalChain, testTokenAbi, type LocalChain } from "../support/chain";
 import { signIn } from "../support/developer";
 import { eventually } from "../support/jobs";
@@ -313,18 +320,23 @@ describe("the settler's nonce sequence heals when a settlement can no longer be 
     // A's authorization expires before the sweep would replace it (one settlement timeout after it was sent).
     const paysA = await forgedPayment(a, a.address, required.accepts[0], undefined, 4n);
     const paysB = await officialPayment(b, required);
+    const markA = signatureMark(paysA);
     const dropped = new Set<string>();
     let fillerDropped = false;
     rpc.beforeForwarding("eth_sendRawTransaction", async (params) => {
       const hash = keccak256(params[0] as Hex);
-      if (dropped.size === 0) dropped.add(hash);
+      const data = parseTransaction(params[0] as Hex).data;
+      // A's settlement never reaches the node, however often it is sent again before it expires.
+      if (data?.includes(markA)) dropped.add(hash);
       // The first filler (no calldata) is dropped too: the next sweep must replace it, not stop at it.
-      if (!fillerDropped && !parseTransaction(params[0] as Hex).data) {
+      if (!fillerDropped && !data) {
         fillerDropped = true;
         dropped.add(hash);
       }
       return dropped.has(hash) ? { answer: hash } : undefined;
     });
+    // The chain's clock moves on, a block a second: it, not the server's clock, says when A's authorization expired.
+    const ticking = setInterval(() => void chain.mine().catch(() => undefined), 1_000);
     const [aBefore, treasury] = await Promise.all([tokenBalance(a.address), tokenBalance(chain.treasury)]);
     try {
       expect((await fetch(executeUrl(), post({ "payment-signature": paysA }))).status).toBe(503);
@@ -339,6 +351,7 @@ describe("the settler's nonce sequence heals when a settlement can no longer be 
         ["topup", 1],
       ]);
     } finally {
+      clearInterval(ticking);
       rpc.beforeForwarding("eth_sendRawTransaction");
     }
     // A's settlement never ran: its tokens stayed, it has no job, and the treasury got B's payment only.
@@ -431,5 +444,48 @@ describe("a reservation never holds an authorization or a key for good", () => {
     expect((await eventually(row, (r) => r.status === "failed", 5_000)).status).toBe("failed");
     const res = await fetch(executeUrl(), post({ "payment-signature": paying, "idempotency-key": "k-crash" }));
     expect(res.status).toBe(202);
+  });
+});
+
+describe("an authorization someone else submits first", () => {
+  it("the settler's own settlement reverts, yet the money moved: the payment ends paid and its job runs once", async () => {
+    const payer = await chain.newAccount();
+    const header = await officialPayment(payer, await offer());
+    const { authorization: a, signature } = JSON.parse(Buffer.from(header, "base64").toString()).payload;
+    const [payerBefore, treasuryBefore] = await Promise.all([
+      tokenBalance(payer.address),
+      tokenBalance(chain.treasury),
+    ]);
+    const thirdParty = createWalletClient({ account: await chain.newAccount(), transport: http(chain.rpcUrl) });
+    let frontRun: Hex | undefined;
+    rpc.beforeForwarding("eth_sendRawTransaction", async () => {
+      rpc.beforeForwarding("eth_sendRawTransaction");
+      // The authorization is public once sent: a third party submits it before the settler's transaction arrives.
+      const { v, r, s } = parseSignature(signature as Hex);
+      frontRun = await thirdParty.writeContract({
+        chain: null,
+        address: chain.token,
+        abi: eip3009Abi,
+        functionName: "transferWithAuthorization",
+        args: [a.from, a.to, BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce, Number(v), r, s],
+      });
+      await chain.publicClient.waitForTransactionReceipt({ hash: frontRun });
+    });
+    const res = await fetch(executeUrl(), post({ "payment-signature": header }));
+    expect(res.status).toBe(202);
+    const { jobId } = await res.json();
+    expect(decodePaymentResponseHeader(res.headers.get("payment-response") ?? "")).toMatchObject({
+      success: true,
+      transaction: frontRun,
+    });
+    expect(await tokenBalance(payer.address)).toBe(payerBefore - price);
+    expect(await tokenBalance(chain.treasury)).toBe(treasuryBefore + price);
+    const view = await payerView(payer);
+    expect(view.jobIds).toEqual([jobId]);
+    expect(view.topUps).toEqual([expect.objectContaining({ txHash: frontRun, status: "credited", credits: 1 })]);
+    expect(view.ledger).toEqual([
+      ["charge", -1],
+      ["topup", 1],
+    ]);
   });
 });

@@ -32,7 +32,12 @@ export const eip3009Abi = parseAbi([
   "function authorizationState(address authorizer, bytes32 nonce) view returns (bool)",
   "function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)",
   "function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)",
+  "event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)",
 ]);
+
+const authorizationUsedEvent = eip3009Abi.find(
+  (item) => item.type === "event" && item.name === "AuthorizationUsed",
+) as Extract<(typeof eip3009Abi)[number], { type: "event" }>;
 
 /** The token's EIP-712 domain, as its signatures are made (the offer's `extra`). */
 export interface TokenDomain {
@@ -257,6 +262,48 @@ export function validBeforeOf(raw: Hex): bigint {
   const { args } = decodeFunctionData({ abi: eip3009Abi, data });
   return args[4] as bigint;
 }
+
+/** Block ranges looked at, back from the head, for an authorization's use (at most 50 × PAYMENTS_SCAN_BLOCKS). */
+const maxUseRanges = 50;
+
+/**
+ * The receipt of the transaction that used the authorization (`from`, `nonce`), found by the token's
+ * AuthorizationUsed log, searched back from the head in PAYMENTS_SCAN_BLOCKS ranges down to the first block
+ * older than `notBefore` (the payment's reservation: it was unused then); undefined when not found within that.
+ */
+export async function findAuthorizationUse(
+  config: X402Config,
+  from: Address,
+  nonce: Hex,
+  notBefore: Date,
+): Promise<TransactionReceipt | undefined> {
+  const client = clientOf(config);
+  const since = BigInt(Math.floor(notBefore.getTime() / 1000));
+  let to = await rpc(() => client.getBlockNumber({ cacheTime: 0 }));
+  for (let range = 0; range < maxUseRanges; range++) {
+    const fromBlock = to >= config.scanBlocks ? to - config.scanBlocks + 1n : 0n;
+    const logs = await rpc(() =>
+      client.getLogs({
+        address: config.tokenAddress,
+        event: authorizationUsedEvent,
+        args: { authorizer: from, nonce },
+        fromBlock,
+        toBlock: to,
+      }),
+    );
+    const used = logs.find((log) => !log.removed && log.transactionHash);
+    if (used) return rpc(() => client.getTransactionReceipt({ hash: used.transactionHash as Hash }));
+    if (fromBlock === 0n) return undefined;
+    const block = await rpc(() => client.getBlock({ blockNumber: fromBlock }));
+    if (block.timestamp < since) return undefined;
+    to = fromBlock - 1n;
+  }
+  return undefined;
+}
+
+/** The latest block's timestamp (seconds): the chain's own clock, which decides whether an authorization can still be mined. */
+export const readLatestBlockTime = async (config: X402Config): Promise<bigint> =>
+  (await rpc(() => clientOf(config).getBlock({ blockTag: "latest" }))).timestamp;
 
 /** The settler's nonce as mined: the lowest settlement nonce not yet included. */
 export const readSettlerMinedNonce = (config: X402Config): Promise<number> =>
