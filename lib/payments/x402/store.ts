@@ -24,7 +24,7 @@ export type PaymentRow = typeof x402Payments.$inferSelect;
 //   settling → settling   replaced at its settler nonce with a higher fee, or by a filler (recordReplacement)
 //   settling → settled    included with status 1: top-up, job and charge written with it (markSettled)
 //   settling → failed     included and reverted, or its nonce filled by a filler: nothing moved (failSettlement)
-//   failed → reserved     a refused authorization tried again (reserveAuthorization)
+//   failed → reserved     a refused authorization tried again, under a new id (reserveAuthorization)
 // Only these. A settling row is never released while its transaction might still be mined.
 
 export interface Reservation {
@@ -81,7 +81,10 @@ export async function reserveAuthorization(r: Reservation): Promise<PaymentRow |
       })
       .onConflictDoUpdate({
         target: [x402Payments.chainId, x402Payments.tokenAddress, x402Payments.fromAddress, x402Payments.nonce],
-        set: { ...values, updatedAt: sql`now()` },
+        // A new id for the new owner: a request that held the failed reservation (one swept as too old while it
+        // still waited for the settler's turn) refers to it by id, and must find nothing left to settle or
+        // release, never the new owner's authorization. Nothing else refers to a failed payment's id.
+        set: { ...values, id: sql`gen_random_uuid()`, updatedAt: sql`now()` },
         setWhere: sql`${x402Payments.status} = 'failed'`,
       })
       .returning();
