@@ -17,8 +17,9 @@
 // completion is delivered and signs its receipt; a drain ends with the last delivery: bench/completion-hooks.ts);
 // --growth [--growth-jobs <n>] (PostgreSQL only, instead of the phases above: the growth section, bench/growth.ts);
 // --observability (only the product's phase, with metrics scraped every second and traces exported against
-// neither, paired in `--rounds` rounds: bench/observability.ts).
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+// neither, paired in `--rounds` rounds: bench/observability.ts; `--observed on,metrics,traces,…` runs those
+// variants against the same off, to split the cost by phase; with --profile, self time by package).
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -46,9 +47,9 @@ import {
 } from "./bench/jobs";
 import { enableStatementStats, measureDatabase, readTableWrites, trackBackendsCpu, withClient } from "./bench/pg-stats";
 import { probeIdle, probeLiveness } from "./bench/probe";
-import { benchObservability, renderObservability } from "./bench/observability";
+import { benchObservability, parseVariants, renderObservability } from "./bench/observability";
 import { benchProduct } from "./bench/product";
-import { monotonicMicros, summarizeProfiles, type ProfileWindow } from "./bench/profile";
+import { monotonicMicros, summarizeProfiles, summarizeProfilesByOwner, type ProfileWindow } from "./bench/profile";
 import { aboutSection, renderSection } from "./bench/report";
 import type {
   BaselineResults,
@@ -475,19 +476,31 @@ async function runGrowth() {
 
 /** `--observability`: the product's phase observed and not, paired per round; its own section of the document. */
 async function runObservability(machine: Machine) {
-  const rounds = await benchObservability(options.rounds, (observed, extra) =>
-    benchProduct(
-      {
-        root: process.cwd(),
-        adminUrl,
-        steady: { rate: options.rate, count: options.steadyJobs },
-        burst: { count: options.burstJobs, submitters: options.connections },
-        timeoutMs: options.timeoutMs,
-        ...extra,
-        progress: (message) => report(`observability ${observed}: ${message}`),
-      },
-      cleanups,
-    ),
+  let observedRuns = 0;
+  const rounds = await benchObservability(
+    options.rounds,
+    parseVariants(flag("observed", "on") ?? "on"),
+    async (observed, extra) => {
+      const dir = profileDir(`observability-${observed}-${observedRuns++}`);
+      const result = await benchProduct(
+        {
+          root: process.cwd(),
+          adminUrl,
+          steady: { rate: options.rate, count: options.steadyJobs },
+          burst: { count: options.burstJobs, submitters: options.connections },
+          timeoutMs: options.timeoutMs,
+          ...extra,
+          env: { ...extra.env, ...(dir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir}` } : {}) },
+          progress: (message) => report(`observability ${observed}: ${message}`),
+        },
+        cleanups,
+      );
+      const window = result.burst.window;
+      if (!dir || !window) return result;
+      // The burst's window beside its profiles, for reading them by function afterwards.
+      writeFileSync(path.join(dir, "burst-window.json"), JSON.stringify(window));
+      return { ...result, profileByOwner: summarizeProfilesByOwner(dir, window) };
+    },
   );
   const section = renderObservability(rounds, machine);
   process.stdout.write(`${section}\n`);

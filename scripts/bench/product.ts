@@ -11,6 +11,7 @@ import type { CompletionHooks } from "./completion-hooks";
 import { measureCpu } from "./cpu";
 import { readAllJobTimes, submitBurst, submitJobTo, submitSteadily, waitUntilFinal } from "./jobs";
 import { trackBackendsCpu } from "./pg-stats";
+import { monotonicMicros } from "./profile";
 import type { MeasuredPhases, ProductResult } from "./results";
 import type { ServerUnderTest } from "./server";
 import { summarize } from "./stats";
@@ -124,11 +125,13 @@ export async function benchProduct(
 
         progress(`product${label}: ${options.burst.count} jobs from ${options.burst.submitters} clients`);
         const cpu = measureCpu(next.process.pid, backends ?? false);
+        const fromUs = monotonicMicros();
         const burst = await submitBurst(options.burst.count, options.burst.submitters, (i) => submit(submitted + i));
         submitted += burst.length;
         const burstFinal = await waitUntilFinal(server, submitted, options.timeoutMs);
         const burstDelivered = await delivered(burst, burstFinal.failed - steadyFinal.failed);
         const burstCpu = cpu();
+        const window = { fromUs, toUs: monotonicMicros() };
         const burstTimes = await readAllJobTimes(
           server,
           burst.map((s) => s.jobId),
@@ -153,6 +156,7 @@ export async function benchProduct(
             jobsPerSecond: (burst.length / spanMs) * 1000,
             failed: burstFinal.failed - steadyFinal.failed,
             cpu: burstCpu,
+            window,
             receipts: burstDelivered?.receipts,
           },
         };

@@ -95,3 +95,28 @@ export function summarizeProfiles(dir: string, window: ProfileWindow, count = 15
   const top = [...byFunction.values()].sort((a, b) => b.selfMs - a.selfMs).slice(0, count);
   return { files, busyMs, windowMs: (window.toUs - window.fromUs) / 1000, top };
 }
+
+/** Where a profiled function belongs: a dependency's package, V8's own work, or our code's top folder. */
+function ownerOf(where: string): string {
+  if (where.startsWith("(")) return where.replace(/:\d+$/, "");
+  const place = where.replace(/^(node|native), from /, "");
+  const dependency = /^((?:@[^/]+\/)?[^ /]+) › /.exec(place);
+  if (dependency) return dependency[1];
+  if (place.startsWith("node:")) return "node:internal";
+  const [top] = place.split("/");
+  return top.includes(".next") || top === ".next" ? ".next (our bundles)" : top;
+}
+
+/**
+ * Every `.cpuprofile` in `dir`, self time summed by owner (ownerOf) within `window`: the packages, V8's
+ * pseudo-functions ((garbage collector), (program)) and our bundles, largest first.
+ */
+export function summarizeProfilesByOwner(dir: string, window: ProfileWindow): { owner: string; selfMs: number }[] {
+  const { top } = summarizeProfiles(dir, window, Number.POSITIVE_INFINITY);
+  const byOwner = new Map<string, number>();
+  for (const f of top) {
+    const owner = f.name.startsWith("(") ? f.name : ownerOf(f.where);
+    byOwner.set(owner, (byOwner.get(owner) ?? 0) + f.selfMs);
+  }
+  return [...byOwner].map(([owner, selfMs]) => ({ owner, selfMs })).sort((a, b) => b.selfMs - a.selfMs);
+}

@@ -3,7 +3,7 @@
 import type { CpuUse } from "./cpu";
 import type { GraphileResult } from "./graphile";
 import type { LoadResult } from "./http-load";
-import type { ProfileSummary } from "./profile";
+import type { ProfileSummary, ProfileWindow } from "./profile";
 import type { DatabaseWork, ScaleOutResult } from "./scale-out";
 import type { Driver } from "./server";
 import type { Summary } from "./stats";
@@ -48,6 +48,8 @@ export interface NodesResults {
     providerMs: Summary;
     failed: number;
     cpu: CpuUse;
+    /** The burst on the monotonic clock (as CPU profiles read it): from its first POST to its CPU reading. */
+    window?: ProfileWindow;
     /** `--webhook`: the burst's job.completed deliveries that carried `data.receipt`. */
     receipts?: number;
   };
@@ -83,6 +85,8 @@ export interface ProductResult {
   burst: MeasuredPhases["burst"];
   /** The same server measured again after `unmeasuredJobs` more, `afterJobs` jobs in all: warmed up. */
   warmed?: MeasuredPhases & { afterJobs: number; unmeasuredJobs: number };
+  /** `--profile` (observability): the burst's sampled self time by owner (bench/profile.ts). */
+  profileByOwner?: { owner: string; selfMs: number }[];
 }
 
 /** What the product phase measures on a server, once fresh and (optionally) once warmed. */
@@ -106,6 +110,8 @@ export interface MeasuredPhases {
     jobsPerSecond: number;
     failed: number;
     cpu: CpuUse;
+    /** The burst on the monotonic clock (as CPU profiles read it): from its first POST to its CPU reading. */
+    window?: ProfileWindow;
     /** `--webhook`: the burst's job.completed deliveries that carried `data.receipt`. */
     receipts?: number;
   };
