@@ -26,6 +26,7 @@ import {
   SimulationRevertedError,
   waitForSettlement,
   type Authorization,
+  type Inclusion,
 } from "@/lib/payments/x402/chain";
 import { termsOf, type Resource, type Terms } from "@/lib/payments/x402/offer";
 import { checkPayment, type Payment, type Refusal } from "@/lib/payments/x402/payment";
@@ -250,8 +251,8 @@ export async function payForCall(config: X402Config, call: PaidCall): Promise<Pa
       });
       throw stillSettling("The payment's settlement is not yet included.");
     }
-    let receipt = outcome.receipt;
-    if (receipt.status !== "success") {
+    let receipt: Inclusion = outcome.receipt;
+    if (outcome.receipt.status !== "success") {
       // Reverted: nothing moved, unless someone else submitted the (public) authorization first.
       const elsewhere = await transferElsewhere(config, row).catch((error: unknown) => {
         if (error instanceof PaymentsRpcError) throw stillSettling("The payments network stopped answering.");
@@ -274,8 +275,20 @@ export async function payForCall(config: X402Config, call: PaidCall): Promise<Pa
       if (error instanceof PaymentsRpcError) throw stillSettling("The payments network stopped answering.");
       throw error;
     });
-    if (!finished.jobId || !finished.accountId)
-      throw unavailable("The payment was credited to your account, but its job could not be created.");
+    if (!finished.jobId || !finished.accountId) {
+      // The money moved and stays credited to the payer's account (their wallet signs in to it); the job was not
+      // created, and will not be: a final answer in the envelope, with the refusal's own code.
+      const credited = `The payment (${receipt.transactionHash}) was credited to the account of ${authorization.from}, but its job was not created`;
+      const refusal = finished.refusal;
+      throw refusal
+        ? new DomainError(refusal.code, `${credited}: ${refusal.message}`, {
+            ...refusal.details,
+            transaction: receipt.transactionHash,
+          })
+        : new DomainError("PAYMENT_CLAIMED", `${credited}: the call can no longer run.`, {
+            transaction: receipt.transactionHash,
+          });
+    }
     const accessToken = await issueAccessToken(d, finished.jobId);
     const created = finished.job ?? (await getJob(finished.accountId, finished.jobId));
     log.info("x402 call paid", { jobId: finished.jobId, txHash: receipt.transactionHash, payer: authorization.from });

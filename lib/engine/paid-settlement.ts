@@ -7,16 +7,19 @@
 // not mined within the bound while it holds the settler's sequence back, it is replaced at its nonce with a
 // higher fee (a 0-value transfer to the settler once its authorization has expired), and reported. Reservations
 // left by a request that died before it recorded its settlement are failed once older than reservationBoundMs.
-import type { TransactionReceipt } from "viem";
 import type { ExecutionJob } from "@/lib/contract/schemas";
 import type { X402Config } from "@/lib/env";
+import type { Tx } from "@/lib/db/database";
 import { db } from "@/lib/domain/database";
+import { DomainError } from "@/lib/domain/errors";
+import { isUniqueViolation } from "@/lib/domain/idempotency";
 import { log } from "@/lib/log";
 import { metrics } from "@/lib/metrics";
 import { PaymentsRpcError, readTokenMetadata, sameAddress } from "@/lib/payments/chain";
 import {
   broadcast,
   findAuthorizationUse,
+  type Inclusion,
   readAuthorizationUsed,
   readLatestBlockTime,
   readReceipt,
@@ -47,6 +50,27 @@ export interface FinishedSettlement {
   jobId: string | null;
   /** The job, when this call created it (undefined: created before, by the request or the sweep). */
   job?: ExecutionJob;
+  /** Why this call created no job though the payment is credited (the account could not pay for it, say). */
+  refusal?: DomainError;
+}
+
+/**
+ * The job's creation, in a savepoint: a refusal (the balance short, because the §10 top-up watcher credited this
+ * transfer before and the credits were spent, or the price rose since the offer; the payer's key taken) rolls back
+ * the job alone and is returned; any other error (the database) rolls back the whole finish, tried again.
+ */
+async function createPaidJob(tx: Tx, job: NewJob): Promise<ExecutionJob | DomainError> {
+  try {
+    const [created] = await tx.transaction((savepoint) => createJobs(savepoint, [job], { inTransaction: true }));
+    return created;
+  } catch (error) {
+    if (error instanceof DomainError) return error;
+    if (isUniqueViolation(error))
+      return new DomainError("IDEMPOTENCY_CONFLICT", "This Idempotency-Key was already used for another call.", {
+        idempotencyKey: job.idempotency?.key,
+      });
+    throw error;
+  }
 }
 
 /** The call a payment paid for, rebuilt from the row (the sweep's case); undefined if it can no longer run. */
@@ -82,7 +106,7 @@ async function jobOfPayment(row: PaymentRow): Promise<NewJob | undefined> {
 export async function finishSettlement(
   config: X402Config,
   paymentId: string,
-  receipt: TransactionReceipt,
+  receipt: Inclusion,
   prepared?: NewJob,
 ): Promise<FinishedSettlement> {
   const row = await findPayment(paymentId);
@@ -103,11 +127,23 @@ export async function finishSettlement(
       { from: locked.fromAddress as `0x${string}`, value: BigInt(locked.value) },
       { txHash: receipt.transactionHash, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash },
     );
-    const [created] = job
-      ? await createJobs(tx, [{ ...job, row: { ...job.row, accountId } }], { inTransaction: true })
-      : [undefined];
+    // The money moved: the top-up stands whatever becomes of the job, and the payment is finished either way
+    // (settled with no job when it was refused), so the sweep does not try it again.
+    const outcome = job ? await createPaidJob(tx, { ...job, row: { ...job.row, accountId } }) : undefined;
+    const created = outcome instanceof DomainError ? undefined : outcome;
+    if (outcome instanceof DomainError)
+      log.warn("a settled x402 payment's job was refused; the payment stays credited to the payer", {
+        paymentId,
+        code: outcome.code,
+        err: outcome.message,
+      });
     await markSettled(tx, paymentId, accountId, created?.jobId ?? null);
-    return { accountId, jobId: created?.jobId ?? null, job: created };
+    return {
+      accountId,
+      jobId: created?.jobId ?? null,
+      job: created,
+      refusal: outcome instanceof DomainError ? outcome : undefined,
+    };
   });
 }
 
@@ -121,12 +157,12 @@ export async function finishSettlement(
 export async function transferElsewhere(
   config: X402Config,
   row: PaymentRow,
-): Promise<TransactionReceipt | "not found" | undefined> {
+): Promise<Inclusion | "not found" | undefined> {
   const from = row.fromAddress as `0x${string}`;
   const nonce = row.nonce as `0x${string}`;
   if (!(await readAuthorizationUsed(config, from, nonce))) return undefined;
   const use = await findAuthorizationUse(config, from, nonce, new Date(row.createdAt.getTime() - 600_000));
-  if (use?.status === "success") return use;
+  if (use) return use;
   log.error("an x402 authorization was used on chain, but the transaction that used it was not found", {
     paymentId: row.id,
   });

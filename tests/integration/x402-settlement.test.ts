@@ -26,7 +26,7 @@ import {
   type Hex,
 } from "viem";
 import { eq } from "drizzle-orm";
-import { x402Payments } from "@/lib/db/schema";
+import { services, x402Payments } from "@/lib/db/schema";
 import { db } from "@/lib/domain/database";
 import { eip3009Abi } from "@/lib/payments/x402/chain";
 import { startLocalChain, testTokenAbi, type LocalChain } from "../support/chain";
@@ -78,7 +78,7 @@ afterAll(async () => {
   await chain?.stop();
 });
 
-const executeUrl = () => `${server.baseUrl}/api/marketplace/services/token-count/execute`;
+const executeUrl = (serviceId = "token-count") => `${server.baseUrl}/api/marketplace/services/${serviceId}/execute`;
 let clients = 0;
 const freshClient = () => `10.45.${Math.floor(++clients / 250)}.${clients % 250}`;
 
@@ -90,8 +90,8 @@ function post(headers: Record<string, string> = {}, client = freshClient(), body
   };
 }
 
-async function offer(): Promise<PaymentRequired> {
-  const res = await fetch(executeUrl(), post());
+async function offer(serviceId = "token-count"): Promise<PaymentRequired> {
+  const res = await fetch(executeUrl(serviceId), post());
   expect(res.status).toBe(402);
   return decodePaymentRequiredHeader(res.headers.get("payment-required") ?? "");
 }
@@ -487,5 +487,49 @@ describe("an authorization someone else submits first", () => {
       ["charge", -1],
       ["topup", 1],
     ]);
+  });
+});
+
+describe("a settled payment whose job cannot be created", () => {
+  it("keeps the credit and is finished with no job (the price rose before the sweep finished it): the sweep stops", async () => {
+    const payer = await chain.newAccount();
+    const header = await officialPayment(payer, await offer("text-summarize"));
+    const mark = signatureMark(header);
+    let settlement: Hex | undefined;
+    // The node drops every settlement of this payment (the first one is kept, to be mined later).
+    rpc.beforeForwarding("eth_sendRawTransaction", async (params) => {
+      const raw = params[0] as Hex;
+      if (!raw.includes(mark)) return undefined;
+      settlement ??= raw;
+      return { answer: keccak256(raw) };
+    });
+    const setPrice = async (cost: number) =>
+      (await db()).update(services).set({ creditCost: cost }).where(eq(services.id, "text-summarize"));
+    try {
+      const res = await fetch(executeUrl("text-summarize"), post({ "payment-signature": header }));
+      expect(res.status).toBe(503);
+      // Paid for 2 credits; the call costs 3 by the time its settlement is mined (past the server's 5 s cache).
+      await setPrice(3);
+      await new Promise((resolve) => setTimeout(resolve, 5_500));
+      await chain.publicClient.sendRawTransaction({ serializedTransaction: settlement as Hex });
+    } finally {
+      rpc.beforeForwarding("eth_sendRawTransaction");
+    }
+    const hash = keccak256(settlement as Hex);
+    try {
+      const payment = await eventually(
+        async () =>
+          (await (await db()).select().from(x402Payments).where(eq(x402Payments.fromAddress, payer.address)))[0],
+        (row) => row.status !== "settling",
+        20_000,
+      );
+      expect(payment).toMatchObject({ status: "settled", jobId: null });
+    } finally {
+      await setPrice(2);
+    }
+    const view = await payerView(payer);
+    expect(view.jobIds).toEqual([]);
+    expect(view.topUps).toEqual([expect.objectContaining({ txHash: hash, status: "credited", credits: 2 })]);
+    expect(view.ledger).toEqual([["topup", 2]]);
   });
 });

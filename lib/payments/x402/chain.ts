@@ -263,11 +263,14 @@ export function validBeforeOf(raw: Hex): bigint {
   return args[4] as bigint;
 }
 
+/** Where a transaction was included (with status 1). */
+export type Inclusion = Pick<TransactionReceipt, "transactionHash" | "blockNumber" | "blockHash">;
+
 /** Block ranges looked at, back from the head, for an authorization's use (at most 50 × PAYMENTS_SCAN_BLOCKS). */
 const maxUseRanges = 50;
 
 /**
- * The receipt of the transaction that used the authorization (`from`, `nonce`), found by the token's
+ * Where the transaction that used the authorization is (`from`, `nonce`), found by the token's
  * AuthorizationUsed log, searched back from the head in PAYMENTS_SCAN_BLOCKS ranges down to the first block
  * older than `notBefore` (the payment's reservation: it was unused then); undefined when not found within that.
  */
@@ -276,7 +279,7 @@ export async function findAuthorizationUse(
   from: Address,
   nonce: Hex,
   notBefore: Date,
-): Promise<TransactionReceipt | undefined> {
+): Promise<Inclusion | undefined> {
   const client = clientOf(config);
   const since = BigInt(Math.floor(notBefore.getTime() / 1000));
   let to = await rpc(() => client.getBlockNumber({ cacheTime: 0 }));
@@ -291,8 +294,15 @@ export async function findAuthorizationUse(
         toBlock: to,
       }),
     );
-    const used = logs.find((log) => !log.removed && log.transactionHash);
-    if (used) return rpc(() => client.getTransactionReceipt({ hash: used.transactionHash as Hash }));
+    // The log itself says where the transfer is (a log exists only in a transaction that succeeded); its receipt
+    // is not read: a node may answer for its hash another, later execution (ganache re-mines a re-sent one).
+    const used = logs.find((log) => !log.removed && log.transactionHash && log.blockHash && log.blockNumber !== null);
+    if (used)
+      return {
+        transactionHash: used.transactionHash as Hash,
+        blockNumber: used.blockNumber as bigint,
+        blockHash: used.blockHash as Hash,
+      };
     if (fromBlock === 0n) return undefined;
     const block = await rpc(() => client.getBlock({ blockNumber: fromBlock }));
     if (block.timestamp < since) return undefined;
