@@ -6,7 +6,9 @@
 // happened up to now), and the default period starts on a UTC hour, so the default summary reads rollups only.
 // avgDurationMs is exact; p95DurationMs is read from log-scale buckets, within 2.5 % (or 1 ms) of the exact one.
 import { and, eq, gte, lt, sql, type SQL } from "drizzle-orm";
+import { unionAll } from "drizzle-orm/pg-core";
 import type { Tx } from "@/lib/db/database";
+import { preparedPerDatabase } from "@/lib/db/prepared-statements";
 import { apiKeys, creditLedger, jobs, usageRollups } from "@/lib/db/schema";
 import { db } from "./database";
 import { spendNow } from "./spend-controls";
@@ -91,17 +93,24 @@ function percentileOf(buckets: [number, number][], rank: number): number {
   return below + (rank - Math.floor(rank)) * (valueAt(Math.ceil(rank)) - below);
 }
 
+/** The values of the partial hours' statement: placeholders when it is prepared, else the values themselves. */
+type PartialHoursValues = Record<"accountId" | "from1" | "to1" | "from2" | "to2", unknown>;
+
 /**
- * The rows of one partial hour [from, to) (at a period's start or end): the jobs created in it (counts, and
- * durations by bucket), and the charges and refunds entered in it. Each statement reads one range of an index on
- * (account_id, created_at), so it costs what that hour's work costs, never the account's history.
+ * The rows of a period's two partial hours (at its start and end; an absent one is an empty range), each
+ * [from, to): the jobs created in it (counts, and durations by bucket), and the charges and refunds entered in it.
+ * Every branch reads one range of an index on (account_id, created_at), so the statement costs what those hours'
+ * work costs, never the account's history. One statement, prepared once per connection: on a busy server a
+ * statement's round trip and planning cost more than the rows of a partial hour.
  */
-export function partialHourStatements(d: Tx, accountId: string, from: Date, to: Date) {
+function partialHoursQuery(d: Tx, v: PartialHoursValues) {
   const date = (at: SQL) => sql<string>`to_char(${at} at time zone 'UTC', 'YYYY-MM-DD')`;
   const keyOf = sql<string>`coalesce(${jobs.apiKeyId}, ${noKeySql})`;
   const duration = durationMsSql(sql`${jobs.completedAt}`, sql`${jobs.createdAt}`);
-  return {
-    jobs: d
+  const inRange = (column: typeof jobs.createdAt | typeof creditLedger.createdAt, from: unknown, to: unknown) =>
+    sql`${column} >= ${from}::timestamptz and ${column} < ${to}::timestamptz`;
+  const jobsIn = (from: unknown, to: unknown) =>
+    d
       .select({
         date: date(sql`${jobs.createdAt}`),
         serviceId: jobs.serviceId,
@@ -117,13 +126,15 @@ export function partialHourStatements(d: Tx, accountId: string, from: Date, to: 
         durationSumMs: sql`coalesce(sum(${duration}) filter (where ${jobs.completedAt} is not null), 0)`,
       })
       .from(jobs)
-      .where(and(eq(jobs.accountId, accountId), gte(jobs.createdAt, from), lt(jobs.createdAt, to)))
-      .groupBy(sql`1`, jobs.serviceId, sql`3`, sql`4`),
-    credits: d
+      .where(and(sql`${jobs.accountId} = ${v.accountId}::uuid`, inRange(jobs.createdAt, from, to)))
+      .groupBy(sql`1`, jobs.serviceId, sql`3`, sql`4`);
+  const creditsIn = (from: unknown, to: unknown) =>
+    d
       .select({
         date: date(sql`${creditLedger.createdAt}`),
         serviceId: jobs.serviceId,
         keyId: keyOf,
+        bucket: sql<number | null>`null::int`,
         jobs: sql`0`,
         completed: sql`0`,
         failed: sql`0`,
@@ -137,15 +148,32 @@ export function partialHourStatements(d: Tx, accountId: string, from: Date, to: 
       .innerJoin(jobs, eq(jobs.id, creditLedger.jobId))
       .where(
         and(
-          eq(creditLedger.accountId, accountId),
-          gte(creditLedger.createdAt, from),
-          lt(creditLedger.createdAt, to),
+          sql`${creditLedger.accountId} = ${v.accountId}::uuid`,
+          inRange(creditLedger.createdAt, from, to),
           sql`${creditLedger.type} in ('charge', 'refund')`,
         ),
       )
-      .groupBy(sql`1`, jobs.serviceId, sql`3`),
-  };
+      .groupBy(sql`1`, jobs.serviceId, sql`3`);
+  return unionAll(jobsIn(v.from1, v.to1), creditsIn(v.from1, v.to1), jobsIn(v.from2, v.to2), creditsIn(v.from2, v.to2));
 }
+
+function partialHoursValues(accountId: string, ranges: [Date, Date][]): PartialHoursValues {
+  // A period with one partial hour reads an empty second range.
+  const [[from1, to1], [from2, to2] = [to1, to1]] = ranges;
+  const [a, b, c, e] = [from1, to1, from2, to2].map((at) => at.toISOString());
+  return { accountId, from1: a, to1: b, from2: c, to2: e };
+}
+
+/** The partial hours' statement with its values in place (what the prepared one runs), for reading its plan. */
+export const partialHoursStatement = (d: Tx, accountId: string, ranges: [Date, Date][]) =>
+  partialHoursQuery(d, partialHoursValues(accountId, ranges));
+
+const placeholders = Object.fromEntries(
+  ["accountId", "from1", "to1", "from2", "to2"].map((name) => [name, sql.placeholder(name)]),
+) as PartialHoursValues;
+const preparedPartialHours = preparedPerDatabase((d) =>
+  partialHoursQuery(d, placeholders).prepare("usage_partial_hours"),
+);
 
 export async function getUsageSummary(
   accountId: string,
@@ -161,15 +189,15 @@ export async function getUsageSummary(
     gte(usageRollups.hour, parts.from),
     lt(usageRollups.hour, parts.rollupsTo),
   );
-  // The partial hours that hold anything (none for the default period), each read on its own from the rows.
-  const edges = [
-    [parts.start, parts.from],
-    [parts.to, parts.endExclusive],
-  ]
-    .filter(([a, b]) => a < b)
-    .map(([a, b]) => partialHourStatements(d, accountId, a, b));
+  // The partial hours that hold anything (none for the default period), read from the rows.
+  const partialHours = (
+    [
+      [parts.start, parts.from],
+      [parts.to, parts.endExclusive],
+    ] as [Date, Date][]
+  ).filter(([a, b]) => a < b);
 
-  const [rolled, rolledBuckets, partialJobs, partialCredits, keys] = await Promise.all([
+  const [rolled, rolledBuckets, partial, keys] = await Promise.all([
     d
       .select({
         date: sql<string>`to_char(${usageRollups.hour} at time zone 'UTC', 'YYYY-MM-DD')`,
@@ -191,8 +219,7 @@ export async function getUsageSummary(
       .from(sql`${usageRollups}, jsonb_each_text(${usageRollups.durations}) e`)
       .where(and(rollups, sql`${usageRollups.durationCount} > 0`))
       .groupBy(sql`1`),
-    Promise.all(edges.map((edge) => edge.jobs)).then((rows) => rows.flat()),
-    Promise.all(edges.map((edge) => edge.credits)).then((rows) => rows.flat()),
+    partialHours.length ? preparedPartialHours(d).execute(partialHoursValues(accountId, partialHours)) : [],
     d
       .select({ id: apiKeys.id, name: apiKeys.name, prefix: apiKeys.prefix })
       .from(apiKeys)
@@ -203,16 +230,14 @@ export async function getUsageSummary(
   const byService = new Tally<string>();
   const byDay = new Tally<string>();
   const byKey = new Tally<string>();
-  for (const row of [...rolled, ...partialJobs, ...partialCredits] as CountsRow[]) {
+  for (const row of [...rolled, ...partial] as CountsRow[]) {
     total.add("all", row);
     byService.add(row.serviceId, row);
     byDay.add(row.date, row);
     byKey.add(row.keyId, row);
   }
   const histogram = new Map<number, number>();
-  const partialBuckets = partialJobs.flatMap(({ bucket, durationCount: n }) =>
-    bucket === null ? [] : [{ bucket, n }],
-  );
+  const partialBuckets = partial.flatMap(({ bucket, durationCount: n }) => (bucket === null ? [] : [{ bucket, n }]));
   for (const { bucket, n } of [...rolledBuckets, ...partialBuckets])
     histogram.set(int(bucket), (histogram.get(int(bucket)) ?? 0) + int(n));
   const buckets = [...histogram.entries()].filter(([, n]) => n > 0).sort((a, b) => a[0] - b[0]);
