@@ -230,6 +230,8 @@ describe("webhook deliveries", () => {
       const headers = e.headers as Record<string, string>;
       expect(verifyWebhook(e.body, headers, endpoint.secret)).toEqual(e.event);
       expect(new Webhook(endpoint.secret).verify(e.body, headers)).toEqual(e.event);
+      // Tracing is off here (no OTEL_EXPORTER_OTLP_* variable): a delivery carries no trace context.
+      expect(headers).not.toHaveProperty("traceparent");
     }
     for (const job of jobs) {
       const mine = events.filter((e) => (e.event.data.job as { jobId: string }).jobId === job.jobId);

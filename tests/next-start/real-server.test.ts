@@ -1,7 +1,11 @@
 // The real server: server.mjs on the production build (the server's edge, instrumentation, routing,
 // compression and the external packages as deployed), on the embedded database and on PostgreSQL. The integration suites use
 // the lighter test router (tests/support/test-server.ts); this suite checks what only Next itself does.
-import { hostname } from "node:os";
+// Without the OTEL_EXPORTER_OTLP_* variables (CONTRACT §14: "no exporter and no cost"), neither the server nor
+// a standalone node loads anything of the OpenTelemetry SDK: a preloaded hook lists every module each loaded.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { hostname, tmpdir } from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { catalog, type ServiceId } from "@/lib/domain/catalog";
 import {
@@ -47,6 +51,18 @@ const samples: Record<ServiceId, { input: () => Promise<Record<string, unknown>>
   "text-generate": { input: async () => ({ prompt: "Say hello to the real server" }), output: {} },
 };
 
+/** The modules a process loaded, listed at its clean exit into `file` (tests/support/loaded-modules.mjs). */
+const listingModules = (file: string) => ({
+  NODE_OPTIONS: `--import=${path.resolve(__dirname, "../support/loaded-modules.mjs")}`,
+  LOADED_MODULES_FILE: file,
+});
+const sdkModules = (file: string) =>
+  readFileSync(file, "utf8")
+    .split("\n")
+    .filter((m) => /@opentelemetry[\\/](sdk|exporter|otlp)/.test(m));
+/** The test runner's own variables must not switch tracing on in a process this suite starts. */
+const untraced = { OTEL_EXPORTER_OTLP_ENDPOINT: "", OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "" };
+
 const drivers = [
   { name: "the embedded database", postgres: false },
   // vitest.config.mts sets TEST_DATABASE_URL whenever PostgreSQL answers (and fails CI when it does not).
@@ -59,6 +75,9 @@ describe.each(drivers)("the real server on $name", ({ postgres }) => {
   let dev: Developer;
   let env: Record<string, string>;
   const cleanups: (() => unknown)[] = [];
+  const lists = mkdtempSync(path.join(tmpdir(), "en-loaded-"));
+  cleanups.push(() => rmSync(lists, { recursive: true, force: true }));
+  const listOf = (name: "server" | "node") => path.join(lists, `${name}.txt`);
 
   beforeAll(async () => {
     llm = await startOpenAiCompatibleServer({ apiKey: llmKey });
@@ -77,8 +96,10 @@ describe.each(drivers)("the real server on $name", ({ postgres }) => {
       RATE_LIMIT_PER_MINUTE: String(ratePerMinute),
       NODE_LEASE_MS: "2000",
       EMBEDDED_NODE_CONCURRENCY: "4",
+      ...untraced,
     };
-    server = await startNextServer({ env });
+    // Only the first server lists its modules: it stops with SIGTERM (the list is written at a clean exit).
+    server = await startNextServer({ env: { ...env, ...listingModules(listOf("server")) } });
     dev = await signUpDeveloper(server.baseUrl);
   }, 180_000);
 
@@ -98,7 +119,14 @@ describe.each(drivers)("the real server on $name", ({ postgres }) => {
   // Next.js serves streams in chunks.
   it("answers a submission beside Next.js's router, with the contract's answer and headers", async () => {
     const key = await dev.createApiKey();
-    const submitted = await execute(dev, key, "token-count", { text: "served directly" });
+    // A caller's trace context: with tracing off it is ignored (the SDK stays unloaded: the last test but one).
+    const submitted = await execute(
+      dev,
+      key,
+      "token-count",
+      { text: "served directly" },
+      { traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" },
+    );
     const body = Buffer.from(await submitted.clone().arrayBuffer());
     expect(submitted.status).toBe(202);
     const job = (await submitted.json()) as { jobId: string; status: string };
@@ -229,7 +257,10 @@ describe.each(drivers)("the real server on $name", ({ postgres }) => {
     });
     const token = String(issued.ready.token);
     const nodeArgs = ["--name", "network-node", "--services", "token-count", "--grace-ms", "100"];
-    const node = await startNodeProcess(server.baseUrl, token, nodeArgs);
+    const node = await startNodeProcess(server.baseUrl, token, nodeArgs, {
+      ...untraced,
+      ...listingModules(listOf("node")),
+    });
     try {
       const job = await submit(dev, key, "token-count", { text: "counted elsewhere" });
       expect(await reaches(job.jobId, final)).toMatchObject({
@@ -249,7 +280,8 @@ describe.each(drivers)("the real server on $name", ({ postgres }) => {
       expect(late.status).toBe(409);
       expect(await late.json()).toMatchObject({ error: { code: "LEASE_LOST" } });
     } finally {
-      await node.kill();
+      // SIGTERM: the node exits on its own, and lists what it loaded.
+      await node.kill("SIGTERM");
       llm.behave({ reply: "normal" });
       for (const job of holding) await dev.session(`/api/developers/jobs/${job.jobId}/cancel`, { method: "POST" });
     }
@@ -274,6 +306,16 @@ describe.each(drivers)("the real server on $name", ({ postgres }) => {
     const events = await telemetry(dev, key, job.jobId);
     expect(events.filter((e) => e.type === "EXECUTION_COMPLETED")).toHaveLength(1);
     expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
+  });
+
+  // The jobs above ran on the embedded node and on a standalone one; a submission carried a traceparent.
+  it("loads nothing of the OpenTelemetry SDK without the OTEL_EXPORTER_OTLP_* variables, in the server or a node", () => {
+    for (const name of ["server", "node"] as const) {
+      expect(existsSync(listOf(name)), name).toBe(true);
+      // The list is real: it holds what the process did load.
+      expect(readFileSync(listOf(name), "utf8")).toContain(name === "server" ? "next" : "tsx");
+      expect(sdkModules(listOf(name)), name).toEqual([]);
+    }
   });
 
   // On SIGTERM the server stops taking connections, then the embedded node drains and releases what is left
