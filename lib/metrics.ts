@@ -96,6 +96,14 @@ function createMetrics() {
           registers,
         }),
     ),
+    x402SettlerBalance: metric(
+      (registers) =>
+        new Gauge({
+          name: "execution_x402_settler_balance_wei",
+          help: "The pay-per-call settler's ETH balance in wei (read from the payments RPC at scrape, at most once per PAYMENTS_POLL_MS; absent while it does not answer or x402 is off).",
+          registers,
+        }),
+    ),
     requestDuration: metric(
       (registers) =>
         new Histogram({
@@ -127,6 +135,13 @@ export function setDeploymentGauges({ activeJobs, liveNodes }: DeploymentGauges)
   const m = metrics();
   for (const status of activeStatuses) m.jobsActive.set({ status }, activeJobs[status] ?? 0);
   m.nodesLive.set(liveNodes);
+}
+
+/** The settler's balance as last read (undefined: not known, so no series rather than a stale or made-up one). */
+export function setSettlerBalance(wei: bigint | undefined): void {
+  const gauge = metrics().x402SettlerBalance;
+  if (wei === undefined) gauge.reset();
+  else gauge.set(Number(wei));
 }
 
 /** Job timing: seconds between two of its timestamps, when both are known. */

@@ -1,10 +1,12 @@
 // GET /api/metrics: the bearer check (METRICS_TOKEN, compared in constant time) and the scrape, which sets the
-// deployment-wide gauges from one database read before prom-client writes the exposition.
+// deployment-wide gauges from one database read (and the settler's balance from the read health shares) before
+// prom-client writes the exposition.
 import { createHash, timingSafeEqual } from "node:crypto";
 import { DomainError } from "@/lib/domain/errors";
 import { env } from "@/lib/env";
-import { metrics, setDeploymentGauges } from "@/lib/metrics";
+import { metrics, setDeploymentGauges, setSettlerBalance } from "@/lib/metrics";
 import { deploymentGauges } from "@/lib/network/coordinator";
+import { settlerBalanceWei } from "@/lib/payments/x402/settler-health";
 
 const digest = (value: string) => createHash("sha256").update(value).digest();
 
@@ -20,6 +22,7 @@ export async function scrapeMetrics(authorization: string | null): Promise<Respo
   if (!bearerMatches(authorization, expected))
     throw new DomainError("UNAUTHENTICATED", "The metrics need Authorization: Bearer <METRICS_TOKEN>.");
   setDeploymentGauges(await deploymentGauges());
+  setSettlerBalance(await settlerBalanceWei());
   const { registry } = metrics();
   return new Response(await registry.metrics(), {
     headers: { "content-type": registry.contentType, "cache-control": "no-store" },

@@ -25,6 +25,7 @@ const creditsPerToken = 100n;
 /** token-count costs 1 credit: ceil(1 × 10^6 / 100) base units of the 6-decimal token. */
 const price = 10_000n;
 const input = { input: { text: "Pay per call, then run." } };
+const metricsToken = "metrics-token-for-x402";
 
 let chain: LocalChain;
 let rpc: RpcProxy;
@@ -51,6 +52,7 @@ beforeAll(async () => {
       SIGN_IN_RATE_PER_MINUTE: "0",
       // Every test pays from this one client address: more than a minute's allowance.
       X402_RATE_PER_MINUTE: "0",
+      METRICS_TOKEN: metricsToken,
     },
   });
 }, 90_000);
@@ -596,9 +598,16 @@ describe("the client library", () => {
 });
 
 describe("health", () => {
-  it("shows the settler's ETH running low", async () => {
+  it("shows the settler's ETH running low, and its balance in the metrics", async () => {
     const health = async () => (await (await fetch(`${server.baseUrl}/api/health`)).json()).settler;
+    const balanceMetric = async () => {
+      const scrape = await (
+        await fetch(`${server.baseUrl}/api/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } })
+      ).text();
+      return /^execution_x402_settler_balance_wei (\S+)$/m.exec(scrape)?.[1];
+    };
     expect(await health()).toBe("ok");
+    expect(Number(await balanceMetric())).toBe(Number(await chain.publicClient.getBalance({ address: settler })));
     const setBalance = (wei: bigint) =>
       fetch(chain.rpcUrl, {
         method: "POST",
@@ -608,6 +617,7 @@ describe("health", () => {
     await setBalance(10n ** 15n);
     try {
       await eventually(health, (state) => state === "low", 5_000);
+      expect(await balanceMetric()).toBe("1000000000000000");
     } finally {
       await setBalance(10n ** 18n);
     }

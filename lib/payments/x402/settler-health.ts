@@ -9,7 +9,11 @@ import { countStuckSettlements } from "./store";
 
 export type SettlerHealth = "ok" | "low" | "stuck" | "unknown" | "disabled";
 
-const last = processState("x402-settler-health", () => ({ at: 0, state: "unknown" as SettlerHealth }));
+const last = processState("x402-settler-health", () => ({
+  at: 0,
+  state: "unknown" as SettlerHealth,
+  balanceWei: undefined as bigint | undefined,
+}));
 
 /** "low" below PAYMENTS_SETTLER_MIN_WEI, "stuck" while a settlement waits too long, "unknown" while the RPC does not answer, "disabled" without x402. */
 export async function settlerHealth(): Promise<SettlerHealth> {
@@ -17,8 +21,10 @@ export async function settlerHealth(): Promise<SettlerHealth> {
   if (!config) return "disabled";
   if (Date.now() - last.at < config.pollMs) return last.state;
   let state: SettlerHealth;
+  let balanceWei: bigint | undefined;
   try {
-    state = (await readSettlerBalance(config)) < config.settlerMinWei ? "low" : "ok";
+    balanceWei = await readSettlerBalance(config);
+    state = balanceWei < config.settlerMinWei ? "low" : "ok";
     if (state === "ok" && (await countStuckSettlements(3 * config.settlementTimeoutMs)) > 0) state = "stuck";
   } catch {
     state = "unknown";
@@ -27,6 +33,12 @@ export async function settlerHealth(): Promise<SettlerHealth> {
     log.warn("the x402 settler is low on ETH: paid calls fail once it cannot pay for gas", {
       minWei: config.settlerMinWei.toString(),
     });
-  Object.assign(last, { at: Date.now(), state });
+  Object.assign(last, { at: Date.now(), state, balanceWei });
   return state;
+}
+
+/** The settler's ETH balance for the metrics, from the same read as health (at most once per PAYMENTS_POLL_MS). */
+export async function settlerBalanceWei(): Promise<bigint | undefined> {
+  if ((await settlerHealth()) === "disabled") return undefined;
+  return last.balanceWei;
 }
