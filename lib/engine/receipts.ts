@@ -4,10 +4,12 @@
 // between two first reads: the stored one wins.
 import { eq, inArray, sql } from "drizzle-orm";
 import { getAddress } from "viem";
-import { accounts, jobReceipts, jobs, nodes } from "@/lib/db/schema";
+import { accounts, jobReceipts, jobs, nodes, webhookDeliveries } from "@/lib/db/schema";
 import { db } from "@/lib/domain/database";
 import { DomainError, notFound } from "@/lib/domain/errors";
 import { isUuid } from "@/lib/domain/ids";
+import { withReceipt } from "@/lib/domain/webhook-events";
+import { completeEventBodies, type CompletedEventBody } from "@/lib/domain/webhook-outbox";
 import { receiptSigningAccount } from "@/lib/domain/receipt-signers";
 import { appOrigins } from "@/lib/env";
 import { receiptDigest, type Receipt, type ReceiptMessage } from "@/lib/contract/receipts";
@@ -56,46 +58,85 @@ function messageOf({ job, wallet, nodeOwner }: ReceiptSource): ReceiptMessage {
   };
 }
 
+/** A job.completed event's delivery body, which carries the job's receipt once issued (`withReceipt`). */
+export interface ReceiptEvent {
+  jobId: string;
+  eventId: string;
+  body: string;
+}
+
+/** The rewrites that put each event's receipt (by job id, where known) into its body; none where it is there. */
+function bodiesWith(events: ReceiptEvent[], receipts: Map<string, string>): CompletedEventBody[] {
+  const changes = new Map<string, CompletedEventBody>();
+  for (const { jobId, eventId, body } of events) {
+    const receipt = receipts.get(jobId);
+    const after = receipt === undefined ? null : withReceipt(body, receipt);
+    if (after !== null) changes.set(`${jobId} ${eventId} ${body}`, { jobId, eventId, before: body, after });
+  }
+  return [...changes.values()];
+}
+
 /**
  * The stored receipts (their exact JSON) of completed jobs, by job id: those not issued yet are signed and
  * stored by one insert that leaves any stored meanwhile (maybe by another instance) as it is, and those are
- * read back, so the stored one is always the answer. A job whose receipt cannot be stated is left out (logged).
+ * read back, so the stored one is always the answer. The same statement puts each new receipt into `events`'
+ * bodies (a webhook's job.completed), so a dispatcher claim's receipts cost a read and one write in all. A job
+ * whose receipt cannot be stated is left out (logged).
  */
-async function issue(sources: ReceiptSource[]): Promise<Map<string, string>> {
+async function issue(sources: ReceiptSource[], events: ReceiptEvent[] = []): Promise<Map<string, string>> {
   const stored = new Map<string, string>();
   const unsigned: ReceiptSource[] = [];
   for (const source of sources)
     if (source.receipt !== null) stored.set(source.job.id, source.receipt);
     else unsigned.push(source);
+  const d = await db();
+  // Issued before (by the route, or a delivery whose body was not yet rewritten): only the bodies change.
+  if (stored.size > 0) await completeEventBodies(bodiesWith(events, stored));
   if (unsigned.length === 0) return stored;
   const signer = await receiptSigningAccount();
-  const rows: { jobId: string; body: string; signer: string }[] = [];
+  const ours = new Map<string, string>();
   for (const source of unsigned) {
     try {
-      const body = JSON.stringify(await signReceipt(signer, messageOf(source)));
-      rows.push({ jobId: source.job.id, body, signer: signer.address });
+      ours.set(source.job.id, JSON.stringify(await signReceipt(signer, messageOf(source))));
     } catch (err) {
       log.error("receipt not issued", { jobId: source.job.id, err });
     }
   }
-  if (rows.length === 0) return stored;
-  // In one order, so two instances inserting overlapping sets wait for each other instead of deadlocking.
-  rows.sort((a, b) => (a.jobId < b.jobId ? -1 : 1));
-  const d = await db();
-  const inserted = await d
-    .insert(jobReceipts)
-    .values(rows)
-    .onConflictDoNothing()
-    .returning({ jobId: jobReceipts.jobId, body: jobReceipts.body });
-  for (const row of inserted) stored.set(row.jobId, row.body);
-  // Another first read stored its own a moment ago: that one is the receipt.
+  if (ours.size === 0) return stored;
+  const rows = [...ours].map(([jobId, body]) => ({ jobId, body, signer: signer.address }));
+  const rewrites = bodiesWith(events, ours);
+  // Inserted in job id order, so two instances inserting overlapping sets wait for each other instead of
+  // deadlocking; a body is rewritten only with the receipt this statement stored.
+  const result = await d.execute(sql`
+    with inserted as (
+      insert into ${jobReceipts} (job_id, body, signer)
+      select r."jobId", r.body, r.signer
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r("jobId" uuid, body text, signer text)
+      order by r."jobId"
+      on conflict do nothing
+      returning job_id, body
+    ), rewritten as (
+      update ${webhookDeliveries} d set body = c.after
+      from jsonb_to_recordset(${JSON.stringify(rewrites)}::jsonb) as c("jobId" uuid, "eventId" text, before text, after text)
+      where d.job_id = c."jobId" and d.event_id = c."eventId" and d.body = c.before
+        and c."jobId" in (select job_id from inserted)
+    )
+    select job_id, body from inserted`);
+  for (const row of (result as unknown as { rows: { job_id: string; body: string }[] }).rows)
+    stored.set(row.job_id, row.body);
+  // Another first read stored its own a moment ago: that one is the receipt, and goes into the bodies.
   const raced = rows.filter((row) => !stored.has(row.jobId)).map((row) => row.jobId);
   if (raced.length > 0) {
-    const theirs = await d
-      .select({ jobId: jobReceipts.jobId, body: jobReceipts.body })
-      .from(jobReceipts)
-      .where(inArray(jobReceipts.jobId, raced));
-    for (const row of theirs) stored.set(row.jobId, row.body);
+    const theirs = new Map(
+      (
+        await d
+          .select({ jobId: jobReceipts.jobId, body: jobReceipts.body })
+          .from(jobReceipts)
+          .where(inArray(jobReceipts.jobId, raced))
+      ).map((row) => [row.jobId, row.body]),
+    );
+    await completeEventBodies(bodiesWith(events, theirs));
+    for (const [jobId, body] of theirs) stored.set(jobId, body);
   }
   return stored;
 }
@@ -114,11 +155,15 @@ export async function getJobReceipt(accountId: string, jobId: string): Promise<R
 }
 
 /**
- * The receipts of jobs known to be completed (their job.completed webhooks, one dispatcher claim's together), as
- * stored JSON by job id; a job that is not a completed one, or whose receipt could not be issued, has none.
+ * The receipts of the jobs of job.completed events (one webhook dispatcher claim's together), as stored JSON by
+ * job id, each also written into its events' stored bodies; a job that is not a completed one, or whose receipt
+ * could not be issued, has none.
  */
-export async function completedJobReceipts(jobIds: string[]): Promise<Map<string, string>> {
-  if (jobIds.length === 0) return new Map();
-  const sources = await receiptSources([...new Set(jobIds)]);
-  return issue(sources.filter((source) => source.job.status === "completed"));
+export async function completedJobReceipts(events: ReceiptEvent[]): Promise<Map<string, string>> {
+  if (events.length === 0) return new Map();
+  const sources = await receiptSources([...new Set(events.map((event) => event.jobId))]);
+  return issue(
+    sources.filter((source) => source.job.status === "completed"),
+    events,
+  );
 }

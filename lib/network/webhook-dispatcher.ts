@@ -4,14 +4,7 @@
 // due or a NOTIFY says a new one was written.
 import { onSignal } from "@/lib/domain/signals";
 import { receiptEventType, webhookChannel, withReceipt } from "@/lib/domain/webhook-events";
-import {
-  claimDueDeliveries,
-  completeEventBodies,
-  nextDueAt,
-  recordAttempt,
-  type ClaimedDelivery,
-  type CompletedEventBody,
-} from "@/lib/domain/webhook-outbox";
+import { claimDueDeliveries, nextDueAt, recordAttempt, type ClaimedDelivery } from "@/lib/domain/webhook-outbox";
 import { completedJobReceipts } from "@/lib/engine/receipts";
 import { decryptSecret, signWebhook } from "@/lib/domain/webhook-signing";
 import { env } from "@/lib/env";
@@ -30,29 +23,18 @@ const getsReceipt = (claim: ClaimedDelivery): claim is ClaimedDelivery & { jobId
 /**
  * A job.completed event carries the job's receipt, issued here (off the completion's path) before its first
  * attempt and written into the stored body, so a retry or redelivery sends the same bytes. A claim's receipts are
- * issued together (one read of their jobs, one insert) and their bodies rewritten by one statement: by delivery
+ * issued together (one read of their jobs, one statement that stores them and rewrites their bodies): by delivery
  * id, the body to send of each such delivery whose receipt could be issued.
  */
 async function bodiesToSend(claims: ClaimedDelivery[]): Promise<Map<string, string>> {
   const receipted = claims.filter(getsReceipt);
   const bodies = new Map<string, string>();
   if (receipted.length === 0) return bodies;
-  const receipts = await completedJobReceipts(receipted.map((claim) => claim.jobId));
-  const changes = new Map<string, CompletedEventBody>();
+  const receipts = await completedJobReceipts(receipted);
   for (const claim of receipted) {
     const receipt = receipts.get(claim.jobId);
-    if (receipt === undefined) continue;
-    const body = withReceipt(claim.body, receipt);
-    bodies.set(claim.deliveryId, body ?? claim.body);
-    if (body !== null)
-      changes.set(`${claim.jobId} ${claim.eventId} ${claim.body}`, {
-        jobId: claim.jobId,
-        eventId: claim.eventId,
-        before: claim.body,
-        after: body,
-      });
+    if (receipt !== undefined) bodies.set(claim.deliveryId, withReceipt(claim.body, receipt) ?? claim.body);
   }
-  await completeEventBodies([...changes.values()]);
   return bodies;
 }
 

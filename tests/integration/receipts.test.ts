@@ -13,6 +13,9 @@ import {
   type ExecutionJob,
   type ExecutionReceipt,
 } from "../../lib/client/src/index";
+import { eq } from "drizzle-orm";
+import { webhookDeliveries } from "@/lib/db/schema";
+import { db } from "@/lib/domain/database";
 import { completedJobReceipts } from "@/lib/engine/receipts";
 import { signUpDeveloper, type Developer } from "../support/developer";
 import { expectError } from "../support/expect-error";
@@ -164,6 +167,14 @@ describe("a completed job's receipt", () => {
     expect(event.type).toBe("job.completed");
     expect(event.data.receipt).toEqual(receipt);
     expect(event.data.job?.jobId).toBe(job.jobId);
+    // Stored as sent, so a retry or redelivery sends the same bytes.
+    const stored = await (
+      await db()
+    )
+      .select({ body: webhookDeliveries.body })
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.jobId, job.jobId));
+    expect(stored.map((row) => row.body)).toEqual([delivery!.body]);
   });
 });
 
@@ -181,7 +192,10 @@ describe("receipts issued together (a webhook dispatcher claim's)", () => {
     const ids = done.map((j) => j.jobId);
     const issuedBefore = await (await other.withKey(otherKey, `/api/developers/jobs/${ids[2]}/receipt`)).text();
 
-    const issued = await completedJobReceipts([...ids, ids[0], "00000000-0000-4000-8000-000000000000"]);
+    // As a dispatcher claim gives them: job.completed events (no delivery holds these, so no body changes).
+    const events = (jobIds: string[]) =>
+      jobIds.map((jobId) => ({ jobId, eventId: `evt_${jobId}`, body: '{"data":{}}' }));
+    const issued = await completedJobReceipts(events([...ids, ids[0], "00000000-0000-4000-8000-000000000000"]));
 
     expect([...issued.keys()].sort()).toEqual([...ids].sort());
     expect(issued.get(ids[2])).toBe(issuedBefore);
@@ -194,7 +208,7 @@ describe("receipts issued together (a webhook dispatcher claim's)", () => {
       expect(await (await other.withKey(otherKey, `/api/developers/jobs/${job.jobId}/receipt`)).text()).toBe(text);
     }
     // Issued again together: the same stored bytes.
-    expect(await completedJobReceipts(ids)).toEqual(issued);
+    expect(await completedJobReceipts(events(ids))).toEqual(issued);
   });
 });
 
