@@ -35,6 +35,7 @@ import {
   failStaleReservations,
   findPayment,
   lockPayment,
+  markLookedAt,
   markSettled,
   recordReplacement,
   staleSettlements,
@@ -274,16 +275,20 @@ export async function sweepSettlements(config: X402Config): Promise<Partial<Reco
   if (rows.length === 0) return counts;
   const minedNonce = await readSettlerMinedNonce(config);
   for (const row of rows) {
+    let resolution: Resolution | undefined;
     try {
-      const resolution = await resolveSettlement(config, row, minedNonce);
+      resolution = await resolveSettlement(config, row, minedNonce);
       counts[resolution] = (counts[resolution] ?? 0) + 1;
     } catch (error) {
       if (error instanceof PaymentsRpcError) throw error;
-      log.error("an x402 settlement could not be resolved; the next sweep tries again", {
+      log.error("an x402 settlement could not be resolved; a later sweep tries again", {
         paymentId: row.id,
         err: error,
       });
     }
+    // Left as it was (reported, rebroadcast behind a stuck nonce, or failed to resolve): looked at again a
+    // settlement timeout from now, not on every tick, so the batch goes to the others meanwhile.
+    if (resolution === undefined || resolution === "reported" || resolution === "rebroadcast") await markLookedAt(row);
   }
   return counts;
 }

@@ -25,7 +25,7 @@ import {
   type Address,
   type Hex,
 } from "viem";
-import { eq } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import { services, x402Payments } from "@/lib/db/schema";
 import { db } from "@/lib/domain/database";
 import { eip3009Abi } from "@/lib/payments/x402/chain";
@@ -46,12 +46,14 @@ let chain: LocalChain;
 let rpc: RpcProxy;
 let server: TestServer;
 let network: `eip155:${number}`;
+let settler: Address;
 
 beforeAll(async () => {
   chain = await startLocalChain({ token: "eip3009" });
   rpc = await startRpcProxy(chain.rpcUrl);
   const settlerKey = generatePrivateKey();
-  await chain.fund(privateKeyToAccount(settlerKey).address, { eth: 10n ** 18n });
+  settler = privateKeyToAccount(settlerKey).address;
+  await chain.fund(settler, { eth: 10n ** 18n });
   network = `eip155:${chain.chainId}`;
   server = await startTestServer({
     env: {
@@ -531,5 +533,57 @@ describe("a settled payment whose job cannot be created", () => {
     expect(view.jobIds).toEqual([]);
     expect(view.topUps).toEqual([expect.objectContaining({ txHash: hash, status: "credited", credits: 2 })]);
     expect(view.ledger).toEqual([["topup", 2]]);
+  });
+});
+
+describe("the sweep's batch is fair", () => {
+  it("settlements it leaves as they were (stuck after their replacements) do not keep a newer one out of its batch of 50", async () => {
+    const minedNonce = await chain.publicClient.getTransactionCount({ address: settler });
+    // A transaction the node refuses (its sender has no ETH): every broadcast of it fails, and the row stays.
+    const unsendable = () =>
+      privateKeyToAccount(generatePrivateKey()).signTransaction({
+        to: chain.treasury,
+        value: 0n,
+        gas: 21_000n,
+        gasPrice: 1n,
+        nonce: 0,
+        chainId: chain.chainId,
+      });
+    const randomHash = () => toHex(crypto.getRandomValues(new Uint8Array(32)));
+    const row = async (settlerNonce: number) => ({
+      chainId: chain.chainId,
+      tokenAddress: chain.token,
+      fromAddress: privateKeyToAccount(generatePrivateKey()).address,
+      nonce: randomHash(),
+      status: "settling" as const,
+      serviceId: "token-count",
+      fingerprint: "fairness",
+      value: price.toString(),
+      input: input.input,
+      placement: "any",
+      settlementTxHash: randomHash(),
+      settlementRawTx: await unsendable(),
+      // Replaced 5 times already: only rebroadcast and reported from now on.
+      replacedTxHashes: Array.from({ length: 5 }, randomHash),
+      settlerNonce,
+      updatedAt: new Date(Date.now() - 3_600_000),
+    });
+    // 50 stuck at the lowest nonce not mined, and one behind them, whose rebroadcast must come all the same.
+    const stuck = await Promise.all(Array.from({ length: 50 }, () => row(minedNonce)));
+    const behind = await row(minedNonce + 1);
+    const ids = (
+      await (
+        await db()
+      )
+        .insert(x402Payments)
+        .values([...stuck, behind])
+        .returning({ id: x402Payments.id })
+    ).map((r) => r.id);
+    try {
+      await until(() => rpc.callsNaming(behind.settlementRawTx) > 0, 15_000);
+      expect(rpc.callsNaming(behind.settlementRawTx)).toBeGreaterThan(0);
+    } finally {
+      await (await db()).delete(x402Payments).where(inArray(x402Payments.id, ids));
+    }
   });
 });

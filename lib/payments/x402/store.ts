@@ -195,6 +195,26 @@ export async function recordReplacement(row: PaymentRow, replacement: SignedSett
   return replaced.length > 0;
 }
 
+/**
+ * The sweep looked at a settling payment and left it as it was: its next look is a settlement timeout from now
+ * (staleSettlements skips it until then), so rows that stay (reported, waiting behind a stuck nonce, failing to
+ * resolve) never fill the sweep's batch and starve newer ones. Only its updatedAt moves, and only if nothing else did.
+ */
+export async function markLookedAt(row: PaymentRow): Promise<void> {
+  await (
+    await db()
+  )
+    .update(x402Payments)
+    .set({ updatedAt: sql`now()` })
+    .where(
+      and(
+        eq(x402Payments.id, row.id),
+        eq(x402Payments.status, "settling"),
+        eq(x402Payments.settlementTxHash, row.settlementTxHash ?? ""),
+      ),
+    );
+}
+
 /** The settling payments the sweep looks at: those whose request has stopped waiting, lowest nonce first. */
 export async function staleSettlements(olderThanMs: number, limit: number): Promise<PaymentRow[]> {
   return (await db())
