@@ -4,13 +4,7 @@
 // nonce sequence back, and the per-payer rate limit that only a proven signature spends. Money moves once, the
 // job follows it, and what no request waits for any more is resolved by the settlement sweep.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { x402Client } from "@x402/fetch";
-import { ExactEvmScheme, authorizationTypes } from "@x402/evm";
-import {
-  decodePaymentRequiredHeader,
-  decodePaymentResponseHeader,
-  encodePaymentSignatureHeader,
-} from "@x402/core/http";
+import { decodePaymentRequiredHeader } from "@x402/core/http";
 import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import {
@@ -29,55 +23,46 @@ import { eq, inArray } from "drizzle-orm";
 import { services, x402Payments } from "@/lib/db/schema";
 import { db } from "@/lib/domain/database";
 import { eip3009Abi } from "@/lib/payments/x402/chain";
-import { startLocalChain, testTokenAbi, type LocalChain } from "../support/chain";
+import type { LocalChain } from "../support/chain";
 import { signIn } from "../support/developer";
 import { eventually } from "../support/jobs";
-import { startRpcProxy, type RpcProxy } from "../support/rpc-proxy";
-import { startTestServer, type TestServer } from "../support/test-server";
+import type { RpcProxy } from "../support/rpc-proxy";
+import type { TestServer } from "../support/test-server";
+import {
+  officialPayment as officialPaymentOn,
+  paymentResponse,
+  price,
+  signedAuthorization,
+  startX402,
+  tokenBalance as tokenBalanceOn,
+  type X402World,
+} from "../support/x402";
 
-const price = 10_000n;
 const input = { input: { text: "Settle it, whatever happens." } };
 const settlementTimeoutMs = 3_000;
 const metricsToken = "metrics-token-for-x402-settlement";
 /** Paid calls a minute per payer and per client address: small, so a test can spend one. */
 const ratePerMinute = 3;
 
+let world: X402World;
 let chain: LocalChain;
 let rpc: RpcProxy;
 let server: TestServer;
-let network: `eip155:${number}`;
 let settler: Address;
 
 beforeAll(async () => {
-  chain = await startLocalChain({ token: "eip3009" });
-  rpc = await startRpcProxy(chain.rpcUrl);
-  const settlerKey = generatePrivateKey();
-  settler = privateKeyToAccount(settlerKey).address;
-  await chain.fund(settler, { eth: 10n ** 18n });
-  network = `eip155:${chain.chainId}`;
-  server = await startTestServer({
-    env: {
-      PAYMENTS_RPC_URL: rpc.url,
-      PAYMENTS_CHAIN_ID: String(chain.chainId),
-      PAYMENTS_TOKEN_ADDRESS: chain.token,
-      PAYMENTS_TREASURY_ADDRESS: chain.treasury,
-      CREDITS_PER_TOKEN: "100",
-      PAYMENTS_SETTLER_KEY: settlerKey,
-      PAYMENTS_POLL_MS: "200",
-      PAYMENTS_SETTLEMENT_TIMEOUT_MS: String(settlementTimeoutMs),
-      SIGN_IN_RATE_PER_MINUTE: "0",
-      X402_RATE_PER_MINUTE: String(ratePerMinute),
-      // Each request names its own client address (X-Forwarded-For), so only the limit a test spends is spent.
-      TRUST_PROXY: "true",
-      METRICS_TOKEN: metricsToken,
-    },
+  world = await startX402({
+    PAYMENTS_SETTLEMENT_TIMEOUT_MS: String(settlementTimeoutMs),
+    X402_RATE_PER_MINUTE: String(ratePerMinute),
+    // Each request names its own client address (X-Forwarded-For), so only the limit a test spends is spent.
+    TRUST_PROXY: "true",
+    METRICS_TOKEN: metricsToken,
   });
+  ({ chain, rpc, server, settler } = world);
 }, 90_000);
 
 afterAll(async () => {
-  await server?.close();
-  await rpc?.close();
-  await chain?.stop();
+  await world?.close();
 });
 
 const executeUrl = (serviceId = "token-count") => `${server.baseUrl}/api/marketplace/services/${serviceId}/execute`;
@@ -98,56 +83,25 @@ async function offer(serviceId = "token-count"): Promise<PaymentRequired> {
   return decodePaymentRequiredHeader(res.headers.get("payment-required") ?? "");
 }
 
-async function officialPayment(account: PrivateKeyAccount, required: PaymentRequired): Promise<string> {
-  const client = new x402Client().register(network, new ExactEvmScheme(account));
-  client.setSpendControls({ allowedAssets: [{ network, asset: chain.token }] });
-  return encodePaymentSignatureHeader(await client.createPaymentPayload(required));
-}
+const officialPayment = (account: PrivateKeyAccount, required: PaymentRequired) =>
+  officialPaymentOn(chain, account, required);
 
 /**
  * A hand-made authorization for `from` signed by `signer` (someone else: a forgery), its signature optionally
  * replaced, valid for `validSeconds`.
  */
-async function forgedPayment(
+const forgedPayment = (
   signer: PrivateKeyAccount,
   from: Address,
   requirement: PaymentRequirements,
   signature?: Hex | ((signed: Hex) => Hex),
   validSeconds = 300n,
-): Promise<string> {
-  const message = {
+) =>
+  signedAuthorization(chain, signer, requirement, {
     from,
-    to: requirement.payTo as Address,
-    value: BigInt(requirement.amount),
-    validAfter: 0n,
+    signature,
     validBefore: BigInt(Math.floor(Date.now() / 1000)) + validSeconds,
-    nonce: toHex(crypto.getRandomValues(new Uint8Array(32))),
-  };
-  const signed = await signer.signTypedData({
-    domain: {
-      name: requirement.extra.name as string,
-      version: requirement.extra.version as string,
-      chainId: chain.chainId,
-      verifyingContract: chain.token,
-    },
-    types: authorizationTypes,
-    primaryType: "TransferWithAuthorization",
-    message,
   });
-  return encodePaymentSignatureHeader({
-    x402Version: 2,
-    accepted: requirement,
-    payload: {
-      signature: typeof signature === "function" ? signature(signed) : (signature ?? signed),
-      authorization: {
-        ...message,
-        value: message.value.toString(),
-        validAfter: "0",
-        validBefore: message.validBefore.toString(),
-      },
-    },
-  });
-}
 
 /** The payer's own authorization with its signature in ERC-2098's 64 bytes: valid, but only the token proves it. */
 const compactPayment = (payer: PrivateKeyAccount, requirement: PaymentRequirements) =>
@@ -159,13 +113,7 @@ const compactPayment = (payer: PrivateKeyAccount, requirement: PaymentRequiremen
 const signatureMark = (header: string) =>
   (JSON.parse(Buffer.from(header, "base64").toString()).payload.signature as string).slice(2, 66);
 
-const tokenBalance = (address: Address) =>
-  chain.publicClient.readContract({
-    address: chain.token,
-    abi: testTokenAbi,
-    functionName: "balanceOf",
-    args: [address],
-  });
+const tokenBalance = (address: Address) => tokenBalanceOn(chain, address);
 
 /**
  * What the payer finds on signing in: their jobs, top-ups and the payment's ledger entries (the top-up and the
@@ -476,7 +424,7 @@ describe("an authorization someone else submits first", () => {
     const res = await fetch(executeUrl(), post({ "payment-signature": header }));
     expect(res.status).toBe(202);
     const { jobId } = await res.json();
-    expect(decodePaymentResponseHeader(res.headers.get("payment-response") ?? "")).toMatchObject({
+    expect(paymentResponse(res)).toMatchObject({
       success: true,
       transaction: frontRun,
     });

@@ -3,30 +3,34 @@
 // x402 client (@x402/fetch with the @x402/evm exact scheme). Money moves once, and the job follows it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { wrapFetchWithPaymentFromConfig, x402Client } from "@x402/fetch";
-import { ExactEvmScheme, authorizationTypes } from "@x402/evm";
-import {
-  decodePaymentRequiredHeader,
-  decodePaymentResponseHeader,
-  encodePaymentSignatureHeader,
-} from "@x402/core/http";
+import { ExactEvmScheme } from "@x402/evm";
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { toHex, type Address, type Hex } from "viem";
 import { payPerCall } from "@execution-network/client";
-import { authorizedTokenAbi, startLocalChain, testTokenAbi, type LocalChain } from "../support/chain";
+import { authorizedTokenAbi, type LocalChain } from "../support/chain";
 import { signIn } from "../support/developer";
 import { eventually } from "../support/jobs";
-import { startRpcProxy, type RpcProxy } from "../support/rpc-proxy";
-import { startTestServer, type TestServer } from "../support/test-server";
+import type { RpcProxy } from "../support/rpc-proxy";
+import type { TestServer } from "../support/test-server";
+import {
+  officialPayment as officialPaymentOn,
+  paymentResponse,
+  price,
+  signedAuthorization,
+  startX402,
+  tokenBalance as tokenBalanceOn,
+  type AuthorizationTerms,
+  type X402World,
+} from "../support/x402";
 import { x402Config } from "@/lib/env";
 import { perCallPriceOf } from "@/lib/payments/x402/offer";
 
-const creditsPerToken = 100n;
-/** token-count costs 1 credit: ceil(1 × 10^6 / 100) base units of the 6-decimal token. */
-const price = 10_000n;
 const input = { input: { text: "Pay per call, then run." } };
 const metricsToken = "metrics-token-for-x402";
 
+let world: X402World;
 let chain: LocalChain;
 let rpc: RpcProxy;
 let server: TestServer;
@@ -34,33 +38,13 @@ let network: `eip155:${number}`;
 let settler: Address;
 
 beforeAll(async () => {
-  chain = await startLocalChain({ token: "eip3009" });
-  rpc = await startRpcProxy(chain.rpcUrl);
-  const settlerKey = generatePrivateKey();
-  settler = privateKeyToAccount(settlerKey).address;
-  await chain.fund(settler, { eth: 10n ** 18n });
-  network = `eip155:${chain.chainId}`;
-  server = await startTestServer({
-    env: {
-      PAYMENTS_RPC_URL: rpc.url,
-      PAYMENTS_CHAIN_ID: String(chain.chainId),
-      PAYMENTS_TOKEN_ADDRESS: chain.token,
-      PAYMENTS_TREASURY_ADDRESS: chain.treasury,
-      CREDITS_PER_TOKEN: String(creditsPerToken),
-      PAYMENTS_SETTLER_KEY: settlerKey,
-      PAYMENTS_POLL_MS: "200",
-      SIGN_IN_RATE_PER_MINUTE: "0",
-      // Every test pays from this one client address: more than a minute's allowance.
-      X402_RATE_PER_MINUTE: "0",
-      METRICS_TOKEN: metricsToken,
-    },
-  });
+  // Every test pays from this one client address: more than a minute's allowance.
+  world = await startX402({ X402_RATE_PER_MINUTE: "0", METRICS_TOKEN: metricsToken });
+  ({ chain, rpc, server, network, settler } = world);
 }, 90_000);
 
 afterAll(async () => {
-  await server?.close();
-  await rpc?.close();
-  await chain?.stop();
+  await world?.close();
 });
 
 const executeUrl = (serviceId = "token-count") => `${server.baseUrl}/api/marketplace/services/${serviceId}/execute`;
@@ -82,72 +66,17 @@ async function offer(serviceId = "token-count"): Promise<PaymentRequired> {
   return decodePaymentRequiredHeader(res.headers.get("payment-required") ?? "");
 }
 
-/** What the official client would send for `required`: its PAYMENT-SIGNATURE header. */
-async function officialPayment(account: PrivateKeyAccount, required: PaymentRequired): Promise<string> {
-  const client = new x402Client().register(network, new ExactEvmScheme(account));
-  client.setSpendControls({ allowedAssets: [{ network, asset: chain.token }] });
-  return encodePaymentSignatureHeader(await client.createPaymentPayload(required));
-}
+const officialPayment = (account: PrivateKeyAccount, required: PaymentRequired) =>
+  officialPaymentOn(chain, account, required);
 
 /** A hand-made authorization (to break one term at a time), signed by `signer` for `from`. */
-async function authorization(
+const authorization = (
   signer: PrivateKeyAccount,
   requirement: PaymentRequirements,
-  terms: Partial<{ from: Address; to: Address; value: bigint; validAfter: bigint; validBefore: bigint }> = {},
-): Promise<string> {
-  const now = BigInt(Math.floor(Date.now() / 1000));
-  const message = {
-    from: terms.from ?? signer.address,
-    to: terms.to ?? (requirement.payTo as Address),
-    value: terms.value ?? BigInt(requirement.amount),
-    validAfter: terms.validAfter ?? 0n,
-    validBefore: terms.validBefore ?? now + 300n,
-    nonce: toHex(crypto.getRandomValues(new Uint8Array(32))),
-  };
-  const signature = await signer.signTypedData({
-    domain: {
-      name: requirement.extra.name as string,
-      version: requirement.extra.version as string,
-      chainId: chain.chainId,
-      verifyingContract: chain.token,
-    },
-    types: authorizationTypes,
-    primaryType: "TransferWithAuthorization",
-    message,
-  });
-  return encodePaymentSignatureHeader({
-    x402Version: 2,
-    accepted: requirement,
-    payload: {
-      signature,
-      authorization: {
-        ...message,
-        value: message.value.toString(),
-        validAfter: message.validAfter.toString(),
-        validBefore: message.validBefore.toString(),
-      },
-    },
-  });
-}
+  terms: Partial<AuthorizationTerms> = {},
+) => signedAuthorization(chain, signer, requirement, terms);
 
-const tokenBalance = (address: Address) =>
-  chain.publicClient.readContract({
-    address: chain.token,
-    abi: testTokenAbi,
-    functionName: "balanceOf",
-    args: [address],
-  });
-
-function paymentResponse(res: Response) {
-  return decodePaymentResponseHeader(res.headers.get("payment-response") ?? "") as {
-    success: boolean;
-    errorReason?: string;
-    transaction: string;
-    network: string;
-    payer?: string;
-  };
-}
-
+const tokenBalance = (address: Address) => tokenBalanceOn(chain, address);
 describe("the offer", () => {
   it("answers an execute without credentials with 402: PAYMENT-REQUIRED (v2) and the v1 body, priced from the credits", async () => {
     const res = await fetch(executeUrl(), post());

@@ -1,0 +1,143 @@
+// What the pay-per-call (x402, CONTRACT §15) tests share: ganache with the solc-compiled EIP-3009 token behind an
+// RPC relay the tests can fault, a funded settler, a test server configured for x402 (one per test file), and the
+// payer's side: the official client's payment, a hand-made authorization, balances and PAYMENT-RESPONSE.
+import { x402Client } from "@x402/fetch";
+import { ExactEvmScheme, authorizationTypes } from "@x402/evm";
+import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402/core/http";
+import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { toHex, type Address, type Hex } from "viem";
+import { startLocalChain, testTokenAbi, type LocalChain } from "./chain";
+import { startRpcProxy, type RpcProxy } from "./rpc-proxy";
+import { startTestServer, type TestServer } from "./test-server";
+
+/** token-count costs 1 credit: ceil(1 × 10^6 / CREDITS_PER_TOKEN 100) base units of the 6-decimal token. */
+export const price = 10_000n;
+
+export interface X402World {
+  chain: LocalChain;
+  /** The relay the server reads and settles through (the tests' fault points). */
+  rpc: RpcProxy;
+  server: TestServer;
+  network: `eip155:${number}`;
+  settler: Address;
+  close(): Promise<void>;
+}
+
+/** The chain, the relay, a funded settler and the server, with `env` over the x402 configuration. */
+export async function startX402(env: Record<string, string> = {}): Promise<X402World> {
+  const chain = await startLocalChain({ token: "eip3009" });
+  const rpc = await startRpcProxy(chain.rpcUrl);
+  const settlerKey = generatePrivateKey();
+  const settler = privateKeyToAccount(settlerKey).address;
+  await chain.fund(settler, { eth: 10n ** 18n });
+  const server = await startTestServer({
+    env: {
+      PAYMENTS_RPC_URL: rpc.url,
+      PAYMENTS_CHAIN_ID: String(chain.chainId),
+      PAYMENTS_TOKEN_ADDRESS: chain.token,
+      PAYMENTS_TREASURY_ADDRESS: chain.treasury,
+      CREDITS_PER_TOKEN: "100",
+      PAYMENTS_SETTLER_KEY: settlerKey,
+      PAYMENTS_POLL_MS: "200",
+      SIGN_IN_RATE_PER_MINUTE: "0",
+      ...env,
+    },
+  });
+  return {
+    chain,
+    rpc,
+    server,
+    network: `eip155:${chain.chainId}`,
+    settler,
+    close: async () => {
+      await server.close();
+      await rpc.close();
+      await chain.stop();
+    },
+  };
+}
+
+/** What the official client sends for `required`: its PAYMENT-SIGNATURE header. */
+export async function officialPayment(
+  chain: LocalChain,
+  account: PrivateKeyAccount,
+  required: PaymentRequired,
+): Promise<string> {
+  const network = `eip155:${chain.chainId}` as const;
+  const client = new x402Client().register(network, new ExactEvmScheme(account));
+  client.setSpendControls({ allowedAssets: [{ network, asset: chain.token }] });
+  return encodePaymentSignatureHeader(await client.createPaymentPayload(required));
+}
+
+export interface AuthorizationTerms {
+  /** Default: the signer (someone else's address makes a forgery). */
+  from: Address;
+  to: Address;
+  value: bigint;
+  validAfter: bigint;
+  validBefore: bigint;
+  /** Replaces the signature, or transforms the one made (e.g. into ERC-2098's 64 bytes). */
+  signature: Hex | ((signed: Hex) => Hex);
+}
+
+/** A hand-made authorization signed by `signer` (to break one term at a time), as a PAYMENT-SIGNATURE header. */
+export async function signedAuthorization(
+  chain: LocalChain,
+  signer: PrivateKeyAccount,
+  requirement: PaymentRequirements,
+  terms: Partial<AuthorizationTerms> = {},
+): Promise<string> {
+  const message = {
+    from: terms.from ?? signer.address,
+    to: terms.to ?? (requirement.payTo as Address),
+    value: terms.value ?? BigInt(requirement.amount),
+    validAfter: terms.validAfter ?? 0n,
+    validBefore: terms.validBefore ?? BigInt(Math.floor(Date.now() / 1000)) + 300n,
+    nonce: toHex(crypto.getRandomValues(new Uint8Array(32))),
+  };
+  const signed = await signer.signTypedData({
+    domain: {
+      name: requirement.extra.name as string,
+      version: requirement.extra.version as string,
+      chainId: chain.chainId,
+      verifyingContract: chain.token,
+    },
+    types: authorizationTypes,
+    primaryType: "TransferWithAuthorization",
+    message,
+  });
+  const { signature } = terms;
+  return encodePaymentSignatureHeader({
+    x402Version: 2,
+    accepted: requirement,
+    payload: {
+      signature: typeof signature === "function" ? signature(signed) : (signature ?? signed),
+      authorization: {
+        ...message,
+        value: message.value.toString(),
+        validAfter: message.validAfter.toString(),
+        validBefore: message.validBefore.toString(),
+      },
+    },
+  });
+}
+
+export const tokenBalance = (chain: LocalChain, address: Address) =>
+  chain.publicClient.readContract({
+    address: chain.token,
+    abi: testTokenAbi,
+    functionName: "balanceOf",
+    args: [address],
+  });
+
+/** The answer's PAYMENT-RESPONSE, decoded. */
+export function paymentResponse(res: Response) {
+  return decodePaymentResponseHeader(res.headers.get("payment-response") ?? "") as {
+    success: boolean;
+    errorReason?: string;
+    transaction: string;
+    network: string;
+    payer?: string;
+  };
+}
