@@ -117,6 +117,23 @@ export async function inSpan<T>(
   }
 }
 
+/**
+ * Where a request's own server span is kept in its context (lib/http/request-tracing.ts): the handlers see only
+ * its span context as the active span, so Next.js cannot write onto it, and the product's code adds to it here.
+ * A global symbol: the server's request scope and each route's bundle hold their own copies of this module.
+ */
+export const requestSpanKey = Symbol.for("execution-network.request-span");
+
+/**
+ * Adds attributes to the active request's server span, when it records: the submission is its request's span,
+ * carrying the job's ids, rather than a child span of its own (one span fewer per job, CONTRACT §14).
+ */
+export function annotateRequestSpan(attributes: () => Attributes): void {
+  if (!tracingOn) return;
+  const span = context.active().getValue(requestSpanKey) as Span | undefined;
+  if (span?.isRecording()) span.setAttributes(attributes());
+}
+
 /** Runs `work` with `parent` as the active context (the handlers under a server span). */
 export function withParent<T>(parent: Context, work: () => T): T {
   return context.with(parent, work);

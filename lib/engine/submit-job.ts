@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import type { Db } from "@/lib/db/database";
 import { env } from "@/lib/env";
 import { processSingleton } from "@/lib/singleton";
-import { activeTraceparent, inSpan, jobAttributes, SpanKind } from "@/lib/tracing";
+import { activeTraceparent, annotateRequestSpan, jobAttributes } from "@/lib/tracing";
 import { isServiceId, serviceInputs } from "@/lib/domain/catalog";
 import { db } from "@/lib/domain/database";
 import { DomainError, issuesOf } from "@/lib/domain/errors";
@@ -112,7 +112,7 @@ export async function checkSubmission(d: Db, submission: Submission, fingerprint
       startedAt: null,
       completedAt: null,
       chargedAt: null,
-      // The span active now (the submission's) is the parent of the job's claims, executions and deliveries.
+      // The active span (the submission's request) is the parent of the job's claims, executions and deliveries.
       traceContext: activeTraceparent(),
     },
     created,
@@ -139,13 +139,12 @@ const submissionLanes = processSingleton("submission-lanes", async () =>
  * Execute (CONTRACT §4). Check order after the route's key/scope/shape checks: idempotency → service →
  * input → credits → create. A request that fails any check writes nothing and consumes no key.
  */
-export function submitJob(submission: Submission): Promise<SubmissionOutcome> {
-  const attributes = jobAttributes({ serviceId: submission.serviceId });
-  return inSpan("submit job", { kind: SpanKind.PRODUCER, attributes }, async (span) => {
-    const outcome = await submit(submission);
-    span?.setAttributes(jobAttributes({ jobId: outcome.response.body.jobId }));
-    return outcome;
-  });
+export async function submitJob(submission: Submission): Promise<SubmissionOutcome> {
+  // The submission's span is its request's server span (tracing on), which carries the job's ids.
+  annotateRequestSpan(() => jobAttributes({ serviceId: submission.serviceId }));
+  const outcome = await submit(submission);
+  annotateRequestSpan(() => jobAttributes({ jobId: outcome.response.body.jobId }));
+  return outcome;
 }
 
 async function submit(submission: Submission): Promise<SubmissionOutcome> {

@@ -3,7 +3,7 @@
 // (`POST /api/developers/jobs`), and ends it with the answer's status. Its attributes are the HTTP semantic
 // conventions' method, route and status code: never the path's values, the query, a header or an address.
 import { propagation, ROOT_CONTEXT, trace } from "@opentelemetry/api";
-import { SpanKind, SpanStatusCode, startSpan, tracingOn, withParent } from "@/lib/tracing";
+import { requestSpanKey, SpanKind, SpanStatusCode, startSpan, tracingOn, withParent } from "@/lib/tracing";
 import { aroundEveryRequest, type RequestScope } from "./request-hooks";
 import { methodOf, routeOf } from "./request-metrics";
 
@@ -29,8 +29,9 @@ const traceRequest: RequestScope = (req, res, next) => {
   };
   res.once("finish", end).once("close", end);
   // The handlers see the span's context, not the span itself: Next.js's router would otherwise write its own
-  // route form (`[jobId]`) and name onto the active span.
-  withParent(trace.setSpan(caller, trace.wrapSpanContext(span.spanContext())), next);
+  // route form (`[jobId]`) and name onto the active span. The product's code reaches it under its own key.
+  const active = trace.setSpan(caller, trace.wrapSpanContext(span.spanContext())).setValue(requestSpanKey, span);
+  withParent(active, next);
 };
 
 const tracedKey = Symbol.for("execution-network.request-tracing");

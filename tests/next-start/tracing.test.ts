@@ -1,8 +1,8 @@
 // Traces as an operator receives them (CONTRACT §14): server.mjs with OTEL_EXPORTER_OTLP_ENDPOINT set exports to
 // a local OTLP/HTTP receiver (JSON encoding), and so does a standalone node with the same variables. One trace
-// per job: the API request's server span, the submission, the claim, the execution (on the standalone node or
-// on the server's embedded node) and each webhook delivery, whose request carries the delivery span's
-// traceparent; a submission with a traceparent continues the caller's trace.
+// per job: the submission (the API request's own server span, carrying the job's ids), the claim, the execution
+// (on the standalone node or on the server's embedded node) and each webhook delivery, whose request carries the
+// delivery span's traceparent; a submission with a traceparent continues the caller's trace.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signUpDeveloper, type Developer } from "../support/developer";
 import { eventually, waitForStatus, type JobView } from "../support/jobs";
@@ -76,13 +76,15 @@ async function submit(placement: "own" | "network", headers: Record<string, stri
   return job;
 }
 
-/** The job's spans once its whole life has been exported: submission, claim, execution and delivery. */
+const submissionRoute = "POST /api/marketplace/services/{id}/execute";
+
+/** The job's spans once its whole life has been exported: submission (its request), claim, execution and delivery. */
 async function jobTrace(jobId: string) {
   const ofJob = () => otlp.spans.filter((s) => s.attributes["execution.job.id"] === jobId);
   const spans = await eventually(
     async () => ofJob(),
     (found) =>
-      ["submit job", "claim job", "execute job", "deliver webhook"].every((n) => found.some((s) => s.name === n)),
+      [submissionRoute, "claim job", "execute job", "deliver webhook"].every((n) => found.some((s) => s.name === n)),
     30_000,
   );
   const one = (name: string) => {
@@ -90,12 +92,11 @@ async function jobTrace(jobId: string) {
     expect(named, name).toHaveLength(1);
     return named[0] as ReceivedSpan;
   };
-  const submission = one("submit job");
-  const serverSpan = otlp.spans.find((s) => s.spanId === submission.parentSpanId);
+  // No span of its own: the submission is the request's server span.
+  expect(otlp.spans.filter((s) => s.name === "submit job")).toEqual([]);
   return {
     spans,
-    serverSpan,
-    submission,
+    serverSpan: one(submissionRoute),
     claim: one("claim job"),
     execution: one("execute job"),
     delivery: one("deliver webhook"),
@@ -111,31 +112,30 @@ const deliveryOf = (jobId: string) =>
   );
 
 describe("traces, with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
-  it("join a job run by a standalone node into one trace: request, submission, claim, execution, delivery", async () => {
+  it("join a job run by a standalone node into one trace: submission, claim, execution, delivery", async () => {
     const job = await submit("own");
-    const { spans, serverSpan, submission, claim, execution, delivery } = await jobTrace(job.jobId);
+    const { spans, serverSpan, claim, execution, delivery } = await jobTrace(job.jobId);
 
-    // The API request's server span, named by its declared route, with the HTTP semantic conventions.
+    // The submission is the API request's server span, named by its declared route, with the HTTP semantic
+    // conventions and the job's ids.
     expect(serverSpan).toMatchObject({
-      name: "POST /api/marketplace/services/{id}/execute",
+      name: submissionRoute,
       kind: SpanKindOf.server,
       parentSpanId: undefined,
       attributes: {
         "http.request.method": "POST",
         "http.route": "/api/marketplace/services/{id}/execute",
         "http.response.status_code": 202,
+        "execution.job.id": job.jobId,
+        "execution.service.id": "token-count",
       },
       resource: { "service.name": "execution-network" },
     });
     // One trace, each span under the one before it; the delivery under the submission.
-    for (const span of spans) expect(span.traceId).toBe(serverSpan?.traceId);
-    expect(claim.parentSpanId).toBe(submission.spanId);
+    for (const span of spans) expect(span.traceId).toBe(serverSpan.traceId);
+    expect(claim.parentSpanId).toBe(serverSpan.spanId);
     expect(execution.parentSpanId).toBe(claim.spanId);
-    expect(delivery.parentSpanId).toBe(submission.spanId);
-    expect(submission).toMatchObject({
-      kind: SpanKindOf.producer,
-      attributes: { "execution.job.id": job.jobId, "execution.service.id": "token-count" },
-    });
+    expect(delivery.parentSpanId).toBe(serverSpan.spanId);
     const ran = { "execution.job.id": job.jobId, "execution.service.id": "token-count", "execution.node.id": nodeId };
     expect(claim).toMatchObject({
       attributes: { ...ran, "execution.attempt": 1 },
