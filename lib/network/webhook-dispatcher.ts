@@ -42,7 +42,8 @@ async function bodiesToSend(claims: ClaimedDelivery[]): Promise<Map<string, stri
 async function bodyToSend(claim: ClaimedDelivery, bodies: Promise<Map<string, string>>): Promise<string> {
   if (!getsReceipt(claim)) return claim.body;
   const body = (await bodies).get(claim.deliveryId);
-  if (body === undefined) throw new Error(`No receipt for job ${claim.jobId}: it is not a completed job.`);
+  if (body === undefined)
+    throw new Error(`No receipt for job ${claim.jobId}: not issued (the job is not completed, or signing failed).`);
   return body;
 }
 
