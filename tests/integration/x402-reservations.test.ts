@@ -65,16 +65,15 @@ describe("a reservation swept while its request still waits", () => {
     expect(second.id).not.toBe(first.id);
 
     // The first request's turn comes: nothing is signed onto the second's row, nothing is sent.
-    let signed = false;
     const settling = recordSettlement(
       config,
       settler,
       first.id,
       async () => 0,
-      async () => {
-        signed = true;
-        return { hash: `0x${"ab".repeat(32)}`, raw: "0x02" };
-      },
+      async () => ({
+        hash: `0x${"ab".repeat(32)}`,
+        raw: "0x02",
+      }),
     );
     await expect(settling).rejects.toMatchObject({ code: "UNAVAILABLE" });
     // Its error path releases what it thinks it holds.
