@@ -20,6 +20,7 @@ import {
   broadcast,
   findAuthorizationUse,
   type Inclusion,
+  movedToTreasury,
   readAuthorizationUsed,
   readLatestBlockTime,
   readReceipt,
@@ -152,7 +153,8 @@ export async function finishSettlement(
  * What moved for a payment whose own settlement did not (it reverted, its nonce went to a filler or to a
  * transaction the settler did not record). The authorization is public once sent: anyone may have submitted it
  * first, and then the money moved all the same. The token's authorizationState says whether it was used; if it
- * was, the transaction that used it (its AuthorizationUsed log). Undefined: unused, nothing moved; "not found":
+ * was, the transaction that used it (its AuthorizationUsed log), if that moved the payment's value to the treasury.
+ * Undefined: unused, or used by another authorization with the same nonce: nothing moved for it; "not found":
  * used, but its transaction was not found (reported, looked at again next sweep).
  */
 export async function transferElsewhere(
@@ -163,7 +165,17 @@ export async function transferElsewhere(
   const nonce = row.nonce as `0x${string}`;
   if (!(await readAuthorizationUsed(config, from, nonce))) return undefined;
   const use = await findAuthorizationUse(config, from, nonce, new Date(row.createdAt.getTime() - 600_000));
-  if (use) return use;
+  if (use) {
+    if (await movedToTreasury(config, use, from, BigInt(row.value))) return use;
+    // Another authorization with the same nonce (to the payer, or less to the treasury) was used first: the
+    // payment's own can never be, and what moved is not the payment (the §10 watcher credits any treasury
+    // transfer as what it is).
+    log.warn("an x402 authorization's nonce was used by another authorization; nothing moved for the payment", {
+      paymentId: row.id,
+      txHash: use.transactionHash,
+    });
+    return undefined;
+  }
   log.error("an x402 authorization was used on chain, but the transaction that used it was not found", {
     paymentId: row.id,
   });

@@ -440,6 +440,57 @@ describe("an authorization someone else submits first", () => {
   });
 });
 
+describe("a payer who front-runs with another authorization under the same nonce", () => {
+  // EIP-3009 lets a payer sign several authorizations with one nonce: the first mined uses it. The payer's rival
+  // (to themselves, or 1 wei to the treasury) is mined before the settler's, which reverts: its AuthorizationUsed
+  // log is there, but nothing (or not the payment) moved to the treasury, so nothing is credited and no job runs.
+  it.each([
+    ["to themselves", (payer: Address) => ({ to: payer, value: price })],
+    ["1 wei to the treasury", () => ({ to: chain.treasury, value: 1n })],
+  ])("%s: the call is refused (settlement_failed), nothing credited, no job", async (_, rivalTerms) => {
+    const payer = await chain.newAccount();
+    const required = await offer();
+    const header = await officialPayment(payer, required);
+    const { authorization: a } = JSON.parse(Buffer.from(header, "base64").toString()).payload;
+    const rival = JSON.parse(
+      Buffer.from(
+        await signedAuthorization(chain, payer, required.accepts[0], {
+          ...rivalTerms(payer.address),
+          validBefore: BigInt(a.validBefore),
+          nonce: a.nonce,
+        }),
+        "base64",
+      ).toString(),
+    ).payload;
+    const treasuryBefore = await tokenBalance(chain.treasury);
+    const submitter = createWalletClient({ account: await chain.newAccount(), transport: http(chain.rpcUrl) });
+    rpc.beforeForwarding("eth_sendRawTransaction", async () => {
+      rpc.beforeForwarding("eth_sendRawTransaction");
+      const { v, r, s } = parseSignature(rival.signature as Hex);
+      const b = rival.authorization;
+      const hash = await submitter.writeContract({
+        chain: null,
+        address: chain.token,
+        abi: eip3009Abi,
+        functionName: "transferWithAuthorization",
+        args: [b.from, b.to, BigInt(b.value), BigInt(b.validAfter), BigInt(b.validBefore), b.nonce, Number(v), r, s],
+      });
+      await chain.publicClient.waitForTransactionReceipt({ hash });
+    });
+    const res = await fetch(executeUrl(), post({ "payment-signature": header }));
+    expect(res.status).toBe(402);
+    expect(paymentResponse(res)).toMatchObject({ success: false, errorReason: "settlement_failed" });
+    expect(await tokenBalance(chain.treasury)).toBe(
+      treasuryBefore + (rival.authorization.to === chain.treasury ? 1n : 0n),
+    );
+    const view = await payerView(payer);
+    expect(view.jobIds).toEqual([]);
+    expect(view.ledger.filter(([type, amount]) => type === "topup" && Number(amount) > 0)).toEqual([]);
+    const [row] = await (await db()).select().from(x402Payments).where(eq(x402Payments.fromAddress, payer.address));
+    expect(row).toMatchObject({ status: "failed", failureReason: "settlement_failed", jobId: null });
+  });
+});
+
 describe("a settled payment whose job cannot be created", () => {
   it("keeps the credit and is finished with no job (the price rose before the sweep finished it): the sweep stops", async () => {
     const payer = await chain.newAccount();

@@ -77,6 +77,8 @@ export interface AuthorizationTerms {
   value: bigint;
   validAfter: bigint;
   validBefore: bigint;
+  /** Default: a random one (another authorization's nonce makes a rival for it: EIP-3009 allows both signed). */
+  nonce: Hex;
   /** Replaces the signature, or transforms the one made (e.g. into ERC-2098's 64 bytes). */
   signature: Hex | ((signed: Hex) => Hex);
 }
@@ -94,7 +96,7 @@ export async function signedAuthorization(
     value: terms.value ?? BigInt(requirement.amount),
     validAfter: terms.validAfter ?? 0n,
     validBefore: terms.validBefore ?? BigInt(Math.floor(Date.now() / 1000)) + 300n,
-    nonce: toHex(crypto.getRandomValues(new Uint8Array(32))),
+    nonce: terms.nonce ?? toHex(crypto.getRandomValues(new Uint8Array(32))),
   };
   const signed = await signer.signTypedData({
     domain: {

@@ -39,6 +39,13 @@ const authorizationUsedEvent = eip3009Abi.find(
   (item) => item.type === "event" && item.name === "AuthorizationUsed",
 ) as Extract<(typeof eip3009Abi)[number], { type: "event" }>;
 
+// The logs that say what an authorization's use moved, or that it was canceled instead (EIP-3009's cancelAuthorization).
+const useAbi = parseAbi([
+  "event Transfer(address indexed from, address indexed to, uint256 value)",
+  "event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce)",
+]);
+const [transferEvent] = useAbi;
+
 /** The token's EIP-712 domain, as its signatures are made (the offer's `extra`). */
 export interface TokenDomain {
   name: string;
@@ -266,6 +273,38 @@ export function validBeforeOf(raw: Hex): bigint {
 /** Where a transaction was included (with status 1). */
 export type Inclusion = Pick<TransactionReceipt, "transactionHash" | "blockNumber" | "blockHash">;
 
+/** An authorization's use: the transaction, and its AuthorizationUsed log's index in the block. */
+export type AuthorizationUse = Inclusion & { logIndex: number };
+
+/**
+ * Whether the use of an authorization moved `value` from `from` to the treasury: the token's Transfer right after
+ * its AuthorizationUsed log (logIndex + 1, in the same transaction). EIP-3009 lets a payer sign several
+ * authorizations with one nonce (another `to`, another `value`): the log alone does not say which one was used.
+ * Read by the block's hash (never the receipt: a node may answer for a hash another, later execution).
+ */
+export async function movedToTreasury(
+  config: X402Config,
+  use: AuthorizationUse,
+  from: Address,
+  value: bigint,
+): Promise<boolean> {
+  const logs = await rpc(() =>
+    clientOf(config).getLogs({
+      address: config.tokenAddress,
+      event: transferEvent,
+      args: { from, to: config.treasuryAddress },
+      blockHash: use.blockHash,
+    }),
+  );
+  return logs.some(
+    (log) =>
+      !log.removed &&
+      log.transactionHash?.toLowerCase() === use.transactionHash.toLowerCase() &&
+      log.logIndex === use.logIndex + 1 &&
+      log.args.value === value,
+  );
+}
+
 /** Block ranges looked at, back from the head, for an authorization's use (at most 50 × PAYMENTS_SCAN_BLOCKS). */
 const maxUseRanges = 50;
 
@@ -279,7 +318,7 @@ export async function findAuthorizationUse(
   from: Address,
   nonce: Hex,
   notBefore: Date,
-): Promise<Inclusion | undefined> {
+): Promise<AuthorizationUse | undefined> {
   const client = clientOf(config);
   const since = BigInt(Math.floor(notBefore.getTime() / 1000));
   let to = await rpc(() => client.getBlockNumber({ cacheTime: 0 }));
@@ -296,12 +335,16 @@ export async function findAuthorizationUse(
     );
     // The log itself says where the transfer is (a log exists only in a transaction that succeeded); its receipt
     // is not read: a node may answer for its hash another, later execution (ganache re-mines a re-sent one).
-    const used = logs.find((log) => !log.removed && log.transactionHash && log.blockHash && log.blockNumber !== null);
+    const used = logs.find(
+      (log) =>
+        !log.removed && log.transactionHash && log.blockHash && log.blockNumber !== null && log.logIndex !== null,
+    );
     if (used)
       return {
         transactionHash: used.transactionHash as Hash,
         blockNumber: used.blockNumber as bigint,
         blockHash: used.blockHash as Hash,
+        logIndex: used.logIndex as number,
       };
     if (fromBlock === 0n) return undefined;
     const block = await rpc(() => client.getBlock({ blockNumber: fromBlock }));
