@@ -22,11 +22,14 @@ contract AuthorizedToken {
         keccak256(
             "TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)"
         );
+    bytes32 public constant CANCEL_AUTHORIZATION_TYPEHASH =
+        keccak256("CancelAuthorization(address authorizer,bytes32 nonce)");
     bytes32 private constant DOMAIN_TYPEHASH =
         keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)");
 
     event Transfer(address indexed from, address indexed to, uint256 value);
     event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce);
+    event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce);
 
     constructor(string memory name_, string memory symbol_, string memory version_, uint8 decimals_) {
         name = name_;
@@ -95,6 +98,22 @@ contract AuthorizedToken {
         bytes32 digest = _digest(from, to, value, validAfter, validBefore, nonce);
         _useAuthorization(from, nonce, _recover(digest, signature));
         _transfer(from, to, value);
+    }
+
+    /// @notice EIP-3009's cancelAuthorization: the authorizer marks an unused nonce used, with no transfer.
+    function cancelAuthorization(address authorizer, bytes32 nonce, uint8 v, bytes32 r, bytes32 s) external {
+        require(!authorizationState[authorizer][nonce], "AuthorizedToken: authorization is used");
+        bytes32 digest = keccak256(
+            abi.encodePacked(
+                "\x19\x01",
+                DOMAIN_SEPARATOR(),
+                keccak256(abi.encode(CANCEL_AUTHORIZATION_TYPEHASH, authorizer, nonce))
+            )
+        );
+        address signer = ecrecover(digest, v, r, s);
+        require(signer != address(0) && signer == authorizer, "AuthorizedToken: invalid signature");
+        authorizationState[authorizer][nonce] = true;
+        emit AuthorizationCanceled(authorizer, nonce);
     }
 
     // 65 bytes (r, s, v), or 64 (ERC-2098's compact r, yParityAndS): a signature a server cannot check as an

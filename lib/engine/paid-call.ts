@@ -254,7 +254,7 @@ export async function payForCall(config: X402Config, call: PaidCall): Promise<Pa
     let receipt: Inclusion = outcome.receipt;
     if (outcome.receipt.status !== "success") {
       // Reverted: nothing moved, unless someone else submitted the (public) authorization first.
-      const elsewhere = await transferElsewhere(config, row).catch((error: unknown) => {
+      const elsewhere = await transferElsewhere(config, row, outcome.receipt.blockNumber).catch((error: unknown) => {
         if (error instanceof PaymentsRpcError) throw stillSettling("The payments network stopped answering.");
         throw error;
       });

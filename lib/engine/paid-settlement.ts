@@ -154,17 +154,23 @@ export async function finishSettlement(
  * transaction the settler did not record). The authorization is public once sent: anyone may have submitted it
  * first, and then the money moved all the same. The token's authorizationState says whether it was used; if it
  * was, the transaction that used it (its AuthorizationUsed log), if that moved the payment's value to the treasury.
- * Undefined: unused, or used by another authorization with the same nonce: nothing moved for it; "not found":
- * used, but its transaction was not found (reported, looked at again next sweep).
+ * Undefined: unused, canceled, or used by another authorization with the same nonce: nothing moved for it; "not found":
+ * used, but its transaction was not found (reported, looked at again next sweep). `upTo`: the block our own
+ * transaction (reverted, or the filler) was included in, when known: the use is at or before it.
  */
 export async function transferElsewhere(
   config: X402Config,
   row: PaymentRow,
+  upTo?: bigint,
 ): Promise<Inclusion | "not found" | undefined> {
   const from = row.fromAddress as `0x${string}`;
   const nonce = row.nonce as `0x${string}`;
   if (!(await readAuthorizationUsed(config, from, nonce))) return undefined;
-  const use = await findAuthorizationUse(config, from, nonce, new Date(row.createdAt.getTime() - 600_000));
+  const use = await findAuthorizationUse(config, from, nonce, new Date(row.createdAt.getTime() - 600_000), upTo);
+  if (use === "canceled") {
+    log.warn("an x402 authorization was canceled by its payer; nothing moved for the payment", { paymentId: row.id });
+    return undefined;
+  }
   if (use) {
     if (await movedToTreasury(config, use, from, BigInt(row.value))) return use;
     // Another authorization with the same nonce (to the payer, or less to the treasury) was used first: the
@@ -188,8 +194,9 @@ async function settleOrFail(
   row: PaymentRow,
   txHash: string,
   nothingMoved: Resolution,
+  upTo?: bigint,
 ): Promise<Resolution> {
-  const elsewhere = await transferElsewhere(config, row);
+  const elsewhere = await transferElsewhere(config, row, upTo);
   if (elsewhere === "not found") return "reported";
   if (elsewhere) {
     log.warn("an x402 authorization was settled by another transaction than the settler's; finished with it", {
@@ -225,12 +232,13 @@ async function resolveSettlement(config: X402Config, row: PaymentRow, minedNonce
     if (!receipt) continue;
     // The filler took the nonce: the settlement can never be mined (a filler is sent only once the chain's time
     // is past the authorization's validBefore), yet someone else may have used the authorization before.
-    if (receipt.to && sameAddress(receipt.to, settler)) return settleOrFail(config, row, current.hash, "filled");
+    if (receipt.to && sameAddress(receipt.to, settler))
+      return settleOrFail(config, row, current.hash, "filled", receipt.blockNumber);
     if (receipt.status === "success") {
       await finishSettlement(config, row.id, receipt);
       return "finished";
     }
-    return settleOrFail(config, row, current.hash, "reverted");
+    return settleOrFail(config, row, current.hash, "reverted", receipt.blockNumber);
   }
   const nonce = row.settlerNonce ?? 0;
   // Its nonce went to a transaction that is none of those sent for it: none of them can be mined now.

@@ -11,6 +11,7 @@ import {
   createWalletClient,
   http,
   keccak256,
+  parseAbi,
   parseSignature,
   parseTransaction,
   serializeCompactSignature,
@@ -38,6 +39,9 @@ import {
   type X402World,
 } from "../support/x402";
 
+const cancelAbi = parseAbi([
+  "function cancelAuthorization(address authorizer, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)",
+]);
 const input = { input: { text: "Settle it, whatever happens." } };
 const settlementTimeoutMs = 3_000;
 const metricsToken = "metrics-token-for-x402-settlement";
@@ -122,11 +126,11 @@ const tokenBalance = (address: Address) => tokenBalanceOn(chain, address);
 async function payerView(payer: PrivateKeyAccount) {
   const { cookie } = await signIn(server.baseUrl, payer);
   const read = async (path: string) => (await fetch(`${server.baseUrl}${path}`, { headers: { cookie } })).json();
-  const [jobs, topUps, history] = await Promise.all([
-    read("/api/developers/jobs"),
-    read("/api/credits/top-ups"),
-    read("/api/credits/history"),
-  ]);
+  // One after the other, the jobs first: the job, its top-up and its ledger entries are committed together, so
+  // once the job is seen the others are too (read at once, the history could be read before the commit).
+  const jobs = await read("/api/developers/jobs");
+  const topUps = await read("/api/credits/top-ups");
+  const history = await read("/api/credits/history");
   return {
     jobIds: (jobs.data as { jobId: string }[]).map((j) => j.jobId),
     topUps: topUps.data as { txHash: string; status: string; credits: number }[],
@@ -488,6 +492,52 @@ describe("a payer who front-runs with another authorization under the same nonce
     expect(view.ledger.filter(([type, amount]) => type === "topup" && Number(amount) > 0)).toEqual([]);
     const [row] = await (await db()).select().from(x402Payments).where(eq(x402Payments.fromAddress, payer.address));
     expect(row).toMatchObject({ status: "failed", failureReason: "settlement_failed", jobId: null });
+  });
+});
+
+describe("a payer who cancels the authorization after the simulation", () => {
+  it("its nonce is used with no AuthorizationUsed log: the call is refused (settlement_failed) at once, no job", async () => {
+    const payer = await chain.newAccount();
+    const required = await offer();
+    const header = await officialPayment(payer, required);
+    const { authorization: a } = JSON.parse(Buffer.from(header, "base64").toString()).payload;
+    const { extra } = required.accepts[0];
+    const cancel = parseSignature(
+      await payer.signTypedData({
+        domain: {
+          name: extra.name as string,
+          version: extra.version as string,
+          chainId: chain.chainId,
+          verifyingContract: chain.token,
+        },
+        types: {
+          CancelAuthorization: [
+            { name: "authorizer", type: "address" },
+            { name: "nonce", type: "bytes32" },
+          ],
+        },
+        primaryType: "CancelAuthorization",
+        message: { authorizer: payer.address, nonce: a.nonce },
+      }),
+    );
+    const submitter = createWalletClient({ account: await chain.newAccount(), transport: http(chain.rpcUrl) });
+    rpc.beforeForwarding("eth_sendRawTransaction", async () => {
+      rpc.beforeForwarding("eth_sendRawTransaction");
+      const hash = await submitter.writeContract({
+        chain: null,
+        address: chain.token,
+        abi: cancelAbi,
+        functionName: "cancelAuthorization",
+        args: [payer.address, a.nonce, Number(cancel.v), cancel.r, cancel.s],
+      });
+      await chain.publicClient.waitForTransactionReceipt({ hash });
+    });
+    const res = await fetch(executeUrl(), post({ "payment-signature": header }));
+    expect(res.status).toBe(402);
+    expect(paymentResponse(res)).toMatchObject({ success: false, errorReason: "settlement_failed" });
+    const [row] = await (await db()).select().from(x402Payments).where(eq(x402Payments.fromAddress, payer.address));
+    expect(row).toMatchObject({ status: "failed", failureReason: "settlement_failed", jobId: null });
+    expect((await payerView(payer)).jobIds).toEqual([]);
   });
 });
 

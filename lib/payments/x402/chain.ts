@@ -44,7 +44,7 @@ const useAbi = parseAbi([
   "event Transfer(address indexed from, address indexed to, uint256 value)",
   "event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce)",
 ]);
-const [transferEvent] = useAbi;
+const [transferEvent, canceledEvent] = useAbi;
 
 /** The token's EIP-712 domain, as its signatures are made (the offer's `extra`). */
 export interface TokenDomain {
@@ -311,18 +311,22 @@ const maxUseRanges = 50;
 /**
  * Where the transaction that used the authorization is (`from`, `nonce`), found by the token's
  * AuthorizationUsed log, searched back from the head in PAYMENTS_SCAN_BLOCKS ranges down to the first block
- * older than `notBefore` (the payment's reservation: it was unused then); undefined when not found within that.
+ * older than `notBefore` (the payment's reservation: it was unused then); "canceled" when the payer canceled it
+ * instead (its AuthorizationCanceled log); undefined when neither is found within that.
  */
 export async function findAuthorizationUse(
   config: X402Config,
   from: Address,
   nonce: Hex,
   notBefore: Date,
-): Promise<AuthorizationUse | undefined> {
+  upTo?: bigint,
+): Promise<AuthorizationUse | "canceled" | undefined> {
   const client = clientOf(config);
   const since = BigInt(Math.floor(notBefore.getTime() / 1000));
-  let to = await rpc(() => client.getBlockNumber({ cacheTime: 0 }));
-  for (let range = 0; range < maxUseRanges; range++) {
+  let to = upTo ?? (await rpc(() => client.getBlockNumber({ cacheTime: 0 })));
+  // From a known block (where our settlement reverted or its nonce was filled: the use is at or before it), the
+  // walk goes down to the reservation whatever the distance; from the head, at most maxUseRanges ranges.
+  for (let range = 0; upTo !== undefined || range < maxUseRanges; range++) {
     const fromBlock = to >= config.scanBlocks ? to - config.scanBlocks + 1n : 0n;
     const logs = await rpc(() =>
       client.getLogs({
@@ -346,6 +350,17 @@ export async function findAuthorizationUse(
         blockHash: used.blockHash as Hash,
         logIndex: used.logIndex as number,
       };
+    // Not used but canceled (EIP-3009's cancelAuthorization, after our simulation): marked used, nothing moved.
+    const canceled = await rpc(() =>
+      client.getLogs({
+        address: config.tokenAddress,
+        event: canceledEvent,
+        args: { authorizer: from, nonce },
+        fromBlock,
+        toBlock: to,
+      }),
+    );
+    if (canceled.some((log) => !log.removed)) return "canceled";
     if (fromBlock === 0n) return undefined;
     const block = await rpc(() => client.getBlock({ blockNumber: fromBlock }));
     if (block.timestamp < since) return undefined;
