@@ -17,7 +17,8 @@
 // completion is delivered and signs its receipt; a drain ends with the last delivery: bench/completion-hooks.ts);
 // --growth [--growth-jobs <n>] (PostgreSQL only, instead of the phases above: the growth section, bench/growth.ts);
 // --observability (only the product's phase, with metrics scraped every second and traces exported against
-// neither, paired in `--rounds` rounds: bench/observability.ts; `--observed on,metrics,traces,…` runs those
+// neither, paired in `--rounds` rounds, each server measured fresh and again warmed after `--warmup-jobs` more:
+// bench/observability.ts; `--observed on,metrics,traces,…` runs those
 // variants against the same off, to split the cost by phase; with --profile, self time by package).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -489,6 +490,7 @@ async function runObservability(machine: Machine) {
           steady: { rate: options.rate, count: options.steadyJobs },
           burst: { count: options.burstJobs, submitters: options.connections },
           timeoutMs: options.timeoutMs,
+          warmupJobs: options.warmupJobs,
           ...extra,
           env: { ...extra.env, ...(dir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir}` } : {}) },
           progress: (message) => report(`observability ${observed}: ${message}`),
