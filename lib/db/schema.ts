@@ -271,6 +271,11 @@ export const x402Payments = pgTable(
     accountId: uuid("account_id").references(() => accounts.id),
     jobId: uuid("job_id"),
     failureReason: text("failure_reason", { enum: x402ErrorReasons }),
+    /**
+     * When the row became settling: the health's stuck rule measures from it, as the sweep's looks (which move
+     * updatedAt on rows they leave unchanged) must not make a settlement that never resolves look fresh.
+     */
+    settlingSince: ts("settling_since"),
     createdAt: createdAt(),
     updatedAt: ts("updated_at").notNull().defaultNow(),
   },

@@ -231,7 +231,7 @@ export async function staleSettlements(olderThanMs: number, limit: number): Prom
 }
 
 /**
- * How many settlements have waited longer than `olderThanMs` since they were last sent, or been replaced twice
+ * How many settlements have waited longer than `olderThanMs` since they became settling, or been replaced twice
  * already (each replacement comes a settlement timeout after the last): health's "the settler is stuck".
  */
 export async function countStuckSettlements(olderThanMs: number): Promise<number> {
@@ -244,7 +244,11 @@ export async function countStuckSettlements(olderThanMs: number): Promise<number
       and(
         eq(x402Payments.status, "settling"),
         or(
-          lt(x402Payments.updatedAt, sql`now() - make_interval(secs => ${olderThanMs / 1000})`),
+          // Since it became settling, not since its last update: the sweep's looks move updatedAt (markLookedAt).
+          lt(
+            sql`coalesce(${x402Payments.settlingSince}, ${x402Payments.updatedAt})`,
+            sql`now() - make_interval(secs => ${olderThanMs / 1000})`,
+          ),
           sql`jsonb_array_length(${x402Payments.replacedTxHashes}) >= 2`,
         ),
       ),
@@ -286,6 +290,7 @@ export async function recordSettlement(
         settlementTxHash: signed.hash,
         settlementRawTx: signed.raw,
         settlerNonce: nonce,
+        settlingSince: sql`now()`,
         updatedAt: sql`now()`,
       })
       .where(and(eq(x402Payments.id, paymentId), eq(x402Payments.status, "reserved")))
