@@ -277,17 +277,18 @@ export async function payForCall(config: X402Config, call: PaidCall): Promise<Pa
     });
     if (!finished.jobId || !finished.accountId) {
       // The money moved and stays credited to the payer's account (their wallet signs in to it); the job was not
-      // created, and will not be: a final answer in the envelope, with the refusal's own code.
+      // created, and will not be: a final 409 PAYMENT_CLAIMED, the refusal in its details. Never the refusal's own
+      // code: INSUFFICIENT_CREDITS would be a 402 with no PAYMENT-REQUIRED, for money that was credited.
       const credited = `The payment (${receipt.transactionHash}) was credited to the account of ${authorization.from}, but its job was not created`;
       const refusal = finished.refusal;
-      throw refusal
-        ? new DomainError(refusal.code, `${credited}: ${refusal.message}`, {
-            ...refusal.details,
-            transaction: receipt.transactionHash,
-          })
-        : new DomainError("PAYMENT_CLAIMED", `${credited}: the call can no longer run.`, {
-            transaction: receipt.transactionHash,
-          });
+      throw new DomainError(
+        "PAYMENT_CLAIMED",
+        `${credited}: ${refusal ? refusal.message : "the call can no longer run."}`,
+        {
+          transaction: receipt.transactionHash,
+          ...(refusal && { refusal: { code: refusal.code, message: refusal.message, details: refusal.details } }),
+        },
+      );
     }
     const accessToken = await issueAccessToken(d, finished.jobId);
     const created = finished.job ?? (await getJob(finished.accountId, finished.jobId));

@@ -21,7 +21,7 @@ import {
   type Hex,
 } from "viem";
 import { eq, inArray } from "drizzle-orm";
-import { services, x402Payments } from "@/lib/db/schema";
+import { accounts, idempotencyKeys, services, x402Payments } from "@/lib/db/schema";
 import { db } from "@/lib/domain/database";
 import { eip3009Abi } from "@/lib/payments/x402/chain";
 import type { LocalChain } from "../support/chain";
@@ -582,6 +582,38 @@ describe("a settled payment whose job cannot be created", () => {
     expect(view.jobIds).toEqual([]);
     expect(view.topUps).toEqual([expect.objectContaining({ txHash: hash, status: "credited", credits: 2 })]);
     expect(view.ledger).toEqual([["topup", 2]]);
+  });
+});
+
+describe("a paid call whose job is refused after its payment is credited", () => {
+  it("answers 409 PAYMENT_CLAIMED with the refusal in details (never the refusal's own code); the credit stays", async () => {
+    const payer = await chain.newAccount();
+    const header = await officialPayment(payer, await offer());
+    // The payer's account exists (signed in), and its Idempotency-Key is taken by another call between the
+    // payment's check and its finish: the job is refused once the money moved.
+    await signIn(server.baseUrl, payer);
+    const [account] = await (await db()).select().from(accounts).where(eq(accounts.walletAddress, payer.address));
+    rpc.beforeForwarding("eth_sendRawTransaction", async () => {
+      rpc.beforeForwarding("eth_sendRawTransaction");
+      await (await db()).insert(idempotencyKeys).values({
+        accountId: account.id,
+        key: "k-taken",
+        fingerprint: "another call",
+        jobId: crypto.randomUUID(),
+        responseStatus: 202,
+        responseBody: {},
+      });
+    });
+    const res = await fetch(executeUrl(), post({ "payment-signature": header, "idempotency-key": "k-taken" }));
+    expect(res.status).toBe(409);
+    expect(res.headers.get("payment-required")).toBeNull();
+    expect((await res.json()).error).toMatchObject({
+      code: "PAYMENT_CLAIMED",
+      details: { transaction: expect.any(String), refusal: expect.objectContaining({ code: "IDEMPOTENCY_CONFLICT" }) },
+    });
+    const view = await payerView(payer);
+    expect(view.jobIds).toEqual([]);
+    expect(view.ledger).toEqual([["topup", 1]]);
   });
 });
 
