@@ -23,7 +23,8 @@ import {
 import { eq, inArray } from "drizzle-orm";
 import { accounts, idempotencyKeys, services, x402Payments } from "@/lib/db/schema";
 import { db } from "@/lib/domain/database";
-import { eip3009Abi } from "@/lib/payments/x402/chain";
+import { x402Config } from "@/lib/env";
+import { eip3009Abi, findAuthorizationUse } from "@/lib/payments/x402/chain";
 import type { LocalChain } from "../support/chain";
 import { signIn } from "../support/developer";
 import { eventually } from "../support/jobs";
@@ -441,6 +442,31 @@ describe("an authorization someone else submits first", () => {
       ["charge", -1],
       ["topup", 1],
     ]);
+  });
+});
+
+describe("an authorization used after the block where the settler's own settlement reverted", () => {
+  // Ours can revert for another reason than the nonce's use (the payer's balance, a paused token) while the
+  // authorization stays valid: anyone may submit it afterwards, and then the money moved after that block.
+  it("is found above that block, not only below it", async () => {
+    const payer = await chain.newAccount();
+    const header = await officialPayment(payer, await offer());
+    const { authorization: a, signature } = JSON.parse(Buffer.from(header, "base64").toString()).payload;
+    const reverted = await chain.publicClient.getBlockNumber({ cacheTime: 0 });
+    const thirdParty = createWalletClient({ account: await chain.newAccount(), transport: http(chain.rpcUrl) });
+    const { v, r, s } = parseSignature(signature as Hex);
+    const used = await thirdParty.writeContract({
+      chain: null,
+      address: chain.token,
+      abi: eip3009Abi,
+      functionName: "transferWithAuthorization",
+      args: [a.from, a.to, BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce, Number(v), r, s],
+    });
+    await chain.publicClient.waitForTransactionReceipt({ hash: used });
+    const config = x402Config();
+    if (!config) throw new Error("x402 is not configured in this file's server");
+    const found = await findAuthorizationUse(config, a.from, a.nonce, new Date(Date.now() - 600_000), reverted);
+    expect(found).toMatchObject({ transactionHash: used });
   });
 });
 

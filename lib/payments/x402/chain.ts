@@ -310,9 +310,12 @@ const maxUseRanges = 50;
 
 /**
  * Where the transaction that used the authorization is (`from`, `nonce`), found by the token's
- * AuthorizationUsed log, searched back from the head in PAYMENTS_SCAN_BLOCKS ranges down to the first block
- * older than `notBefore` (the payment's reservation: it was unused then); "canceled" when the payer canceled it
- * instead (its AuthorizationCanceled log); undefined when neither is found within that.
+ * AuthorizationUsed log; "canceled" when the payer canceled it instead (its AuthorizationCanceled log); undefined
+ * when neither is found. Looked for back from `upTo` (the block where our settlement reverted or its nonce was
+ * filled) down to the first block older than `notBefore` (the payment's reservation: it was unused then), then, if
+ * not there, back from the head down to `upTo`: our settlement can revert for another reason than the nonce's use
+ * (the payer's balance, a paused token) while the authorization stays valid, and anyone may submit it after. With
+ * no `upTo`, back from the head only. From the head, at most maxUseRanges ranges.
  */
 export async function findAuthorizationUse(
   config: X402Config,
@@ -321,13 +324,32 @@ export async function findAuthorizationUse(
   notBefore: Date,
   upTo?: bigint,
 ): Promise<AuthorizationUse | "canceled" | undefined> {
+  const search = { config, from, nonce, since: BigInt(Math.floor(notBefore.getTime() / 1000)) };
+  const before = upTo === undefined ? undefined : await searchDown(search, upTo, 0n, Number.POSITIVE_INFINITY);
+  if (before) return before;
+  const head = await rpc(() => clientOf(config).getBlockNumber({ cacheTime: 0 }));
+  return searchDown(search, head, upTo === undefined ? 0n : upTo + 1n, maxUseRanges);
+}
+
+interface UseSearch {
+  config: X402Config;
+  from: Address;
+  nonce: Hex;
+  /** The reservation's time (seconds): the search stops at the first block older. */
+  since: bigint;
+}
+
+/** The use (or cancellation) in blocks `top` down to `floor`, PAYMENTS_SCAN_BLOCKS at a time, at most `maxRanges`. */
+async function searchDown(
+  { config, from, nonce, since }: UseSearch,
+  top: bigint,
+  floor: bigint,
+  maxRanges: number,
+): Promise<AuthorizationUse | "canceled" | undefined> {
   const client = clientOf(config);
-  const since = BigInt(Math.floor(notBefore.getTime() / 1000));
-  let to = upTo ?? (await rpc(() => client.getBlockNumber({ cacheTime: 0 })));
-  // From a known block (where our settlement reverted or its nonce was filled: the use is at or before it), the
-  // walk goes down to the reservation whatever the distance; from the head, at most maxUseRanges ranges.
-  for (let range = 0; upTo !== undefined || range < maxUseRanges; range++) {
-    const fromBlock = to >= config.scanBlocks ? to - config.scanBlocks + 1n : 0n;
+  let to = top;
+  for (let range = 0; range < maxRanges && to >= floor; range++) {
+    const fromBlock = to - floor >= config.scanBlocks ? to - config.scanBlocks + 1n : floor;
     const logs = await rpc(() =>
       client.getLogs({
         address: config.tokenAddress,
@@ -361,7 +383,7 @@ export async function findAuthorizationUse(
       }),
     );
     if (canceled.some((log) => !log.removed)) return "canceled";
-    if (fromBlock === 0n) return undefined;
+    if (fromBlock === floor) return undefined;
     const block = await rpc(() => client.getBlock({ blockNumber: fromBlock }));
     if (block.timestamp < since) return undefined;
     to = fromBlock - 1n;
