@@ -16,6 +16,12 @@ import { sendWebhook } from "./webhook-sender";
 /** Even without a signal, look again this often (another instance's crashed lease, a lost notification). */
 const maxIdleMs = 30_000;
 const errorBackoffMs = 1_000;
+/**
+ * Due, yet nothing was claimed: every slot or its endpoint's cap is taken here (a finishing send pokes), or it fell
+ * due between the claim's statement and the due time's read (nothing pokes then: a retry 200 ms after the last
+ * attempt, read by a busy process, waited the full idle time). Looked at again this soon either way.
+ */
+const dueUnclaimedMs = 1_000;
 
 const getsReceipt = (claim: ClaimedDelivery): claim is ClaimedDelivery & { jobId: string } =>
   claim.eventType === receiptEventType && claim.jobId !== null;
@@ -151,8 +157,7 @@ export function startWebhookDispatcher(): () => Promise<void> {
         if (stopped) break;
         const due = await nextDueAt();
         const untilDue = due ? due.getTime() - Date.now() : maxIdleMs;
-        // Due but not claimable (every slot, or its endpoint's cap, is taken here): a finishing send pokes.
-        const wait = untilDue > 0 ? untilDue : claimed === 0 ? maxIdleMs : 0;
+        const wait = untilDue > 0 ? untilDue : claimed === 0 ? dueUnclaimedMs : 0;
         await sleep(Math.min(wait, maxIdleMs));
       } catch (err) {
         log.warn("webhook dispatcher: database error, retrying", { err });
