@@ -152,6 +152,12 @@ const median = (values: number[]) => {
 };
 /** The server's CPU per job of the burst, in ms. */
 const cpuMsPerJob = (r: MeasuredPhases) => (r.burst.cpu.server / 100) * r.burst.cpu.seconds * (1000 / r.burst.jobs);
+/**
+ * The drain's CPU per job of the burst, in ms: the server and its database's PostgreSQL backends, the two that
+ * share the cores and bound jobs/s on a saturated machine (observing adds work only to the first). NaN on PGlite.
+ */
+const drainCpuMsPerJob = (r: MeasuredPhases) =>
+  ((r.burst.cpu.server + r.burst.cpu.postgres) / 100) * r.burst.cpu.seconds * (1000 / r.burst.jobs);
 
 const x = (n: number) => `${n.toFixed(2)}×`;
 
@@ -223,6 +229,7 @@ function pairedLines(rounds: ObservedRound[], state: "fresh" | "warmed"): string
   const ratios = paired.map((r) => ({
     jobsPerSecond: r.on.burst.jobsPerSecond / r.off.burst.jobsPerSecond,
     cpu: cpuMsPerJob(r.on) / cpuMsPerJob(r.off),
+    drainCpu: drainCpuMsPerJob(r.on) / drainCpuMsPerJob(r.off),
     overhead: r.on.steady.overhead.p50 / r.off.steady.overhead.p50,
   }));
   const rows = paired.map((r, i) => {
@@ -230,6 +237,7 @@ function pairedLines(rounds: ObservedRound[], state: "fresh" | "warmed"): string
     return (
       `| ${i + 1} (${i % 2 === 0 ? "off first" : "off last"}) | ${r.off.burst.jobsPerSecond.toFixed(1)} | ${r.on.burst.jobsPerSecond.toFixed(1)} | ` +
       `${x(ratio.jobsPerSecond)} | ${cpuMsPerJob(r.off).toFixed(2)} | ${cpuMsPerJob(r.on).toFixed(2)} | ${x(ratio.cpu)} | ` +
+      `${drainCpuMsPerJob(r.off).toFixed(2)} | ${drainCpuMsPerJob(r.on).toFixed(2)} | ${x(ratio.drainCpu)} | ` +
       `${r.off.steady.overhead.p50.toFixed(0)} / ${r.on.steady.overhead.p50.toFixed(0)} | ` +
       `${r.loadAverage.before.toFixed(2)} → ${r.loadAverage.after.toFixed(2)} |`
     );
@@ -241,12 +249,14 @@ function pairedLines(rounds: ObservedRound[], state: "fresh" | "warmed"): string
       ? "**Fresh** (each server's first jobs):"
       : `**Warmed** (the same servers after ${warmedAfter ?? 0} jobs in all: a long-lived server's steady state):`,
     "",
-    "| round (order) | jobs/s off | jobs/s on | jobs/s on/off | server CPU ms/job off | on | CPU on/off | steady overhead p50 ms off / on | load average (1 min) |",
-    "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    "| round (order) | jobs/s off | jobs/s on | jobs/s on/off | server CPU ms/job off | on | CPU on/off | " +
+      "server + PostgreSQL CPU ms/job off | on | on/off | steady overhead p50 ms off / on | load average (1 min) |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ...rows,
     "",
     `Median over ${paired.length} round(s), ${state}: jobs/s on/off **${x(median(ratios.map((r) => r.jobsPerSecond)))}**, ` +
       `server CPU per job on/off **${x(median(ratios.map((r) => r.cpu)))}**, ` +
+      `the drain's CPU per job (server + PostgreSQL) on/off **${x(median(ratios.map((r) => r.drainCpu)))}**, ` +
       `steady overhead p50 on/off ${x(median(ratios.map((r) => r.overhead)))}.`,
   ];
 }
