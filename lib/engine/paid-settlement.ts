@@ -155,8 +155,8 @@ export async function finishSettlement(
  * first, and then the money moved all the same. The token's authorizationState says whether it was used; if it
  * was, the transaction that used it (its AuthorizationUsed log), if that moved the payment's value to the treasury.
  * Undefined: unused, canceled, or used by another authorization with the same nonce: nothing moved for it; "not found":
- * used, but its transaction was not found (reported, looked at again next sweep). `upTo`: the block our own
- * transaction (reverted, or the filler) was included in, when known: the use is at or before it.
+ * used, but its transaction was not found, or the node does not show its block's logs yet (reported, looked at again
+ * next sweep). `upTo`: the block our own transaction (reverted, or the filler) was included in, when known.
  */
 export async function transferElsewhere(
   config: X402Config,
@@ -172,7 +172,16 @@ export async function transferElsewhere(
     return undefined;
   }
   if (use) {
-    if (await movedToTreasury(config, use, from, BigInt(row.value))) return use;
+    const moved = await movedToTreasury(config, use, from, nonce, BigInt(row.value));
+    if (moved === undefined) {
+      // The node that answered does not show the block's logs yet (a lagging node behind a load balancer).
+      log.warn("an x402 authorization's use was found, but not its block's logs; looked at again later", {
+        paymentId: row.id,
+        txHash: use.transactionHash,
+      });
+      return "not found";
+    }
+    if (moved) return use;
     // Another authorization with the same nonce (to the payer, or less to the treasury) was used first: the
     // payment's own can never be, and what moved is not the payment (the §10 watcher credits any treasury
     // transfer as what it is).

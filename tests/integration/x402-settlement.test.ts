@@ -36,6 +36,7 @@ import {
   price,
   signedAuthorization,
   startX402,
+  submitAuthorization,
   tokenBalance as tokenBalanceOn,
   type X402World,
 } from "../support/x402";
@@ -438,6 +439,40 @@ describe("an authorization someone else submits first", () => {
     const view = await payerView(payer);
     expect(view.jobIds).toEqual([jobId]);
     expect(view.topUps).toEqual([expect.objectContaining({ txHash: frontRun, status: "credited", credits: 1 })]);
+    expect(view.ledger).toEqual([
+      ["charge", -1],
+      ["topup", 1],
+    ]);
+  });
+});
+
+describe("a node behind a load balancer that does not show the block's logs yet", () => {
+  it("the use of an authorization someone else submitted first is looked at again, never refused: 503, then the sweep finishes it", async () => {
+    const payer = await chain.newAccount();
+    const header = await officialPayment(payer, await offer());
+    let used: Hex | undefined;
+    // Reads of a block's logs by its hash answer [] (the node has not seen that block): an answer, not an error.
+    rpc.beforeForwarding("eth_getLogs", async (params) =>
+      (params[0] as { blockHash?: string }).blockHash ? { answer: [] } : undefined,
+    );
+    rpc.beforeForwarding("eth_sendRawTransaction", async () => {
+      rpc.beforeForwarding("eth_sendRawTransaction");
+      used = await submitAuthorization(chain, header);
+    });
+    try {
+      const res = await fetch(executeUrl(), post({ "payment-signature": header }));
+      expect(res.status).toBe(503);
+      const [row] = await (await db()).select().from(x402Payments).where(eq(x402Payments.fromAddress, payer.address));
+      expect(row.status).toBe("settling");
+    } finally {
+      rpc.beforeForwarding("eth_getLogs");
+    }
+    const view = await eventually(
+      () => payerView(payer),
+      (v) => v.jobIds.length === 1,
+      30_000,
+    );
+    expect(view.topUps).toEqual([expect.objectContaining({ txHash: used, status: "credited", credits: 1 })]);
     expect(view.ledger).toEqual([
       ["charge", -1],
       ["topup", 1],

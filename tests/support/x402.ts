@@ -5,8 +5,19 @@ import { x402Client } from "@x402/fetch";
 import { ExactEvmScheme, authorizationTypes } from "@x402/evm";
 import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
+import { createRequire } from "node:module";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
-import { toHex, type Address, type Hex } from "viem";
+import {
+  createWalletClient,
+  encodeFunctionData,
+  http,
+  parseSignature,
+  toHex,
+  type Abi,
+  type Address,
+  type Hex,
+} from "viem";
+import { eip3009Abi } from "@/lib/payments/x402/chain";
 import { startLocalChain, testTokenAbi, type LocalChain } from "./chain";
 import { startRpcProxy, type RpcProxy } from "./rpc-proxy";
 import { startTestServer, type TestServer } from "./test-server";
@@ -142,4 +153,90 @@ export function paymentResponse(res: Response) {
     network: string;
     payer?: string;
   };
+}
+
+/** What a PAYMENT-SIGNATURE header carries: the authorization (its numbers as strings) and its signature. */
+export function paymentPayload(header: string): {
+  authorization: { from: Address; to: Address; value: string; validAfter: string; validBefore: string; nonce: Hex };
+  signature: Hex;
+} {
+  return JSON.parse(Buffer.from(header, "base64").toString()).payload;
+}
+
+// A multicall a facilitator (or anyone) may use to submit several authorizations in one transaction.
+const batchSource = `// SPDX-License-Identifier: MIT
+pragma solidity 0.8.28;
+contract AuthorizationBatch {
+    function submit(address token, bytes[] calldata calls) external {
+        for (uint256 i = 0; i < calls.length; i++) {
+            (bool ok, ) = token.call(calls[i]);
+            require(ok, "AuthorizationBatch: a call reverted");
+        }
+    }
+}`;
+let batchContract: { abi: Abi; bytecode: Hex } | undefined;
+const batches = new Map<string, Promise<Address>>();
+
+function compileBatch(): { abi: Abi; bytecode: Hex } {
+  if (batchContract) return batchContract;
+  const solc = createRequire(import.meta.url)("solc") as { compile(input: string): string };
+  const output = JSON.parse(
+    solc.compile(
+      JSON.stringify({
+        language: "Solidity",
+        sources: { "AuthorizationBatch.sol": { content: batchSource } },
+        settings: { evmVersion: "paris", outputSelection: { "*": { "*": ["abi", "evm.bytecode.object"] } } },
+      }),
+    ),
+  );
+  const compiled = output.contracts?.["AuthorizationBatch.sol"]?.AuthorizationBatch;
+  if (!compiled) throw new Error(`solc: ${JSON.stringify(output.errors)}`);
+  batchContract = { abi: compiled.abi, bytecode: `0x${compiled.evm.bytecode.object}` };
+  return batchContract;
+}
+
+/**
+ * A third party submits the authorizations of these PAYMENT-SIGNATURE headers itself (they are public once
+ * sent): one straight to the token's transferWithAuthorization, several in one transaction through a batch
+ * contract, in the order given. Resolves with the transaction's hash once it is mined.
+ */
+export async function submitAuthorization(chain: LocalChain, ...headers: string[]): Promise<Hex> {
+  const submitter = createWalletClient({
+    account: await chain.newAccount({ tokens: 0n }),
+    transport: http(chain.rpcUrl),
+  });
+  const calls = headers.map((header) => {
+    const { authorization: a, signature } = paymentPayload(header);
+    const { v, r, s } = parseSignature(signature);
+    return encodeFunctionData({
+      abi: eip3009Abi,
+      functionName: "transferWithAuthorization",
+      args: [a.from, a.to, BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce, Number(v), r, s],
+    });
+  });
+  let hash: Hex;
+  if (calls.length === 1) hash = await submitter.sendTransaction({ chain: null, to: chain.token, data: calls[0] });
+  else {
+    const { abi, bytecode } = compileBatch();
+    let batch = batches.get(chain.rpcUrl);
+    if (!batch) {
+      batch = (async () => {
+        const deployed = await submitter.deployContract({ chain: null, abi, bytecode });
+        const receipt = await chain.publicClient.waitForTransactionReceipt({ hash: deployed });
+        if (!receipt.contractAddress) throw new Error("the authorization batch was not deployed");
+        return receipt.contractAddress;
+      })();
+      batches.set(chain.rpcUrl, batch);
+    }
+    hash = await submitter.writeContract({
+      chain: null,
+      address: await batch,
+      abi,
+      functionName: "submit",
+      args: [chain.token, calls],
+    });
+  }
+  const receipt = await chain.publicClient.waitForTransactionReceipt({ hash });
+  if (receipt.status !== "success") throw new Error(`the third party's submission reverted (${hash})`);
+  return hash;
 }

@@ -3,6 +3,7 @@
 // settler's transaction sent and followed. It decides nothing: the rules are in ./payment.ts and ./settler.ts.
 import {
   createWalletClient,
+  decodeEventLog,
   decodeFunctionData,
   defineChain,
   encodeFunctionData,
@@ -18,11 +19,12 @@ import {
   type Address,
   type Hash,
   type Hex,
+  type Log,
   type TransactionReceipt,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { X402Config } from "@/lib/env";
-import { clientOf, rpc } from "@/lib/payments/chain";
+import { clientOf, rpc, sameAddress } from "@/lib/payments/chain";
 
 // The two overloads the official x402 facilitators call: (v, r, s) for a 65-byte signature, `bytes` otherwise.
 export const eip3009Abi = parseAbi([
@@ -40,11 +42,12 @@ const authorizationUsedEvent = eip3009Abi.find(
 ) as Extract<(typeof eip3009Abi)[number], { type: "event" }>;
 
 // The logs that say what an authorization's use moved, or that it was canceled instead (EIP-3009's cancelAuthorization).
-const useAbi = parseAbi([
+const tokenEvents = parseAbi([
   "event Transfer(address indexed from, address indexed to, uint256 value)",
+  "event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)",
   "event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce)",
 ]);
-const [transferEvent, canceledEvent] = useAbi;
+const canceledEvent = tokenEvents[2];
 
 /** The token's EIP-712 domain, as its signatures are made (the offer's `extra`). */
 export interface TokenDomain {
@@ -276,32 +279,61 @@ export type Inclusion = Pick<TransactionReceipt, "transactionHash" | "blockNumbe
 /** An authorization's use: the transaction, and its AuthorizationUsed log's index in the block. */
 export type AuthorizationUse = Inclusion & { logIndex: number };
 
+/** A token log of the block, as far as an authorization's use is concerned. */
+type TokenLog = { transactionHash: string; logIndex: number } & (
+  | { kind: "used"; authorizer: Address; nonce: Hex }
+  | { kind: "transfer"; from: Address; to: Address; value: bigint }
+  | { kind: "other" }
+);
+
+function decodeTokenLog(log: Log): TokenLog | undefined {
+  if (log.removed || !log.transactionHash || log.logIndex === null) return undefined;
+  const where = { transactionHash: log.transactionHash.toLowerCase(), logIndex: log.logIndex };
+  try {
+    const event = decodeEventLog({ abi: tokenEvents, topics: log.topics, data: log.data });
+    if (event.eventName === "AuthorizationUsed")
+      return { ...where, kind: "used", authorizer: event.args.authorizer, nonce: event.args.nonce };
+    if (event.eventName === "Transfer")
+      return { ...where, kind: "transfer", from: event.args.from, to: event.args.to, value: event.args.value };
+  } catch {
+    // Another event of the token's (Approval, …): a log all the same, which counts for adjacency.
+  }
+  return { ...where, kind: "other" };
+}
+
 /**
- * Whether the use of an authorization moved `value` from `from` to the treasury: the token's Transfer right after
- * its AuthorizationUsed log (logIndex + 1, in the same transaction). EIP-3009 lets a payer sign several
- * authorizations with one nonce (another `to`, another `value`): the log alone does not say which one was used.
- * Read by the block's hash (never the receipt: a node may answer for a hash another, later execution).
+ * Whether the use of an authorization (`from`, `nonce`) moved `value` from `from` to the treasury: the token's
+ * Transfer right after its AuthorizationUsed log (logIndex + 1, in the same transaction). EIP-3009 lets a payer
+ * sign several authorizations with one nonce (another `to`, another `value`): the log alone does not say which
+ * one was used. Read from the block's token logs by the block's hash (never the receipt: a node may answer for a
+ * hash another, later execution), all of them in one call. Undefined when the AuthorizationUsed log itself is not
+ * among them: a node behind a load balancer that has not seen the block yet answers [] (not an error), which
+ * says nothing about the payment.
  */
 export async function movedToTreasury(
   config: X402Config,
   use: AuthorizationUse,
   from: Address,
+  nonce: Hex,
   value: bigint,
-): Promise<boolean> {
-  const logs = await rpc(() =>
-    clientOf(config).getLogs({
-      address: config.tokenAddress,
-      event: transferEvent,
-      args: { from, to: config.treasuryAddress },
-      blockHash: use.blockHash,
-    }),
-  );
-  return logs.some(
-    (log) =>
-      !log.removed &&
-      log.transactionHash?.toLowerCase() === use.transactionHash.toLowerCase() &&
-      log.logIndex === use.logIndex + 1 &&
-      log.args.value === value,
+): Promise<boolean | undefined> {
+  const raw = await rpc(() => clientOf(config).getLogs({ address: config.tokenAddress, blockHash: use.blockHash }));
+  const txHash = use.transactionHash.toLowerCase();
+  const logs = raw.map(decodeTokenLog).filter((log) => log?.transactionHash === txHash) as TokenLog[];
+  const own = logs.find((log) => log.logIndex === use.logIndex);
+  if (
+    !own ||
+    own.kind !== "used" ||
+    !sameAddress(own.authorizer, from) ||
+    own.nonce.toLowerCase() !== nonce.toLowerCase()
+  )
+    return undefined;
+  const next = logs.find((log) => log.logIndex === use.logIndex + 1);
+  return (
+    next?.kind === "transfer" &&
+    sameAddress(next.from, from) &&
+    sameAddress(next.to, config.treasuryAddress) &&
+    next.value === value
   );
 }
 
