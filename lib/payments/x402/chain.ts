@@ -280,7 +280,7 @@ export type Inclusion = Pick<TransactionReceipt, "transactionHash" | "blockNumbe
 export type AuthorizationUse = Inclusion & { logIndex: number };
 
 /** A token log of the block, as far as an authorization's use is concerned. */
-type TokenLog = { transactionHash: string; logIndex: number } & (
+export type TokenLog = { transactionHash: string; logIndex: number } & (
   | { kind: "used"; authorizer: Address; nonce: Hex }
   | { kind: "transfer"; from: Address; to: Address; value: bigint }
   | { kind: "other" }
@@ -301,10 +301,44 @@ function decodeTokenLog(log: Log): TokenLog | undefined {
   return { ...where, kind: "other" };
 }
 
+type TransferLog = Extract<TokenLog, { kind: "transfer" }>;
+
 /**
- * Whether the use of an authorization (`from`, `nonce`) moved `value` from `from` to the treasury: the token's
- * Transfer right after its AuthorizationUsed log (logIndex + 1, in the same transaction). EIP-3009 lets a payer
- * sign several authorizations with one nonce (another `to`, another `value`): the log alone does not say which
+ * Whether the use at `useIndex` (an AuthorizationUsed log among `logs`, its transaction's token logs) made a
+ * transfer that `paid` accepts. EIP-3009 emits a use's AuthorizationUsed and Transfer side by side, in the order the
+ * token's code fixes (USDC: AuthorizationUsed, then Transfer; a token may do it the other way round), so the use's
+ * transfer is its neighbour on one side, the same side for every use in the transaction. A side fits the
+ * transaction when every AuthorizationUsed log in it has a Transfer from its authorizer on that side: the token's
+ * own side always does. A neighbour on the other side may be another use's transfer (a batch of several
+ * authorizations in one transaction), so the use counts only if the transfer on every side that fits is accepted:
+ * a batch built so that both sides fit proves nothing by the wrong one, and the right one must pay too.
+ */
+export function paidByUse(logs: TokenLog[], useIndex: number, paid: (transfer: TransferLog) => boolean): boolean {
+  const at = new Map(logs.map((log) => [log.logIndex, log]));
+  const transferBeside = (logIndex: number, side: 1 | -1) => {
+    const log = at.get(logIndex + side);
+    return log?.kind === "transfer" ? log : undefined;
+  };
+  const uses = logs.filter((log) => log.kind === "used");
+  const fitting = ([1, -1] as const).filter((side) =>
+    uses.every((use) => {
+      const transfer = transferBeside(use.logIndex, side);
+      return transfer !== undefined && sameAddress(transfer.from, use.authorizer);
+    }),
+  );
+  return (
+    fitting.length > 0 &&
+    fitting.every((side) => {
+      const transfer = transferBeside(useIndex, side);
+      return transfer !== undefined && paid(transfer);
+    })
+  );
+}
+
+/**
+ * Whether the use of an authorization (`from`, `nonce`) moved `value` from `from` to the treasury: its own
+ * transfer (see paidByUse) is of exactly `value`, from `from` to the treasury. EIP-3009 lets a payer sign several
+ * authorizations with one nonce (another `to`, another `value`): the AuthorizationUsed log alone does not say which
  * one was used. Read from the block's token logs by the block's hash (never the receipt: a node may answer for a
  * hash another, later execution), all of them in one call. Undefined when the AuthorizationUsed log itself is not
  * among them: a node behind a load balancer that has not seen the block yet answers [] (not an error), which
@@ -328,12 +362,11 @@ export async function movedToTreasury(
     own.nonce.toLowerCase() !== nonce.toLowerCase()
   )
     return undefined;
-  const next = logs.find((log) => log.logIndex === use.logIndex + 1);
-  return (
-    next?.kind === "transfer" &&
-    sameAddress(next.from, from) &&
-    sameAddress(next.to, config.treasuryAddress) &&
-    next.value === value
+  return paidByUse(
+    logs,
+    use.logIndex,
+    (transfer) =>
+      sameAddress(transfer.from, from) && sameAddress(transfer.to, config.treasuryAddress) && transfer.value === value,
   );
 }
 
