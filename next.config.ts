@@ -12,6 +12,8 @@ const nextConfig: NextConfig = {
     "piscina",
     "rate-limiter-flexible",
     "fs-native-extensions",
+    // libsecp256k1's prebuilt binding, which signs receipts (lib/domain/receipt-signers.ts).
+    "secp256k1",
     // One copy of the metrics' classes for every bundle that counts or scrapes (their values live on globalThis).
     "prom-client",
     // One OpenTelemetry API for every bundle and Next.js itself (its global state is the tracer provider); the

@@ -1,9 +1,11 @@
 // The precomputed receipt digest is EIP-712's for CONTRACT §13's types: the same digest and signature as viem's
-// hashTypedData and signTypedData, over types written out here by hand rather than imported.
+// hashTypedData and signTypedData, over types written out here by hand rather than imported. The signing account
+// is the deployment's (libsecp256k1), checked against viem's own (@noble/curves).
 import { hashTypedData, recoverTypedDataAddress, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import type { ReceiptMessage } from "@/lib/contract/receipts";
+import { receiptSigningAccountOf, signsNatively } from "@/lib/domain/receipt-signers";
 import { receiptSigningHash, signReceipt } from "./receipt-signing";
 
 const domain = { name: "Execution Network", version: "1" } as const;
@@ -66,7 +68,9 @@ const typed = (m: ReceiptMessage) => ({
     completedAt: BigInt(m.completedAt),
   },
 });
-const account = privateKeyToAccount("0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d");
+const key = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
+const viemAccount = privateKeyToAccount(key);
+const account = receiptSigningAccountOf(key);
 
 describe("a receipt's signing digest", () => {
   it.each(messages.map((m) => [m.serviceId, m] as const))("is EIP-712's for the contract's types (%s)", (_, m) => {
@@ -79,12 +83,18 @@ describe("a receipt's signing digest", () => {
       expect(receiptSigningHash({ ...base, [name]: other[name] }), name).not.toBe(receiptSigningHash(base));
   });
 
-  it("is signed as signTypedData signs it, and recovers to the signer", async () => {
-    for (const m of messages) {
+  it("is signed by libsecp256k1 as signTypedData signs it, and recovers to the signer", async () => {
+    expect(await signsNatively()).toBe(true);
+    expect(account.address).toBe(viemAccount.address);
+    // Enough signatures to see both recovery ids (v 27 and 28).
+    const signed = new Set<string>();
+    for (const m of [...messages, ...Array.from({ length: 30 }, (_, i) => ({ ...messages[0], creditCost: i }))]) {
       const receipt = await signReceipt(account, m);
-      expect(receipt.signature).toBe(await account.signTypedData(typed(m)));
+      signed.add(receipt.signature.slice(-2));
+      expect(receipt.signature).toBe(await viemAccount.signTypedData(typed(m)));
       expect(await recoverTypedDataAddress({ ...typed(m), signature: receipt.signature })).toBe(account.address);
       expect(receipt).toMatchObject({ signer: account.address, primaryType: "ExecutionReceipt", message: m });
     }
+    expect([...signed].sort()).toEqual(["1b", "1c"]);
   });
 });
