@@ -83,6 +83,15 @@ describe("a receipt's signing digest", () => {
       expect(receiptSigningHash({ ...base, [name]: other[name] }), name).not.toBe(receiptSigningHash(base));
   });
 
+  it("stays EIP-712's past the bound of the member hashes it keeps", () => {
+    const [base] = messages;
+    for (let i = 0; i < 1_100; i++) {
+      const m = { ...base, serviceId: `service ${i}`, nodeId: `node ${i % 7}` };
+      expect(receiptSigningHash(m)).toBe(hashTypedData(typed(m)));
+    }
+    expect(receiptSigningHash(base)).toBe(hashTypedData(typed(base)));
+  });
+
   it("is signed by libsecp256k1 as signTypedData signs it, and recovers to the signer", async () => {
     expect(await signsNatively()).toBe(true);
     expect(account.address).toBe(viemAccount.address);
