@@ -17,9 +17,9 @@ import { sendWebhook } from "./webhook-sender";
 const maxIdleMs = 30_000;
 const errorBackoffMs = 1_000;
 /**
- * Due, yet nothing was claimed: every slot or its endpoint's cap is taken here (a finishing send pokes), or it fell
- * due between the claim's statement and the due time's read (nothing pokes then: a retry 200 ms after the last
- * attempt, read by a busy process, waited the full idle time). Looked at again this soon either way.
+ * Due, yet nothing was claimed: its endpoint's cap is taken here (a finishing send pokes), or it fell due between
+ * the claim's statement and the due time's read (nothing pokes then: a retry 200 ms after the last attempt, read
+ * by a busy process, waited the full idle time). Looked at again this soon either way.
  */
 const dueUnclaimedMs = 1_000;
 
@@ -143,17 +143,20 @@ export function startWebhookDispatcher(): () => Promise<void> {
       woken = false;
       try {
         const free = config.WEBHOOK_CONCURRENCY - sending.size;
-        let claimed = 0;
-        if (free > 0) {
-          const busy = [...inFlight].filter(([, n]) => n >= limits.webhookInFlightPerEndpoint).map(([id]) => id);
-          const claims = await claimDueDeliveries(free, busy);
-          const bodies = bodiesToSend(claims);
-          // Its failure is each receipt-carrying send's (logged there, retried when the lease ends).
-          bodies.catch(() => undefined);
-          for (const claim of claims) launch(claim, bodies);
-          claimed = claims.length;
-          if (claimed === free) continue;
+        // Every slot busy: the first send to finish pokes, so neither a claim nor the due time's read (a statement
+        // per NOTIFY, that is per completion in a drain, only to learn that nothing can be sent).
+        if (free <= 0) {
+          await sleep(maxIdleMs);
+          continue;
         }
+        const busy = [...inFlight].filter(([, n]) => n >= limits.webhookInFlightPerEndpoint).map(([id]) => id);
+        const claims = await claimDueDeliveries(free, busy);
+        const bodies = bodiesToSend(claims);
+        // Its failure is each receipt-carrying send's (logged there, retried when the lease ends).
+        bodies.catch(() => undefined);
+        for (const claim of claims) launch(claim, bodies);
+        const claimed = claims.length;
+        if (claimed === free) continue;
         if (stopped) break;
         const due = await nextDueAt();
         const untilDue = due ? due.getTime() - Date.now() : maxIdleMs;
