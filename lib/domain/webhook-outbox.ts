@@ -35,12 +35,21 @@ export interface ClaimedDelivery {
 /** The lease of a claimed attempt: past it, another dispatcher may try again (the sender crashed). */
 const leaseMs = () => env().WEBHOOK_TIMEOUT_MS + 5_000;
 
+/** A claim's deliveries, and in how long the next delivery it left falls due. */
+export interface Claim {
+  claims: ClaimedDelivery[];
+  /** By the database's clock at the claim (0 or less: due, but not claimable here); null: none pending. */
+  nextDueInMs: number | null;
+}
+
 /**
  * Claims up to `max` due deliveries of enabled endpoints, at most `limits.webhookInFlightPerEndpoint` per
  * endpoint and none of `busyEndpoints` (already at that limit here). One statement: rows another instance
- * holds are skipped, and a claimed row is not due again until its lease ends.
+ * holds are skipped, and a claimed row is not due again until its lease ends. The same statement reads when the
+ * next pending delivery it did not claim falls due (the dispatcher's sleep), so nothing that falls due after the
+ * claim can be missed by a later read, and a claim costs one round trip.
  */
-export async function claimDueDeliveries(max: number, busyEndpoints: string[]): Promise<ClaimedDelivery[]> {
+export async function claimDueDeliveries(max: number, busyEndpoints: string[]): Promise<Claim> {
   const claimId = randomUUID();
   const perEndpoint = limits.webhookInFlightPerEndpoint;
   const result = await (
@@ -70,12 +79,20 @@ export async function claimDueDeliveries(max: number, busyEndpoints: string[]): 
       from locked where d.id = locked.id
       returning d.id, d.endpoint_id, d.event_id, d.event_type, d.job_id, d.body, d.attempts, d.cycle_attempts, d.cycle_started_at
     )
-    select c.id, c.endpoint_id, c.event_id, c.event_type, c.job_id, c.body, c.attempts, c.cycle_attempts, c.cycle_started_at, e.url, e.secret_ciphertext,
-           case when e.previous_secret_expires_at > now() then e.previous_secret_ciphertext end as previous_secret_ciphertext,
-           ${tracingOn ? sql`(select j.trace_context from ${jobs} j where j.id = c.job_id)` : sql`null`} as trace_context
-    from claimed c join ${webhookEndpoints} e on e.id = c.endpoint_id`);
+    select claimed_row.*, extract(epoch from (due.at - now())) * 1000 as next_due_in_ms
+    from (
+      select min(d.next_attempt_at) as at
+      from ${webhookDeliveries} d join ${webhookEndpoints} e on e.id = d.endpoint_id
+      where d.status = 'pending' and e.status = 'enabled' and d.id not in (select id from claimed)
+    ) due left join (
+      select c.id, c.endpoint_id, c.event_id, c.event_type, c.job_id, c.body, c.attempts, c.cycle_attempts, c.cycle_started_at, e.url, e.secret_ciphertext,
+             case when e.previous_secret_expires_at > now() then e.previous_secret_ciphertext end as previous_secret_ciphertext,
+             ${tracingOn ? sql`(select j.trace_context from ${jobs} j where j.id = c.job_id)` : sql`null`} as trace_context
+      from claimed c join ${webhookEndpoints} e on e.id = c.endpoint_id
+    ) claimed_row on true`);
   type Row = {
-    id: string;
+    next_due_in_ms: string | number | null;
+    id: string | null;
     endpoint_id: string;
     event_id: string;
     event_type: string;
@@ -89,21 +106,26 @@ export async function claimDueDeliveries(max: number, busyEndpoints: string[]): 
     previous_secret_ciphertext: string | null;
     trace_context: string | null;
   };
-  return (result as unknown as { rows: Row[] }).rows.map((r) => ({
-    deliveryId: r.id,
-    claimId,
-    endpointId: r.endpoint_id,
-    eventId: r.event_id,
-    eventType: r.event_type,
-    jobId: r.job_id,
-    body: r.body,
-    attempt: r.attempts,
-    cycleAttempts: r.cycle_attempts,
-    cycleStartedAt: new Date(r.cycle_started_at),
-    url: r.url,
-    secretCiphertexts: [r.secret_ciphertext, ...(r.previous_secret_ciphertext ? [r.previous_secret_ciphertext] : [])],
-    traceContext: r.trace_context,
-  }));
+  const rows = (result as unknown as { rows: Row[] }).rows;
+  const dueIn = rows[0]?.next_due_in_ms;
+  const claims = rows
+    .filter((r): r is Row & { id: string } => r.id !== null)
+    .map((r) => ({
+      deliveryId: r.id,
+      claimId,
+      endpointId: r.endpoint_id,
+      eventId: r.event_id,
+      eventType: r.event_type,
+      jobId: r.job_id,
+      body: r.body,
+      attempt: r.attempts,
+      cycleAttempts: r.cycle_attempts,
+      cycleStartedAt: new Date(r.cycle_started_at),
+      url: r.url,
+      secretCiphertexts: [r.secret_ciphertext, ...(r.previous_secret_ciphertext ? [r.previous_secret_ciphertext] : [])],
+      traceContext: r.trace_context,
+    }));
+  return { claims, nextDueInMs: dueIn === null || dueIn === undefined ? null : Number(dueIn) };
 }
 
 /** A job event's stored body, completed (job.completed with its receipt): its deliveries send `after` from now on. */
@@ -128,17 +150,6 @@ export async function completeEventBodies(changes: CompletedEventBody[]): Promis
     update ${webhookDeliveries} d set body = c.after
     from jsonb_to_recordset(${JSON.stringify(changes)}::jsonb) as c("jobId" uuid, "eventId" text, before text, after text)
     where d.job_id = c."jobId" and d.event_id = c."eventId" and d.body = c.before`);
-}
-
-/** When the next delivery falls due (null: nothing pending). */
-export async function nextDueAt(): Promise<Date | null> {
-  const result = await (
-    await db()
-  ).execute(sql`
-    select min(d.next_attempt_at) as due from ${webhookDeliveries} d join ${webhookEndpoints} e on e.id = d.endpoint_id
-    where d.status = 'pending' and e.status = 'enabled'`);
-  const due = (result as unknown as { rows: { due: string | Date | null }[] }).rows[0]?.due;
-  return due ? new Date(due) : null;
 }
 
 export interface AttemptOutcome {

@@ -4,7 +4,7 @@
 // due or a NOTIFY says a new one was written.
 import { onSignal } from "@/lib/domain/signals";
 import { receiptEventType, webhookChannel, withReceipt } from "@/lib/domain/webhook-events";
-import { claimDueDeliveries, nextDueAt, recordAttempt, type ClaimedDelivery } from "@/lib/domain/webhook-outbox";
+import { claimDueDeliveries, recordAttempt, type ClaimedDelivery } from "@/lib/domain/webhook-outbox";
 import { completedJobReceipts } from "@/lib/engine/receipts";
 import { decryptSecret, signWebhook } from "@/lib/domain/webhook-signing";
 import { env } from "@/lib/env";
@@ -17,9 +17,10 @@ import { sendWebhook } from "./webhook-sender";
 const maxIdleMs = 30_000;
 const errorBackoffMs = 1_000;
 /**
- * Due, yet nothing was claimed: its endpoint's cap is taken here (a finishing send pokes), or it fell due between
- * the claim's statement and the due time's read (nothing pokes then: a retry 200 ms after the last attempt, read
- * by a busy process, waited the full idle time). Looked at again this soon either way.
+ * Due at the claim, yet not claimed: its endpoint's cap is taken here (a finishing send pokes), or another instance
+ * holds it (nothing pokes here). Looked at again this soon either way. (The due time comes from the claim's own
+ * statement, by the database's clock: a retry falling due just after the claim is slept for, not missed, as it was
+ * when a second read came after it; be4d7ef.)
  */
 const dueUnclaimedMs = 1_000;
 
@@ -150,7 +151,7 @@ export function startWebhookDispatcher(): () => Promise<void> {
           continue;
         }
         const busy = [...inFlight].filter(([, n]) => n >= limits.webhookInFlightPerEndpoint).map(([id]) => id);
-        const claims = await claimDueDeliveries(free, busy);
+        const { claims, nextDueInMs } = await claimDueDeliveries(free, busy);
         const bodies = bodiesToSend(claims);
         // Its failure is each receipt-carrying send's (logged there, retried when the lease ends).
         bodies.catch(() => undefined);
@@ -158,8 +159,7 @@ export function startWebhookDispatcher(): () => Promise<void> {
         const claimed = claims.length;
         if (claimed === free) continue;
         if (stopped) break;
-        const due = await nextDueAt();
-        const untilDue = due ? due.getTime() - Date.now() : maxIdleMs;
+        const untilDue = nextDueInMs ?? maxIdleMs;
         const wait = untilDue > 0 ? untilDue : claimed === 0 ? dueUnclaimedMs : 0;
         await sleep(Math.min(wait, maxIdleMs));
       } catch (err) {
