@@ -637,6 +637,32 @@ export const usageRollups = pgTable(
 );
 
 /**
+ * The usage rollups per UTC minute (the same counts as usage_rollups, written by the same statements): what a
+ * usage summary reads for the partial hours of a period that cuts hours, a bounded number of rows whatever the
+ * hour's work (lib/domain/usage.ts).
+ */
+export const usageMinuteRollups = pgTable(
+  "usage_minute_rollups",
+  {
+    accountId: uuid("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    minute: ts("minute").notNull(),
+    serviceId: text("service_id").notNull(),
+    apiKeyId: uuid("api_key_id").notNull(),
+    jobs: bigint("jobs", { mode: "number" }).notNull().default(0),
+    completed: bigint("completed", { mode: "number" }).notNull().default(0),
+    failed: bigint("failed", { mode: "number" }).notNull().default(0),
+    creditsCharged: bigint("credits_charged", { mode: "number" }).notNull().default(0),
+    creditsRefunded: bigint("credits_refunded", { mode: "number" }).notNull().default(0),
+    durationCount: bigint("duration_count", { mode: "number" }).notNull().default(0),
+    durationSumMs: bigint("duration_sum_ms", { mode: "number" }).notNull().default(0),
+    durations: jsonb("durations").$type<Record<string, number>>().notNull().default({}),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.minute, t.serviceId, t.apiKeyId] })],
+);
+
+/**
  * The addresses that sign execution receipts (CONTRACT §13), one current (retired_at null) and those it
  * replaced. A generated key is kept sealed under the server secret; one from RECEIPT_SIGNING_KEY is not kept.
  */

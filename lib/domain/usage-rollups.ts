@@ -1,6 +1,6 @@
-// Usage rollups (lib/db/schema.ts, usage_rollups): what the usage summary counts, kept per developer, UTC
-// hour, service and key by the writes that change it, in their transactions. Every rule of what counts where
-// is here, and one upsert (usageRollupSql) writes them all:
+// Usage rollups (lib/db/schema.ts, usage_rollups and usage_minute_rollups): what the usage summary counts, kept
+// per developer, UTC hour (and UTC minute), service and key by the writes that change it, in their transactions.
+// Every rule of what counts where is here, and one pair of upserts (usageRollupCtes) writes them all:
 // - a job's creation: `jobs` and its charge (`credits_charged`), in the hour it was created (create-job.ts);
 // - its completion: `completed` and its duration, in the hour it was created (change-statement.ts);
 // - its failure: `failed` and its duration, in the hour it was created, and its refund (`credits_refunded`)
@@ -8,7 +8,7 @@
 //   (countFailures, countRefund: after the key's and the account's rows, the lock order of every charge).
 import { sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/lib/db/database";
-import { usageRollups } from "@/lib/db/schema";
+import { usageMinuteRollups, usageRollups } from "@/lib/db/schema";
 import { spendClockOverride, spendClockSql } from "./spend-controls";
 
 /** The key of jobs submitted without one (the rollup's key is part of its primary key). */
@@ -39,37 +39,37 @@ export const durationBucketSql = (ms: SQL) =>
 export const durationMsSql = (completedAt: SQL, createdAt: SQL) =>
   sql`greatest(0, round(extract(epoch from (${completedAt} - ${createdAt})) * 1000))::bigint`;
 
-/** The UTC hour that holds `at`. */
-export const hourSql = (at: SQL) => sql`date_trunc('hour', ${at}, 'UTC')`;
-
 /**
- * The one write of the rollups: `deltas` is a relation of (account_id, at, service_id, api_key_id, jobs,
- * completed, failed, charged, refunded, duration_ms), a row per thing counted (duration_ms null when it
- * counts none). Rows are summed per rollup row first (an upsert may change a row once) and written in key
- * order, so concurrent writers lock shared rows in one order.
+ * The upsert of one table of rollups (`unit`: its rows' span, 'hour' or 'minute') from `deltas`, the name of a
+ * relation of (account_id, at, service_id, api_key_id, jobs, completed, failed, charged, refunded, duration_ms),
+ * a row per thing counted (duration_ms null when it counts none). Rows are summed per rollup row first (an upsert
+ * may change a row once) and written in key order, so concurrent writers lock shared rows in one order.
  */
-export function usageRollupSql(deltas: SQL): SQL {
+function rollupUpsertSql(unit: "hour" | "minute", deltas: SQL): SQL {
+  const [table, column] = unit === "hour" ? [usageRollups, "hour"] : [usageMinuteRollups, "minute"];
   const merged = sql`(select coalesce(jsonb_object_agg(k, s), '{}'::jsonb) from (
       select k, sum(v::bigint) as s from (
         select key as k, value as v from jsonb_each_text(u.durations)
         union all select key, value from jsonb_each_text(excluded.durations)) e group by k) m)`;
+  const at = sql.raw(column);
   return sql`
-    insert into ${usageRollups} as u (account_id, hour, service_id, api_key_id, jobs, completed, failed,
+    insert into ${table} as u (account_id, ${at}, service_id, api_key_id, jobs, completed, failed,
       credits_charged, credits_refunded, duration_count, duration_sum_ms, durations)
-    select account_id, hour, service_id, api_key_id, sum(jobs), sum(completed), sum(failed), sum(charged),
+    select account_id, at, service_id, api_key_id, sum(jobs), sum(completed), sum(failed), sum(charged),
       sum(refunded), sum(n), coalesce(sum(ms), 0),
       coalesce(jsonb_object_agg(bucket::text, n) filter (where n > 0), '{}'::jsonb)
     from (
-      select d.account_id, ${hourSql(sql`d.at`)} as hour, d.service_id, coalesce(d.api_key_id, ${noKeySql}) as api_key_id,
+      select d.account_id, date_trunc(${sql.raw(`'${unit}'`)}, d.at, 'UTC') as at, d.service_id,
+        coalesce(d.api_key_id, ${noKeySql}) as api_key_id,
         ${durationBucketSql(sql`d.duration_ms`)} as bucket, sum(d.jobs) as jobs, sum(d.completed) as completed,
         sum(d.failed) as failed, sum(d.charged) as charged, sum(d.refunded) as refunded,
         count(d.duration_ms) as n, sum(d.duration_ms) as ms
-      from (${deltas}) d
+      from ${deltas} d
       group by 1, 2, 3, 4, 5
     ) b
-    group by account_id, hour, service_id, api_key_id
-    order by account_id, hour, service_id, api_key_id
-    on conflict (account_id, hour, service_id, api_key_id) do update set
+    group by account_id, at, service_id, api_key_id
+    order by account_id, at, service_id, api_key_id
+    on conflict (account_id, ${at}, service_id, api_key_id) do update set
       jobs = u.jobs + excluded.jobs,
       completed = u.completed + excluded.completed,
       failed = u.failed + excluded.failed,
@@ -79,6 +79,21 @@ export function usageRollupSql(deltas: SQL): SQL {
       duration_sum_ms = u.duration_sum_ms + excluded.duration_sum_ms,
       durations = case when excluded.duration_count = 0 then u.durations else ${merged} end`;
 }
+
+/**
+ * The one write of the rollups, as entries of a statement's WITH list: `deltas` (a relation as rollupUpsertSql
+ * takes) counted in the hour rollups (`<name>`) and the minute rollups (`<name>_minutes`), always in that order,
+ * so concurrent writers lock the rows of both tables in one order. `<name>_deltas` names the deltas.
+ */
+export function usageRollupCtes(name: string, deltas: SQL): SQL {
+  const relation = sql.raw(`${name}_deltas`);
+  return sql`${relation} as (${deltas}),
+    ${sql.raw(name)} as (${rollupUpsertSql("hour", relation)}),
+    ${sql.raw(`${name}_minutes`)} as (${rollupUpsertSql("minute", relation)})`;
+}
+
+/** usageRollupCtes as a statement of its own. */
+export const usageRollupSql = (deltas: SQL): SQL => sql`with ${usageRollupCtes("usage_counted", deltas)} select 1`;
 
 /** Jobs created (`created`: rows of jobs as inserted), each with its charge, in the hour of its creation. */
 export const createdDeltasSql = (created: SQL) => sql`

@@ -1,21 +1,25 @@
 // UsageSummary (CONTRACT §6): job counts, credits used (charges minus refunds), durations, by service, by day,
-// and by API key (§11). Read from the usage rollups (usage-rollups.ts) for the whole UTC hours of the period, and
-// from the jobs and ledger rows themselves for a partial hour at its start or end (an index range each), so the
-// period's bounds are exact to the millisecond and a read costs the same whatever the developer's history. A
-// period ending at or after now reads its last hour from the rollups too (that hour's rollup holds exactly what
-// happened up to now), and the default period starts on a UTC hour, so the default summary reads rollups only.
-// avgDurationMs is exact; p95DurationMs is read from log-scale buckets, within 2.5 % (or 1 ms) of the exact one.
-import { and, eq, gte, lt, sql, type SQL } from "drizzle-orm";
+// and by API key (§11). Read from the usage rollups (usage-rollups.ts): a period's whole UTC hours from the hour
+// rollups, the whole minutes of a partial hour at its start or end from the minute rollups (at most 59 rows per
+// partial hour, service and key), and only the partial minute at either end (at most two) from the jobs and
+// ledger rows themselves (an index range each). So the bounds are exact to the millisecond, and a read costs the
+// same whatever the developer's history, and whatever their rate of work but for the work of the two minutes
+// that the period cuts. A period ending at or after now reads its last hour (or minute) whole from the rollups
+// (that rollup holds exactly what happened up to now), and the default period starts on a UTC hour, so the
+// default summary reads hour rollups only. avgDurationMs is exact; p95DurationMs is read from log-scale
+// buckets, within 2.5 % (or 1 ms) of the exact one.
+import { and, eq, sql, type SQL } from "drizzle-orm";
 import { unionAll } from "drizzle-orm/pg-core";
 import type { Tx } from "@/lib/db/database";
 import { preparedPerDatabase } from "@/lib/db/prepared-statements";
-import { apiKeys, creditLedger, jobs, usageRollups } from "@/lib/db/schema";
+import { apiKeys, creditLedger, jobs, usageMinuteRollups, usageRollups } from "@/lib/db/schema";
 import { db } from "./database";
 import { spendNow } from "./spend-controls";
 import { bucketValueMs, durationBucketSql, durationMsSql, noKeyId, noKeySql } from "./usage-rollups";
 import type { UsageSummary } from "@/lib/contract/schemas";
 
-const hourMs = 3600 * 1000;
+const minuteMs = 60 * 1000;
+const hourMs = 60 * minuteMs;
 const dayMs = 24 * hourMs;
 const int = (v: unknown) => Number(v ?? 0);
 
@@ -51,25 +55,6 @@ class Tally<K> {
 }
 
 /**
- * The whole UTC hours inside [start, end] (end inclusive, to the millisecond) as [from, to), and the partial ones
- * around them: [start, from) and [to, end]. With no whole hour, all of the period is partial.
- */
-function splitPeriod(start: Date, end: Date, now: Date) {
-  const endExclusive = end.getTime() + 1;
-  let from = Math.ceil(start.getTime() / hourMs) * hourMs;
-  // Nothing has happened after now: a period ending at or after now takes its last hour whole from the rollups.
-  let to = (end >= now ? Math.ceil : Math.floor)(endExclusive / hourMs) * hourMs;
-  if (from >= to) from = to = endExclusive;
-  return {
-    start,
-    from: new Date(from),
-    to: new Date(Math.min(to, endExclusive)),
-    endExclusive: new Date(endExclusive),
-    rollupsTo: new Date(to),
-  };
-}
-
-/**
  * The period a summary covers: the one asked for, else the last 30 days from the start of the UTC hour that
  * holds now − 30 days (up to 59 minutes more than 30 days), so that it cuts no hour and reads rollups only.
  */
@@ -77,6 +62,73 @@ export function summaryPeriod(period: { periodStart?: Date; periodEnd?: Date }, 
   const periodEnd = period.periodEnd ?? now;
   const periodStart = period.periodStart ?? new Date(Math.floor((periodEnd.getTime() - 30 * dayMs) / hourMs) * hourMs);
   return { periodStart, periodEnd };
+}
+
+type Range = [Date, Date];
+
+/**
+ * Where the parts of a period [start, end] (end inclusive, to the millisecond) are read, each as [from, to): its
+ * whole UTC hours (`hours`) from the hour rollups, the whole minutes around them (`minutes`, two ranges within
+ * the partial hours) from the minute rollups, and the partial minutes at its ends (`rows`, at most two ranges
+ * each within one minute) from the jobs and ledger rows. A period ending at or after now takes its last minute
+ * and hour whole: nothing has happened after now. Empty ranges are [t, t).
+ */
+export function periodParts(start: Date, end: Date, now: Date) {
+  const up = (at: number, unit: number) => Math.ceil(at / unit) * unit;
+  const down = (at: number, unit: number) => Math.floor(at / unit) * unit;
+  const toEnd = end >= now ? up : down;
+  const [s, endExclusive] = [start.getTime(), end.getTime() + 1];
+  const range = (from: number, to: number): Range => [new Date(from), new Date(Math.max(from, to))];
+  const none = range(s, s);
+  const [m1, m2] = [up(s, minuteMs), toEnd(endExclusive, minuteMs)];
+  // Within one minute, or across one minute's start: all of it from the rows.
+  if (m1 >= m2) return { hours: none, minutes: [none, none], rows: [range(s, endExclusive), none] };
+  const rows = [range(s, m1), range(m2, endExclusive)];
+  const [h1, h2] = [up(m1, hourMs), toEnd(m2, hourMs)];
+  if (h1 >= h2) return { hours: none, minutes: [range(m1, m2), none], rows };
+  return { hours: range(h1, h2), minutes: [range(m1, h1), range(h2, m2)], rows };
+}
+
+/** The rollup rows of a period (periodParts): an index range of each table, at most 118 minute rows per service and key. */
+function rollupRowsSql(accountId: string, { hours, minutes }: ReturnType<typeof periodParts>) {
+  const columns = sql.raw(`service_id, api_key_id, jobs, completed, failed, credits_charged, credits_refunded,
+    duration_count, duration_sum_ms, durations`);
+  const iso = (at: Date) => sql`${at.toISOString()}::timestamptz`;
+  const minutesIn = ([from, to]: Range) => sql`
+    select minute as at, ${columns} from ${usageMinuteRollups}
+    where account_id = ${accountId}::uuid and minute >= ${iso(from)} and minute < ${iso(to)}`;
+  return sql`(
+    select hour as at, ${columns} from ${usageRollups}
+    where account_id = ${accountId}::uuid and hour >= ${iso(hours[0])} and hour < ${iso(hours[1])}
+    union all ${minutesIn(minutes[0])}
+    union all ${minutesIn(minutes[1])}) r`;
+}
+
+/** The statements of a period's rollups (counts, and the durations' buckets), for reading their plans. */
+export function usageRollupStatements(d: Tx, accountId: string, parts: ReturnType<typeof periodParts>) {
+  const rows = rollupRowsSql(accountId, parts);
+  return {
+    counts: d
+      .select({
+        date: sql<string>`to_char(r.at at time zone 'UTC', 'YYYY-MM-DD')`,
+        serviceId: sql<string>`r.service_id`,
+        keyId: sql<string>`r.api_key_id`,
+        jobs: sql`sum(r.jobs)`,
+        completed: sql`sum(r.completed)`,
+        failed: sql`sum(r.failed)`,
+        charged: sql`sum(r.credits_charged)`,
+        refunded: sql`sum(r.credits_refunded)`,
+        durationCount: sql`sum(r.duration_count)`,
+        durationSumMs: sql`sum(r.duration_sum_ms)`,
+      })
+      .from(rows)
+      .groupBy(sql`1`, sql`2`, sql`3`),
+    buckets: d
+      .select({ bucket: sql`(e.key)::int`, n: sql`sum((e.value)::bigint)` })
+      .from(sql`${rows}, jsonb_each_text(r.durations) e`)
+      .where(sql`r.duration_count > 0`)
+      .groupBy(sql`1`),
+  };
 }
 
 /** The value at rank `rank` (0-based, interpolated) of the durations the buckets hold. */
@@ -93,17 +145,17 @@ function percentileOf(buckets: [number, number][], rank: number): number {
   return below + (rank - Math.floor(rank)) * (valueAt(Math.ceil(rank)) - below);
 }
 
-/** The values of the partial hours' statement: placeholders when it is prepared, else the values themselves. */
-type PartialHoursValues = Record<"accountId" | "from1" | "to1" | "from2" | "to2", unknown>;
+/** The values of the partial minutes' statement: placeholders when it is prepared, else the values themselves. */
+type PartialMinutesValues = Record<"accountId" | "from1" | "to1" | "from2" | "to2", unknown>;
 
 /**
- * The rows of a period's two partial hours (at its start and end; an absent one is an empty range), each
+ * The rows of a period's two partial minutes (at its start and end; an absent one is an empty range), each
  * [from, to): the jobs created in it (counts, and durations by bucket), and the charges and refunds entered in it.
- * Every branch reads one range of an index on (account_id, created_at), so the statement costs what those hours'
- * work costs, never the account's history. One statement, prepared once per connection: on a busy server a
- * statement's round trip and planning cost more than the rows of a partial hour.
+ * Every branch reads one range of an index on (account_id, created_at), so the statement costs what those
+ * minutes' work costs, never the account's history nor the rest of their hours. One statement, prepared once per
+ * connection: on a busy server a statement's round trip and planning cost more than the rows of a partial minute.
  */
-function partialHoursQuery(d: Tx, v: PartialHoursValues) {
+function partialMinutesQuery(d: Tx, v: PartialMinutesValues) {
   const date = (at: SQL) => sql<string>`to_char(${at} at time zone 'UTC', 'YYYY-MM-DD')`;
   const keyOf = sql<string>`coalesce(${jobs.apiKeyId}, ${noKeySql})`;
   const duration = durationMsSql(sql`${jobs.completedAt}`, sql`${jobs.createdAt}`);
@@ -144,7 +196,7 @@ function partialHoursQuery(d: Tx, v: PartialHoursValues) {
         durationSumMs: sql`0`,
       })
       .from(creditLedger)
-      // The entry's job gives its service and key: one primary-key lookup per entry of the hour.
+      // The entry's job gives its service and key: one primary-key lookup per entry of the minute.
       .innerJoin(jobs, eq(jobs.id, creditLedger.jobId))
       .where(
         and(
@@ -157,22 +209,20 @@ function partialHoursQuery(d: Tx, v: PartialHoursValues) {
   return unionAll(jobsIn(v.from1, v.to1), creditsIn(v.from1, v.to1), jobsIn(v.from2, v.to2), creditsIn(v.from2, v.to2));
 }
 
-function partialHoursValues(accountId: string, ranges: [Date, Date][]): PartialHoursValues {
-  // A period with one partial hour reads an empty second range.
-  const [[from1, to1], [from2, to2] = [to1, to1]] = ranges;
+function partialMinutesValues(accountId: string, [[from1, to1], [from2, to2]]: Range[]): PartialMinutesValues {
   const [a, b, c, e] = [from1, to1, from2, to2].map((at) => at.toISOString());
   return { accountId, from1: a, to1: b, from2: c, to2: e };
 }
 
-/** The partial hours' statement with its values in place (what the prepared one runs), for reading its plan. */
-export const partialHoursStatement = (d: Tx, accountId: string, ranges: [Date, Date][]) =>
-  partialHoursQuery(d, partialHoursValues(accountId, ranges));
+/** The partial minutes' statement with its values in place (what the prepared one runs), for reading its plan. */
+export const partialMinutesStatement = (d: Tx, accountId: string, ranges: Range[]) =>
+  partialMinutesQuery(d, partialMinutesValues(accountId, ranges));
 
 const placeholders = Object.fromEntries(
   ["accountId", "from1", "to1", "from2", "to2"].map((name) => [name, sql.placeholder(name)]),
-) as PartialHoursValues;
-const preparedPartialHours = preparedPerDatabase((d) =>
-  partialHoursQuery(d, placeholders).prepare("usage_partial_hours"),
+) as PartialMinutesValues;
+const preparedPartialMinutes = preparedPerDatabase((d) =>
+  partialMinutesQuery(d, placeholders).prepare("usage_partial_minutes"),
 );
 
 export async function getUsageSummary(
@@ -181,45 +231,16 @@ export async function getUsageSummary(
 ): Promise<UsageSummary> {
   const now = spendNow();
   const { periodStart, periodEnd } = summaryPeriod(period, now);
-  const parts = splitPeriod(periodStart, periodEnd, now);
+  const parts = periodParts(periodStart, periodEnd, now);
   const d = await db();
-
-  const rollups = and(
-    eq(usageRollups.accountId, accountId),
-    gte(usageRollups.hour, parts.from),
-    lt(usageRollups.hour, parts.rollupsTo),
-  );
-  // The partial hours that hold anything (none for the default period), read from the rows.
-  const partialHours = (
-    [
-      [parts.start, parts.from],
-      [parts.to, parts.endExclusive],
-    ] as [Date, Date][]
-  ).filter(([a, b]) => a < b);
-
+  const statements = usageRollupStatements(d, accountId, parts);
   const [rolled, rolledBuckets, partial, keys] = await Promise.all([
-    d
-      .select({
-        date: sql<string>`to_char(${usageRollups.hour} at time zone 'UTC', 'YYYY-MM-DD')`,
-        serviceId: usageRollups.serviceId,
-        keyId: sql<string>`${usageRollups.apiKeyId}`,
-        jobs: sql`sum(${usageRollups.jobs})`,
-        completed: sql`sum(${usageRollups.completed})`,
-        failed: sql`sum(${usageRollups.failed})`,
-        charged: sql`sum(${usageRollups.creditsCharged})`,
-        refunded: sql`sum(${usageRollups.creditsRefunded})`,
-        durationCount: sql`sum(${usageRollups.durationCount})`,
-        durationSumMs: sql`sum(${usageRollups.durationSumMs})`,
-      })
-      .from(usageRollups)
-      .where(rollups)
-      .groupBy(sql`1`, usageRollups.serviceId, usageRollups.apiKeyId),
-    d
-      .select({ bucket: sql`(e.key)::int`, n: sql`sum((e.value)::bigint)` })
-      .from(sql`${usageRollups}, jsonb_each_text(${usageRollups.durations}) e`)
-      .where(and(rollups, sql`${usageRollups.durationCount} > 0`))
-      .groupBy(sql`1`),
-    partialHours.length ? preparedPartialHours(d).execute(partialHoursValues(accountId, partialHours)) : [],
+    statements.counts,
+    statements.buckets,
+    // The partial minutes that hold anything (none for the default period), read from the rows.
+    parts.rows.some(([from, to]) => from < to)
+      ? preparedPartialMinutes(d).execute(partialMinutesValues(accountId, parts.rows))
+      : [],
     d
       .select({ id: apiKeys.id, name: apiKeys.name, prefix: apiKeys.prefix })
       .from(apiKeys)

@@ -10,7 +10,7 @@ import type { Tx } from "@/lib/db/database";
 import { jobs } from "@/lib/db/schema";
 import { webhookChannel } from "@/lib/domain/webhook-events";
 import { jobChannel, workChannel } from "@/lib/domain/signals";
-import { completedDeltasSql, usageRollupSql } from "@/lib/domain/usage-rollups";
+import { completedDeltasSql, usageRollupCtes } from "@/lib/domain/usage-rollups";
 import type { JobStatus } from "@/lib/contract/vocabulary";
 import { appendedLogSql, cappedCounts, type AppendedLists } from "./appended-log";
 import { Computed, type Candidates, type JobChange } from "./job-change";
@@ -162,7 +162,7 @@ export function changeStatement(
   const usage =
     change.to === "completed"
       ? sql`,
-    usage_counted as (${usageRollupSql(completedDeltasSql(sql`changed`))})`
+    ${usageRollupCtes("usage_counted", completedDeltasSql(sql`changed`))}`
       : sql``;
   // Always one row at least (the left join), so that the count of candidates comes back with no change too.
   return sql`

@@ -21,7 +21,7 @@ import {
   spendClockSql,
   spentAgainstLimitSql,
 } from "@/lib/domain/spend-controls";
-import { createdDeltasSql, usageRollupSql } from "@/lib/domain/usage-rollups";
+import { createdDeltasSql, usageRollupCtes } from "@/lib/domain/usage-rollups";
 import { newEventId, webhookChannel } from "@/lib/domain/webhook-events";
 import type { CreditLimitReset } from "@/lib/contract/vocabulary";
 import type { ExecutionJob } from "@/lib/contract/schemas";
@@ -264,7 +264,7 @@ function creationStatement(inline: boolean, keyed: boolean): SQL {
       from charged
       order by i
     ),
-    usage_counted as (${usageRollupSql(createdDeltasSql(sql`job`))}),
+    ${usageRollupCtes("usage_counted", createdDeltasSql(sql`job`))},
     low_balance as (${lowBalanceDeliveriesSql(crossing, p("alertEventId"))}),
     webhook_rows as (select 1 from low_balance union all select 1 from webhook_written),
     jobs_counted as (${countJobsSql(p("accountId"), sql`select count(*) from job`)}),

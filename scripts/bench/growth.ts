@@ -229,19 +229,24 @@ async function seed(client: pg.Client, s: Served, n: number, progress: (m: strin
     [accountId],
   );
   progress("growth: seeding the usage rollups and kept totals");
-  await client.query(
-    `insert into usage_rollups as u (account_id, hour, service_id, api_key_id, jobs, completed, credits_charged,
-       duration_count, duration_sum_ms, durations)
-     select $1, date_trunc('hour', created_at, 'UTC'), 'token-count', $2, count(*), count(*), count(*), count(*),
-       40 * count(*), jsonb_build_object((1 + floor(ln(40) / ln(1.05))::int)::text, count(*))
-     from seeded group by 2
-     on conflict (account_id, hour, service_id, api_key_id) do update set jobs = u.jobs + excluded.jobs,
-       completed = u.completed + excluded.completed, credits_charged = u.credits_charged + excluded.credits_charged,
-       duration_count = u.duration_count + excluded.duration_count,
-       duration_sum_ms = u.duration_sum_ms + excluded.duration_sum_ms,
-       durations = excluded.durations`,
-    [accountId, apiKeyId],
-  );
+  // Per hour and per minute (the minutes are what a period that cuts hours reads).
+  for (const [table, unit] of [
+    ["usage_rollups", "hour"],
+    ["usage_minute_rollups", "minute"],
+  ])
+    await client.query(
+      `insert into ${table} as u (account_id, ${unit}, service_id, api_key_id, jobs, completed, credits_charged,
+         duration_count, duration_sum_ms, durations)
+       select $1, date_trunc('${unit}', created_at, 'UTC'), 'token-count', $2, count(*), count(*), count(*), count(*),
+         40 * count(*), jsonb_build_object((1 + floor(ln(40) / ln(1.05))::int)::text, count(*))
+       from seeded group by 2
+       on conflict (account_id, ${unit}, service_id, api_key_id) do update set jobs = u.jobs + excluded.jobs,
+         completed = u.completed + excluded.completed, credits_charged = u.credits_charged + excluded.credits_charged,
+         duration_count = u.duration_count + excluded.duration_count,
+         duration_sum_ms = u.duration_sum_ms + excluded.duration_sum_ms,
+         durations = excluded.durations`,
+      [accountId, apiKeyId],
+    );
   // The statements that write jobs and ledger entries move these totals (lib/domain/list-counts.ts).
   await client.query(
     `insert into list_counts as c (scope_id, list, count) values ($1, 'jobs', $2), ($1, 'credit_entries', $2)

@@ -1,18 +1,26 @@
-// A usage summary whose period cuts hours (issue 43): its whole hours come from the rollups, and each partial
-// hour at its start or end from the jobs and ledger rows themselves, by statements that each read one index
-// range over that hour. The rows they examine (EXPLAIN ANALYZE, on a seeded history, after ANALYZE) follow the
-// hour's work, never the account's history.
+// A usage summary whose period cuts hours (issue 43): its whole hours come from the hour rollups, the whole
+// minutes of each partial hour at its start or end from the minute rollups, and only the partial minute at each
+// end from the jobs and ledger rows (one index range each), so it counts to the millisecond. The rows its
+// statements examine (EXPLAIN ANALYZE, on a seeded history with a busy hour at each cut, after ANALYZE) are
+// bounded by the period's hours and minutes and the work of the two minutes it cuts: never the account's
+// history, nor the rest of the work of the hours it cuts.
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/domain/database";
-import { getUsageSummary, partialHoursStatement } from "@/lib/domain/usage";
+import { getUsageSummary, partialMinutesStatement, periodParts, usageRollupStatements } from "@/lib/domain/usage";
 import { rowsOf } from "../support/engine";
 import { withDeveloper } from "../support/with-developer";
 
 const ctx = withDeveloper({ embeddedNodes: 0 });
+const minuteMs = 60_000;
 const hourMs = 3600_000;
 /** One developer's history: this many jobs over 60 days (about 14 an hour), every tenth failed and refunded. */
 const history = 20_000;
+/** And this many more in each of the two hours the period cuts (one a second). */
+const busyHour = 3_600;
+// 20 days and a few hours back, starting 17 minutes into an hour and ending 43 minutes into one (to the ms).
+const start = () => Math.floor((now - 20 * 24 * hourMs) / hourMs) * hourMs + 17 * 60_000 + 123;
+const end = () => start() + 5 * 24 * hourMs + 26 * 60_000;
 
 let accountId: string;
 let now: number;
@@ -24,10 +32,16 @@ beforeAll(async () => {
   now = Date.now();
   const step = (60 * 24 * hourMs) / history;
   // Written by SQL as the product stores them (jobs, charges, refunds and their rollups): the API would take minutes.
+  const busy = (at: number) => Math.floor(at / hourMs) * hourMs;
   await rowsOf(sql`create temporary table seeded as
     select gen_random_uuid() as id, g, to_timestamp((${now}::float8 - ${step}::float8 * g) / 1000) as created_at,
       case when g % 10 = 0 then 'failed' else 'completed' end as status
-    from generate_series(1, ${history}::int) g`);
+    from generate_series(1, ${history}::int) g
+    union all
+    select gen_random_uuid(), g, to_timestamp((h::float8 + 1000 * (g % ${busyHour}::int) + 7) / 1000),
+      case when g % 10 = 0 then 'failed' else 'completed' end
+    from generate_series(1, ${busyHour}::int) g,
+      unnest(array[${busy(start())}::float8, ${busy(end())}::float8]) h`);
   await rowsOf(sql`insert into jobs (id, account_id, service_id, status, progress, input, credit_cost, max_attempts,
       timeout_ms, attempt, created_at, updated_at, completed_at, charged_at)
     select id, ${accountId}::uuid, 'token-count', status, 100, '{}'::jsonb, 2, 1, 60000, 1, created_at,
@@ -36,19 +50,26 @@ beforeAll(async () => {
     select ${accountId}::uuid, 'charge', -2, 0, id, 'token-count job', created_at from seeded
     union all select ${accountId}::uuid, 'refund', 2, 0, id, 'Refund: job failed', created_at + interval '40 ms'
     from seeded where status = 'failed'`);
-  await rowsOf(sql`insert into usage_rollups (account_id, hour, service_id, api_key_id, jobs, completed, failed,
-      credits_charged, credits_refunded, duration_count, duration_sum_ms, durations)
-    select ${accountId}::uuid, date_trunc('hour', created_at, 'UTC'), 'token-count', '00000000-0000-0000-0000-000000000000',
-      count(*), count(*) filter (where status = 'completed'), count(*) filter (where status = 'failed'), 2 * count(*),
-      0, count(*), 40 * count(*), jsonb_build_object((1 + floor(ln(40) / ln(1.05))::int)::text, count(*))
-    from seeded group by 2`);
-  // A refund 40 ms after its job's creation may fall in the next hour: it counts there, as the product counts it.
-  await rowsOf(sql`insert into usage_rollups as u (account_id, hour, service_id, api_key_id, credits_refunded)
-    select ${accountId}::uuid, date_trunc('hour', created_at + interval '40 ms', 'UTC'), 'token-count',
-      '00000000-0000-0000-0000-000000000000', 2 * count(*)
-    from seeded where status = 'failed' group by 2
-    on conflict (account_id, hour, service_id, api_key_id)
-    do update set credits_refunded = u.credits_refunded + excluded.credits_refunded`);
+  // The rollups, per hour and per minute, as the product counts them: a job in the hour (minute) it was created,
+  // credits in that of their entry (a refund 40 ms after its job's creation may fall in the next one).
+  for (const [table, unit] of [
+    ["usage_rollups", "hour"],
+    ["usage_minute_rollups", "minute"],
+  ]) {
+    const [t, u, at] = [sql.raw(table), sql.raw(`'${unit}'`), sql.raw(unit)];
+    await rowsOf(sql`insert into ${t} (account_id, ${at}, service_id, api_key_id, jobs, completed, failed,
+        credits_charged, credits_refunded, duration_count, duration_sum_ms, durations)
+      select ${accountId}::uuid, date_trunc(${u}, created_at, 'UTC'), 'token-count', '00000000-0000-0000-0000-000000000000',
+        count(*), count(*) filter (where status = 'completed'), count(*) filter (where status = 'failed'), 2 * count(*),
+        0, count(*), 40 * count(*), jsonb_build_object((1 + floor(ln(40) / ln(1.05))::int)::text, count(*))
+      from seeded group by 2`);
+    await rowsOf(sql`insert into ${t} as u (account_id, ${at}, service_id, api_key_id, credits_refunded)
+      select ${accountId}::uuid, date_trunc(${u}, created_at + interval '40 ms', 'UTC'), 'token-count',
+        '00000000-0000-0000-0000-000000000000', 2 * count(*)
+      from seeded where status = 'failed' group by 2
+      on conflict (account_id, ${at}, service_id, api_key_id)
+      do update set credits_refunded = u.credits_refunded + excluded.credits_refunded`);
+  }
   await rowsOf(sql`drop table seeded`);
   await rowsOf(sql`analyze`);
 });
@@ -63,9 +84,9 @@ interface PlanNode {
 }
 
 /**
- * The rows of jobs and credit_ledger a statement examined (those it kept and those its filters threw away), run
- * as the server runs it, a prepared statement, with the plan PostgreSQL makes for its values or (`generic`) the
- * one it settles on after five runs, made without them.
+ * The rows of each table a statement examined (those it kept and those its filters threw away), run as a
+ * prepared statement, with the plan PostgreSQL makes for its values or (`generic`) the one it settles on after
+ * five runs, made without them.
  */
 async function rowsExamined(statement: { toSQL(): { sql: string; params: unknown[] } }, generic: boolean) {
   const { sql: text, params } = statement.toSQL();
@@ -85,12 +106,18 @@ async function rowsExamined(statement: { toSQL(): { sql: string; params: unknown
     }
   });
   const [{ Plan: root }] = typeof plan === "string" ? (JSON.parse(plan) as [{ Plan: PlanNode }]) : plan;
-  const walk = (node: PlanNode): number =>
-    (node["Relation Name"] === "jobs" || node["Relation Name"] === "credit_ledger"
-      ? (node["Actual Rows"] + (node["Rows Removed by Filter"] ?? 0) + (node["Rows Removed by Index Recheck"] ?? 0)) *
-        node["Actual Loops"]
-      : 0) + (node.Plans ?? []).reduce((sum, child) => sum + walk(child), 0);
-  return walk(root);
+  const examined: Record<string, number> = {};
+  const walk = (node: PlanNode) => {
+    const relation = node["Relation Name"];
+    if (relation)
+      examined[relation] =
+        (examined[relation] ?? 0) +
+        (node["Actual Rows"] + (node["Rows Removed by Filter"] ?? 0) + (node["Rows Removed by Index Recheck"] ?? 0)) *
+          node["Actual Loops"];
+    for (const child of node.Plans ?? []) walk(child);
+  };
+  walk(root);
+  return examined;
 }
 
 async function rowsBetween(from: number, to: number) {
@@ -103,25 +130,39 @@ async function rowsBetween(from: number, to: number) {
 }
 
 describe("a usage summary over a period that cuts hours", () => {
-  // 20 days and a few hours back, starting 17 minutes into an hour and ending 43 minutes into one.
-  const start = () => Math.floor((now - 20 * 24 * hourMs) / hourMs) * hourMs + 17 * 60_000 + 123;
-  const end = () => start() + 5 * 24 * hourMs + 26 * 60_000;
-
-  it("reads each partial hour from one index range: the rows examined are those hours', not the history's", async () => {
-    const edges: [Date, Date][] = [
-      [start(), Math.ceil(start() / hourMs) * hourMs],
-      [Math.floor((end() + 1) / hourMs) * hourMs, end() + 1],
-    ].map(([from, to]) => [new Date(from), new Date(to)]);
-    let inEdges = 0;
-    for (const [from, to] of edges) {
-      const inEdge = await rowsBetween(from.getTime(), to.getTime());
-      expect(inEdge.jobs).toBeGreaterThan(0);
+  it("reads rollup rows bounded by the period's hours and minutes, and the rows of its two cut minutes only", async () => {
+    const parts = periodParts(new Date(start()), new Date(end()), new Date(now + hourMs));
+    const time = ([from, to]: [Date, Date]) => [from.getTime(), to.getTime()] as const;
+    const [whole, ...minutes] = [parts.hours, ...parts.minutes].map(time);
+    const wholeHours = (whole[1] - whole[0]) / hourMs;
+    const wholeMinutes = minutes.reduce((sum, [from, to]) => sum + (to - from) / minuteMs, 0);
+    expect([wholeHours, wholeMinutes]).toEqual([5 * 24 - 1, 42 + 43]);
+    // The hours cut are busy (an hour's work is 3,600 jobs), their cut minutes hold a minute's work at most.
+    let inCutHours = 0;
+    let inCutMinutes = 0;
+    for (const [from, to] of parts.rows.map(time)) {
+      inCutHours += (await rowsBetween(Math.floor(from / hourMs) * hourMs, Math.ceil(to / hourMs) * hourMs)).jobs;
+      const inMinute = await rowsBetween(from, to);
+      expect(inMinute.jobs).toBeLessThanOrEqual(60);
       // Each job of the range once; each entry once, and its job by its primary key.
-      inEdges += inEdge.jobs + 2 * inEdge.entries;
+      inCutMinutes += inMinute.jobs + 2 * inMinute.entries;
     }
-    const statement = partialHoursStatement(await db(), accountId, edges);
-    expect(await rowsExamined(statement, false)).toBeLessThanOrEqual(inEdges);
-    expect(await rowsExamined(statement, true)).toBeLessThanOrEqual(inEdges);
+    expect(inCutHours).toBeGreaterThan(2 * busyHour);
+    expect(inCutMinutes).toBeGreaterThan(0);
+
+    const statements = usageRollupStatements(await db(), accountId, parts);
+    const partial = partialMinutesStatement(await db(), accountId, parts.rows);
+    for (const generic of [false, true]) {
+      for (const statement of [statements.counts, statements.buckets]) {
+        const examined = await rowsExamined(statement, generic);
+        // One service, one key: a rollup row per hour and per minute at most, and no job or ledger row.
+        expect(Object.keys(examined).sort()).toEqual(["usage_minute_rollups", "usage_rollups"]);
+        expect(examined.usage_rollups).toBeLessThanOrEqual(wholeHours);
+        expect(examined.usage_minute_rollups).toBeLessThanOrEqual(wholeMinutes);
+      }
+      const examined = await rowsExamined(partial, generic);
+      expect((examined.jobs ?? 0) + (examined.credit_ledger ?? 0)).toBeLessThanOrEqual(inCutMinutes);
+    }
   });
 
   it("counts that period's jobs and credits to the millisecond, as the rows do", async () => {
@@ -129,13 +170,15 @@ describe("a usage summary over a period that cuts hours", () => {
       periodStart: new Date(start()),
       periodEnd: new Date(end()),
     });
+    const [from, to] = [new Date(start()).toISOString(), new Date(end()).toISOString()];
+    expect([summary.periodStart, summary.periodEnd]).toEqual([from, to]);
     const [expected] = await rowsOf<{ jobs: number; failed: number; used: number }>(sql`select
       (select count(*)::int from jobs where account_id = ${accountId}
-        and created_at between ${new Date(start()).toISOString()}::timestamptz and ${new Date(end()).toISOString()}::timestamptz) as jobs,
+        and created_at between ${from}::timestamptz and ${to}::timestamptz) as jobs,
       (select count(*)::int from jobs where account_id = ${accountId} and status = 'failed'
-        and created_at between ${new Date(start()).toISOString()}::timestamptz and ${new Date(end()).toISOString()}::timestamptz) as failed,
+        and created_at between ${from}::timestamptz and ${to}::timestamptz) as failed,
       (select -sum(amount)::int from credit_ledger where account_id = ${accountId}
-        and created_at between ${new Date(start()).toISOString()}::timestamptz and ${new Date(end()).toISOString()}::timestamptz) as used`);
+        and created_at between ${from}::timestamptz and ${to}::timestamptz) as used`);
     expect(expected.jobs).toBeGreaterThan(1000);
     expect(summary).toMatchObject({
       totalJobs: expected.jobs,

@@ -1,6 +1,7 @@
 // Usage rollups (issue 43): after any mix of submissions, completions, failures, cancellations and own-node
-// refunds, across hour and day boundaries (the spend clock moved, never waited for), the rollups equal a recount
-// of the jobs and ledger rows, and the usage summary of any period equals the one counted from those rows.
+// refunds, across hour and day boundaries (the spend clock moved, never waited for), the rollups, per hour and
+// per minute, equal a recount of the jobs and ledger rows, and the usage summary of any period equals the one
+// counted from those rows.
 import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -15,6 +16,7 @@ import { engineNode, rowsOf } from "../support/engine";
 import { startTestServer } from "../support/test-server";
 
 const ctx = {} as { baseUrl: string; close(): Promise<void> };
+const minuteMs = 60_000;
 const hourMs = 3600_000;
 const services = ["token-count", "text-summarize", "text-sentiment"] as const;
 
@@ -159,11 +161,11 @@ async function rawRows(accountId: string) {
 type Raw = Awaited<ReturnType<typeof rawRows>>;
 const durationOf = (j: Raw["jobs"][number]) => (j.end === null ? null : Math.max(0, j.end - j.at));
 
-/** The rollups as they should be: counted here from the rows, in JavaScript. */
-function recount({ jobs, entries }: Raw) {
+/** The rollups as they should be, per `unitMs` (an hour, a minute): counted here from the rows, in JavaScript. */
+function recount({ jobs, entries }: Raw, unitMs: number) {
   const rows = new Map<string, Record<string, number>>();
   const row = (at: number, service: string, key: string) => {
-    const id = `${new Date(Math.floor(at / hourMs) * hourMs).toISOString()} ${service} ${key}`;
+    const id = `${new Date(Math.floor(at / unitMs) * unitMs).toISOString()} ${service} ${key}`;
     let r = rows.get(id);
     if (!r)
       rows.set(
@@ -192,9 +194,10 @@ function recount({ jobs, entries }: Raw) {
   return Object.fromEntries([...rows].sort(([a], [b]) => a.localeCompare(b)));
 }
 
-async function rollupsOf(accountId: string) {
+/** The rows of the hour rollups or (`minutes`) the minute rollups. */
+async function rollupsOf(accountId: string, minutes = false) {
   const rows = await rowsOf<{
-    hour: Date;
+    at: Date;
     service_id: string;
     api_key_id: string;
     jobs: string;
@@ -205,13 +208,17 @@ async function rollupsOf(accountId: string) {
     duration_count: string;
     duration_sum_ms: string;
     durations: Record<string, number> | string;
-  }>(sql`select * from usage_rollups where account_id = ${accountId}`);
+  }>(
+    minutes
+      ? sql`select *, minute as at from usage_minute_rollups where account_id = ${accountId}`
+      : sql`select *, hour as at from usage_rollups where account_id = ${accountId}`,
+  );
   return Object.fromEntries(
     rows
       .map((r) => {
         const durations = typeof r.durations === "string" ? JSON.parse(r.durations) : r.durations;
         return [
-          `${new Date(r.hour).toISOString()} ${r.service_id} ${r.api_key_id}`,
+          `${new Date(r.at).toISOString()} ${r.service_id} ${r.api_key_id}`,
           {
             jobs: Number(r.jobs),
             completed: Number(r.completed),
@@ -302,15 +309,25 @@ describe("usage rollups after random work", () => {
               from jobs where account_id = ${accountId} union all select 'cancelled' from jobs
               where account_id = ${accountId} and error->>'code' = 'CANCELLED'`))
             seen.add(row.what.startsWith("day ") ? row.what : row.what.replace(/^Refund: [a-z-]+ /, ""));
-          expect(await rollupsOf(accountId)).toEqual(recount(raw));
+          expect(await rollupsOf(accountId)).toEqual(recount(raw, hourMs));
+          expect(await rollupsOf(accountId, true)).toEqual(recount(raw, minuteMs));
 
-          // Periods with random bounds to the millisecond over the times used (whole hours and partial ones).
+          // Periods with random bounds to the millisecond over the times used (whole hours, whole minutes of
+          // partial hours, and partial minutes).
           const times = [...raw.jobs.map((j) => j.at), ...raw.entries.map((e) => e.at)];
           const first = Math.min(...times, Date.now()) - hourMs;
           const last = Math.max(...times, Date.now()) + hourMs;
           for (const [a, b] of periods) {
+            // A third of the bounds anywhere in that range, a third within half an hour of a job or an entry (so
+            // that the periods cut hours with work in them), a third within 30 s of one (minutes with work in them).
+            const near = (f: number, step: number) =>
+              times[Math.floor(f / 3) % times.length] + ((f % 120) - 60) * step + (f % 97);
             const [start, end] = [a, b]
-              .map((f) => Math.round(first + (f / 1e6) * (last - first)))
+              .map((f) =>
+                f % 3 === 0 || times.length === 0
+                  ? Math.round(first + (f / 1e6) * (last - first))
+                  : near(f, f % 3 === 1 ? 30_000 : 500),
+              )
               .sort((x, y) => x - y);
             const summary = await getUsageSummary(accountId, {
               periodStart: new Date(start),
