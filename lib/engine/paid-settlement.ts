@@ -166,7 +166,10 @@ export async function transferElsewhere(
   const from = row.fromAddress as `0x${string}`;
   const nonce = row.nonce as `0x${string}`;
   if (!(await readAuthorizationUsed(config, from, nonce))) return undefined;
-  const use = await findAuthorizationUse(config, from, nonce, new Date(row.createdAt.getTime() - 600_000), upTo);
+  // Unused when it was checked, just before the settlement was recorded: a row taken over from a failed one keeps
+  // its createdAt, so the search starts from its settlement's own time (10 minutes' room for the chain's clock).
+  const checkedAt = row.settlingSince ?? row.createdAt;
+  const use = await findAuthorizationUse(config, from, nonce, new Date(checkedAt.getTime() - 600_000), upTo);
   if (use === "canceled") {
     log.warn("an x402 authorization was canceled by its payer; nothing moved for the payment", { paymentId: row.id });
     return undefined;
@@ -303,13 +306,20 @@ export async function sweepSettlements(config: X402Config): Promise<Partial<Reco
   const rows = await staleSettlements(config.settlementTimeoutMs, 50);
   if (rows.length === 0) return counts;
   const minedNonce = await readSettlerMinedNonce(config);
+  let rpcFailures = 0;
+  let lastRpcError: PaymentsRpcError | undefined;
   for (const row of rows) {
     let resolution: Resolution | undefined;
     try {
       resolution = await resolveSettlement(config, row, minedNonce);
       counts[resolution] = (counts[resolution] ?? 0) + 1;
     } catch (error) {
-      if (error instanceof PaymentsRpcError) throw error;
+      // One row's error, the RPC's included (it may err on that row's calls only: a log range too large for it,
+      // a node that fails one query), skips that row alone: the batch goes on.
+      if (error instanceof PaymentsRpcError) {
+        rpcFailures++;
+        lastRpcError = error;
+      }
       log.error("an x402 settlement could not be resolved; a later sweep tries again", {
         paymentId: row.id,
         err: error,
@@ -319,6 +329,8 @@ export async function sweepSettlements(config: X402Config): Promise<Partial<Reco
     // settlement timeout from now, not on every tick, so the batch goes to the others meanwhile.
     if (resolution === undefined || resolution === "reported" || resolution === "rebroadcast") await markLookedAt(row);
   }
+  // The RPC failed every row: it is down, and the sweep backs off (startSettlementSweep).
+  if (lastRpcError && rpcFailures === rows.length) throw lastRpcError;
   return counts;
 }
 

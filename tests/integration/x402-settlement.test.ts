@@ -25,16 +25,18 @@ import { accounts, idempotencyKeys, services, x402Payments } from "@/lib/db/sche
 import { db } from "@/lib/domain/database";
 import { x402Config } from "@/lib/env";
 import { eip3009Abi, findAuthorizationUse } from "@/lib/payments/x402/chain";
+import { transferElsewhere } from "@/lib/engine/paid-settlement";
 import type { LocalChain } from "../support/chain";
 import { signIn } from "../support/developer";
 import { eventually } from "../support/jobs";
-import type { RpcProxy } from "../support/rpc-proxy";
+import { startRpcProxy, type RpcProxy } from "../support/rpc-proxy";
 import type { TestServer } from "../support/test-server";
 import {
   officialPayment as officialPaymentOn,
   paymentResponse,
   price,
   signedAuthorization,
+  paymentPayload,
   startX402,
   submitAuthorization,
   tokenBalance as tokenBalanceOn,
@@ -502,6 +504,118 @@ describe("an authorization used after the block where the settler's own settleme
     if (!config) throw new Error("x402 is not configured in this file's server");
     const found = await findAuthorizationUse(config, a.from, a.nonce, new Date(Date.now() - 600_000), reverted);
     expect(found).toMatchObject({ transactionHash: used });
+  });
+});
+
+describe("the search for an authorization's use starts from its settlement's time", () => {
+  it("not from the row's creation, which a row taken over from a failed one keeps", async () => {
+    const payer = await chain.newAccount();
+    const header = await officialPayment(payer, await offer());
+    const { authorization: a } = paymentPayload(header);
+    // The blocks up to `aged` read as mined an hour ago; ours reverted in `reverted`; the use came after it.
+    const aged = await chain.publicClient.getBlockNumber();
+    await chain.mine(3);
+    const reverted = await chain.publicClient.getBlockNumber();
+    const used = await submitAuthorization(chain, header);
+    const probe = await startRpcProxy(chain.rpcUrl);
+    let lowest: bigint | undefined;
+    probe.beforeForwarding("eth_getBlockByNumber", async (params) => {
+      const answer = await fetch(chain.rpcUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_getBlockByNumber", params }),
+      });
+      const { result } = (await answer.json()) as { result: { number: Hex; timestamp: Hex } };
+      if (BigInt(result.number) <= aged) result.timestamp = toHex(Math.floor(Date.now() / 1000) - 3_600);
+      return { answer: result };
+    });
+    probe.beforeForwarding("eth_getLogs", async (params) => {
+      const { fromBlock } = params[0] as { fromBlock?: Hex };
+      if (fromBlock !== undefined && (lowest === undefined || BigInt(fromBlock) < lowest)) lowest = BigInt(fromBlock);
+    });
+    // A row taken over today from one that failed two days ago: its settlement was recorded now.
+    const [row] = await (
+      await db()
+    )
+      .insert(x402Payments)
+      .values({
+        chainId: chain.chainId,
+        tokenAddress: chain.token,
+        fromAddress: payer.address,
+        nonce: a.nonce,
+        status: "failed",
+        serviceId: "token-count",
+        fingerprint: "taken over",
+        value: price.toString(),
+        input: input.input,
+        placement: "any",
+        createdAt: new Date(Date.now() - 2 * 86_400_000),
+        settlingSince: new Date(),
+      })
+      .returning();
+    const config = x402Config();
+    if (!config) throw new Error("x402 is not configured in this file's server");
+    try {
+      // One block a range, so the search's lowest range is the lowest block it read.
+      const found = await transferElsewhere({ ...config, rpcUrl: probe.url, scanBlocks: 1n }, row, reverted);
+      expect(found).toMatchObject({ transactionHash: used });
+      expect(lowest).toBe(aged);
+    } finally {
+      await probe.close();
+    }
+  });
+});
+
+describe("one settlement the RPC fails on does not hold the sweep's batch back", () => {
+  it("it is skipped (looked at, logged) and the batch goes on: the settlement after it is finished", async () => {
+    const [a, b] = await Promise.all([chain.newAccount(), chain.newAccount()]);
+    const required = await offer();
+    const [paysA, paysB] = await Promise.all([officialPayment(a, required), officialPayment(b, required)]);
+    // Both authorizations used by someone else; their settlements' nonces went to other transactions.
+    await submitAuthorization(chain, paysA);
+    await submitAuthorization(chain, paysB);
+    const lookedAt = new Date(Date.now() - 3_600_000);
+    const settling = (payer: PrivateKeyAccount, header: string, settlerNonce: number) => ({
+      chainId: chain.chainId,
+      tokenAddress: chain.token,
+      fromAddress: payer.address,
+      nonce: paymentPayload(header).authorization.nonce,
+      status: "settling" as const,
+      serviceId: "token-count",
+      fingerprint: "one fails",
+      value: price.toString(),
+      input: input.input,
+      placement: "any",
+      settlementTxHash: toHex(crypto.getRandomValues(new Uint8Array(32))),
+      settlerNonce,
+      settlingSince: new Date(),
+      updatedAt: lookedAt,
+    });
+    const nonceA = paymentPayload(paysA).authorization.nonce;
+    // Every call naming A's nonce (the search for its use) answers a JSON-RPC error; A comes first in the batch.
+    rpc.failCallsNaming(nonceA, true);
+    const [rowA, rowB] = await (
+      await db()
+    )
+      .insert(x402Payments)
+      .values([settling(a, paysA, 0), settling(b, paysB, 1)])
+      .returning();
+    const read = async (id: string) =>
+      (await (await db()).select().from(x402Payments).where(eq(x402Payments.id, id)))[0];
+    try {
+      const finished = await eventually(
+        () => read(rowB.id),
+        (row) => row.status === "settled",
+        20_000,
+      );
+      expect(finished.jobId).not.toBeNull();
+      const skipped = await read(rowA.id);
+      expect(skipped.status).toBe("settling");
+      expect(skipped.updatedAt.getTime()).toBeGreaterThan(lookedAt.getTime());
+    } finally {
+      rpc.failCallsNaming(nonceA, false);
+      await (await db()).delete(x402Payments).where(eq(x402Payments.id, rowA.id));
+    }
   });
 });
 
