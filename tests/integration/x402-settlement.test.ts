@@ -619,6 +619,53 @@ describe("one settlement the RPC fails on does not hold the sweep's batch back",
   });
 });
 
+describe("a rival transaction that batches several of the payer's authorizations", () => {
+  // A facilitator (or the payer) may submit several authorizations in one transaction: each use's AuthorizationUsed
+  // and Transfer logs stand side by side, and ours is judged by its own pair only.
+  it("ours, second in the batch after one that paid the payer, is paid by its own transfer: 202, one job", async () => {
+    const payer = await chain.newAccount();
+    const required = await offer();
+    const header = await officialPayment(payer, required);
+    const toSelf = await signedAuthorization(chain, payer, required.accepts[0], { to: payer.address });
+    let batch: Hex | undefined;
+    rpc.beforeForwarding("eth_sendRawTransaction", async () => {
+      rpc.beforeForwarding("eth_sendRawTransaction");
+      batch = await submitAuthorization(chain, toSelf, header);
+    });
+    const res = await fetch(executeUrl(), post({ "payment-signature": header }));
+    expect(res.status).toBe(202);
+    expect(paymentResponse(res)).toMatchObject({ success: true, transaction: batch });
+    const view = await payerView(payer);
+    expect(view.jobIds).toEqual([(await res.json()).jobId]);
+    expect(view.topUps).toEqual([expect.objectContaining({ txHash: batch, status: "credited", credits: 1 })]);
+  });
+
+  it("the neighbouring use's transfer to the treasury never pays for a rival under our nonce: settlement_failed, no job", async () => {
+    const payer = await chain.newAccount();
+    const required = await offer();
+    const header = await officialPayment(payer, required);
+    const { authorization: a } = paymentPayload(header);
+    // Another authorization of the payer's (its own nonce) paying the treasury the price, then a rival under our
+    // nonce paying the payer: the Transfer just before the rival's AuthorizationUsed log is the other one's.
+    const other = await signedAuthorization(chain, payer, required.accepts[0]);
+    const rival = await signedAuthorization(chain, payer, required.accepts[0], {
+      to: payer.address,
+      nonce: a.nonce,
+      validBefore: BigInt(a.validBefore),
+    });
+    rpc.beforeForwarding("eth_sendRawTransaction", async () => {
+      rpc.beforeForwarding("eth_sendRawTransaction");
+      await submitAuthorization(chain, other, rival);
+    });
+    const res = await fetch(executeUrl(), post({ "payment-signature": header }));
+    expect(res.status).toBe(402);
+    expect(paymentResponse(res)).toMatchObject({ success: false, errorReason: "settlement_failed" });
+    const [row] = await (await db()).select().from(x402Payments).where(eq(x402Payments.fromAddress, payer.address));
+    expect(row).toMatchObject({ status: "failed", failureReason: "settlement_failed", jobId: null });
+    expect((await payerView(payer)).jobIds).toEqual([]);
+  });
+});
+
 describe("a payer who front-runs with another authorization under the same nonce", () => {
   // EIP-3009 lets a payer sign several authorizations with one nonce: the first mined uses it. The payer's rival
   // (to themselves, or 1 wei to the treasury) is mined before the settler's, which reverts: its AuthorizationUsed
