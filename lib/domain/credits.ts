@@ -1,11 +1,11 @@
 // The credits ledger: append-only entries, each moving the account's balance in the same statement
 // that proves it cannot go below zero.
-import { and, asc, desc, eq, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/lib/db/database";
 import { accounts, creditLedger } from "@/lib/db/schema";
 import { DomainError, notFound } from "./errors";
 import type { LedgerEntryType } from "@/lib/contract/vocabulary";
-import { descendingKeyset, exactTotal, keysetPage, type CursorPageRequest } from "./pagination";
+import { descendingKeyset, exactTotal, keysetPage, listReads, type CursorPageRequest } from "./pagination";
 import { db } from "./database";
 import { countCreditEntriesSql, keptCount } from "./list-counts";
 import type * as wire from "@/lib/contract/schemas";
@@ -81,27 +81,17 @@ export async function listCreditHistory(
   request: CursorPageRequest<"creditEntries">,
 ): Promise<wire.CreditHistory> {
   const d = await db();
-  const order = (reversed: boolean) => (reversed ? asc(creditLedger.seq) : desc(creditLedger.seq));
+  const { read, keyAt } = listReads<"creditEntries", typeof creditLedger.$inferSelect>(
+    d,
+    creditLedger,
+    eq(creditLedger.accountId, accountId),
+    { key: { seq: creditLedger.seq }, descending: true },
+  );
   return keysetPage(
     creditEntriesKeyset,
     request,
-    (after, reversed, limit, offset) =>
-      d
-        .select()
-        .from(creditLedger)
-        .where(and(eq(creditLedger.accountId, accountId), after))
-        .orderBy(order(reversed))
-        .limit(limit)
-        .offset(offset),
-    (offset) =>
-      d
-        .select({ seq: creditLedger.seq })
-        .from(creditLedger)
-        .where(eq(creditLedger.accountId, accountId))
-        .orderBy(order(false))
-        .limit(1)
-        .offset(offset)
-        .then(([key]) => key),
+    read,
+    keyAt,
     toCreditEntry,
     keptCount(d, accountId, "credit_entries").then(exactTotal),
   );

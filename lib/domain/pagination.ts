@@ -1,7 +1,8 @@
 // Pages of a list (CONTRACT §1's pagination, plus a cursor): by `page` (an offset) or by `after` (a cursor,
 // one range read of an index in the list's order, the same cost at any depth). `hasMore` is exact (one row
 // past the page is read); `total` comes from a kept counter (list-counts.ts) or a capped count.
-import { sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, sql, type SQL } from "drizzle-orm";
+import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import { encodeCursor, type CursorKey, type CursorList } from "@/lib/contract/list-cursor";
 import type { Pagination } from "@/lib/contract/schemas";
 import type { Tx } from "@/lib/db/database";
@@ -100,6 +101,54 @@ export async function keysetPage<L extends CursorList, Row, Item>(
       nextCursor: hasMore && last ? cursorOf(last) : null,
       prevCursor: previous ? cursorOf(previous) : null,
     },
+  };
+}
+
+/**
+ * A list's order: the columns of its sort key, by the names cursorKeys[list] gives them and in the list's order,
+ * all descending (newest first) or all ascending. (PostgreSQL puts nulls first in a descending order and last in
+ * an ascending one, the order of a nullable key column in both directions.)
+ */
+export interface ListOrder<L extends CursorList> {
+  key: { [N in keyof CursorKey<L>]: PgColumn };
+  descending: boolean;
+}
+
+/** The ORDER BY of a list (`reversed`: the opposite direction, where the page before a cursor lies). */
+export const orderOf = <L extends CursorList>({ key, descending }: ListOrder<L>, reversed: boolean): SQL[] =>
+  Object.values<PgColumn>(key).map((column) => (descending !== reversed ? desc(column) : asc(column)));
+
+/**
+ * The reads keysetPage takes, for a list of `table`'s rows matching `where` (its owner's) in `order`: `read`,
+ * its rows (`after` added to `where`), and `keyAt`, the sort key of the row `offset` rows into it (undefined
+ * past its end), its key's columns only, which an index in the list's order gives without building a row (an
+ * index-only scan where it holds them all). A list that reads more than its table's columns (the jobs list's
+ * node) passes its own `read` and takes `keyAt` from here.
+ */
+export function listReads<L extends CursorList, Row>(
+  d: Tx,
+  table: PgTable,
+  where: SQL | undefined,
+  order: ListOrder<L>,
+) {
+  return {
+    read: (after: SQL | undefined, reversed: boolean, limit: number, offset: number) =>
+      d
+        .select()
+        .from(table)
+        .where(and(where, after))
+        .orderBy(...orderOf(order, reversed))
+        .limit(limit)
+        .offset(offset) as unknown as Promise<Row[]>,
+    keyAt: (offset: number) =>
+      d
+        .select(order.key as Record<string, PgColumn>)
+        .from(table)
+        .where(where)
+        .orderBy(...orderOf(order, false))
+        .limit(1)
+        .offset(offset)
+        .then(([key]) => key as CursorKey<L> | undefined),
   };
 }
 

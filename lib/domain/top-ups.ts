@@ -3,7 +3,7 @@
 // names a transaction, never an amount, a sender or a confirmation. One row per (chain, transaction, paying
 // address) is what makes a payment count once, whoever finds it (a transaction can pay for several senders);
 // the credit, its ledger entry and the status change are one transaction.
-import { and, asc, count, desc, eq, inArray, isNotNull, isNull, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, inArray, isNotNull, isNull, or, sql, type SQL } from "drizzle-orm";
 import { getAddress, type Address, type Hash } from "viem";
 import type { Tx } from "@/lib/db/database";
 import { accounts, topUps } from "@/lib/db/schema";
@@ -25,7 +25,7 @@ import { db } from "./database";
 import { DomainError, notFound } from "./errors";
 import { isUuid } from "./ids";
 import { keptCount } from "./list-counts";
-import { descendingKeyset, exactTotal, keysetPage, timeParam, type CursorPageRequest } from "./pagination";
+import { descendingKeyset, exactTotal, keysetPage, listReads, timeParam, type CursorPageRequest } from "./pagination";
 
 type TopUpRow = typeof topUps.$inferSelect;
 
@@ -180,34 +180,12 @@ const topUpsKeyset = descendingKeyset<"topUps", TopUpRow>(
  */
 export async function listTopUps(accountId: string, request: CursorPageRequest<"topUps">): Promise<wire.TopUpPage> {
   const d = await db();
-  const where = eq(topUps.accountId, accountId);
-  const order = (reversed: boolean) =>
-    reversed
-      ? [asc(topUps.createdAt), sql`${topUps.blockNumber} asc nulls last`, asc(topUps.id)]
-      : [desc(topUps.createdAt), sql`${topUps.blockNumber} desc nulls first`, desc(topUps.id)];
-  return keysetPage(
-    topUpsKeyset,
-    request,
-    (after, reversed, limit, offset) =>
-      d
-        .select()
-        .from(topUps)
-        .where(and(where, after))
-        .orderBy(...order(reversed))
-        .limit(limit)
-        .offset(offset),
-    (offset) =>
-      d
-        .select({ createdAt: topUps.createdAt, blockNumber: topUps.blockNumber, id: topUps.id })
-        .from(topUps)
-        .where(where)
-        .orderBy(...order(false))
-        .limit(1)
-        .offset(offset)
-        .then(([key]) => key),
-    toTopUp,
-    keptCount(d, accountId, "top_ups").then(exactTotal),
-  );
+  // Unmined top-ups (no block number) first, as the keyset's coalesce puts them.
+  const { read, keyAt } = listReads<"topUps", TopUpRow>(d, topUps, eq(topUps.accountId, accountId), {
+    key: { createdAt: topUps.createdAt, blockNumber: topUps.blockNumber, id: topUps.id },
+    descending: true,
+  });
+  return keysetPage(topUpsKeyset, request, read, keyAt, toTopUp, keptCount(d, accountId, "top_ups").then(exactTotal));
 }
 
 export async function getTopUp(accountId: string, topUpId: string): Promise<wire.TopUp> {

@@ -1,7 +1,7 @@
 // Webhook endpoints as developers manage them (CONTRACT §8): registration with a show-once secret, updates,
 // rotation with a 24 h overlap, test events, deliveries and redelivery. Every query is scoped to the owner;
 // another developer's endpoint or delivery is not found.
-import { and, asc, count, desc, eq, sql } from "drizzle-orm";
+import { and, count, desc, eq, sql } from "drizzle-orm";
 import { accounts, jobs, webhookAttempts, webhookDeliveries, webhookEndpoints } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { limits } from "@/lib/limits";
@@ -9,7 +9,7 @@ import { requireProfile } from "./accounts";
 import { DomainError, notFound } from "./errors";
 import { isUuid } from "./ids";
 import { keptCount } from "./list-counts";
-import { descendingKeyset, exactTotal, keysetPage, timeParam, type CursorPageRequest } from "./pagination";
+import { descendingKeyset, exactTotal, keysetPage, listReads, timeParam, type CursorPageRequest } from "./pagination";
 import { db } from "./database";
 import { signal } from "./signals";
 import { checkWebhookUrl } from "./webhook-address";
@@ -220,31 +220,17 @@ const deliveriesKeyset = descendingKeyset<"deliveries", DeliveryRow>(
 export async function listDeliveries(accountId: string, endpointId: string, request: CursorPageRequest<"deliveries">) {
   await findEndpoint(accountId, endpointId);
   const d = await db();
-  const where = and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.accountId, accountId));
-  const order = (reversed: boolean) =>
-    reversed
-      ? [asc(webhookDeliveries.createdAt), asc(webhookDeliveries.id)]
-      : [desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id)];
+  const { read, keyAt } = listReads<"deliveries", DeliveryRow>(
+    d,
+    webhookDeliveries,
+    and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.accountId, accountId)),
+    { key: { createdAt: webhookDeliveries.createdAt, id: webhookDeliveries.id }, descending: true },
+  );
   return keysetPage(
     deliveriesKeyset,
     request,
-    (after, reversed, limit, offset) =>
-      d
-        .select()
-        .from(webhookDeliveries)
-        .where(and(where, after))
-        .orderBy(...order(reversed))
-        .limit(limit)
-        .offset(offset),
-    (offset) =>
-      d
-        .select({ createdAt: webhookDeliveries.createdAt, id: webhookDeliveries.id })
-        .from(webhookDeliveries)
-        .where(where)
-        .orderBy(...order(false))
-        .limit(1)
-        .offset(offset)
-        .then(([key]) => key),
+    read,
+    keyAt,
     toWebhookDelivery,
     keptCount(d, endpointId, "deliveries").then(exactTotal),
   );

@@ -1,6 +1,6 @@
 // Jobs as developers see them, every read scoped to the owner (another developer's job is not found): one
 // job, a page of jobs, its log, its telemetry, and what the SSE stream reads after a change signal.
-import { and, asc, desc, eq, getTableColumns, gt, gte, lte, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, gt, gte, lte, sql, type SQL } from "drizzle-orm";
 import { preparedPerDatabase } from "@/lib/db/prepared-statements";
 import { jobEvents, jobLogs, jobs, nodes } from "@/lib/db/schema";
 import { limits } from "@/lib/limits";
@@ -13,9 +13,12 @@ import {
   descendingKeyset,
   exactTotal,
   keysetPage,
+  listReads,
+  orderOf,
   timeParam,
   type CursorPageRequest,
   type Keyset,
+  type ListOrder,
 } from "@/lib/domain/pagination";
 import type { JobStatus } from "@/lib/contract/vocabulary";
 import type * as wire from "@/lib/contract/schemas";
@@ -99,29 +102,21 @@ export async function listJobs(accountId: string, filters: JobFilters): Promise<
   // Every job is counted as it is written; a filtered list counts its matches, up to a cap.
   const total =
     conditions.length > 1 ? cappedTotal(d, sql`${jobs}`, where) : keptCount(d, accountId, "jobs").then(exactTotal);
-  const order = (reversed: boolean) =>
-    reversed ? [asc(jobs.createdAt), asc(jobs.id)] : [desc(jobs.createdAt), desc(jobs.id)];
+  const order: ListOrder<"jobs"> = { key: { createdAt: jobs.createdAt, id: jobs.id }, descending: true };
   return keysetPage(
     jobsKeyset,
     filters,
+    // Its own read: each row with its node's name and region.
     (after, reversed, limit, offset) =>
       d
         .select(listColumns)
         .from(jobs)
         .leftJoin(nodes, eq(nodes.id, jobs.assignedNodeId))
         .where(and(where, after))
-        .orderBy(...order(reversed))
+        .orderBy(...orderOf(order, reversed))
         .limit(limit)
         .offset(offset),
-    (offset) =>
-      d
-        .select({ createdAt: jobs.createdAt, id: jobs.id })
-        .from(jobs)
-        .where(where)
-        .orderBy(...order(false))
-        .limit(1)
-        .offset(offset)
-        .then(([key]) => key),
+    listReads(d, jobs, where, order).keyAt,
     ({ inputTruncated, ...row }) => ({ ...present(row), inputTruncated }),
     total,
   );
@@ -196,31 +191,12 @@ export async function getJobTelemetry(
 ): Promise<wire.TelemetryPage> {
   const d = await db();
   const { job } = await ownedJobRow(accountId, jobId);
+  const { read, keyAt } = listReads<"telemetry", EventRow>(d, jobEvents, eq(jobEvents.jobId, jobId), {
+    key: { seq: jobEvents.sequence },
+    descending: false,
+  });
   // Sequences run 1, 2, 3… without gaps: the last one written is the count.
-  const order = (reversed: boolean) => (reversed ? desc(jobEvents.sequence) : asc(jobEvents.sequence));
-  return keysetPage(
-    telemetryKeyset,
-    request,
-    (after, reversed, limit, offset) =>
-      d
-        .select()
-        .from(jobEvents)
-        .where(and(eq(jobEvents.jobId, jobId), after))
-        .orderBy(order(reversed))
-        .limit(limit)
-        .offset(offset),
-    (offset) =>
-      d
-        .select({ seq: jobEvents.sequence })
-        .from(jobEvents)
-        .where(eq(jobEvents.jobId, jobId))
-        .orderBy(order(false))
-        .limit(1)
-        .offset(offset)
-        .then(([key]) => key),
-    toTelemetryEvent,
-    Promise.resolve(exactTotal(job.eventSeq)),
-  );
+  return keysetPage(telemetryKeyset, request, read, keyAt, toTelemetryEvent, Promise.resolve(exactTotal(job.eventSeq)));
 }
 
 /** The job and its telemetry after `afterSequence` (the SSE stream's read). */
