@@ -555,49 +555,59 @@ describe("health", () => {
     }
     await eventually(health, (state) => state === "ok", 5_000);
   });
-  it("shows the settler stuck while a settlement stays unresolved, though the sweep's looks keep its row fresh", async () => {
-    const health = async () => (await (await fetch(`${server.baseUrl}/api/health`)).json()).settler;
-    const randomHash = () => toHex(crypto.getRandomValues(new Uint8Array(32)));
-    const minedNonce = await chain.publicClient.getTransactionCount({ address: settler });
-    // Settling for an hour, never replaced (it waits behind a nonce far ahead: only rebroadcast), and looked at by
-    // the sweep just now (its updatedAt moved, as markLookedAt moves it on every look that leaves it unchanged).
-    const [row] = await (
-      await db()
-    )
-      .insert(x402Payments)
-      .values({
-        chainId: chain.chainId,
-        tokenAddress: chain.token,
-        fromAddress: privateKeyToAccount(generatePrivateKey()).address,
-        nonce: randomHash(),
-        status: "settling",
-        serviceId: "token-count",
-        fingerprint: "never-resolves",
-        value: price.toString(),
-        input: input.input,
-        placement: "any",
-        settlementTxHash: randomHash(),
-        // A transaction the node refuses (its sender has no ETH): every rebroadcast fails, and the row stays.
-        settlementRawTx: await privateKeyToAccount(generatePrivateKey()).signTransaction({
-          to: chain.treasury,
-          value: 0n,
-          gas: 21_000n,
-          gasPrice: 1n,
-          nonce: 0,
+  it.each([
+    ["settling for an hour", { settlingSince: new Date(Date.now() - 3_600_000) }],
+    // A row an instance from before settling_since wrote, during a rolling upgrade.
+    [
+      "created an hour ago, with no settling_since",
+      { settlingSince: null, createdAt: new Date(Date.now() - 3_600_000) },
+    ],
+  ])(
+    "shows the settler stuck while a settlement stays unresolved, though the sweep's looks keep its row fresh: %s",
+    async (_, since) => {
+      const health = async () => (await (await fetch(`${server.baseUrl}/api/health`)).json()).settler;
+      const randomHash = () => toHex(crypto.getRandomValues(new Uint8Array(32)));
+      const minedNonce = await chain.publicClient.getTransactionCount({ address: settler });
+      // Settling for an hour, never replaced (it waits behind a nonce far ahead: only rebroadcast), and looked at by
+      // the sweep just now (its updatedAt moved, as markLookedAt moves it on every look that leaves it unchanged).
+      const [row] = await (
+        await db()
+      )
+        .insert(x402Payments)
+        .values({
           chainId: chain.chainId,
-        }),
-        settlerNonce: minedNonce + 1_000,
-        settlingSince: new Date(Date.now() - 3_600_000),
-        updatedAt: new Date(),
-      })
-      .returning({ id: x402Payments.id });
-    try {
-      expect(await eventually(health, (state) => state === "stuck", 5_000)).toBe("stuck");
-    } finally {
-      await (await db()).delete(x402Payments).where(eq(x402Payments.id, row.id));
-    }
-    await eventually(health, (state) => state === "ok", 5_000);
-  });
+          tokenAddress: chain.token,
+          fromAddress: privateKeyToAccount(generatePrivateKey()).address,
+          nonce: randomHash(),
+          status: "settling",
+          serviceId: "token-count",
+          fingerprint: "never-resolves",
+          value: price.toString(),
+          input: input.input,
+          placement: "any",
+          settlementTxHash: randomHash(),
+          // A transaction the node refuses (its sender has no ETH): every rebroadcast fails, and the row stays.
+          settlementRawTx: await privateKeyToAccount(generatePrivateKey()).signTransaction({
+            to: chain.treasury,
+            value: 0n,
+            gas: 21_000n,
+            gasPrice: 1n,
+            nonce: 0,
+            chainId: chain.chainId,
+          }),
+          settlerNonce: minedNonce + 1_000,
+          ...since,
+          updatedAt: new Date(),
+        })
+        .returning({ id: x402Payments.id });
+      try {
+        expect(await eventually(health, (state) => state === "stuck", 5_000)).toBe("stuck");
+      } finally {
+        await (await db()).delete(x402Payments).where(eq(x402Payments.id, row.id));
+      }
+      await eventually(health, (state) => state === "ok", 5_000);
+    },
+  );
 });
 
 describe("the paid job", () => {

@@ -244,9 +244,10 @@ export async function countStuckSettlements(olderThanMs: number): Promise<number
       and(
         eq(x402Payments.status, "settling"),
         or(
-          // Since it became settling, not since its last update: the sweep's looks move updatedAt (markLookedAt).
+          // Since it became settling, not since its last update: the sweep's looks move updatedAt (markLookedAt),
+          // also on a row an instance from before settling_since wrote (a rolling upgrade): its createdAt, then.
           lt(
-            sql`coalesce(${x402Payments.settlingSince}, ${x402Payments.updatedAt})`,
+            sql`coalesce(${x402Payments.settlingSince}, ${x402Payments.createdAt})`,
             sql`now() - make_interval(secs => ${olderThanMs / 1000})`,
           ),
           sql`jsonb_array_length(${x402Payments.replacedTxHashes}) >= 2`,
