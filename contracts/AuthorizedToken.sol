@@ -16,6 +16,7 @@ contract AuthorizedToken {
     address public immutable owner;
 
     mapping(address => uint256) public balanceOf;
+    mapping(address => mapping(address => uint256)) public allowance;
     mapping(address => mapping(bytes32 => bool)) public authorizationState;
 
     bytes32 public constant TRANSFER_WITH_AUTHORIZATION_TYPEHASH =
@@ -28,6 +29,7 @@ contract AuthorizedToken {
         keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)");
 
     event Transfer(address indexed from, address indexed to, uint256 value);
+    event Approval(address indexed owner, address indexed spender, uint256 value);
     event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce);
     event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce);
 
@@ -65,6 +67,21 @@ contract AuthorizedToken {
 
     function transfer(address to, uint256 amount) external returns (bool) {
         _transfer(msg.sender, to, amount);
+        return true;
+    }
+
+    function approve(address spender, uint256 amount) external returns (bool) {
+        allowance[msg.sender][spender] = amount;
+        emit Approval(msg.sender, spender, amount);
+        return true;
+    }
+
+    /// @notice As USDC's: a 0-value transferFrom needs no allowance and still emits Transfer(from, to, 0).
+    function transferFrom(address from, address to, uint256 amount) external returns (bool) {
+        uint256 allowed = allowance[from][msg.sender];
+        require(allowed >= amount, "AuthorizedToken: insufficient allowance");
+        allowance[from][msg.sender] = allowed - amount;
+        _transfer(from, to, amount);
         return true;
     }
 

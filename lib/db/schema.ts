@@ -220,10 +220,22 @@ export const topUps = pgTable(
     checkedAt: ts("checked_at").notNull().defaultNow(),
     createdAt: createdAt(),
     creditedAt: ts("credited_at"),
+    /**
+     * The pay-per-call payment (CONTRACT §15) this top-up credits, one row each: a transaction may use several of
+     * a payer's authorizations. Null for a plain payment, which holds what the sender's transfers in the
+     * transaction moved beyond those payments.
+     */
+    x402PaymentId: uuid("x402_payment_id"),
   },
   (t) => [
-    // One row per sender's payment in a transaction: a batch or multicall can pay for several senders at once.
-    uniqueIndex("top_ups_tx_payer_idx").on(t.chainId, t.txHash, t.fromAddress),
+    // One row per sender's payment in a transaction (a batch or multicall can pay for several senders at once),
+    // beside one per pay-per-call payment in it.
+    uniqueIndex("top_ups_tx_payer_idx")
+      .on(t.chainId, t.txHash, t.fromAddress)
+      .where(sql`x402_payment_id is null`),
+    uniqueIndex("top_ups_x402_payment_idx")
+      .on(t.x402PaymentId)
+      .where(sql`x402_payment_id is not null`),
     index("top_ups_account_idx").on(t.accountId, t.createdAt),
     index("top_ups_pending_idx")
       .on(t.checkedAt)

@@ -200,7 +200,13 @@ export async function getTopUp(accountId: string, topUpId: string): Promise<wire
   return toTopUp(row);
 }
 
-/** The row of `payer`'s payment in a transaction (one per sender: a transaction can pay for several). */
+const paymentOf = (chainId: number, txHash: string, payer: string) =>
+  and(eq(topUps.chainId, chainId), eq(topUps.txHash, txHash), eq(topUps.fromAddress, payer));
+
+/**
+ * The row of `payer`'s payment in a transaction (one per sender: a transaction can pay for several): the plain
+ * one, or, when pay-per-call payments took all the sender moved in it, the first of theirs.
+ */
 const findPayment = async (config: PaymentsConfig, txHash: string, payer: string) =>
   (
     await (
@@ -208,8 +214,29 @@ const findPayment = async (config: PaymentsConfig, txHash: string, payer: string
     )
       .select()
       .from(topUps)
-      .where(and(eq(topUps.chainId, config.chainId), eq(topUps.txHash, txHash), eq(topUps.fromAddress, payer)))
+      .where(paymentOf(config.chainId, txHash, payer))
+      .orderBy(sql`${topUps.x402PaymentId} asc nulls first`, asc(topUps.createdAt))
+      .limit(1)
   )[0];
+
+/**
+ * One sender's payment in one transaction is written by one writer at a time until it commits: the plain row (by
+ * the watcher, a submission or a re-check) and each pay-per-call payment's own row (CONTRACT §15), so the plain
+ * row always holds what the sender moved in it less what the pay-per-call payments credited took.
+ */
+export async function lockPaymentInTransaction(tx: Tx, chainId: number, txHash: string, payer: string): Promise<void> {
+  const key = `top-up:${chainId}:${txHash.toLowerCase()}:${payer.toLowerCase()}`;
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`);
+}
+
+/** What the sender's pay-per-call payments credited in the transaction took of its transfers there. */
+async function paidPerCall(tx: Tx, chainId: number, txHash: string, payer: string): Promise<bigint> {
+  const [row] = await tx
+    .select({ sum: sql<string>`coalesce(sum(${topUps.tokenAmount}), 0)::text` })
+    .from(topUps)
+    .where(and(paymentOf(chainId, txHash, payer), isNotNull(topUps.x402PaymentId)));
+  return BigInt(row?.sum ?? "0");
+}
 
 const refused = (reason: PaymentRefusalReason, message: string) =>
   new DomainError("INVALID_PAYMENT", message, { reason });
@@ -396,34 +423,39 @@ async function recordPayments(
 ): Promise<string[]> {
   const created: string[] = [];
   for (const payment of payments) {
-    const [account] = await tx
-      .select({ id: accounts.id })
-      .from(accounts)
-      .where(eq(accounts.walletAddress, payment.payer));
-    const [inserted] = await tx
-      .insert(topUps)
-      // The stalest are re-checked first: a found payment is looked at in the watcher's same tick.
-      .values({
-        ...paymentValues(config, payment, head, decimals),
-        accountId: account?.id ?? null,
-        checkedAt: new Date(0),
-      })
-      .onConflictDoNothing()
-      .returning({ id: topUps.id });
-    if (inserted) created.push(inserted.id);
-    else {
-      await tx
+    const inserted = await tx.transaction(async (own) => {
+      await lockPaymentInTransaction(own, config.chainId, payment.txHash, payment.payer);
+      // Only what the pay-per-call payments credited in it did not take: nothing left, nothing to record.
+      const rest = payment.amount - (await paidPerCall(own, config.chainId, payment.txHash, payment.payer));
+      if (rest <= 0n) return undefined;
+      const [account] = await own
+        .select({ id: accounts.id })
+        .from(accounts)
+        .where(eq(accounts.walletAddress, payment.payer));
+      const [row] = await own
+        .insert(topUps)
+        // The stalest are re-checked first: a found payment is looked at in the watcher's same tick.
+        .values({
+          ...paymentValues(config, { ...payment, amount: rest }, head, decimals),
+          accountId: account?.id ?? null,
+          checkedAt: new Date(0),
+        })
+        .onConflictDoNothing()
+        .returning({ id: topUps.id });
+      if (row) return row;
+      await own
         .update(topUps)
         .set({ status: "confirming", failureReason: null, checkedAt: new Date(0) })
         .where(
           and(
-            eq(topUps.chainId, config.chainId),
-            eq(topUps.txHash, payment.txHash),
-            eq(topUps.fromAddress, payment.payer),
+            paymentOf(config.chainId, payment.txHash, payment.payer),
+            isNull(topUps.x402PaymentId),
             eq(topUps.failureReason, "DROPPED"),
           ),
         );
-    }
+      return undefined;
+    });
+    if (inserted) created.push(inserted.id);
   }
   return created;
 }
@@ -537,7 +569,29 @@ export async function reconcileTopUp(config: PaymentsConfig, row: TopUpRow): Pro
   // A submitter who named a transaction that paid nothing of theirs is refused (WRONG_SENDER).
   if (assessed.kind === "refused") return update({ status: "failed", failureReason: assessed.reason });
   const accountId = row.accountId ?? (await accountOfAddress(row.fromAddress));
-  const updated = await update({ ...paymentValues(config, assessed.payment, observed.head, decimals), accountId });
+  const payment = assessed.payment;
+  const updated = await d.transaction(async (tx) => {
+    await lockPaymentInTransaction(tx, config.chainId, payment.txHash, payment.payer);
+    // The plain row holds only what the sender's pay-per-call payments credited in it did not take.
+    const rest = payment.amount - (await paidPerCall(tx, config.chainId, payment.txHash, payment.payer));
+    const uncredited = and(eq(topUps.id, row.id), isNull(topUps.creditedAt), isNull(topUps.x402PaymentId));
+    if (rest <= 0n) {
+      // They took all of it (named before they were credited): the row stands for nothing.
+      const [gone] = await tx.delete(topUps).where(uncredited).returning({ id: topUps.id });
+      return gone ? undefined : row;
+    }
+    const [moved] = await tx
+      .update(topUps)
+      .set({
+        ...paymentValues(config, { ...payment, amount: rest }, observed.head, decimals),
+        accountId,
+        checkedAt: sql`now()`,
+      })
+      .where(and(uncredited, inArray(topUps.status, ["submitted", "confirming", "failed"])))
+      .returning();
+    return moved ?? row;
+  });
+  if (!updated) return (await findPayment(config, row.txHash, row.fromAddress)) ?? row;
   return settleMined(config, updated, observed);
 }
 

@@ -126,7 +126,7 @@ export async function finishSettlement(
       config,
       token,
       accountId,
-      { from: locked.fromAddress as `0x${string}`, value: BigInt(locked.value) },
+      { id: locked.id, from: locked.fromAddress as `0x${string}`, value: BigInt(locked.value) },
       { txHash: receipt.transactionHash, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash },
     );
     // The money moved: the top-up stands whatever becomes of the job, and the payment is finished either way

@@ -195,18 +195,41 @@ function compileBatch(): { abi: Abi; bytecode: Hex } {
   return batchContract;
 }
 
+/** The batch contract on `chain` (deployed once per chain): anyone may submit several token calls through it. */
+export function authorizationBatch(chain: LocalChain): Promise<Address> {
+  let batch = batches.get(chain.rpcUrl);
+  if (!batch) {
+    batch = (async () => {
+      const { abi, bytecode } = compileBatch();
+      const deployer = createWalletClient({
+        account: await chain.newAccount({ tokens: 0n }),
+        transport: http(chain.rpcUrl),
+      });
+      const deployed = await deployer.deployContract({ chain: null, abi, bytecode });
+      const receipt = await chain.publicClient.waitForTransactionReceipt({ hash: deployed });
+      if (!receipt.contractAddress) throw new Error("the authorization batch was not deployed");
+      return receipt.contractAddress;
+    })();
+    batches.set(chain.rpcUrl, batch);
+  }
+  return batch;
+}
+
 /**
  * A third party submits the authorizations of these PAYMENT-SIGNATURE headers itself (they are public once
- * sent): one straight to the token's transferWithAuthorization, several in one transaction through a batch
- * contract, in the order given. Resolves with the transaction's hash once it is mined.
+ * sent): one straight to the token's transferWithAuthorization, several in one transaction through the batch
+ * contract (authorizationBatch), in the order given. `{ call }` is another call of the token's made by the batch
+ * contract in that order (a transferFrom of what a payer approved to it, say). Resolves with the transaction's
+ * hash once it is mined.
  */
-export async function submitAuthorization(chain: LocalChain, ...headers: string[]): Promise<Hex> {
+export async function submitAuthorization(chain: LocalChain, ...items: (string | { call: Hex })[]): Promise<Hex> {
   const submitter = createWalletClient({
     account: await chain.newAccount({ tokens: 0n }),
     transport: http(chain.rpcUrl),
   });
-  const calls = headers.map((header) => {
-    const { authorization: a, signature } = paymentPayload(header);
+  const calls = items.map((item) => {
+    if (typeof item !== "string") return item.call;
+    const { authorization: a, signature } = paymentPayload(item);
     const { v, r, s } = parseSignature(signature);
     return encodeFunctionData({
       abi: eip3009Abi,
@@ -214,28 +237,16 @@ export async function submitAuthorization(chain: LocalChain, ...headers: string[
       args: [a.from, a.to, BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce, Number(v), r, s],
     });
   });
-  let hash: Hex;
-  if (calls.length === 1) hash = await submitter.sendTransaction({ chain: null, to: chain.token, data: calls[0] });
-  else {
-    const { abi, bytecode } = compileBatch();
-    let batch = batches.get(chain.rpcUrl);
-    if (!batch) {
-      batch = (async () => {
-        const deployed = await submitter.deployContract({ chain: null, abi, bytecode });
-        const receipt = await chain.publicClient.waitForTransactionReceipt({ hash: deployed });
-        if (!receipt.contractAddress) throw new Error("the authorization batch was not deployed");
-        return receipt.contractAddress;
-      })();
-      batches.set(chain.rpcUrl, batch);
-    }
-    hash = await submitter.writeContract({
-      chain: null,
-      address: await batch,
-      abi,
-      functionName: "submit",
-      args: [chain.token, calls],
-    });
-  }
+  const hash =
+    calls.length === 1
+      ? await submitter.sendTransaction({ chain: null, to: chain.token, data: calls[0] })
+      : await submitter.writeContract({
+          chain: null,
+          address: await authorizationBatch(chain),
+          abi: compileBatch().abi,
+          functionName: "submit",
+          args: [chain.token, calls],
+        });
   const receipt = await chain.publicClient.waitForTransactionReceipt({ hash });
   if (receipt.status !== "success") throw new Error(`the third party's submission reverted (${hash})`);
   return hash;

@@ -2,13 +2,14 @@
 // nonce), written before any work, so one authorization is settled at most once whatever the concurrency and
 // on every instance), the settler's nonce sequence, the payment credited as a top-up, and the access token.
 import { createHash, randomBytes } from "node:crypto";
-import { and, asc, eq, inArray, lt, or, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import type { Tx } from "@/lib/db/database";
 import { accounts, jobAccessTokens, jobs, topUps, x402Payments, x402Settlers } from "@/lib/db/schema";
 import { creditsForTokenAmount, formatTokenAmount } from "@/lib/contract/top-up-arithmetic";
 import type { X402ErrorReason } from "@/lib/contract/vocabulary";
 import type { X402Config } from "@/lib/env";
 import { applyLedgerEntry } from "@/lib/domain/credits";
+import { lockPaymentInTransaction } from "@/lib/domain/top-ups";
 import { DomainError } from "@/lib/domain/errors";
 import { db, readyDatabase } from "@/lib/domain/database";
 import { processState } from "@/lib/singleton";
@@ -386,22 +387,42 @@ export interface IncludedSettlement {
 
 /**
  * The settled payment credited to the payer's account as a top-up of the whole `value` (its txHash the
- * settlement), once: whoever records the transaction first, this or the payment watcher (which finds the
- * same Transfer to the treasury), the credit is written by whichever moves the row to `credited`.
+ * transaction that used the authorization), once, in a top-up row of its own: a transaction may use several of
+ * the payer's authorizations, and hold plain transfers of theirs to the treasury beside them. The payment watcher
+ * records what the payer moved in the transaction as one plain row; that row holds only what the pay-per-call
+ * payments credited did not take (see lockPaymentInTransaction). Whoever comes first:
+ * - the watcher found the sender's transfers, not yet credited: exactly this payment's value, and the row becomes
+ *   this payment's credit; more, and this payment's value is taken out of it, the rest left to the watcher;
+ * - the watcher credited them already: its credit holds this payment (it took out only the payments credited
+ *   before it), so nothing more is credited.
  */
 export async function creditSettledPayment(
   tx: Tx,
   config: X402Config,
   token: { decimals: number; symbol: string },
   accountId: string,
-  authorization: Pick<Authorization, "from" | "value">,
+  payment: Pick<Authorization, "from" | "value"> & { id: string },
   settlement: IncludedSettlement,
 ): Promise<void> {
-  const credits = creditsForTokenAmount(authorization.value, config.creditsPerToken, token.decimals);
+  const credits = creditsForTokenAmount(payment.value, config.creditsPerToken, token.decimals);
   const txHash = settlement.txHash.toLowerCase();
+  await lockPaymentInTransaction(tx, config.chainId, txHash, payment.from);
+  const [plain] = await tx
+    .select()
+    .from(topUps)
+    .where(
+      and(
+        eq(topUps.chainId, config.chainId),
+        eq(topUps.txHash, txHash),
+        eq(topUps.fromAddress, payment.from),
+        isNull(topUps.x402PaymentId),
+      ),
+    )
+    .for("update");
+  if (plain?.status === "credited") return;
   const settled = {
     accountId,
-    tokenAmount: authorization.value.toString(),
+    tokenAmount: payment.value.toString(),
     credits,
     status: "credited" as const,
     blockNumber: Number(settlement.blockNumber),
@@ -409,41 +430,45 @@ export async function creditSettledPayment(
     failureReason: null,
     creditedAt: sql`now()`,
     checkedAt: sql`now()`,
+    x402PaymentId: payment.id,
   };
-  const [inserted] = await tx
-    .insert(topUps)
-    .values({
-      chainId: config.chainId,
-      txHash,
-      fromAddress: authorization.from,
-      requiredConfirmations: config.confirmations,
-      ...settled,
-    })
-    .onConflictDoNothing()
-    .returning({ id: topUps.id });
-  // The watcher recorded it first (found, not yet deep enough): this credits it instead.
-  const [taken] = inserted
-    ? [inserted]
-    : await tx
+  const isFound = plain?.status === "confirming";
+  const [taken] =
+    isFound && BigInt(plain.tokenAmount) === payment.value
+      ? await tx.update(topUps).set(settled).where(eq(topUps.id, plain.id)).returning({ id: topUps.id })
+      : await tx
+          .insert(topUps)
+          .values({
+            chainId: config.chainId,
+            txHash,
+            fromAddress: payment.from,
+            requiredConfirmations: config.confirmations,
+            ...settled,
+          })
+          .onConflictDoNothing()
+          .returning({ id: topUps.id });
+  if (!taken) return;
+  if (isFound && taken.id !== plain.id) {
+    // The rest of what the payer moved in it stays a plain payment, for the watcher to credit.
+    const rest = BigInt(plain.tokenAmount) - payment.value;
+    if (rest > 0n)
+      await tx
         .update(topUps)
-        .set(settled)
-        .where(
-          and(
-            eq(topUps.chainId, config.chainId),
-            eq(topUps.txHash, txHash),
-            eq(topUps.fromAddress, authorization.from),
-            inArray(topUps.status, ["submitted", "confirming"]),
-          ),
-        )
-        .returning({ id: topUps.id });
-  if (!taken || credits === 0n) return;
+        .set({
+          tokenAmount: rest.toString(),
+          credits: creditsForTokenAmount(rest, config.creditsPerToken, token.decimals),
+        })
+        .where(eq(topUps.id, plain.id));
+    else await tx.delete(topUps).where(eq(topUps.id, plain.id));
+  }
+  if (credits === 0n) return;
   await applyLedgerEntry(tx, {
     accountId,
     type: "topup",
     // Exact: the value was checked against what a balance holds before it was settled.
     amount: Number(credits),
     topUpId: taken.id,
-    description: `Pay per call: ${formatTokenAmount(authorization.value, token.decimals)} ${token.symbol} in ${txHash}`,
+    description: `Pay per call: ${formatTokenAmount(payment.value, token.decimals)} ${token.symbol} in ${txHash}`,
   });
 }
 

@@ -1,0 +1,161 @@
+// Pay per call (CONTRACT §15) where a transaction that used our payers' authorizations holds more than one use
+// or transfer of theirs, on ganache with the solc-compiled EIP-3009 token and the official x402 client: each
+// payment is credited once and in full, and what else the payer moved in the same transaction is credited too.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { decodePaymentRequiredHeader } from "@x402/core/http";
+import type { PaymentRequired } from "@x402/core/types";
+import type { PrivateKeyAccount } from "viem/accounts";
+import { encodeFunctionData, keccak256, type Hex } from "viem";
+import { testTokenAbi, type LocalChain } from "../support/chain";
+import { signIn } from "../support/developer";
+import { eventually } from "../support/jobs";
+import type { RpcProxy } from "../support/rpc-proxy";
+import type { TestServer } from "../support/test-server";
+import {
+  authorizationBatch,
+  officialPayment,
+  paymentPayload,
+  price,
+  startX402,
+  submitAuthorization,
+  type X402World,
+} from "../support/x402";
+
+const input = { input: { text: "Pay for it, however it is submitted." } };
+
+let world: X402World;
+let chain: LocalChain;
+let rpc: RpcProxy;
+let server: TestServer;
+
+beforeAll(async () => {
+  world = await startX402({ PAYMENTS_SETTLEMENT_TIMEOUT_MS: "3000", X402_RATE_PER_MINUTE: "0" });
+  ({ chain, rpc, server } = world);
+}, 90_000);
+
+afterAll(async () => {
+  await world?.close();
+});
+
+const executeUrl = `/api/marketplace/services/token-count/execute`;
+const execute = (headers: Record<string, string> = {}) =>
+  fetch(`${server.baseUrl}${executeUrl}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(input),
+  });
+
+async function offer(): Promise<PaymentRequired> {
+  const res = await execute();
+  expect(res.status).toBe(402);
+  return decodePaymentRequiredHeader(res.headers.get("payment-required") ?? "");
+}
+
+/** The signature's r: it appears in our settlement's calldata only. */
+const signatureMark = (header: string) => paymentPayload(header).signature.slice(2, 66);
+
+/**
+ * Our settlements of these payments never reach the chain (the relay answers their hash and drops them, as a node
+ * that evicts them would) until each was sent once; then `meanwhile` runs (a third party submits the
+ * authorizations). Later broadcasts (the request sends a settlement the node does not know again) go through.
+ */
+function holdSettlements(headers: string[], meanwhile: () => Promise<unknown>): void {
+  const held = new Set<string>();
+  rpc.beforeForwarding("eth_sendRawTransaction", async (params) => {
+    const raw = String(params[0]);
+    const mark = headers.map(signatureMark).find((m) => raw.toLowerCase().includes(m.toLowerCase()));
+    if (mark) held.add(mark);
+    if (held.size === headers.length) {
+      rpc.beforeForwarding("eth_sendRawTransaction");
+      await meanwhile();
+    }
+    return { answer: keccak256(raw as Hex) };
+  });
+}
+
+/** What the payer finds on signing in: their jobs, top-ups and the ledger's top-ups and charges. */
+async function payerView(payer: PrivateKeyAccount) {
+  const { cookie } = await signIn(server.baseUrl, payer);
+  const read = async (path: string) => (await fetch(`${server.baseUrl}${path}`, { headers: { cookie } })).json();
+  const jobs = await read("/api/developers/jobs");
+  const topUps = await read("/api/credits/top-ups");
+  const history = await read("/api/credits/history");
+  return {
+    jobIds: (jobs.data as { jobId: string }[]).map((j) => j.jobId),
+    topUps: (topUps.data as { txHash: string; status: string; credits: number; tokenAmount: string }[])
+      .map((t) => ({ txHash: t.txHash, status: t.status, credits: t.credits, tokenAmount: t.tokenAmount }))
+      .sort((a, b) => a.credits - b.credits),
+    ledger: (history.data as { type: string; amount: number }[])
+      .filter((e) => e.type === "topup" || e.type === "charge")
+      .map((e) => [e.type, e.amount])
+      .sort(),
+  };
+}
+
+describe("several of a payer's payments used in one transaction (a relayer's batch)", () => {
+  it("each is credited in full and runs its job: two payments, two credits, two jobs", async () => {
+    const payer = await chain.newAccount();
+    const required = await offer();
+    const first = await officialPayment(chain, payer, required);
+    const second = await officialPayment(chain, payer, required);
+    let batch: Hex | undefined;
+    holdSettlements([first, second], async () => {
+      batch = await submitAuthorization(chain, first, second);
+    });
+    const answers = await Promise.all([
+      execute({ "payment-signature": first }),
+      execute({ "payment-signature": second }),
+    ]);
+    expect(answers.map((res) => res.status)).toEqual([202, 202]);
+    await chain.mine(3);
+    const view = await eventually(
+      () => payerView(payer),
+      (v) => v.jobIds.length === 2 && v.ledger.length === 4,
+      20_000,
+    );
+    expect(view.topUps).toEqual([
+      { txHash: batch, status: "credited", credits: 1, tokenAmount: String(price) },
+      { txHash: batch, status: "credited", credits: 1, tokenAmount: String(price) },
+    ]);
+    expect(view.ledger).toEqual([
+      ["charge", -1],
+      ["charge", -1],
+      ["topup", 1],
+      ["topup", 1],
+    ]);
+  });
+
+  it("a plain transfer of the payer's to the treasury in the same transaction is credited besides the payment", async () => {
+    const payer = await chain.newAccount();
+    const header = await officialPayment(chain, payer, await offer());
+    const plain = 2n * price;
+    await chain.approve(payer, await authorizationBatch(chain), plain);
+    const transferFrom = encodeFunctionData({
+      abi: testTokenAbi,
+      functionName: "transferFrom",
+      args: [payer.address, chain.treasury, plain],
+    });
+    let batch: Hex | undefined;
+    holdSettlements([header], async () => {
+      batch = await submitAuthorization(chain, header, { call: transferFrom });
+    });
+    const res = await execute({ "payment-signature": header });
+    expect(res.status).toBe(202);
+    await chain.mine(3);
+    const view = await eventually(
+      () => payerView(payer),
+      (v) => v.topUps.filter((t) => t.status === "credited").length === 2,
+      20_000,
+    );
+    expect(view.jobIds).toHaveLength(1);
+    expect(view.topUps).toEqual([
+      { txHash: batch, status: "credited", credits: 1, tokenAmount: String(price) },
+      { txHash: batch, status: "credited", credits: 2, tokenAmount: String(plain) },
+    ]);
+    expect(view.ledger).toEqual([
+      ["charge", -1],
+      ["topup", 1],
+      ["topup", 2],
+    ]);
+  });
+});
