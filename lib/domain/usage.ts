@@ -123,11 +123,14 @@ export function usageRollupStatements(d: Tx, accountId: string, parts: ReturnTyp
       })
       .from(rows)
       .groupBy(sql`1`, sql`2`, sql`3`),
+    // The histograms themselves, summed here: summed in SQL (jsonb_each_text, which PostgreSQL takes for 100 rows
+    // a call), a period's few hundred rollups looked like tens of thousands of rows, and with a period that cuts
+    // hours (the union of three reads) PostgreSQL chose a parallel plan whose workers' start took 8–11 ms of the
+    // 12 (a seeded million jobs, EXPLAIN ANALYZE), for under a millisecond of work.
     buckets: d
-      .select({ bucket: sql`(e.key)::int`, n: sql`sum((e.value)::bigint)` })
-      .from(sql`${rows}, jsonb_each_text(r.durations) e`)
-      .where(sql`r.duration_count > 0`)
-      .groupBy(sql`1`),
+      .select({ durations: sql<Record<string, number | string> | string>`r.durations` })
+      .from(rows)
+      .where(sql`r.duration_count > 0`),
   };
 }
 
@@ -259,7 +262,11 @@ export async function getUsageSummary(
   }
   const histogram = new Map<number, number>();
   const partialBuckets = partial.flatMap(({ bucket, durationCount: n }) => (bucket === null ? [] : [{ bucket, n }]));
-  for (const { bucket, n } of [...rolledBuckets, ...partialBuckets])
+  const bucketsOf = ({ durations }: { durations: Record<string, number | string> | string }) =>
+    Object.entries(typeof durations === "string" ? (JSON.parse(durations) as Record<string, number>) : durations).map(
+      ([bucket, n]) => ({ bucket, n }),
+    );
+  for (const { bucket, n } of [...rolledBuckets.flatMap(bucketsOf), ...partialBuckets])
     histogram.set(int(bucket), (histogram.get(int(bucket)) ?? 0) + int(n));
   const buckets = [...histogram.entries()].filter(([, n]) => n > 0).sort((a, b) => a[0] - b[0]);
 
