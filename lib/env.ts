@@ -180,6 +180,11 @@ const envSchema = z.object({
   PAYMENTS_SETTLEMENT_TIMEOUT_MS: intFromEnv(120_000, 100),
   /** Paid calls per minute per client address, and per payer once the signature is proven theirs (before any RPC call); 0 disables. */
   X402_RATE_PER_MINUTE: intFromEnv(60, 0),
+  /**
+   * Where the token emits an EIP-3009 use's Transfer log: right after its AuthorizationUsed log (USDC, EURC and
+   * their family) or right before it. A fixed property of the token's code, never guessed from a transaction.
+   */
+  X402_TRANSFER_LOG: z.enum(["after", "before"]).default("after"),
   // WalletConnect on sign-in (a QR code for a phone wallet): offered only when a project id is set. The names are
   // NEXT_PUBLIC_ as WalletConnect's own docs spell them, but the sign-in page reads them here at run time and
   // hands them to the browser, so changing them needs a restart, not a rebuild.
@@ -265,6 +270,8 @@ export interface X402Config extends PaymentsConfig {
   settlerKey: `0x${string}`;
   settlerMinWei: bigint;
   settlementTimeoutMs: number;
+  /** The side of its AuthorizationUsed log on which the token emits a use's Transfer log. */
+  transferLog: "after" | "before";
 }
 
 /** The x402 configuration, or undefined when pay per call is off (no payments, or no settler key). */
@@ -276,6 +283,7 @@ export function x402Config(config: Env = env()): X402Config | undefined {
     settlerKey: config.PAYMENTS_SETTLER_KEY as `0x${string}`,
     settlerMinWei: config.PAYMENTS_SETTLER_MIN_WEI,
     settlementTimeoutMs: config.PAYMENTS_SETTLEMENT_TIMEOUT_MS,
+    transferLog: config.X402_TRANSFER_LOG,
   };
 }
 

@@ -29,7 +29,7 @@ let rpc: RpcProxy;
 let server: TestServer;
 
 beforeAll(async () => {
-  world = await startX402({ PAYMENTS_SETTLEMENT_TIMEOUT_MS: "3000", X402_RATE_PER_MINUTE: "0" });
+  world = await startX402({ PAYMENTS_SETTLEMENT_TIMEOUT_MS: "8000", X402_RATE_PER_MINUTE: "0" });
   ({ chain, rpc, server } = world);
 }, 90_000);
 
@@ -156,6 +156,34 @@ describe("several of a payer's payments used in one transaction (a relayer's bat
       ["charge", -1],
       ["topup", 1],
       ["topup", 2],
+    ]);
+  });
+});
+
+describe("a front-runner who puts a 0-value transfer of the payer's before the authorization in its batch", () => {
+  // transferFrom(payer, anyone, 0) succeeds with no allowance and emits Transfer(payer → anyone, 0): the use's
+  // AuthorizationUsed log then has a Transfer of the payer's on both sides. The token emits its own after it.
+  it("cannot fail the payment: the money moved under it, so the call answers 202 and is credited", async () => {
+    const payer = await chain.newAccount();
+    const header = await officialPayment(chain, payer, await offer());
+    const anyone = (await chain.newAccount({ tokens: 0n })).address;
+    const nothing = encodeFunctionData({
+      abi: testTokenAbi,
+      functionName: "transferFrom",
+      args: [payer.address, anyone, 0n],
+    });
+    let batch: Hex | undefined;
+    holdSettlements([header], async () => {
+      batch = await submitAuthorization(chain, { call: nothing }, header);
+    });
+    const res = await execute({ "payment-signature": header });
+    expect(res.status).toBe(202);
+    const view = await payerView(payer);
+    expect(view.jobIds).toHaveLength(1);
+    expect(view.topUps).toEqual([{ txHash: batch, status: "credited", credits: 1, tokenAmount: String(price) }]);
+    expect(view.ledger).toEqual([
+      ["charge", -1],
+      ["topup", 1],
     ]);
   });
 });

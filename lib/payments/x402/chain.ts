@@ -24,6 +24,7 @@ import {
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { X402Config } from "@/lib/env";
+import { log } from "@/lib/log";
 import { clientOf, rpc, sameAddress } from "@/lib/payments/chain";
 
 // The two overloads the official x402 facilitators call: (v, r, s) for a 65-byte signature, `bytes` otherwise.
@@ -305,34 +306,24 @@ type TransferLog = Extract<TokenLog, { kind: "transfer" }>;
 
 /**
  * Whether the use at `useIndex` (an AuthorizationUsed log among `logs`, its transaction's token logs) made a
- * transfer that `paid` accepts. EIP-3009 emits a use's AuthorizationUsed and Transfer side by side, in the order the
- * token's code fixes (USDC: AuthorizationUsed, then Transfer; a token may do it the other way round), so the use's
- * transfer is its neighbour on one side, the same side for every use in the transaction. A side fits the
- * transaction when every AuthorizationUsed log in it has a Transfer from its authorizer on that side: the token's
- * own side always does. A neighbour on the other side may be another use's transfer (a batch of several
- * authorizations in one transaction), so the use counts only if the transfer on every side that fits is accepted:
- * a batch built so that both sides fit proves nothing by the wrong one, and the right one must pay too.
+ * transfer that `paid` accepts. EIP-3009 emits a use's AuthorizationUsed and Transfer logs side by side, in the
+ * order the token's code fixes (`side`: USDC emits the Transfer after), so the use's transfer is its neighbour on
+ * that side, whatever else the transaction holds: another use's transfer, or a plain transfer from the payer
+ * (anyone's 0-value transferFrom of the payer's tokens succeeds with no allowance) on the other side says nothing.
+ * Undefined when that neighbour is not a Transfer from the use's authorizer: the token does not emit as configured
+ * (X402_TRANSFER_LOG), and nothing can be said of the payment.
  */
-export function paidByUse(logs: TokenLog[], useIndex: number, paid: (transfer: TransferLog) => boolean): boolean {
-  const at = new Map(logs.map((log) => [log.logIndex, log]));
-  const transferBeside = (logIndex: number, side: 1 | -1) => {
-    const log = at.get(logIndex + side);
-    return log?.kind === "transfer" ? log : undefined;
-  };
-  const uses = logs.filter((log) => log.kind === "used");
-  const fitting = ([1, -1] as const).filter((side) =>
-    uses.every((use) => {
-      const transfer = transferBeside(use.logIndex, side);
-      return transfer !== undefined && sameAddress(transfer.from, use.authorizer);
-    }),
-  );
-  return (
-    fitting.length > 0 &&
-    fitting.every((side) => {
-      const transfer = transferBeside(useIndex, side);
-      return transfer !== undefined && paid(transfer);
-    })
-  );
+export function paidByUse(
+  logs: TokenLog[],
+  useIndex: number,
+  side: "after" | "before",
+  paid: (transfer: TransferLog) => boolean,
+): boolean | undefined {
+  const use = logs.find((log) => log.logIndex === useIndex);
+  const transfer = logs.find((log) => log.logIndex === useIndex + (side === "after" ? 1 : -1));
+  if (use?.kind !== "used" || transfer?.kind !== "transfer" || !sameAddress(transfer.from, use.authorizer))
+    return undefined;
+  return paid(transfer);
 }
 
 /**
@@ -342,7 +333,7 @@ export function paidByUse(logs: TokenLog[], useIndex: number, paid: (transfer: T
  * one was used. Read from the block's token logs by the block's hash (never the receipt: a node may answer for a
  * hash another, later execution), all of them in one call. Undefined when the AuthorizationUsed log itself is not
  * among them: a node behind a load balancer that has not seen the block yet answers [] (not an error), which
- * says nothing about the payment.
+ * says nothing about the payment; or when no Transfer of the payer's stands beside it on the token's side.
  */
 export async function movedToTreasury(
   config: X402Config,
@@ -362,12 +353,20 @@ export async function movedToTreasury(
     own.nonce.toLowerCase() !== nonce.toLowerCase()
   )
     return undefined;
-  return paidByUse(
+  const paid = paidByUse(
     logs,
     use.logIndex,
+    config.transferLog,
     (transfer) =>
       sameAddress(transfer.from, from) && sameAddress(transfer.to, config.treasuryAddress) && transfer.value === value,
   );
+  if (paid === undefined)
+    log.error("an x402 authorization's use has no Transfer log of its payer's beside it where X402_TRANSFER_LOG says", {
+      txHash,
+      logIndex: use.logIndex,
+      transferLog: config.transferLog,
+    });
+  return paid;
 }
 
 /** Block ranges looked at, back from the head, for an authorization's use (at most 50 × PAYMENTS_SCAN_BLOCKS). */
