@@ -11,7 +11,6 @@ import {
   createWalletClient,
   http,
   keccak256,
-  parseAbi,
   parseSignature,
   parseTransaction,
   serializeCompactSignature,
@@ -21,7 +20,7 @@ import {
   type Hex,
 } from "viem";
 import { eq, inArray } from "drizzle-orm";
-import { accounts, idempotencyKeys, services, x402Payments } from "@/lib/db/schema";
+import { accounts, idempotencyKeys, services, topUps, x402Payments } from "@/lib/db/schema";
 import { db } from "@/lib/domain/database";
 import { x402Config } from "@/lib/env";
 import { eip3009Abi, findAuthorizationUse } from "@/lib/payments/x402/chain";
@@ -36,6 +35,7 @@ import {
   paymentResponse,
   price,
   signedAuthorization,
+  cancelAuthorization,
   paymentPayload,
   startX402,
   submitAuthorization,
@@ -43,9 +43,6 @@ import {
   type X402World,
 } from "../support/x402";
 
-const cancelAbi = parseAbi([
-  "function cancelAuthorization(address authorizer, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)",
-]);
 const input = { input: { text: "Settle it, whatever happens." } };
 const settlementTimeoutMs = 3_000;
 const metricsToken = "metrics-token-for-x402-settlement";
@@ -150,6 +147,31 @@ async function until(condition: () => boolean, timeoutMs: number): Promise<void>
   for (let delay = 10; !condition() && Date.now() < deadline; delay = Math.min(delay * 2, 200))
     await new Promise((resolve) => setTimeout(resolve, delay));
 }
+
+/**
+ * A settling payment of `from`'s authorization `nonce`, sent as `settlementTxHash`, whose request stopped waiting an
+ * hour ago: the sweep's next look resolves it by that transaction's receipt and by what moved on chain.
+ */
+const staleSettlement = (from: Address, nonce: Hex, settlementTxHash: Hex, settlerNonce = 0) => ({
+  chainId: chain.chainId,
+  tokenAddress: chain.token,
+  fromAddress: from,
+  nonce,
+  status: "settling" as const,
+  serviceId: "token-count",
+  fingerprint: "stale settlement",
+  value: price.toString(),
+  input: input.input,
+  placement: "any",
+  settlementTxHash,
+  settlerNonce,
+  settlingSince: new Date(),
+  updatedAt: new Date(Date.now() - 3_600_000),
+});
+
+/** A transaction that was mined and reverted (as a settlement does when the authorization can no longer be used). */
+const revertedTransaction = async () =>
+  chain.transferThatReverts(await chain.newAccount({ tokens: 0n }), chain.treasury, 1n);
 
 describe("an Idempotency-Key is claimed before anything is settled", () => {
   it("a retry with a new authorization while the first still settles waits for it: one job, the money moved once", async () => {
@@ -571,34 +593,21 @@ describe("one settlement the RPC fails on does not hold the sweep's batch back",
     const [a, b] = await Promise.all([chain.newAccount(), chain.newAccount()]);
     const required = await offer();
     const [paysA, paysB] = await Promise.all([officialPayment(a, required), officialPayment(b, required)]);
-    // Both authorizations used by someone else; their settlements' nonces went to other transactions.
+    // Both authorizations used by someone else: A's settlement reverted (its use is searched for), B's is the
+    // transaction that used it (finished by its receipt); A comes first in the batch (its lower settler nonce).
     await submitAuthorization(chain, paysA);
-    await submitAuthorization(chain, paysB);
-    const lookedAt = new Date(Date.now() - 3_600_000);
-    const settling = (payer: PrivateKeyAccount, header: string, settlerNonce: number) => ({
-      chainId: chain.chainId,
-      tokenAddress: chain.token,
-      fromAddress: payer.address,
-      nonce: paymentPayload(header).authorization.nonce,
-      status: "settling" as const,
-      serviceId: "token-count",
-      fingerprint: "one fails",
-      value: price.toString(),
-      input: input.input,
-      placement: "any",
-      settlementTxHash: toHex(crypto.getRandomValues(new Uint8Array(32))),
-      settlerNonce,
-      settlingSince: new Date(),
-      updatedAt: lookedAt,
-    });
+    const usedB = await submitAuthorization(chain, paysB);
     const nonceA = paymentPayload(paysA).authorization.nonce;
-    // Every call naming A's nonce (the search for its use) answers a JSON-RPC error; A comes first in the batch.
+    // Every call naming A's nonce (the search for its use) answers a JSON-RPC error.
     rpc.failCallsNaming(nonceA, true);
     const [rowA, rowB] = await (
       await db()
     )
       .insert(x402Payments)
-      .values([settling(a, paysA, 0), settling(b, paysB, 1)])
+      .values([
+        staleSettlement(a.address, nonceA, await revertedTransaction(), 0),
+        staleSettlement(b.address, paymentPayload(paysB).authorization.nonce, usedB, 1_000_000),
+      ])
       .returning();
     const read = async (id: string) =>
       (await (await db()).select().from(x402Payments).where(eq(x402Payments.id, id)))[0];
@@ -611,7 +620,7 @@ describe("one settlement the RPC fails on does not hold the sweep's batch back",
       expect(finished.jobId).not.toBeNull();
       const skipped = await read(rowA.id);
       expect(skipped.status).toBe("settling");
-      expect(skipped.updatedAt.getTime()).toBeGreaterThan(lookedAt.getTime());
+      expect(skipped.updatedAt.getTime()).toBeGreaterThan(Date.now() - 60_000);
     } finally {
       rpc.failCallsNaming(nonceA, false);
       await (await db()).delete(x402Payments).where(eq(x402Payments.id, rowA.id));
@@ -722,37 +731,9 @@ describe("a payer who cancels the authorization after the simulation", () => {
     const payer = await chain.newAccount();
     const required = await offer();
     const header = await officialPayment(payer, required);
-    const { authorization: a } = JSON.parse(Buffer.from(header, "base64").toString()).payload;
-    const { extra } = required.accepts[0];
-    const cancel = parseSignature(
-      await payer.signTypedData({
-        domain: {
-          name: extra.name as string,
-          version: extra.version as string,
-          chainId: chain.chainId,
-          verifyingContract: chain.token,
-        },
-        types: {
-          CancelAuthorization: [
-            { name: "authorizer", type: "address" },
-            { name: "nonce", type: "bytes32" },
-          ],
-        },
-        primaryType: "CancelAuthorization",
-        message: { authorizer: payer.address, nonce: a.nonce },
-      }),
-    );
-    const submitter = createWalletClient({ account: await chain.newAccount(), transport: http(chain.rpcUrl) });
     rpc.beforeForwarding("eth_sendRawTransaction", async () => {
       rpc.beforeForwarding("eth_sendRawTransaction");
-      const hash = await submitter.writeContract({
-        chain: null,
-        address: chain.token,
-        abi: cancelAbi,
-        functionName: "cancelAuthorization",
-        args: [payer.address, a.nonce, Number(cancel.v), cancel.r, cancel.s],
-      });
-      await chain.publicClient.waitForTransactionReceipt({ hash });
+      await cancelAuthorization(chain, payer, header, required.accepts[0]);
     });
     const res = await fetch(executeUrl(), post({ "payment-signature": header }));
     expect(res.status).toBe(402);
@@ -760,6 +741,97 @@ describe("a payer who cancels the authorization after the simulation", () => {
     const [row] = await (await db()).select().from(x402Payments).where(eq(x402Payments.fromAddress, payer.address));
     expect(row).toMatchObject({ status: "failed", failureReason: "settlement_failed", jobId: null });
     expect((await payerView(payer)).jobIds).toEqual([]);
+  });
+});
+
+describe("a payer who cancels the authorization, found by the sweep", () => {
+  it("a settlement that reverted, its authorization canceled: failed (settlement_failed), no job", async () => {
+    const payer = await chain.newAccount();
+    const required = await offer();
+    const header = await officialPayment(payer, required);
+    await cancelAuthorization(chain, payer, header, required.accepts[0]);
+    const [row] = await (
+      await db()
+    )
+      .insert(x402Payments)
+      .values(staleSettlement(payer.address, paymentPayload(header).authorization.nonce, await revertedTransaction()))
+      .returning();
+    try {
+      const resolved = await eventually(
+        async () => (await (await db()).select().from(x402Payments).where(eq(x402Payments.id, row.id)))[0],
+        (r) => r.status !== "settling",
+        20_000,
+      );
+      expect(resolved).toMatchObject({ status: "failed", failureReason: "settlement_failed", jobId: null });
+    } finally {
+      await (await db()).delete(x402Payments).where(eq(x402Payments.id, row.id));
+    }
+  });
+});
+
+describe("the §10 top-up watcher finds the transfer of an authorization someone else submitted first", () => {
+  /** The payer's top-up for `txHash`, once the watcher has recorded it as `status`. */
+  const topUpOf = (txHash: Hex, status: "confirming" | "credited") =>
+    eventually(
+      async () => (await (await db()).select().from(topUps).where(eq(topUps.txHash, txHash.toLowerCase())))[0],
+      (row) => row?.status === status,
+      10_000,
+    );
+
+  it("recorded but not yet credited (confirming): the payment takes it over and credits it once; the job runs", async () => {
+    const payer = await chain.newAccount();
+    const header = await officialPayment(payer, await offer());
+    let used: Hex | undefined;
+    let recorded: { id: string } | undefined;
+    rpc.beforeForwarding("eth_sendRawTransaction", async () => {
+      rpc.beforeForwarding("eth_sendRawTransaction");
+      used = await submitAuthorization(chain, header);
+      // The payer has no account yet: the watcher records the transfer as confirming and cannot credit it.
+      recorded = await topUpOf(used, "confirming");
+    });
+    const res = await fetch(executeUrl(), post({ "payment-signature": header }));
+    expect(res.status).toBe(202);
+    expect(paymentResponse(res)).toMatchObject({ success: true, transaction: used });
+    const [topUp] = await (
+      await db()
+    )
+      .select()
+      .from(topUps)
+      .where(eq(topUps.txHash, (used as Hex).toLowerCase()));
+    expect(topUp).toMatchObject({ id: recorded?.id, status: "credited", credits: 1n });
+    const view = await payerView(payer);
+    expect(view.jobIds).toEqual([(await res.json()).jobId]);
+    expect(view.ledger).toEqual([
+      ["charge", -1],
+      ["topup", 1],
+    ]);
+  });
+
+  it("already credited, and the credits spent: the job is refused after the payment (409 PAYMENT_CLAIMED, INSUFFICIENT_CREDITS), never credited twice", async () => {
+    const payer = await chain.newAccount();
+    const header = await officialPayment(payer, await offer());
+    // The payer has an account (signed in), so the watcher credits the transfer once it is deep enough.
+    await signIn(server.baseUrl, payer);
+    const [account] = await (await db()).select().from(accounts).where(eq(accounts.walletAddress, payer.address));
+    rpc.beforeForwarding("eth_sendRawTransaction", async () => {
+      rpc.beforeForwarding("eth_sendRawTransaction");
+      const used = await submitAuthorization(chain, header);
+      await chain.mine(2);
+      await topUpOf(used, "credited");
+      // The payer spends every credit before the settler's own settlement reverts and the payment is finished.
+      await (await db()).update(accounts).set({ creditBalance: 0 }).where(eq(accounts.id, account.id));
+    });
+    const res = await fetch(executeUrl(), post({ "payment-signature": header }));
+    expect(res.status).toBe(409);
+    expect((await res.json()).error).toMatchObject({
+      code: "PAYMENT_CLAIMED",
+      details: { refusal: expect.objectContaining({ code: "INSUFFICIENT_CREDITS" }) },
+    });
+    const view = await payerView(payer);
+    expect(view.jobIds).toEqual([]);
+    expect(view.ledger.filter(([type]) => type === "topup")).toEqual([["topup", 1]]);
+    const [row] = await (await db()).select().from(x402Payments).where(eq(x402Payments.fromAddress, payer.address));
+    expect(row).toMatchObject({ status: "settled", jobId: null });
   });
 });
 

@@ -11,6 +11,7 @@ import {
   createWalletClient,
   encodeFunctionData,
   http,
+  parseAbi,
   parseSignature,
   toHex,
   type Abi,
@@ -249,5 +250,53 @@ export async function submitAuthorization(chain: LocalChain, ...items: (string |
         });
   const receipt = await chain.publicClient.waitForTransactionReceipt({ hash });
   if (receipt.status !== "success") throw new Error(`the third party's submission reverted (${hash})`);
+  return hash;
+}
+
+const cancelAbi = parseAbi([
+  "function cancelAuthorization(address authorizer, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)",
+]);
+
+/**
+ * The payer cancels the authorization of this PAYMENT-SIGNATURE header (EIP-3009's cancelAuthorization, signed by
+ * the payer and submitted by a third party): its nonce is used and nothing moves. Resolves once it is mined.
+ */
+export async function cancelAuthorization(
+  chain: LocalChain,
+  payer: PrivateKeyAccount,
+  header: string,
+  requirement: PaymentRequirements,
+): Promise<Hex> {
+  const { nonce } = paymentPayload(header).authorization;
+  const cancel = parseSignature(
+    await payer.signTypedData({
+      domain: {
+        name: requirement.extra.name as string,
+        version: requirement.extra.version as string,
+        chainId: chain.chainId,
+        verifyingContract: chain.token,
+      },
+      types: {
+        CancelAuthorization: [
+          { name: "authorizer", type: "address" },
+          { name: "nonce", type: "bytes32" },
+        ],
+      },
+      primaryType: "CancelAuthorization",
+      message: { authorizer: payer.address, nonce },
+    }),
+  );
+  const submitter = createWalletClient({
+    account: await chain.newAccount({ tokens: 0n }),
+    transport: http(chain.rpcUrl),
+  });
+  const hash = await submitter.writeContract({
+    chain: null,
+    address: chain.token,
+    abi: cancelAbi,
+    functionName: "cancelAuthorization",
+    args: [payer.address, nonce, Number(cancel.v), cancel.r, cancel.s],
+  });
+  await chain.publicClient.waitForTransactionReceipt({ hash });
   return hash;
 }
