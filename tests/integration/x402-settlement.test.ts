@@ -8,8 +8,6 @@ import { decodePaymentRequiredHeader } from "@x402/core/http";
 import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import {
-  createWalletClient,
-  http,
   keccak256,
   parseSignature,
   parseTransaction,
@@ -23,7 +21,7 @@ import { eq, inArray } from "drizzle-orm";
 import { accounts, idempotencyKeys, services, topUps, x402Payments } from "@/lib/db/schema";
 import { db } from "@/lib/domain/database";
 import { x402Config } from "@/lib/env";
-import { eip3009Abi, findAuthorizationUse } from "@/lib/payments/x402/chain";
+import { findAuthorizationUse } from "@/lib/payments/x402/chain";
 import { transferElsewhere } from "@/lib/engine/paid-settlement";
 import type { LocalChain } from "../support/chain";
 import { signIn } from "../support/developer";
@@ -115,8 +113,7 @@ const compactPayment = (payer: PrivateKeyAccount, requirement: PaymentRequiremen
   );
 
 /** The signature's r: it appears in the settlement's calldata only (simulation, estimate, the transaction). */
-const signatureMark = (header: string) =>
-  (JSON.parse(Buffer.from(header, "base64").toString()).payload.signature as string).slice(2, 66);
+const signatureMark = (header: string) => paymentPayload(header).signature.slice(2, 66);
 
 const tokenBalance = (address: Address) => tokenBalanceOn(chain, address);
 
@@ -431,25 +428,15 @@ describe("an authorization someone else submits first", () => {
   it("the settler's own settlement reverts, yet the money moved: the payment ends paid and its job runs once", async () => {
     const payer = await chain.newAccount();
     const header = await officialPayment(payer, await offer());
-    const { authorization: a, signature } = JSON.parse(Buffer.from(header, "base64").toString()).payload;
     const [payerBefore, treasuryBefore] = await Promise.all([
       tokenBalance(payer.address),
       tokenBalance(chain.treasury),
     ]);
-    const thirdParty = createWalletClient({ account: await chain.newAccount(), transport: http(chain.rpcUrl) });
     let frontRun: Hex | undefined;
     rpc.beforeForwarding("eth_sendRawTransaction", async () => {
       rpc.beforeForwarding("eth_sendRawTransaction");
       // The authorization is public once sent: a third party submits it before the settler's transaction arrives.
-      const { v, r, s } = parseSignature(signature as Hex);
-      frontRun = await thirdParty.writeContract({
-        chain: null,
-        address: chain.token,
-        abi: eip3009Abi,
-        functionName: "transferWithAuthorization",
-        args: [a.from, a.to, BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce, Number(v), r, s],
-      });
-      await chain.publicClient.waitForTransactionReceipt({ hash: frontRun });
+      frontRun = await submitAuthorization(chain, header);
     });
     const res = await fetch(executeUrl(), post({ "payment-signature": header }));
     expect(res.status).toBe(202);
@@ -510,18 +497,9 @@ describe("an authorization used after the block where the settler's own settleme
   it("is found above that block, not only below it", async () => {
     const payer = await chain.newAccount();
     const header = await officialPayment(payer, await offer());
-    const { authorization: a, signature } = JSON.parse(Buffer.from(header, "base64").toString()).payload;
+    const { authorization: a } = paymentPayload(header);
     const reverted = await chain.publicClient.getBlockNumber({ cacheTime: 0 });
-    const thirdParty = createWalletClient({ account: await chain.newAccount(), transport: http(chain.rpcUrl) });
-    const { v, r, s } = parseSignature(signature as Hex);
-    const used = await thirdParty.writeContract({
-      chain: null,
-      address: chain.token,
-      abi: eip3009Abi,
-      functionName: "transferWithAuthorization",
-      args: [a.from, a.to, BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce, Number(v), r, s],
-    });
-    await chain.publicClient.waitForTransactionReceipt({ hash: used });
+    const used = await submitAuthorization(chain, header);
     const config = x402Config();
     if (!config) throw new Error("x402 is not configured in this file's server");
     const found = await findAuthorizationUse(config, a.from, a.nonce, new Date(Date.now() - 600_000), reverted);
@@ -686,38 +664,22 @@ describe("a payer who front-runs with another authorization under the same nonce
     const payer = await chain.newAccount();
     const required = await offer();
     const header = await officialPayment(payer, required);
-    const { authorization: a } = JSON.parse(Buffer.from(header, "base64").toString()).payload;
-    const rival = JSON.parse(
-      Buffer.from(
-        await signedAuthorization(chain, payer, required.accepts[0], {
-          ...rivalTerms(payer.address),
-          validBefore: BigInt(a.validBefore),
-          nonce: a.nonce,
-        }),
-        "base64",
-      ).toString(),
-    ).payload;
+    const { authorization: a } = paymentPayload(header);
+    const terms = rivalTerms(payer.address);
+    const rival = await signedAuthorization(chain, payer, required.accepts[0], {
+      ...terms,
+      validBefore: BigInt(a.validBefore),
+      nonce: a.nonce,
+    });
     const treasuryBefore = await tokenBalance(chain.treasury);
-    const submitter = createWalletClient({ account: await chain.newAccount(), transport: http(chain.rpcUrl) });
     rpc.beforeForwarding("eth_sendRawTransaction", async () => {
       rpc.beforeForwarding("eth_sendRawTransaction");
-      const { v, r, s } = parseSignature(rival.signature as Hex);
-      const b = rival.authorization;
-      const hash = await submitter.writeContract({
-        chain: null,
-        address: chain.token,
-        abi: eip3009Abi,
-        functionName: "transferWithAuthorization",
-        args: [b.from, b.to, BigInt(b.value), BigInt(b.validAfter), BigInt(b.validBefore), b.nonce, Number(v), r, s],
-      });
-      await chain.publicClient.waitForTransactionReceipt({ hash });
+      await submitAuthorization(chain, rival);
     });
     const res = await fetch(executeUrl(), post({ "payment-signature": header }));
     expect(res.status).toBe(402);
     expect(paymentResponse(res)).toMatchObject({ success: false, errorReason: "settlement_failed" });
-    expect(await tokenBalance(chain.treasury)).toBe(
-      treasuryBefore + (rival.authorization.to === chain.treasury ? 1n : 0n),
-    );
+    expect(await tokenBalance(chain.treasury)).toBe(treasuryBefore + (terms.to === chain.treasury ? 1n : 0n));
     const view = await payerView(payer);
     expect(view.jobIds).toEqual([]);
     expect(view.ledger.filter(([type, amount]) => type === "topup" && Number(amount) > 0)).toEqual([]);
