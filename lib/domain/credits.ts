@@ -86,6 +86,7 @@ export async function listCreditHistory(
     creditLedger,
     eq(creditLedger.accountId, accountId),
     { key: { seq: creditLedger.seq }, descending: true },
+    creditEntriesKeyset,
   );
   return keysetPage(
     creditEntriesKeyset,

@@ -52,34 +52,36 @@ export interface Keyset<L extends CursorList, Row> {
   after(key: CursorKey<L>): SQL;
   /** The rows at or before `key`: where the page before a cursor lies. */
   atOrBefore(key: CursorKey<L>): SQL;
+  /** The sort key's values as `after` compares them (a subquery of keyAt's selects them). */
+  columns: SQL;
+  /** The rows after the one `row` names (a subquery selecting `columns` of one row; none: no rows). */
+  afterRow(row: SQL): SQL;
 }
 
 /**
  * A page of a list: `read(where, reversed, limit, offset)` is the list's query (already scoped to its owner)
- * in its order (`reversed`: the opposite one), with `where` added; `keyAt(offset)` reads the sort key of the row
- * `offset` rows into the list (undefined past its end) from the list's index, building none of its rows. With
- * `after`, the page starts after that key, and `prevCursor` is read `limit` rows back the other way (null: the
- * page before is the first). A page by number past the first starts after the key of the row before it, so the
- * rows it skips cost an index entry each, not a row (the schema keeps `page` within limits.listOffsetCap).
+ * in its order (`reversed`: the opposite one), with `where` added; `keyAt(offset)` is a subquery of the sort key
+ * of the row `offset` rows into the list (no row past its end), read from the list's index, building none of its
+ * rows. With `after`, the page starts after that key, and `prevCursor` is read `limit` rows back the other way
+ * (null: the page before is the first). A page by number past the first starts after the key of the row before
+ * it, in the same statement, so the rows it skips cost an index entry each, not a row, and no round trip (the
+ * schema keeps `page` within limits.listOffsetCap).
  */
 export async function keysetPage<L extends CursorList, Row, Item>(
   keyset: Keyset<L, NoInfer<Row>>,
   request: CursorPageRequest<L>,
   read: (where: SQL | undefined, reversed: boolean, limit: number, offset: number) => Promise<Row[]>,
-  keyAt: (offset: number) => Promise<CursorKey<L> | undefined>,
+  keyAt: (offset: number) => SQL,
   present: (row: Row) => Item,
   total: Promise<Total>,
 ): Promise<Page<Item>> {
   const { after, limit } = request;
   const offset = after ? 0 : offsetOf(request);
-  const pageRows = async () => {
-    const start = offset > 0 ? await keyAt(offset - 1) : after;
-    // A page by number past the list's end is empty.
-    return offset > 0 && !start ? [] : read(start && keyset.after(start), false, limit + 1, 0);
-  };
+  // A page by number past the list's end is empty: keyAt names no row, and no row follows it.
+  const start = offset > 0 ? keyset.afterRow(keyAt(offset - 1)) : after && keyset.after(after);
   const [count, rows, [previous]] = await Promise.all([
     total,
-    pageRows(),
+    read(start, false, limit + 1, 0),
     after ? read(keyset.atOrBefore(after), true, 1, limit) : Promise.resolve([]),
   ]);
   const hasMore = rows.length > limit;
@@ -120,16 +122,17 @@ export const orderOf = <L extends CursorList>({ key, descending }: ListOrder<L>,
 
 /**
  * The reads keysetPage takes, for a list of `table`'s rows matching `where` (its owner's) in `order`: `read`,
- * its rows (`after` added to `where`), and `keyAt`, the sort key of the row `offset` rows into it (undefined
- * past its end), its key's columns only, which an index in the list's order gives without building a row (an
- * index-only scan where it holds them all). A list that reads more than its table's columns (the jobs list's
- * node) passes its own `read` and takes `keyAt` from here.
+ * its rows (`after` added to `where`), and `keyAt`, a subquery of the sort key (`keyset.columns`) of the row
+ * `offset` rows into it (none past its end), its key's columns only, which an index in the list's order gives
+ * without building a row (an index-only scan where it holds them all). A list that reads more than its table's
+ * columns (the jobs list's node) passes its own `read` and takes `keyAt` from here.
  */
 export function listReads<L extends CursorList, Row>(
   d: Tx,
   table: PgTable,
   where: SQL | undefined,
   order: ListOrder<L>,
+  keyset: Pick<Keyset<L, Row>, "columns">,
 ) {
   return {
     read: (after: SQL | undefined, reversed: boolean, limit: number, offset: number) =>
@@ -140,15 +143,10 @@ export function listReads<L extends CursorList, Row>(
         .orderBy(...orderOf(order, reversed))
         .limit(limit)
         .offset(offset) as unknown as Promise<Row[]>,
+    // The table's own name inside the subquery names its rows, not the outer query's.
     keyAt: (offset: number) =>
-      d
-        .select(order.key as Record<string, PgColumn>)
-        .from(table)
-        .where(where)
-        .orderBy(...orderOf(order, false))
-        .limit(1)
-        .offset(offset)
-        .then(([key]) => key as CursorKey<L> | undefined),
+      sql`select ${keyset.columns} from ${table} where ${where ?? sql`true`}
+        order by ${sql.join(orderOf(order, false), sql`, `)} limit 1 offset ${offset}`,
   };
 }
 
@@ -165,8 +163,10 @@ export function descendingKeyset<L extends CursorList, Row>(
   return {
     list,
     keyOf,
+    columns,
     after: (key) => sql`(${columns}) < (${keySql(key)})`,
     atOrBefore: (key) => sql`(${columns}) >= (${keySql(key)})`,
+    afterRow: (row) => sql`(${columns}) < (${row})`,
   };
 }
 

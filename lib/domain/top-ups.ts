@@ -181,10 +181,13 @@ const topUpsKeyset = descendingKeyset<"topUps", TopUpRow>(
 export async function listTopUps(accountId: string, request: CursorPageRequest<"topUps">): Promise<wire.TopUpPage> {
   const d = await db();
   // Unmined top-ups (no block number) first, as the keyset's coalesce puts them.
-  const { read, keyAt } = listReads<"topUps", TopUpRow>(d, topUps, eq(topUps.accountId, accountId), {
-    key: { createdAt: topUps.createdAt, blockNumber: topUps.blockNumber, id: topUps.id },
-    descending: true,
-  });
+  const { read, keyAt } = listReads<"topUps", TopUpRow>(
+    d,
+    topUps,
+    eq(topUps.accountId, accountId),
+    { key: { createdAt: topUps.createdAt, blockNumber: topUps.blockNumber, id: topUps.id }, descending: true },
+    topUpsKeyset,
+  );
   return keysetPage(topUpsKeyset, request, read, keyAt, toTopUp, keptCount(d, accountId, "top_ups").then(exactTotal));
 }
 

@@ -225,6 +225,7 @@ export async function listDeliveries(accountId: string, endpointId: string, requ
     webhookDeliveries,
     and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.accountId, accountId)),
     { key: { createdAt: webhookDeliveries.createdAt, id: webhookDeliveries.id }, descending: true },
+    deliveriesKeyset,
   );
   return keysetPage(
     deliveriesKeyset,

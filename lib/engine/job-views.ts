@@ -116,7 +116,7 @@ export async function listJobs(accountId: string, filters: JobFilters): Promise<
         .orderBy(...orderOf(order, reversed))
         .limit(limit)
         .offset(offset),
-    listReads(d, jobs, where, order).keyAt,
+    listReads(d, jobs, where, order, jobsKeyset).keyAt,
     ({ inputTruncated, ...row }) => ({ ...present(row), inputTruncated }),
     total,
   );
@@ -182,6 +182,8 @@ const telemetryKeyset: Keyset<"telemetry", EventRow> = {
   keyOf: (e) => [e.sequence],
   after: ({ seq }) => gt(jobEvents.sequence, seq),
   atOrBefore: ({ seq }) => lte(jobEvents.sequence, seq),
+  columns: sql`${jobEvents.sequence}`,
+  afterRow: (row) => sql`${jobEvents.sequence} > (${row})`,
 };
 
 export async function getJobTelemetry(
@@ -191,10 +193,13 @@ export async function getJobTelemetry(
 ): Promise<wire.TelemetryPage> {
   const d = await db();
   const { job } = await ownedJobRow(accountId, jobId);
-  const { read, keyAt } = listReads<"telemetry", EventRow>(d, jobEvents, eq(jobEvents.jobId, jobId), {
-    key: { seq: jobEvents.sequence },
-    descending: false,
-  });
+  const { read, keyAt } = listReads<"telemetry", EventRow>(
+    d,
+    jobEvents,
+    eq(jobEvents.jobId, jobId),
+    { key: { seq: jobEvents.sequence }, descending: false },
+    telemetryKeyset,
+  );
   // Sequences run 1, 2, 3… without gaps: the last one written is the count.
   return keysetPage(telemetryKeyset, request, read, keyAt, toTelemetryEvent, Promise.resolve(exactTotal(job.eventSeq)));
 }
