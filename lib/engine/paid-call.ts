@@ -254,10 +254,12 @@ export async function payForCall(config: X402Config, call: PaidCall): Promise<Pa
     let receipt: Inclusion = outcome.receipt;
     if (outcome.receipt.status !== "success") {
       // Reverted: nothing moved, unless someone else submitted the (public) authorization first.
-      const elsewhere = await transferElsewhere(config, row, outcome.receipt.blockNumber).catch((error: unknown) => {
-        if (error instanceof PaymentsRpcError) throw stillSettling("The payments network stopped answering.");
-        throw error;
-      });
+      const elsewhere = await transferElsewhere(config, row, { upTo: outcome.receipt.blockNumber }).catch(
+        (error: unknown) => {
+          if (error instanceof PaymentsRpcError) throw stillSettling("The payments network stopped answering.");
+          throw error;
+        },
+      );
       if (elsewhere === "not found")
         throw stillSettling("The payment's authorization was used by another transaction.");
       if (!elsewhere) {

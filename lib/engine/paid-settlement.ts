@@ -15,7 +15,7 @@ import { DomainError } from "@/lib/domain/errors";
 import { isUniqueViolation } from "@/lib/domain/idempotency";
 import { log } from "@/lib/log";
 import { metrics } from "@/lib/metrics";
-import { PaymentsRpcError, readTokenMetadata, sameAddress } from "@/lib/payments/chain";
+import { PaymentsRpcError, readHead, readTokenMetadata, sameAddress } from "@/lib/payments/chain";
 import {
   broadcast,
   findAuthorizationUse,
@@ -156,16 +156,25 @@ export async function finishSettlement(
  * was, the transaction that used it (its AuthorizationUsed log), if that moved the payment's value to the treasury.
  * Undefined: unused, canceled, or used by another authorization with the same nonce: nothing moved for it; "not found":
  * used, but its transaction was not found, or the node does not show its block's logs yet (reported, looked at again
- * next sweep). `upTo`: the block our own transaction (reverted, or the filler) was included in, when known.
+ * next sweep). `at`: the block our own transaction (reverted, or the filler) was included in (`upTo`), or, when
+ * none of ours was found though the settler's nonce moved past it, the head at which that nonce was read. The
+ * nonce's state is read at a block number, never at "latest": the head (read first, and at least `upTo`), or that
+ * head. A node behind a load balancer that is behind the chain would answer "unused" at "latest" for a nonce used
+ * in a block it has not seen, and fail a payment that moved; asked for a block it lacks, it errs instead (503,
+ * looked at again). Not at `upTo` itself: ours may have reverted for another reason than the nonce's use, and the
+ * authorization been used after it.
  */
 export async function transferElsewhere(
   config: X402Config,
   row: PaymentRow,
-  upTo?: bigint,
+  at: { upTo: bigint } | { head: bigint },
 ): Promise<Inclusion | "not found" | undefined> {
   const from = row.fromAddress as `0x${string}`;
   const nonce = row.nonce as `0x${string}`;
-  if (!(await readAuthorizationUsed(config, from, nonce))) return undefined;
+  const upTo = "upTo" in at ? at.upTo : undefined;
+  const head = "head" in at ? at.head : await readHead(config);
+  const stateAt = upTo !== undefined && upTo > head ? upTo : head;
+  if (!(await readAuthorizationUsed(config, from, nonce, stateAt))) return undefined;
   // Unused when it was checked, just before the settlement was recorded: a row taken over from a failed one keeps
   // its createdAt, so the search starts from its settlement's own time (10 minutes' room for the chain's clock).
   const checkedAt = row.settlingSince ?? row.createdAt;
@@ -206,9 +215,9 @@ async function settleOrFail(
   row: PaymentRow,
   txHash: string,
   nothingMoved: Resolution,
-  upTo?: bigint,
+  at: { upTo: bigint } | { head: bigint },
 ): Promise<Resolution> {
-  const elsewhere = await transferElsewhere(config, row, upTo);
+  const elsewhere = await transferElsewhere(config, row, at);
   if (elsewhere === "not found") return "reported";
   if (elsewhere) {
     log.warn("an x402 authorization was settled by another transaction than the settler's; finished with it", {
@@ -236,7 +245,11 @@ type Resolution =
   "abandoned" | "finished" | "reverted" | "filled" | "lost" | "replaced" | "rebroadcast" | "reported" | "raced";
 
 /** One settling payment looked up on chain and moved on (see the module's comment). */
-async function resolveSettlement(config: X402Config, row: PaymentRow, minedNonce: number): Promise<Resolution> {
+async function resolveSettlement(
+  config: X402Config,
+  row: PaymentRow,
+  { head, minedNonce }: { head: bigint; minedNonce: number },
+): Promise<Resolution> {
   const current = { hash: row.settlementTxHash as `0x${string}`, raw: row.settlementRawTx as `0x${string}` };
   const settler = settlerOf(config).address;
   for (const hash of [current.hash, ...(row.replacedTxHashes as `0x${string}`[])]) {
@@ -245,16 +258,16 @@ async function resolveSettlement(config: X402Config, row: PaymentRow, minedNonce
     // The filler took the nonce: the settlement can never be mined (a filler is sent only once the chain's time
     // is past the authorization's validBefore), yet someone else may have used the authorization before.
     if (receipt.to && sameAddress(receipt.to, settler))
-      return settleOrFail(config, row, current.hash, "filled", receipt.blockNumber);
+      return settleOrFail(config, row, current.hash, "filled", { upTo: receipt.blockNumber });
     if (receipt.status === "success") {
       await finishSettlement(config, row.id, receipt);
       return "finished";
     }
-    return settleOrFail(config, row, current.hash, "reverted", receipt.blockNumber);
+    return settleOrFail(config, row, current.hash, "reverted", { upTo: receipt.blockNumber });
   }
   const nonce = row.settlerNonce ?? 0;
   // Its nonce went to a transaction that is none of those sent for it: none of them can be mined now.
-  if (nonce < minedNonce) return settleOrFail(config, row, current.hash, "lost");
+  if (nonce < minedNonce) return settleOrFail(config, row, current.hash, "lost", { head });
   if (!current.raw) return "reported";
   if (nonce > minedNonce || row.replacedTxHashes.length >= maxReplacements) {
     // Waiting behind the stuck one (or given up replacing): make sure the node holds it, and say so.
@@ -305,13 +318,15 @@ export async function sweepSettlements(config: X402Config): Promise<Partial<Reco
   }
   const rows = await staleSettlements(config.settlementTimeoutMs, 50);
   if (rows.length === 0) return counts;
-  const minedNonce = await readSettlerMinedNonce(config);
+  // The head first, then the settler's nonce and (for a settlement lost) the authorization's state at that head.
+  const head = await readHead(config);
+  const minedNonce = await readSettlerMinedNonce(config, head);
   let rpcFailures = 0;
   let lastRpcError: PaymentsRpcError | undefined;
   for (const row of rows) {
     let resolution: Resolution | undefined;
     try {
-      resolution = await resolveSettlement(config, row, minedNonce);
+      resolution = await resolveSettlement(config, row, { head, minedNonce });
       counts[resolution] = (counts[resolution] ?? 0) + 1;
     } catch (error) {
       // One row's error, the RPC's included (it may err on that row's calls only: a log range too large for it,

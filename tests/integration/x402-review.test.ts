@@ -5,7 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import type { PaymentRequired } from "@x402/core/types";
 import type { PrivateKeyAccount } from "viem/accounts";
-import { encodeFunctionData, keccak256, type Hex } from "viem";
+import { encodeFunctionData, keccak256, toFunctionSelector, type Hex } from "viem";
+import { eq } from "drizzle-orm";
+import { x402Payments } from "@/lib/db/schema";
+import { db } from "@/lib/domain/database";
 import { testTokenAbi, type LocalChain } from "../support/chain";
 import { signIn } from "../support/developer";
 import { eventually } from "../support/jobs";
@@ -185,5 +188,73 @@ describe("a front-runner who puts a 0-value transfer of the payer's before the a
       ["charge", -1],
       ["topup", 1],
     ]);
+  });
+});
+
+const authorizationState = toFunctionSelector("authorizationState(address,bytes32)");
+
+/**
+ * A node behind a load balancer that is behind the chain: asked for an authorization's state at "latest", it answers
+ * "unused" (its older state), whatever the chain says. Asked at a block number, it answers as the chain does.
+ */
+function lagAuthorizationStateAtLatest(): void {
+  rpc.beforeForwarding("eth_call", async ([call, tag]) =>
+    String((call as { data?: string }).data ?? "").startsWith(authorizationState) && tag === "latest"
+      ? { answer: `0x${"0".repeat(64)}` }
+      : undefined,
+  );
+}
+
+const paymentRow = async (payer: PrivateKeyAccount) =>
+  (await (await db()).select().from(x402Payments).where(eq(x402Payments.fromAddress, payer.address)))[0];
+
+describe("a lagging node's word on an authorization's state never fails a payment that moved", () => {
+  it("our settlement reverted because someone else used the authorization first: read at its block, the use is found (202)", async () => {
+    const payer = await chain.newAccount();
+    const header = await officialPayment(chain, payer, await offer());
+    let used: Hex | undefined;
+    rpc.beforeForwarding("eth_sendRawTransaction", async () => {
+      rpc.beforeForwarding("eth_sendRawTransaction");
+      used = await submitAuthorization(chain, header);
+      lagAuthorizationStateAtLatest();
+    });
+    try {
+      const res = await execute({ "payment-signature": header });
+      expect(res.status).toBe(202);
+    } finally {
+      rpc.beforeForwarding("eth_call");
+    }
+    const view = await payerView(payer);
+    expect(view.jobIds).toHaveLength(1);
+    expect(view.topUps).toEqual([{ txHash: used, status: "credited", credits: 1, tokenAmount: String(price) }]);
+  });
+
+  it("our settlement was mined but a node does not show it (lost to the sweep): read at the head the settler's nonce was read at, it is finished", async () => {
+    const payer = await chain.newAccount();
+    const header = await officialPayment(chain, payer, await offer());
+    let ours: Hex | undefined;
+    rpc.beforeForwarding("eth_sendRawTransaction", async ([raw]) => {
+      rpc.beforeForwarding("eth_sendRawTransaction");
+      ours = keccak256(raw as Hex);
+      // Its receipt and the transaction read as null; the state at "latest" as unused.
+      rpc.hideTransaction(ours, true);
+      lagAuthorizationStateAtLatest();
+    });
+    try {
+      const res = await execute({ "payment-signature": header });
+      expect(res.status).toBe(503);
+      const row = await eventually(
+        () => paymentRow(payer),
+        (r) => r.status !== "settling",
+        30_000,
+      );
+      expect(row).toMatchObject({ status: "settled" });
+    } finally {
+      rpc.beforeForwarding("eth_call");
+      if (ours) rpc.hideTransaction(ours, false);
+    }
+    const view = await payerView(payer);
+    expect(view.jobIds).toHaveLength(1);
+    expect(view.topUps).toEqual([{ txHash: ours, status: "credited", credits: 1, tokenAmount: String(price) }]);
   });
 });

@@ -557,7 +557,7 @@ describe("the search for an authorization's use starts from its settlement's tim
     if (!config) throw new Error("x402 is not configured in this file's server");
     try {
       // One block a range, so the search's lowest range is the lowest block it read.
-      const found = await transferElsewhere({ ...config, rpcUrl: probe.url, scanBlocks: 1n }, row, reverted);
+      const found = await transferElsewhere({ ...config, rpcUrl: probe.url, scanBlocks: 1n }, row, { upTo: reverted });
       expect(found).toMatchObject({ transactionHash: used });
       expect(lowest).toBe(aged);
     } finally {

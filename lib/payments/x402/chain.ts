@@ -86,13 +86,24 @@ export async function readTokenDomain(config: X402Config): Promise<TokenDomain> 
   return domain;
 }
 
-export const readAuthorizationUsed = (config: X402Config, from: Address, nonce: Hex): Promise<boolean> =>
+/**
+ * Whether the authorization's nonce is used (or canceled): at the latest block, or at `blockNumber`. A "no" that
+ * fails a payment is read at a block where the answer is known to be final for it (see transferElsewhere): a node
+ * behind a load balancer that has not seen that block errs (an RPC failure), never answers from an older state.
+ */
+export const readAuthorizationUsed = (
+  config: X402Config,
+  from: Address,
+  nonce: Hex,
+  blockNumber?: bigint,
+): Promise<boolean> =>
   rpc(() =>
     clientOf(config).readContract({
       address: config.tokenAddress,
       abi: eip3009Abi,
       functionName: "authorizationState",
       args: [from, nonce],
+      ...(blockNumber === undefined ? {} : { blockNumber }),
     }),
   );
 
@@ -459,9 +470,9 @@ async function searchDown(
 export const readLatestBlockTime = async (config: X402Config): Promise<bigint> =>
   (await rpc(() => clientOf(config).getBlock({ blockTag: "latest" }))).timestamp;
 
-/** The settler's nonce as mined: the lowest settlement nonce not yet included. */
-export const readSettlerMinedNonce = (config: X402Config): Promise<number> =>
-  rpc(() => clientOf(config).getTransactionCount({ address: settlerOf(config).address, blockTag: "latest" }));
+/** The settler's nonce as mined at `blockNumber`: the lowest settlement nonce not included up to that block. */
+export const readSettlerMinedNonce = (config: X402Config, blockNumber: bigint): Promise<number> =>
+  rpc(() => clientOf(config).getTransactionCount({ address: settlerOf(config).address, blockNumber }));
 
 /** The receipt of `hash`, or null while it is not included. */
 export const readReceipt = (config: X402Config, hash: Hash): Promise<TransactionReceipt | null> =>
