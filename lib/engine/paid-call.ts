@@ -31,6 +31,7 @@ import {
 import { termsOf, type Resource, type Terms } from "@/lib/payments/x402/offer";
 import { checkPayment, type Payment, type Refusal } from "@/lib/payments/x402/payment";
 import {
+  creditOfPayment,
   failSettlement,
   findAuthorization,
   findKeyHolder,
@@ -262,15 +263,27 @@ export async function payForCall(config: X402Config, call: PaidCall): Promise<Pa
       );
       if (elsewhere === "not found")
         throw stillSettling("The payment's authorization was used by another transaction.");
-      if (!elsewhere) {
-        await failSettlement(row.id, signed.hash, "settlement_failed");
+      if (elsewhere) receipt = elsewhere;
+      else if (await failSettlement(row.id, signed.hash, "settlement_failed")) {
         log.warn("an x402 settlement reverted", { txHash: signed.hash, payer: authorization.from });
         return refused({
           reason: "settlement_failed",
           message: `The settlement ${signed.hash} reverted; nothing moved.`,
         });
+      } else {
+        // The sweep moved the row meanwhile: it found the authorization used since (finished, and answered from
+        // that), or it replaced or failed the settlement. Never "nothing moved" for a payment that did.
+        const now = await findPayment(row.id);
+        if (now?.status === "failed")
+          return refused({
+            reason: "settlement_failed",
+            message: `The settlement ${signed.hash} reverted; nothing moved.`,
+          });
+        if (now?.status !== "settled") throw stillSettling("The payment's settlement is being resolved.");
+        // Finished: finishSettlement writes nothing more and answers with its job. The transaction is the one its
+        // top-up credits (or, credited before by the watcher, the settler's own, as a replay answers).
+        receipt = (await creditOfPayment(row.id)) ?? { ...outcome.receipt, transactionHash: signed.hash };
       }
-      receipt = elsewhere;
     }
     // The money moved: an RPC that stops answering now (the token's metadata) leaves it to the sweep, a 503.
     const finished = await finishSettlement(config, row.id, receipt, job).catch((error: unknown) => {

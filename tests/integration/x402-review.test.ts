@@ -9,6 +9,8 @@ import { encodeFunctionData, keccak256, toFunctionSelector, type Hex } from "vie
 import { eq } from "drizzle-orm";
 import { x402Payments } from "@/lib/db/schema";
 import { db } from "@/lib/domain/database";
+import { finishSettlement, transferElsewhere } from "@/lib/engine/paid-settlement";
+import { x402Config } from "@/lib/env";
 import { testTokenAbi, type LocalChain } from "../support/chain";
 import { signIn } from "../support/developer";
 import { eventually } from "../support/jobs";
@@ -21,6 +23,7 @@ import {
   price,
   startX402,
   submitAuthorization,
+  tokenBalance,
   type X402World,
 } from "../support/x402";
 
@@ -256,5 +259,52 @@ describe("a lagging node's word on an authorization's state never fails a paymen
     const view = await payerView(payer);
     expect(view.jobIds).toHaveLength(1);
     expect(view.topUps).toEqual([{ txHash: ours, status: "credited", credits: 1, tokenAmount: String(price) }]);
+  });
+});
+
+describe("a reverted settlement the sweep finished while the request looked", () => {
+  it("the request answers with the sweep's finish (202, the job), never 'nothing moved'", async () => {
+    const payer = await chain.newAccount();
+    const header = await officialPayment(chain, payer, await offer());
+    let used: Hex | undefined;
+    let looked = false;
+    rpc.beforeForwarding("eth_sendRawTransaction", async () => {
+      rpc.beforeForwarding("eth_sendRawTransaction");
+      // The payer moves its tokens away: our settlement is mined and reverts, the authorization still unused.
+      await chain.transfer(payer, chain.deployer.address, await tokenBalance(chain, payer.address));
+      rpc.beforeForwarding("eth_call", async (params) => {
+        const [call] = params as [{ data?: string }];
+        if (looked || !String(call.data ?? "").startsWith(authorizationState)) return undefined;
+        looked = true;
+        // The request reads "unused"; before it acts on that, the payer's tokens come back, a third party uses
+        // the authorization, and the sweep finishes the payment with that transaction.
+        const answer = await fetch(chain.rpcUrl, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_call", params }),
+        });
+        const { result } = (await answer.json()) as { result: Hex };
+        await chain.fund(payer.address, { tokens: price });
+        used = await submitAuthorization(chain, header);
+        // What the sweep does for it, done here at once (the request's RPC calls time out in 5 s).
+        const config = x402Config();
+        if (!config) throw new Error("x402 is not configured in this file's server");
+        const row = await paymentRow(payer);
+        const found = await transferElsewhere(config, row, { head: await chain.publicClient.getBlockNumber() });
+        if (!found || found === "not found") throw new Error(`the third party's use was not found (${found})`);
+        await finishSettlement(config, row.id, found);
+        return { answer: result };
+      });
+    });
+    try {
+      const res = await execute({ "payment-signature": header });
+      expect(res.status).toBe(202);
+      expect(looked).toBe(true);
+    } finally {
+      rpc.beforeForwarding("eth_call");
+    }
+    const view = await payerView(payer);
+    expect(view.jobIds).toHaveLength(1);
+    expect(view.topUps).toEqual([{ txHash: used, status: "credited", credits: 1, tokenAmount: String(price) }]);
   });
 });

@@ -472,6 +472,24 @@ export async function creditSettledPayment(
   });
 }
 
+/** Where the settled payment's money moved (its top-up's transaction and block), once it is credited. */
+export async function creditOfPayment(
+  paymentId: string,
+): Promise<{ transactionHash: `0x${string}`; blockNumber: bigint; blockHash: `0x${string}` } | undefined> {
+  const [row] = await (
+    await db()
+  )
+    .select({ txHash: topUps.txHash, blockNumber: topUps.blockNumber, blockHash: topUps.blockHash })
+    .from(topUps)
+    .where(eq(topUps.x402PaymentId, paymentId));
+  if (!row || row.blockNumber === null || row.blockHash === null) return undefined;
+  return {
+    transactionHash: row.txHash as `0x${string}`,
+    blockNumber: BigInt(row.blockNumber),
+    blockHash: row.blockHash as `0x${string}`,
+  };
+}
+
 /** The payment is done: credited, and its job created (none when the service could no longer take it). */
 export async function markSettled(tx: Tx, id: string, accountId: string, jobId: string | null): Promise<void> {
   await tx
