@@ -627,14 +627,14 @@ describe("a rival transaction that batches several of the payer's authorizations
     expect(view.topUps).toEqual([expect.objectContaining({ txHash: batch, status: "credited", credits: 1 })]);
   });
 
-  it("the neighbouring use's transfer to the treasury never pays for a rival under our nonce: settlement_failed, no job", async () => {
+  /** The payer's other authorization (its own nonce) paying the treasury `value`, then a rival under our nonce paying the payer, in one transaction. */
+  async function rivalBatchedAfter(value: bigint) {
     const payer = await chain.newAccount();
     const required = await offer();
     const header = await officialPayment(payer, required);
     const { authorization: a } = paymentPayload(header);
-    // Another authorization of the payer's (its own nonce) paying the treasury the price, then a rival under our
-    // nonce paying the payer: the Transfer just before the rival's AuthorizationUsed log is the other one's.
-    const other = await signedAuthorization(chain, payer, required.accepts[0]);
+    // The Transfer just before the rival's AuthorizationUsed log is the other one's.
+    const other = await signedAuthorization(chain, payer, required.accepts[0], { value });
     const rival = await signedAuthorization(chain, payer, required.accepts[0], {
       to: payer.address,
       nonce: a.nonce,
@@ -645,10 +645,24 @@ describe("a rival transaction that batches several of the payer's authorizations
       await submitAuthorization(chain, other, rival);
     });
     const res = await fetch(executeUrl(), post({ "payment-signature": header }));
+    const [row] = await (await db()).select().from(x402Payments).where(eq(x402Payments.fromAddress, payer.address));
+    return { payer, res, row };
+  }
+
+  it("the neighbouring use's transfer to the treasury never pays for a rival under our nonce: settlement_failed, no job", async () => {
+    const { payer, res, row } = await rivalBatchedAfter(price + 1n);
     expect(res.status).toBe(402);
     expect(paymentResponse(res)).toMatchObject({ success: false, errorReason: "settlement_failed" });
-    const [row] = await (await db()).select().from(x402Payments).where(eq(x402Payments.fromAddress, payer.address));
     expect(row).toMatchObject({ status: "failed", failureReason: "settlement_failed", jobId: null });
+    expect((await payerView(payer)).jobIds).toEqual([]);
+  });
+
+  it("nor refuses it when that transfer is of the exact price (X402_TRANSFER_LOG may be wrong): left settling, no job", async () => {
+    // Read on the other side, that transfer would pay: the token's side is set by X402_TRANSFER_LOG, and a wrong
+    // setting must never fail for good a payment whose money moved. Nothing is credited either.
+    const { payer, res, row } = await rivalBatchedAfter(price);
+    expect(res.status).toBe(503);
+    expect(row).toMatchObject({ status: "settling", jobId: null });
     expect((await payerView(payer)).jobIds).toEqual([]);
   });
 });

@@ -1,8 +1,9 @@
 // Which transfer an authorization's use made, read from its transaction's token logs (paidByUse): the neighbour of
 // its AuthorizationUsed log on the side the token emits it (a fixed property of the token: X402_TRANSFER_LOG),
 // never another use's, nor a plain transfer anyone can put on the other side.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { Address, Hex } from "viem";
+import { log } from "@/lib/log";
 import { paidByUse, type TokenLog } from "./chain";
 
 const payer = "0x00000000000000000000000000000000000000aa" as Address;
@@ -64,16 +65,46 @@ describe("several uses or transfers in one transaction (a batch)", () => {
     ).toBe(true);
   });
 
-  it("the neighbouring use's transfer to the treasury never pays for ours", () => {
+  it("the neighbouring use's transfer to the treasury never pays for ours (nor refuses it: the side may be wrong)", () => {
     expect(
       paid(transaction(["used", other], ["transfer", treasury, value], ["used", ours], ["transfer", payer, value])),
-    ).toBe(false);
+    ).toBeUndefined();
     expect(
       paid(
         transaction(["transfer", payer, value], ["used", ours], ["transfer", treasury, value], ["used", other]),
         "before",
       ),
+    ).toBeUndefined();
+    expect(
+      paid(transaction(["used", other], ["transfer", treasury, 1n], ["used", ours], ["transfer", payer, value])),
     ).toBe(false);
+  });
+
+  it("a wrong X402_TRANSFER_LOG never fails a batched payment that moved: left settling, logged", () => {
+    // A relayer batches two of the payer's authorizations, USDC (Transfer after) read with "before": our use's
+    // "before" neighbour is the first use's transfer (another value); our own transfer, after, paid exactly.
+    const errors = vi.spyOn(log, "error").mockImplementation(() => undefined);
+    try {
+      expect(
+        paid(
+          transaction(["used", other], ["transfer", treasury, 1n], ["used", ours], ["transfer", treasury, value]),
+          "before",
+        ),
+      ).toBeUndefined();
+      expect(errors).toHaveBeenCalledWith(
+        expect.stringContaining("X402_TRANSFER_LOG"),
+        expect.objectContaining({ X402_TRANSFER_LOG: "before" }),
+      );
+      // Neither side pays: refused.
+      expect(
+        paid(
+          transaction(["used", other], ["transfer", treasury, 1n], ["used", ours], ["transfer", treasury, 2n]),
+          "before",
+        ),
+      ).toBe(false);
+    } finally {
+      errors.mockRestore();
+    }
   });
 
   it("a 0-value transfer of the payer's that anyone puts before our use never fails a payment that moved", () => {
@@ -88,7 +119,8 @@ describe("several uses or transfers in one transaction (a batch)", () => {
   });
 
   it("a plain transfer beside ours pays for nothing", () => {
-    expect(paid(transaction(["plain", treasury, value], ["used", ours], ["transfer", payer, value]))).toBe(false);
+    expect(paid(transaction(["plain", treasury, value], ["used", ours], ["transfer", payer, value]))).toBeUndefined();
+    expect(paid(transaction(["plain", treasury, 1n], ["used", ours], ["transfer", payer, value]))).toBe(false);
     expect(paid(transaction(["plain", treasury, value], ["used", ours], ["transfer", treasury, value]))).toBe(true);
   });
 });

@@ -321,8 +321,10 @@ type TransferLog = Extract<TokenLog, { kind: "transfer" }>;
  * order the token's code fixes (`side`: USDC emits the Transfer after), so the use's transfer is its neighbour on
  * that side, whatever else the transaction holds: another use's transfer, or a plain transfer from the payer
  * (anyone's 0-value transferFrom of the payer's tokens succeeds with no allowance) on the other side says nothing.
- * Undefined when that neighbour is not a Transfer from the use's authorizer: the token does not emit as configured
- * (X402_TRANSFER_LOG), and nothing can be said of the payment.
+ * Undefined (logged: X402_TRANSFER_LOG may be wrong) when that neighbour is not a Transfer from the use's
+ * authorizer, and when it does not pay but the other side's neighbour does: a wrong side would refuse for good a
+ * payment whose money moved (a relayer's batch of one payer's uses), so the payment is left settling and looked
+ * at again. False only when the token's side does not pay and the other side does not either.
  */
 export function paidByUse(
   logs: TokenLog[],
@@ -331,10 +333,28 @@ export function paidByUse(
   paid: (transfer: TransferLog) => boolean,
 ): boolean | undefined {
   const use = logs.find((log) => log.logIndex === useIndex);
-  const transfer = logs.find((log) => log.logIndex === useIndex + (side === "after" ? 1 : -1));
-  if (use?.kind !== "used" || transfer?.kind !== "transfer" || !sameAddress(transfer.from, use.authorizer))
+  if (use?.kind !== "used") return undefined;
+  const payersAt = (index: number) => {
+    const transfer = logs.find((log) => log.logIndex === index);
+    return transfer?.kind === "transfer" && sameAddress(transfer.from, use.authorizer) ? transfer : undefined;
+  };
+  const own = payersAt(useIndex + (side === "after" ? 1 : -1));
+  const where = { txHash: use.transactionHash, logIndex: useIndex, X402_TRANSFER_LOG: side };
+  if (own && paid(own)) return true;
+  const opposite = payersAt(useIndex + (side === "after" ? -1 : 1));
+  if (opposite && paid(opposite)) {
+    log.error(
+      "an x402 authorization's use is paid only by the Transfer on the side X402_TRANSFER_LOG does not say",
+      where,
+    );
     return undefined;
-  return paid(transfer);
+  }
+  if (own) return false;
+  log.error(
+    "an x402 authorization's use has no Transfer log of its payer's beside it where X402_TRANSFER_LOG says",
+    where,
+  );
+  return undefined;
 }
 
 /**
@@ -364,20 +384,13 @@ export async function movedToTreasury(
     own.nonce.toLowerCase() !== nonce.toLowerCase()
   )
     return undefined;
-  const paid = paidByUse(
+  return paidByUse(
     logs,
     use.logIndex,
     config.transferLog,
     (transfer) =>
       sameAddress(transfer.from, from) && sameAddress(transfer.to, config.treasuryAddress) && transfer.value === value,
   );
-  if (paid === undefined)
-    log.error("an x402 authorization's use has no Transfer log of its payer's beside it where X402_TRANSFER_LOG says", {
-      txHash,
-      logIndex: use.logIndex,
-      transferLog: config.transferLog,
-    });
-  return paid;
 }
 
 /** Block ranges looked at, back from the head, for an authorization's use (at most 50 × PAYMENTS_SCAN_BLOCKS). */
