@@ -464,6 +464,7 @@ async function runGrowth() {
       jobs: positiveNumber("growth-jobs", 1_000_000),
       runs: positiveNumber("growth-runs", 15),
       drainJobs: 300,
+      drainCycles: positiveNumber("growth-drains", 1),
       deepPages: 5000,
       progress,
     },
