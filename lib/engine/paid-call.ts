@@ -255,14 +255,22 @@ export async function payForCall(config: X402Config, call: PaidCall): Promise<Pa
     let receipt: Inclusion = outcome.receipt;
     if (outcome.receipt.status !== "success") {
       // Reverted: nothing moved, unless someone else submitted the (public) authorization first.
-      const elsewhere = await transferElsewhere(config, row, { upTo: outcome.receipt.blockNumber }).catch(
-        (error: unknown) => {
-          if (error instanceof PaymentsRpcError) throw stillSettling("The payments network stopped answering.");
-          throw error;
-        },
-      );
+      const elsewhere = await transferElsewhere(
+        config,
+        // As recorded: its settlement (whose calldata holds the authorization's validBefore) and its settling time.
+        (await findPayment(row.id)) ?? row,
+        { upTo: outcome.receipt.blockNumber },
+      ).catch((error: unknown) => {
+        if (error instanceof PaymentsRpcError) throw stillSettling("The payments network stopped answering.");
+        throw error;
+      });
       if (elsewhere === "not found")
         throw stillSettling("The payment's authorization was used by another transaction.");
+      // Nothing moved yet, but the authorization stays usable by anyone until it expires: not final until then.
+      if (elsewhere === "still valid")
+        throw stillSettling(
+          `The settlement ${signed.hash} reverted, but the authorization can still be used until it expires.`,
+        );
       if (elsewhere) receipt = elsewhere;
       else if (await failSettlement(row.id, signed.hash, "settlement_failed")) {
         log.warn("an x402 settlement reverted", { txHash: signed.hash, payer: authorization.from });

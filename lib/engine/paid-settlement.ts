@@ -22,6 +22,7 @@ import {
   type Inclusion,
   movedToTreasury,
   readAuthorizationUsed,
+  readBlockTime,
   readLatestBlockTime,
   readReceipt,
   readSettlerMinedNonce,
@@ -154,7 +155,8 @@ export async function finishSettlement(
  * transaction the settler did not record). The authorization is public once sent: anyone may have submitted it
  * first, and then the money moved all the same. The token's authorizationState says whether it was used; if it
  * was, the transaction that used it (its AuthorizationUsed log), if that moved the payment's value to the treasury.
- * Undefined: unused, canceled, or used by another authorization with the same nonce: nothing moved for it; "not found":
+ * Undefined: unused and expired, canceled, or used by another authorization with the same nonce: nothing moved for
+ * it, and nothing will; "still valid": unused, but anyone may still submit it (see below); "not found":
  * used, but its transaction was not found, or the node does not show its block's logs yet (reported, looked at again
  * next sweep). `at`: the block our own transaction (reverted, or the filler) was included in (`upTo`), or, when
  * none of ours was found though the settler's nonce moved past it, the head at which that nonce was read. The
@@ -168,13 +170,20 @@ export async function transferElsewhere(
   config: X402Config,
   row: PaymentRow,
   at: { upTo: bigint } | { head: bigint },
-): Promise<Inclusion | "not found" | undefined> {
+): Promise<Inclusion | "not found" | "still valid" | undefined> {
   const from = row.fromAddress as `0x${string}`;
   const nonce = row.nonce as `0x${string}`;
   const upTo = "upTo" in at ? at.upTo : undefined;
   const head = "head" in at ? at.head : await readHead(config);
   const stateAt = upTo !== undefined && upTo > head ? upTo : head;
-  if (!(await readAuthorizationUsed(config, from, nonce, stateAt))) return undefined;
+  if (!(await readAuthorizationUsed(config, from, nonce, stateAt))) {
+    // Unused: its calldata is public, so anyone may still submit it until validBefore, by the chain's own clock
+    // at that block ("still valid": the row stays settling and is looked at again). A filler's has none (0): it is
+    // sent only once the authorization has expired.
+    const validBefore = row.settlementRawTx ? validBeforeOf(row.settlementRawTx as `0x${string}`) : 0n;
+    if (validBefore > 0n && (await readBlockTime(config, stateAt)) < validBefore) return "still valid";
+    return undefined;
+  }
   // Unused when it was checked, just before the settlement was recorded: a row taken over from a failed one keeps
   // its createdAt, so the search starts from its settlement's own time (10 minutes' room for the chain's clock).
   const checkedAt = row.settlingSince ?? row.createdAt;
@@ -218,7 +227,7 @@ async function settleOrFail(
   at: { upTo: bigint } | { head: bigint },
 ): Promise<Resolution> {
   const elsewhere = await transferElsewhere(config, row, at);
-  if (elsewhere === "not found") return "reported";
+  if (elsewhere === "not found" || elsewhere === "still valid") return "reported";
   if (elsewhere) {
     log.warn("an x402 authorization was settled by another transaction than the settler's; finished with it", {
       paymentId: row.id,

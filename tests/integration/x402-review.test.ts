@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import type { PaymentRequired } from "@x402/core/types";
 import type { PrivateKeyAccount } from "viem/accounts";
-import { encodeFunctionData, keccak256, toFunctionSelector, type Hex } from "viem";
+import { encodeFunctionData, keccak256, toFunctionSelector, toHex, type Hex } from "viem";
 import { eq } from "drizzle-orm";
 import { x402Payments } from "@/lib/db/schema";
 import { db } from "@/lib/domain/database";
@@ -21,6 +21,7 @@ import {
   officialPayment,
   paymentPayload,
   price,
+  signedAuthorization,
   startX402,
   submitAuthorization,
   tokenBalance,
@@ -291,8 +292,19 @@ describe("a reverted settlement the sweep finished while the request looked", ()
         if (!config) throw new Error("x402 is not configured in this file's server");
         const row = await paymentRow(payer);
         const found = await transferElsewhere(config, row, { head: await chain.publicClient.getBlockNumber() });
-        if (!found || found === "not found") throw new Error(`the third party's use was not found (${found})`);
+        if (!found || typeof found === "string") throw new Error(`the third party's use was not found (${found})`);
         await finishSettlement(config, row.id, found);
+        // And its block reads as past the authorization's validBefore (else the request leaves it settling).
+        rpc.beforeForwarding("eth_getBlockByNumber", async (blockParams) => {
+          rpc.beforeForwarding("eth_getBlockByNumber");
+          const block = await fetch(chain.rpcUrl, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_getBlockByNumber", params: blockParams }),
+          });
+          const { result: read } = (await block.json()) as { result: { timestamp: Hex } };
+          return { answer: { ...read, timestamp: toHex(BigInt(read.timestamp) + 86_400n) } };
+        });
         return { answer: result };
       });
     });
@@ -302,9 +314,58 @@ describe("a reverted settlement the sweep finished while the request looked", ()
       expect(looked).toBe(true);
     } finally {
       rpc.beforeForwarding("eth_call");
+      rpc.beforeForwarding("eth_getBlockByNumber");
     }
     const view = await payerView(payer);
     expect(view.jobIds).toHaveLength(1);
     expect(view.topUps).toEqual([{ txHash: used, status: "credited", credits: 1, tokenAmount: String(price) }]);
+  });
+});
+
+describe("a settlement that reverted while its authorization stays valid", () => {
+  // Ours reverts for another reason than the nonce's use (the payer moved its tokens away); the authorization's
+  // calldata is public, and anyone may submit it until validBefore.
+  async function revertedSettlement(validSeconds: number) {
+    const payer = await chain.newAccount();
+    const required = await offer();
+    const header = await signedAuthorization(chain, payer, required.accepts[0], {
+      validBefore: BigInt(Math.floor(Date.now() / 1000) + validSeconds),
+    });
+    rpc.beforeForwarding("eth_sendRawTransaction", async () => {
+      rpc.beforeForwarding("eth_sendRawTransaction");
+      await chain.transfer(payer, chain.deployer.address, await tokenBalance(chain, payer.address));
+    });
+    const res = await execute({ "payment-signature": header });
+    expect([res.status, res.headers.get("payment-response")]).toEqual([503, null]);
+    expect((await paymentRow(payer)).status).toBe("settling");
+    return { payer, header };
+  }
+
+  it("stays settling (503): submitted later by someone else, the sweep finishes it and its job runs", async () => {
+    const { payer, header } = await revertedSettlement(300);
+    await chain.fund(payer.address, { tokens: price });
+    const used = await submitAuthorization(chain, header);
+    const row = await eventually(
+      () => paymentRow(payer),
+      (r) => r.status !== "settling",
+      30_000,
+    );
+    expect(row.status).toBe("settled");
+    const view = await payerView(payer);
+    expect(view.jobIds).toHaveLength(1);
+    expect(view.topUps).toEqual([{ txHash: used, status: "credited", credits: 1, tokenAmount: String(price) }]);
+  });
+
+  it("is failed once the chain's time reaches its validBefore, and not before", async () => {
+    const { payer } = await revertedSettlement(12);
+    await new Promise((resolve) => setTimeout(resolve, 13_000));
+    expect((await paymentRow(payer)).status).toBe("settling");
+    await chain.mine(1);
+    const row = await eventually(
+      () => paymentRow(payer),
+      (r) => r.status !== "settling",
+      30_000,
+    );
+    expect(row).toMatchObject({ status: "failed", failureReason: "settlement_failed", jobId: null });
   });
 });

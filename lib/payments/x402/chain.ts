@@ -479,6 +479,10 @@ async function searchDown(
   return undefined;
 }
 
+/** Block `blockNumber`'s timestamp (seconds); a node that lacks the block errs. */
+export const readBlockTime = async (config: X402Config, blockNumber: bigint): Promise<bigint> =>
+  (await rpc(() => clientOf(config).getBlock({ blockNumber }))).timestamp;
+
 /** The latest block's timestamp (seconds): the chain's own clock, which decides whether an authorization can still be mined. */
 export const readLatestBlockTime = async (config: X402Config): Promise<bigint> =>
   (await rpc(() => clientOf(config).getBlock({ blockTag: "latest" }))).timestamp;
