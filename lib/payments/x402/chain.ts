@@ -321,10 +321,12 @@ type TransferLog = Extract<TokenLog, { kind: "transfer" }>;
  * order the token's code fixes (`side`: USDC emits the Transfer after), so the use's transfer is its neighbour on
  * that side, whatever else the transaction holds: another use's transfer, or a plain transfer from the payer
  * (anyone's 0-value transferFrom of the payer's tokens succeeds with no allowance) on the other side says nothing.
- * Undefined (logged: X402_TRANSFER_LOG may be wrong) when that neighbour is not a Transfer from the use's
- * authorizer, and when it does not pay but the other side's neighbour does: a wrong side would refuse for good a
- * payment whose money moved (a relayer's batch of one payer's uses), so the payment is left settling and looked
- * at again. False only when the token's side does not pay and the other side does not either.
+ * With the side set right, every use in the transaction has its authorizer's Transfer there (the token emits the
+ * pair in one call, nothing between them), and that neighbour decides: true or false. When some use lacks it, the
+ * setting may be wrong (X402_TRANSFER_LOG, logged): then the answer is undefined (left settling, looked at again)
+ * when our neighbour does not pay but the other side's does, so that a wrong side never refuses for good a payment
+ * whose money moved (a relayer's batch of one payer's uses); false when neither side pays. A rival batched beside
+ * another use that paid the treasury is refused, not left settling: both uses have their Transfers on the side.
  */
 export function paidByUse(
   logs: TokenLog[],
@@ -338,10 +340,21 @@ export function paidByUse(
     const transfer = logs.find((log) => log.logIndex === index);
     return transfer?.kind === "transfer" && sameAddress(transfer.from, use.authorizer) ? transfer : undefined;
   };
-  const own = payersAt(useIndex + (side === "after" ? 1 : -1));
-  const where = { txHash: use.transactionHash, logIndex: useIndex, X402_TRANSFER_LOG: side };
+  const step = side === "after" ? 1 : -1;
+  const own = payersAt(useIndex + step);
   if (own && paid(own)) return true;
-  const opposite = payersAt(useIndex + (side === "after" ? -1 : 1));
+  // Every use of the transaction with its authorizer's Transfer on the side: the side is the token's.
+  const sideHolds = logs.every(
+    (log) =>
+      log.kind !== "used" ||
+      logs.some(
+        (next) =>
+          next.logIndex === log.logIndex + step && next.kind === "transfer" && sameAddress(next.from, log.authorizer),
+      ),
+  );
+  if (sideHolds) return false;
+  const where = { txHash: use.transactionHash, logIndex: useIndex, X402_TRANSFER_LOG: side };
+  const opposite = payersAt(useIndex - step);
   if (opposite && paid(opposite)) {
     log.error(
       "an x402 authorization's use is paid only by the Transfer on the side X402_TRANSFER_LOG does not say",
