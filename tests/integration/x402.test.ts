@@ -338,6 +338,9 @@ describe("refusals: 402 with a fresh offer and PAYMENT-RESPONSE {success: false,
     const requirement = (await offer()).accepts[0];
     await expectRefused(await authorization(payer, requirement, { validBefore: now - 1n }), "expired");
     await expectRefused(await authorization(payer, requirement, { validAfter: now + 600n }), "expired");
+    // Past the offer's maxTimeoutSeconds (300) and a minute's clock allowance: a settlement that reverts stays
+    // settling until validBefore, so a payer must not choose how long.
+    await expectRefused(await authorization(payer, requirement, { validBefore: now + 3600n }), "expired");
   });
 
   it("signed by someone else than `from`: invalid_signature", async () => {

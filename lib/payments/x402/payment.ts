@@ -9,7 +9,7 @@ import { z } from "zod";
 import type { X402ErrorReason } from "@/lib/contract/vocabulary";
 import type { X402Config } from "@/lib/env";
 import type { Authorization } from "./chain";
-import type { Terms } from "./offer";
+import { maxTimeoutSeconds, type Terms } from "./offer";
 
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
 const uint256 = z
@@ -93,6 +93,9 @@ export interface Refusal {
   message: string;
 }
 
+/** How far ahead of ours a payer's clock may be when it sets validBefore to its now + maxTimeoutSeconds. */
+const clockAllowanceSeconds = 60;
+
 const refusal = (reason: X402ErrorReason, message: string): Refusal => ({ reason, message });
 
 /**
@@ -122,6 +125,17 @@ export async function checkPayment(
     return { refusal: refusal("invalid_amount", "The authorization is for more than an account's credits can hold.") };
   if (a.validAfter > nowSeconds || nowSeconds >= a.validBefore)
     return { refusal: refusal("expired", "The authorization is not valid now (validAfter ≤ now < validBefore).") };
+  // The offer's maxTimeoutSeconds bounds the window's end (x402's clients set validBefore to now + it): a
+  // settlement that reverts while its authorization is unused stays settling until validBefore, so a far one
+  // would let a payer hold a payment settling (and health's settler stuck) for as long as they chose.
+  if (a.validBefore > nowSeconds + BigInt(maxTimeoutSeconds + clockAllowanceSeconds))
+    return {
+      refusal: refusal(
+        "expired",
+        `The authorization's validBefore is more than ${maxTimeoutSeconds} s (the offer's maxTimeoutSeconds) ` +
+          `plus ${clockAllowanceSeconds} s away.`,
+      ),
+    };
   const signed = await isSignedBy(config, terms, a);
   if (signed === "wrong")
     return {
