@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { CpuUse } from "./cpu";
 import type { GraphileResult } from "./graphile";
-import { aimPairings } from "./report-product";
+import { aimPairings, pipelineLine } from "./report-product";
 import type { MeasuredPhases, ProductResult, RunResults } from "./results";
 import { summarize } from "./stats";
 
@@ -62,5 +62,22 @@ describe("issue 22's aim, judged on every pairing of warmth the run has", () => 
 
   it("leaves out a pairing the run did not measure (no warmed server, no fresh worker)", () => {
     expect(verdicts(run(ours(500, 2), undefined, graphile(800, 2)))).toEqual([["fresh against warmed", 0.63, true]]);
+  });
+});
+
+describe("what Next.js's request pipeline costs, beside the harness", () => {
+  const withServerCpu = (phases: MeasuredPhases, server: number): MeasuredPhases => ({
+    ...phases,
+    burst: { ...phases.burst, cpu: { ...cpu, server } },
+  });
+  const withHarness = (r: RunResults, server: number) =>
+    ({ ...r, nodes: [{ slots: 4, burst: { jobs: 300, cpu: { ...cpu, server } } }] }) as unknown as RunResults;
+
+  it("says how far above or below the harness a fresh and a warmed server are, never a share over 100 %", () => {
+    // Per job: fresh 2.50 ms, warmed 1.90 ms, harness 2.33 ms (300 jobs in 1 s).
+    const r = run(withServerCpu(ours(300, 2), 75), withServerCpu(ours(400, 2), 57), graphile(800, 2));
+    const [line] = pipelineLine(withHarness(r, 70));
+    expect(line).toContain("used 2.50 ms, 0.17 ms above the harness; warmed, 0.43 ms below it.");
+    expect(line).not.toMatch(/%/);
   });
 });
