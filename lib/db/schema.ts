@@ -288,6 +288,16 @@ export const x402Payments = pgTable(
      * updatedAt on rows they leave unchanged) must not make a settlement that never resolves look fresh.
      */
     settlingSince: ts("settling_since"),
+    /**
+     * The transaction that moved the payment's money (the settler's own, or whoever used the authorization
+     * first), set when it is settled: what PAYMENT-RESPONSE names, whoever credited that transaction first.
+     */
+    paidTxHash: text("paid_tx_hash"),
+    /**
+     * The first block at or after the settlement was recorded (less the chain clock's margin), found once by its
+     * timestamp: the search for the authorization's use covers the blocks from it, never fewer.
+     */
+    useSearchFloor: bigint("use_search_floor", { mode: "bigint" }),
     createdAt: createdAt(),
     updatedAt: ts("updated_at").notNull().defaultNow(),
   },

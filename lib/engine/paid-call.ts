@@ -288,9 +288,11 @@ export async function payForCall(config: X402Config, call: PaidCall): Promise<Pa
             message: `The settlement ${signed.hash} reverted; nothing moved.`,
           });
         if (now?.status !== "settled") throw stillSettling("The payment's settlement is being resolved.");
-        // Finished: finishSettlement writes nothing more and answers with its job. The transaction is the one its
-        // top-up credits (or, credited before by the watcher, the settler's own, as a replay answers).
-        receipt = (await creditOfPayment(row.id)) ?? { ...outcome.receipt, transactionHash: signed.hash };
+        // Finished: finishSettlement writes nothing more and answers with its job. The transaction is the one that
+        // moved the money, as the finish recorded it (whoever credited it first: the watcher's top-up of it holds
+        // no trace of the payment); a row settled before that was recorded: the one its own top-up credits.
+        const paidBy = now.paidTxHash ?? (await creditOfPayment(row.id))?.transactionHash ?? signed.hash;
+        receipt = { ...outcome.receipt, transactionHash: paidBy as `0x${string}` };
       }
     }
     // The money moved: an RPC that stops answering now (the token's metadata) leaves it to the sweep, a 503.
@@ -356,7 +358,7 @@ async function replayKeyed(
     kind: "accepted",
     job,
     accessToken: await issueAccessToken(d, job.jobId),
-    transaction: paid?.settlementTxHash ?? "",
+    transaction: paid?.paidTxHash ?? paid?.settlementTxHash ?? "",
     payer: authorization.from,
     replayed: true,
   };

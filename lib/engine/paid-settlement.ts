@@ -19,6 +19,7 @@ import { PaymentsRpcError, readHead, readTokenMetadata, sameAddress } from "@/li
 import {
   broadcast,
   findAuthorizationUse,
+  firstBlockAtOrAfter,
   type Inclusion,
   movedToTreasury,
   readAuthorizationUsed,
@@ -40,6 +41,7 @@ import {
   markLookedAt,
   markSettled,
   recordReplacement,
+  recordSearchFloor,
   staleSettlements,
   type PaymentRow,
 } from "@/lib/payments/x402/store";
@@ -140,7 +142,7 @@ export async function finishSettlement(
         code: outcome.code,
         err: outcome.message,
       });
-    await markSettled(tx, paymentId, accountId, created?.jobId ?? null);
+    await markSettled(tx, paymentId, accountId, created?.jobId ?? null, receipt.transactionHash);
     return {
       accountId,
       jobId: created?.jobId ?? null,
@@ -184,10 +186,8 @@ export async function transferElsewhere(
     if (validBefore > 0n && (await readBlockTime(config, stateAt)) < validBefore) return "still valid";
     return undefined;
   }
-  // Unused when it was checked, just before the settlement was recorded: a row taken over from a failed one keeps
-  // its createdAt, so the search starts from its settlement's own time (10 minutes' room for the chain's clock).
-  const checkedAt = row.settlingSince ?? row.createdAt;
-  const use = await findAuthorizationUse(config, from, nonce, new Date(checkedAt.getTime() - 600_000), upTo);
+  const floor = await searchFloor(config, row, stateAt);
+  const use = await findAuthorizationUse(config, from, nonce, floor, upTo);
   if (use === "canceled") {
     log.warn("an x402 authorization was canceled by its payer; nothing moved for the payment", { paymentId: row.id });
     return undefined;
@@ -212,10 +212,29 @@ export async function transferElsewhere(
     });
     return undefined;
   }
-  log.error("an x402 authorization was used on chain, but the transaction that used it was not found", {
-    paymentId: row.id,
-  });
+  // Every block from the floor to the head was looked at: the node's logs lack the use (or it lags behind the
+  // state it answered). Left settling for the operator, said with what was searched.
+  log.error(
+    "an x402 authorization is used on chain, but no AuthorizationUsed or AuthorizationCanceled log of it is in the blocks searched",
+    { paymentId: row.id, fromBlock: floor.toString(), toBlock: stateAt.toString() },
+  );
   return "not found";
+}
+
+/** Room for the chain's clock against ours when the settlement's time is turned into a block (10 minutes). */
+const clockMarginSeconds = 600n;
+
+/**
+ * Where the search for a payment's use starts: the first block at or after its settlement was recorded (less the
+ * clock's margin), when the authorization was checked unused; a row taken over from a failed one keeps its
+ * createdAt, so settling_since first. Found once by the blocks' timestamps and kept on the row.
+ */
+async function searchFloor(config: X402Config, row: PaymentRow, head: bigint): Promise<bigint> {
+  if (row.useSearchFloor !== null) return row.useSearchFloor;
+  const checkedAt = BigInt(Math.floor((row.settlingSince ?? row.createdAt).getTime() / 1000));
+  const floor = await firstBlockAtOrAfter(config, checkedAt - clockMarginSeconds, head);
+  await recordSearchFloor(row.id, floor);
+  return floor;
 }
 
 /** A settlement of ours that moved nothing: finished by whoever moved the money, or failed when nobody did. */

@@ -7,10 +7,11 @@ import type { PaymentRequired } from "@x402/core/types";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { encodeFunctionData, keccak256, toFunctionSelector, toHex, type Hex } from "viem";
 import { eq } from "drizzle-orm";
-import { x402Payments } from "@/lib/db/schema";
+import { accounts, x402Payments } from "@/lib/db/schema";
 import { db } from "@/lib/domain/database";
 import { finishSettlement, transferElsewhere } from "@/lib/engine/paid-settlement";
-import { x402Config } from "@/lib/env";
+import { paymentsConfig, x402Config } from "@/lib/env";
+import { submitTopUp } from "@/lib/domain/top-ups";
 import { testTokenAbi, type LocalChain } from "../support/chain";
 import { signIn } from "../support/developer";
 import { eventually } from "../support/jobs";
@@ -20,6 +21,7 @@ import {
   authorizationBatch,
   officialPayment,
   paymentPayload,
+  paymentResponse,
   price,
   signedAuthorization,
   startX402,
@@ -316,6 +318,82 @@ describe("a reverted settlement the sweep finished while the request looked", ()
       rpc.beforeForwarding("eth_call");
       rpc.beforeForwarding("eth_getBlockByNumber");
     }
+    const view = await payerView(payer);
+    expect(view.jobIds).toHaveLength(1);
+    expect(view.topUps).toEqual([{ txHash: used, status: "credited", credits: 1, tokenAmount: String(price) }]);
+  });
+});
+
+describe("a reverted settlement the sweep finished, the §10 top-up credited first", () => {
+  it("the late 202's PAYMENT-RESPONSE (and a keyed retry's) names the transaction that moved the money, not ours", async () => {
+    const payer = await chain.newAccount();
+    // The payer has an account: the top-up of what someone else's transaction moved is credited to it at once.
+    await signIn(server.baseUrl, payer);
+    const [account] = await (await db()).select().from(accounts).where(eq(accounts.walletAddress, payer.address));
+    const header = await officialPayment(chain, payer, await offer());
+    let ours: Hex | undefined;
+    let used: Hex | undefined;
+    let looked = false;
+    rpc.beforeForwarding("eth_sendRawTransaction", async ([raw]) => {
+      rpc.beforeForwarding("eth_sendRawTransaction");
+      ours = keccak256(raw as Hex);
+      // The payer moves its tokens away: our settlement is mined and reverts, the authorization still unused.
+      await chain.transfer(payer, chain.deployer.address, await tokenBalance(chain, payer.address));
+      rpc.beforeForwarding("eth_call", async (params) => {
+        const [call, at] = params as [{ data?: string }, string];
+        if (looked || !String(call.data ?? "").startsWith(authorizationState)) return undefined;
+        looked = true;
+        const answer = await fetch(chain.rpcUrl, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_call", params }),
+        });
+        const { result } = (await answer.json()) as { result: Hex };
+        // The request reads "unused"; meanwhile the tokens come back and a third party uses the authorization.
+        await chain.fund(payer.address, { tokens: price });
+        used = await submitAuthorization(chain, header);
+        // Before the request reads that block's time (is the authorization expired?): the payer's top-up of that
+        // transaction is credited (§10), then the sweep finishes the payment with it. Each step within a call's
+        // 5 s: the chain is read directly, not through the relay.
+        rpc.beforeForwarding("eth_getBlockByNumber", async (blockParams) => {
+          if (blockParams[0] !== at) return undefined;
+          rpc.beforeForwarding("eth_getBlockByNumber");
+          await chain.mine(2);
+          const config = x402Config();
+          if (!config || !paymentsConfig()) throw new Error("x402 is not configured in this file's server");
+          const { topUp } = await submitTopUp(account.id, payer.address, { chainId: chain.chainId, txHash: used! });
+          expect(topUp.status).toBe("credited");
+          const row = await paymentRow(payer);
+          const direct = { ...config, rpcUrl: chain.rpcUrl };
+          const found = await transferElsewhere(direct, row, { head: await chain.publicClient.getBlockNumber() });
+          if (!found || typeof found === "string") throw new Error(`the third party's use was not found (${found})`);
+          await finishSettlement(direct, row.id, found);
+          const block = await fetch(chain.rpcUrl, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_getBlockByNumber", params: blockParams }),
+          });
+          const { result: read } = (await block.json()) as { result: { timestamp: Hex } };
+          return { answer: { ...read, timestamp: toHex(BigInt(read.timestamp) + 86_400n) } };
+        });
+        return { answer: result };
+      });
+    });
+    const keyed = { "payment-signature": header, "idempotency-key": "credited-first" };
+    try {
+      const res = await execute(keyed);
+      expect(res.status).toBe(202);
+      expect(looked).toBe(true);
+      expect(used).not.toBe(ours);
+      expect(paymentResponse(res)).toMatchObject({ success: true, transaction: used });
+    } finally {
+      rpc.beforeForwarding("eth_call");
+      rpc.beforeForwarding("eth_getBlockByNumber");
+    }
+    const retried = await execute(keyed);
+    expect(retried.status).toBe(202);
+    expect(paymentResponse(retried)).toMatchObject({ success: true, transaction: used });
+    // Credited once, by the top-up of the transaction that moved it; the job charged.
     const view = await payerView(payer);
     expect(view.jobIds).toHaveLength(1);
     expect(view.topUps).toEqual([{ txHash: used, status: "credited", credits: 1, tokenAmount: String(price) }]);

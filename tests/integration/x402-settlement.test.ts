@@ -502,7 +502,7 @@ describe("an authorization used after the block where the settler's own settleme
     const used = await submitAuthorization(chain, header);
     const config = x402Config();
     if (!config) throw new Error("x402 is not configured in this file's server");
-    const found = await findAuthorizationUse(config, a.from, a.nonce, new Date(Date.now() - 600_000), reverted);
+    const found = await findAuthorizationUse(config, a.from, a.nonce, 0n, reverted);
     expect(found).toMatchObject({ transactionHash: used });
   });
 });
@@ -556,12 +556,68 @@ describe("the search for an authorization's use starts from its settlement's tim
     const config = x402Config();
     if (!config) throw new Error("x402 is not configured in this file's server");
     try {
-      // One block a range, so the search's lowest range is the lowest block it read.
+      // One block a range, so the search's lowest range is the lowest block it read: the first block at or after
+      // the settlement's time less 10 minutes, by the blocks' timestamps, kept on the row.
       const found = await transferElsewhere({ ...config, rpcUrl: probe.url, scanBlocks: 1n }, row, { upTo: reverted });
       expect(found).toMatchObject({ transactionHash: used });
-      expect(lowest).toBe(aged);
+      expect(lowest).toBe(aged + 1n);
+      const [kept] = await (await db()).select().from(x402Payments).where(eq(x402Payments.id, row.id));
+      expect(kept.useSearchFloor).toBe(aged + 1n);
     } finally {
       await probe.close();
+      await (await db()).delete(x402Payments).where(eq(x402Payments.id, row.id));
+    }
+  });
+
+  it("covers every block from the settlement's time, however far behind the head: a lost payment's use is found, once looked up by time", async () => {
+    const payer = await chain.newAccount();
+    const header = await officialPayment(payer, await offer());
+    const { authorization: a } = paymentPayload(header);
+    // The blocks up to `aged` read as mined an hour ago (before the settlement); its use is 60 blocks below the
+    // head, more than 50 ranges of one block each.
+    const aged = await chain.publicClient.getBlockNumber();
+    await chain.mine(2);
+    const used = await submitAuthorization(chain, header);
+    await chain.mine(60);
+    const head = await chain.publicClient.getBlockNumber();
+    const probe = await startRpcProxy(chain.rpcUrl);
+    let blockReads = 0;
+    probe.beforeForwarding("eth_getBlockByNumber", async (params) => {
+      blockReads++;
+      const answer = await fetch(chain.rpcUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_getBlockByNumber", params }),
+      });
+      const { result } = (await answer.json()) as { result: { number: Hex; timestamp: Hex } };
+      if (BigInt(result.number) <= aged) result.timestamp = toHex(Math.floor(Date.now() / 1000) - 3_600);
+      return { answer: result };
+    });
+    // Lost: none of the settler's transactions for it was found, and its nonce was taken (no block to search from).
+    const [row] = await (
+      await db()
+    )
+      .insert(x402Payments)
+      .values({
+        ...staleSettlement(payer.address, a.nonce, await revertedTransaction()),
+        status: "failed",
+        settlingSince: new Date(),
+      })
+      .returning();
+    const config = x402Config();
+    if (!config) throw new Error("x402 is not configured in this file's server");
+    try {
+      const search = { ...config, rpcUrl: probe.url, scanBlocks: 1n };
+      expect(await transferElsewhere(search, row, { head })).toMatchObject({ transactionHash: used });
+      const [kept] = await (await db()).select().from(x402Payments).where(eq(x402Payments.id, row.id));
+      expect(kept.useSearchFloor).toBe(aged + 1n);
+      // The floor is kept: a later look reads no block's time again.
+      blockReads = 0;
+      expect(await transferElsewhere(search, kept, { head })).toMatchObject({ transactionHash: used });
+      expect(blockReads).toBe(0);
+    } finally {
+      await probe.close();
+      await (await db()).delete(x402Payments).where(eq(x402Payments.id, row.id));
     }
   });
 });

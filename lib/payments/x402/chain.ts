@@ -406,50 +406,61 @@ export async function movedToTreasury(
   );
 }
 
-/** Block ranges looked at, back from the head, for an authorization's use (at most 50 × PAYMENTS_SCAN_BLOCKS). */
-const maxUseRanges = 50;
-
 /**
  * Where the transaction that used the authorization is (`from`, `nonce`), found by the token's
  * AuthorizationUsed log; "canceled" when the payer canceled it instead (its AuthorizationCanceled log); undefined
  * when neither is found. Looked for back from `upTo` (the block where our settlement reverted or its nonce was
- * filled) down to the first block older than `notBefore` (the payment's reservation: it was unused then), then, if
- * not there, back from the head down to `upTo`: our settlement can revert for another reason than the nonce's use
- * (the payer's balance, a paused token) while the authorization stays valid, and anyone may submit it after. With
- * no `upTo`, back from the head only. From the head, at most maxUseRanges ranges.
+ * filled) down to `floor` (the first block of the payment's settlement: it was unused then, see searchFloor), then,
+ * if not there, back from the head down to just above `upTo`: our settlement can revert for another reason than
+ * the nonce's use (the payer's balance, a paused token) while the authorization stays valid, and anyone may submit
+ * it after. With no `upTo`, back from the head down to `floor`. Every block from the floor up is looked at, however
+ * long ago the payment was: a search that stopped short would leave a used authorization unfound for good.
  */
 export async function findAuthorizationUse(
   config: X402Config,
   from: Address,
   nonce: Hex,
-  notBefore: Date,
+  floor: bigint,
   upTo?: bigint,
 ): Promise<AuthorizationUse | "canceled" | undefined> {
-  const search = { config, from, nonce, since: BigInt(Math.floor(notBefore.getTime() / 1000)) };
-  const before = upTo === undefined ? undefined : await searchDown(search, upTo, 0n, Number.POSITIVE_INFINITY);
+  const search = { config, from, nonce };
+  const before = upTo === undefined ? undefined : await searchDown(search, upTo, floor);
   if (before) return before;
   const head = await rpc(() => clientOf(config).getBlockNumber({ cacheTime: 0 }));
-  return searchDown(search, head, upTo === undefined ? 0n : upTo + 1n, maxUseRanges);
+  const above = upTo === undefined || upTo < floor ? floor : upTo + 1n;
+  return searchDown(search, head, above);
+}
+
+/**
+ * The first block whose timestamp is at or after `seconds` (the head when none is), by binary search on block
+ * timestamps (which never go back along the chain): about log2(head) block reads, once per payment (its caller
+ * keeps the answer on the row).
+ */
+export async function firstBlockAtOrAfter(config: X402Config, seconds: bigint, head: bigint): Promise<bigint> {
+  let low = 0n;
+  let high = head;
+  while (low < high) {
+    const middle = (low + high) / 2n;
+    if ((await readBlockTime(config, middle)) >= seconds) high = middle;
+    else low = middle + 1n;
+  }
+  return low;
 }
 
 interface UseSearch {
   config: X402Config;
   from: Address;
   nonce: Hex;
-  /** The reservation's time (seconds): the search stops at the first block older. */
-  since: bigint;
 }
 
-/** The use (or cancellation) in blocks `top` down to `floor`, PAYMENTS_SCAN_BLOCKS at a time, at most `maxRanges`. */
+/** The use (or cancellation) in blocks `top` down to `floor`, PAYMENTS_SCAN_BLOCKS at a time. */
 async function searchDown(
-  { config, from, nonce, since }: UseSearch,
+  { config, from, nonce }: UseSearch,
   top: bigint,
   floor: bigint,
-  maxRanges: number,
 ): Promise<AuthorizationUse | "canceled" | undefined> {
   const client = clientOf(config);
-  let to = top;
-  for (let range = 0; range < maxRanges && to >= floor; range++) {
+  for (let to = top; to >= floor;) {
     const fromBlock = to - floor >= config.scanBlocks ? to - config.scanBlocks + 1n : floor;
     const logs = await rpc(() =>
       client.getLogs({
@@ -484,9 +495,6 @@ async function searchDown(
       }),
     );
     if (canceled.some((log) => !log.removed)) return "canceled";
-    if (fromBlock === floor) return undefined;
-    const block = await rpc(() => client.getBlock({ blockNumber: fromBlock }));
-    if (block.timestamp < since) return undefined;
     to = fromBlock - 1n;
   }
   return undefined;

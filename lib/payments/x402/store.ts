@@ -67,6 +67,8 @@ export async function reserveAuthorization(r: Reservation): Promise<PaymentRow |
     replacedTxHashes: [],
     settlerNonce: null,
     failureReason: null,
+    paidTxHash: null,
+    useSearchFloor: null,
   };
   try {
     const [row] = await (
@@ -214,6 +216,11 @@ export async function markLookedAt(row: PaymentRow): Promise<void> {
         eq(x402Payments.settlementTxHash, row.settlementTxHash ?? ""),
       ),
     );
+}
+
+/** Where the search for the payment's use starts (see searchFloor): found once, kept for every later look. */
+export async function recordSearchFloor(id: string, floor: bigint): Promise<void> {
+  await (await db()).update(x402Payments).set({ useSearchFloor: floor }).where(eq(x402Payments.id, id));
 }
 
 /** The settling payments the sweep looks at: those whose request has stopped waiting, lowest nonce first. */
@@ -490,10 +497,19 @@ export async function creditOfPayment(
   };
 }
 
-/** The payment is done: credited, and its job created (none when the service could no longer take it). */
-export async function markSettled(tx: Tx, id: string, accountId: string, jobId: string | null): Promise<void> {
+/**
+ * The payment is done: credited, and its job created (none when the service could no longer take it), with the
+ * transaction that moved its money (what PAYMENT-RESPONSE names, whoever credited that transaction first).
+ */
+export async function markSettled(
+  tx: Tx,
+  id: string,
+  accountId: string,
+  jobId: string | null,
+  paidTxHash: string,
+): Promise<void> {
   await tx
     .update(x402Payments)
-    .set({ status: "settled", accountId, jobId, updatedAt: sql`now()` })
+    .set({ status: "settled", accountId, jobId, paidTxHash: paidTxHash.toLowerCase(), updatedAt: sql`now()` })
     .where(and(eq(x402Payments.id, id), eq(x402Payments.status, "settling")));
 }
