@@ -8,12 +8,14 @@ import { e2eNodeSlots } from "./e2e/embedded-node";
 import { e2eChainPort, e2ePaymentsEnv, e2eTreasury } from "./e2e/local-chain";
 import { e2eWalletConnectEnv } from "./e2e/walletconnect-relay";
 
-// E2E_PORT lets several checkouts run their journeys side by side.
+// E2E_PORT lets several checkouts run their journeys side by side: the payments chain and the WalletConnect
+// relay then listen on the two ports above it (e2e/local-chain.ts, e2e/walletconnect-relay.ts), not on their
+// fixed defaults (8546, 8547), so two runs never meet on a port.
 const port = Number(process.env.E2E_PORT ?? 3123);
 const baseURL = `http://127.0.0.1:${port}`;
 // Each run gets a database no other run has seen. The config is evaluated again in every worker; only the
 // main process (no TEST_WORKER_INDEX) starts the server, and it first clears what earlier runs left behind
-// (one run at a time: the port is fixed).
+// (one run at a time in a checkout).
 const dataRoot = path.resolve(".data-e2e");
 if (!process.env.TEST_WORKER_INDEX) rmSync(dataRoot, { recursive: true, force: true });
 const dataDir = path.join(dataRoot, randomUUID());

@@ -93,6 +93,9 @@ test("an image-ocr job whose PNG data is corrupt fails at run time, and the page
     `${job.creditCost} credits charged, refunded ${job.creditCost} credits`,
   );
   await expect(page.getByRole("region", { name: "Result" })).toHaveCount(0);
+  // The final status can reach the page before its last events (the stream closes at the final status and the
+  // page reads the events after it once more): the timeline is read once JOB_FAILED, the last, is in it.
+  await expect(page.getByRole("list", { name: "Timeline" }).getByText("JOB_FAILED")).toBeVisible();
   const types = await timelineTypes(page);
   expect(types[0]).toBe("JOB_CREATED");
   expect(types.at(-1)).toBe("JOB_FAILED");

@@ -14,7 +14,10 @@ import { privateKeyToAccount } from "viem/accounts";
 import { deployerPrivateKey, deterministicAccount1Key, testTokenAbi, testTokenDefaults } from "../tests/support/chain";
 
 export const e2eChainId = 31337;
-export const e2eChainPort = Number(process.env.E2E_CHAIN_PORT ?? 8546);
+// Beside E2E_PORT when a run picks its own port (checkouts side by side each start their own chain), else 8546.
+export const e2eChainPort = Number(
+  process.env.E2E_CHAIN_PORT ?? (process.env.E2E_PORT ? Number(process.env.E2E_PORT) + 1 : 8546),
+);
 export const e2eChainRpcUrl = `http://127.0.0.1:${e2eChainPort}`;
 const deployer = privateKeyToAccount(deployerPrivateKey);
 export const e2eToken: Address = getContractAddress({ from: deployer.address, nonce: 0n });

@@ -121,7 +121,10 @@ test("a top-up's transaction fits its payment dialog and the top-ups list on a p
     await page.getByRole("button", { name: "Add credits" }).click();
     const dialog = page.getByRole("dialog", { name: "Add credits" });
     await dialog.getByRole("button", { name: /^Switch to / }).click();
-    expect(wallet.chainId()).toBe(e2eChainId);
+    // The switch reaches the wallet after the click has returned: done once the dialog no longer names the
+    // wrong network (and the wallet is on the chain), not at once.
+    await expect(dialog.getByTestId("wallet-network")).toHaveCount(0);
+    await expect.poll(() => wallet.chainId()).toBe(e2eChainId);
     await dialog.getByRole("button", { name: "100", exact: true }).click();
     await dialog.getByRole("button", { name: "Pay" }).click();
     await expect(dialog.getByRole("listitem").filter({ hasText: "Recorded by the server" })).toHaveAttribute(
@@ -134,7 +137,8 @@ test("a top-up's transaction fits its payment dialog and the top-ups list on a p
     expect(await fitsWithin(transaction, dialog)).toBe(true);
     expect(await dialog.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
     await transaction.getByRole("button", { name: "Copy" }).click();
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(hash);
+    // The copy is written after the click has returned.
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(hash);
     expect(await seriousViolations(page)).toEqual([]);
     await page.keyboard.press("Escape");
   });

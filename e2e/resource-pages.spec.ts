@@ -256,7 +256,8 @@ for (const viewport of [
       ]);
       for (const part of parts) expect(part.lines, `${part.text} at ${viewport.width} px`).toBe(1);
       await dialog.getByRole("button", { name: copy, exact: true }).click();
-      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(expected);
+      // The copy is written after the click has returned (and only then counts as copied, for Escape below).
+      await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(expected);
     }
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(viewport.width);
     await expectNoSeriousAxeViolations(page, `node token dialog (${viewport.name})`, '[role="dialog"]');

@@ -79,7 +79,8 @@ test("a phone wallet signs in by scanning the QR code, through the local relay",
   // "Copy link" gives the same URI, for a wallet on another device or a desktop wallet app.
   const dialog = page.getByRole("dialog", { name: "Scan with your phone wallet" });
   await dialog.getByRole("button", { name: "Copy link" }).click();
-  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(uri);
+  // The copy is written after the click has returned.
+  await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(uri);
 
   await wallet.pair(uri);
 

@@ -17,7 +17,10 @@ import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";
 
-export const e2eRelayPort = Number(process.env.E2E_WALLETCONNECT_RELAY_PORT ?? 8547);
+// Beside E2E_PORT when a run picks its own port (as the chain is, one above it), else 8547.
+export const e2eRelayPort = Number(
+  process.env.E2E_WALLETCONNECT_RELAY_PORT ?? (process.env.E2E_PORT ? Number(process.env.E2E_PORT) + 2 : 8547),
+);
 export const e2eRelayUrl = `ws://127.0.0.1:${e2eRelayPort}`;
 
 /** The server's WalletConnect configuration for the journeys: sign-in offers it, through the local relay. */
