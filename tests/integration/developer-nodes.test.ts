@@ -6,12 +6,13 @@ import { describe, expect, it } from "vitest";
 import { truncatedLogMessage } from "@/lib/engine/appended-log";
 import { claimJobs } from "@/lib/engine/claims";
 import { completeExecution } from "@/lib/engine/node-reports";
+import { workWaiters } from "@/lib/engine/work-signals";
 import { env } from "@/lib/env";
 import { limits } from "@/lib/limits";
 import { signUpDeveloper } from "../support/developer";
 import { expectError, isoTime } from "../support/expect-error";
 import { engineNode, rowsOf } from "../support/engine";
-import { getJob, type JobView } from "../support/jobs";
+import { eventually, getJob, type JobView } from "../support/jobs";
 import { withDeveloper } from "../support/with-developer";
 
 const nodeRatePerMinute = 60;
@@ -239,9 +240,16 @@ describe("a claim already waiting when its node's token changes", () => {
       const { nodeId, token: old } = (await created.json()) as { nodeId: string; token: string };
       expect((await register(old)).status).toBe(200);
 
+      const waiters = await workWaiters();
+      const earlier = new Set(waiters.waiting);
       const waiting = asNode(old, "claim", { max: 1, waitMs: 2500, start: true });
-      // Long enough for the request to pass authentication and wait for work (asserted below: it answers 200).
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      // Once the claim waits for work it has passed authentication (asserted below: it answers 200); a fixed
+      // pause for that was too short on a loaded machine, where the token changed before it was checked.
+      await eventually(
+        async () => waiters.waiting.some((w) => !earlier.has(w) && w.serviceIds.includes("token-count")),
+        Boolean,
+        10_000,
+      );
       const changed =
         change === "rotated"
           ? await dev.session(`/api/developers/nodes/${nodeId}/rotate-token`, { method: "POST" })

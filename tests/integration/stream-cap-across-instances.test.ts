@@ -31,10 +31,13 @@ describe("places for event streams", () => {
   });
 
   it("stops counting a place whose lease lapsed (its stream's instance died without releasing it)", async () => {
-    const held = await Promise.all([takeStreamPlace(accountId, 2, 300), takeStreamPlace(accountId, 2, 300)]);
+    // Long enough for the third take to find both still held on a loaded machine (with 300 ms, three
+    // transactions on a busy PostgreSQL could outlast the leases), short enough to wait out.
+    const leaseMs = 2_000;
+    const held = await Promise.all([takeStreamPlace(accountId, 2, leaseMs), takeStreamPlace(accountId, 2, leaseMs)]);
     expect(held).toEqual([expect.any(String), expect.any(String)]);
-    expect(await takeStreamPlace(accountId, 2, 300)).toBeNull();
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(await takeStreamPlace(accountId, 2, leaseMs)).toBeNull();
+    await new Promise((resolve) => setTimeout(resolve, leaseMs + 100));
     const after = await takeStreamPlace(accountId, 2, 60_000);
     expect(after).toEqual(expect.any(String));
     await releaseStreamPlace(after as string);

@@ -57,8 +57,11 @@ describe("a waiting claim", () => {
 
     const second = await waitingClaim(serviceId);
     await notify(`${serviceId} ${work.tag}`);
-    await settle();
-    expect(await remembered(serviceId)).toEqual({ waiting: 1, unclaimed: false, creations: 0 });
+    // Until the NOTIFY arrives the creation is remembered (creations: 1); once it has, it is forgotten and the
+    // claim still waits. Polled, not read after a fixed pause: a loaded machine can take longer than one.
+    await expect
+      .poll(() => remembered(serviceId), { timeout: 10_000 })
+      .toEqual({ waiting: 1, unclaimed: false, creations: 0 });
     await notify(serviceId); // an untagged signal (another writer's) still wakes it
     expect(await second.woken).toBe(true);
   });
