@@ -334,23 +334,21 @@ export function paidByUse(
   side: "after" | "before",
   paid: (transfer: TransferLog) => boolean,
 ): boolean | undefined {
-  const use = logs.find((log) => log.logIndex === useIndex);
+  // By index, once: a relayer's batch can hold thousands of uses, each looked at beside its neighbour.
+  const byIndex = new Map(logs.map((log) => [log.logIndex, log]));
+  const use = byIndex.get(useIndex);
   if (use?.kind !== "used") return undefined;
-  const payersAt = (index: number) => {
-    const transfer = logs.find((log) => log.logIndex === index);
-    return transfer?.kind === "transfer" && sameAddress(transfer.from, use.authorizer) ? transfer : undefined;
+  const transferOf = (authorizer: Address, index: number) => {
+    const transfer = byIndex.get(index);
+    return transfer?.kind === "transfer" && sameAddress(transfer.from, authorizer) ? transfer : undefined;
   };
+  const payersAt = (index: number) => transferOf(use.authorizer, index);
   const step = side === "after" ? 1 : -1;
   const own = payersAt(useIndex + step);
   if (own && paid(own)) return true;
   // Every use of the transaction with its authorizer's Transfer on the side: the side is the token's.
   const sideHolds = logs.every(
-    (log) =>
-      log.kind !== "used" ||
-      logs.some(
-        (next) =>
-          next.logIndex === log.logIndex + step && next.kind === "transfer" && sameAddress(next.from, log.authorizer),
-      ),
+    (log) => log.kind !== "used" || transferOf(log.authorizer, log.logIndex + step) !== undefined,
   );
   if (sideHolds) return false;
   const where = { txHash: use.transactionHash, logIndex: useIndex, X402_TRANSFER_LOG: side };
