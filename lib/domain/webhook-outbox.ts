@@ -2,12 +2,21 @@
 // (lib/engine/webhook-fanout.ts: none is lost and none is phantom), claimed by one dispatcher at a time (FOR UPDATE SKIP LOCKED plus a lease kept
 // in next_attempt_at, so a crash mid-send leads to a retry), and retried on the schedule of CONTRACT §8.
 import { randomUUID } from "node:crypto";
-import { sql } from "drizzle-orm";
+import { getTableColumns, sql } from "drizzle-orm";
 import { webhookDestinationForbidden } from "@/lib/contract/vocabulary";
-import { jobs, webhookAttempts, webhookDeliveries, webhookEndpoints } from "@/lib/db/schema";
+import {
+  accounts,
+  jobReceipts,
+  jobs,
+  nodes,
+  webhookAttempts,
+  webhookDeliveries,
+  webhookEndpoints,
+} from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { limits } from "@/lib/limits";
 import { db } from "./database";
+import { receiptEventType } from "./webhook-events";
 import { metrics } from "@/lib/metrics";
 import { tracingOn } from "@/lib/tracing";
 
@@ -30,6 +39,29 @@ export interface ClaimedDelivery {
   secretCiphertexts: string[];
   /** The job's trace (its traceparent) when tracing is on and the job has one: the delivery is a span in it. */
   traceContext: string | null;
+  /** A job.completed event's job, with what its receipt states beyond it and the receipt if issued; else null. */
+  receiptSource: ReceiptSource | null;
+}
+
+/** A job with what its receipt states beyond it (the developer's wallet, the node's owner) and its stored receipt. */
+export interface ReceiptSource {
+  job: typeof jobs.$inferSelect;
+  wallet: string;
+  nodeOwner: string | null;
+  /** The stored receipt's exact JSON, or null before it is issued. */
+  receipt: string | null;
+}
+
+/** The jobs table's columns, selected as `j_<key>` from the relation `j` and mapped back as drizzle maps them. */
+const jobColumns = Object.entries(getTableColumns(jobs));
+const jobColumnsSql = sql.raw(jobColumns.map(([key, column]) => `j.${column.name} as "j_${key}"`).join(", "));
+function jobOf(row: Record<string, unknown>): typeof jobs.$inferSelect {
+  const job: Record<string, unknown> = {};
+  for (const [key, column] of jobColumns) {
+    const value = row[`j_${key}`];
+    job[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+  }
+  return job as typeof jobs.$inferSelect;
 }
 
 /** The lease of a claimed attempt: past it, another dispatcher may try again (the sender crashed). */
@@ -47,7 +79,8 @@ export interface Claim {
  * endpoint and none of `busyEndpoints` (already at that limit here). One statement: rows another instance
  * holds are skipped, and a claimed row is not due again until its lease ends. The same statement reads when the
  * next pending delivery it did not claim falls due (the dispatcher's sleep), so nothing that falls due after the
- * claim can be missed by a later read, and a claim costs one round trip.
+ * claim can be missed by a later read, and it reads what a job.completed event's receipt needs (the job, its
+ * developer's wallet, its node's owner, the receipt if issued): a claim costs one round trip.
  */
 export async function claimDueDeliveries(max: number, busyEndpoints: string[]): Promise<Claim> {
   const claimId = randomUUID();
@@ -87,8 +120,14 @@ export async function claimDueDeliveries(max: number, busyEndpoints: string[]): 
     ) due left join (
       select c.id, c.endpoint_id, c.event_id, c.event_type, c.job_id, c.body, c.attempts, c.cycle_attempts, c.cycle_started_at, e.url, e.secret_ciphertext,
              case when e.previous_secret_expires_at > now() then e.previous_secret_ciphertext end as previous_secret_ciphertext,
-             ${tracingOn ? sql`(select j.trace_context from ${jobs} j where j.id = c.job_id)` : sql`null`} as trace_context
+             ${tracingOn ? sql`(select t.trace_context from ${jobs} t where t.id = c.job_id)` : sql`null`} as trace_context,
+             ${jobColumnsSql}, a.wallet_address as receipt_wallet, n.owner_account_id as receipt_node_owner,
+             r.body as receipt_body
       from claimed c join ${webhookEndpoints} e on e.id = c.endpoint_id
+        left join ${jobs} j on c.event_type = ${receiptEventType} and j.id = c.job_id
+        left join ${accounts} a on a.id = j.account_id
+        left join ${nodes} n on n.id = j.assigned_node_id
+        left join ${jobReceipts} r on r.job_id = j.id
     ) claimed_row on true`);
   type Row = {
     next_due_in_ms: string | number | null;
@@ -105,7 +144,10 @@ export async function claimDueDeliveries(max: number, busyEndpoints: string[]): 
     secret_ciphertext: string;
     previous_secret_ciphertext: string | null;
     trace_context: string | null;
-  };
+    receipt_wallet: string | null;
+    receipt_node_owner: string | null;
+    receipt_body: string | null;
+  } & Record<string, unknown>;
   const rows = (result as unknown as { rows: Row[] }).rows;
   const dueIn = rows[0]?.next_due_in_ms;
   const claims = rows
@@ -124,32 +166,12 @@ export async function claimDueDeliveries(max: number, busyEndpoints: string[]): 
       url: r.url,
       secretCiphertexts: [r.secret_ciphertext, ...(r.previous_secret_ciphertext ? [r.previous_secret_ciphertext] : [])],
       traceContext: r.trace_context,
+      receiptSource:
+        r.receipt_wallet === null || r.receipt_wallet === undefined
+          ? null
+          : { job: jobOf(r), wallet: r.receipt_wallet, nodeOwner: r.receipt_node_owner, receipt: r.receipt_body },
     }));
   return { claims, nextDueInMs: dueIn === null || dueIn === undefined ? null : Number(dueIn) };
-}
-
-/** A job event's stored body, completed (job.completed with its receipt): its deliveries send `after` from now on. */
-export interface CompletedEventBody {
-  jobId: string;
-  eventId: string;
-  before: string;
-  after: string;
-}
-
-/**
- * Job events' bodies, completed before their first attempt (a job.completed event's receipt), one statement for
- * a dispatcher claim's events: every delivery of an event changes together, and only from the body it had, so
- * the bytes sent are the bytes stored. Found through the job's deliveries (webhook_deliveries_job_idx): event_id
- * has no index, and a scan of the whole outbox per completion would grow with the deployment's history.
- */
-export async function completeEventBodies(changes: CompletedEventBody[]): Promise<void> {
-  if (changes.length === 0) return;
-  await (
-    await db()
-  ).execute(sql`
-    update ${webhookDeliveries} d set body = c.after
-    from jsonb_to_recordset(${JSON.stringify(changes)}::jsonb) as c("jobId" uuid, "eventId" text, before text, after text)
-    where d.job_id = c."jobId" and d.event_id = c."eventId" and d.body = c.before`);
 }
 
 export interface AttemptOutcome {

@@ -2,7 +2,7 @@
 // rotation with a 24 h overlap, test events, deliveries and redelivery. Every query is scoped to the owner;
 // another developer's endpoint or delivery is not found.
 import { and, count, desc, eq, sql } from "drizzle-orm";
-import { accounts, jobs, webhookAttempts, webhookDeliveries, webhookEndpoints } from "@/lib/db/schema";
+import { accounts, jobReceipts, jobs, webhookAttempts, webhookDeliveries, webhookEndpoints } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { limits } from "@/lib/limits";
 import { requireProfile } from "./accounts";
@@ -14,7 +14,7 @@ import { db } from "./database";
 import { signal } from "./signals";
 import { checkWebhookUrl } from "./webhook-address";
 import type { WebhookEventType } from "@/lib/contract/vocabulary";
-import { eventBody, newEventId, webhookChannel } from "./webhook-events";
+import { eventBody, newEventId, receiptEventType, webhookChannel, withReceipt } from "./webhook-events";
 import { encryptSecret, generateWebhookSecret } from "./webhook-signing";
 
 /** How long the previous secret keeps signing after a rotation. */
@@ -242,15 +242,20 @@ const deliveryNotFound = () => notFound("NOT_FOUND", "The delivery");
 /**
  * One delivery as a developer debugs it (CONTRACT §8): what was sent (the headers of its latest attempt and
  * the exact body; before any attempt, the headers every attempt carries) and its newest attempts, oldest first.
- * Another endpoint's delivery, or another developer's, is not found.
+ * A job.completed event's body is shown as the dispatcher sends it: with the job's stored receipt added
+ * (withReceipt), once issued. Another endpoint's delivery, or another developer's, is not found.
  */
 export async function getDelivery(accountId: string, endpointId: string, deliveryId: string) {
   if (!isUuid(endpointId) || !isUuid(deliveryId)) throw deliveryNotFound();
   const d = await db();
-  const [[row], newestFirst] = await Promise.all([
+  const [[found], newestFirst] = await Promise.all([
     d
-      .select()
+      .select({ delivery: webhookDeliveries, receipt: jobReceipts.body })
       .from(webhookDeliveries)
+      .leftJoin(
+        jobReceipts,
+        and(eq(webhookDeliveries.eventType, receiptEventType), eq(jobReceipts.jobId, webhookDeliveries.jobId)),
+      )
       .where(
         and(
           eq(webhookDeliveries.id, deliveryId),
@@ -280,13 +285,15 @@ export async function getDelivery(accountId: string, endpointId: string, deliver
       .orderBy(desc(webhookAttempts.attempt))
       .limit(limits.webhookAttemptsKept),
   ]);
-  if (!row) throw deliveryNotFound();
+  if (!found) throw deliveryNotFound();
+  const { delivery: row, receipt } = found;
+  const body = receipt === null ? row.body : (withReceipt(row.body, receipt) ?? row.body);
   const { attempts: attemptCount, ...delivery } = toWebhookDelivery(row);
   const headers = newestFirst[0]?.requestHeaders ?? { "content-type": "application/json", "webhook-id": row.eventId };
   return {
     ...delivery,
     attemptCount,
-    request: { headers, body: row.body },
+    request: { headers, body },
     attempts: newestFirst.reverse().map((a) => ({
       attemptedAt: a.attemptedAt.toISOString(),
       responseStatus: a.responseStatus,

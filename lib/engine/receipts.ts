@@ -1,29 +1,21 @@
 // A completed job's receipt (CONTRACT §13): issued on first need — its route, its job.completed webhook, the job
 // page — never on the completion's own path, and stored before it is answered (insert-if-absent), so every later
 // read, on every instance, answers the same bytes. Signing is deterministic (RFC 6979), but the key may rotate
-// between two first reads: the stored one wins.
+// between two first reads: the stored one wins. A webhook delivery's stored body never holds the receipt: it is
+// added to the body from this table whenever the body is sent or shown (withReceipt), so the same bytes each time.
 import { eq, inArray, sql } from "drizzle-orm";
 import { getAddress } from "viem";
-import { accounts, jobReceipts, jobs, nodes, webhookDeliveries } from "@/lib/db/schema";
+import { accounts, jobReceipts, jobs, nodes } from "@/lib/db/schema";
 import { db } from "@/lib/domain/database";
 import { DomainError, notFound } from "@/lib/domain/errors";
 import { isUuid } from "@/lib/domain/ids";
-import { withReceipt } from "@/lib/domain/webhook-events";
-import { completeEventBodies, type CompletedEventBody } from "@/lib/domain/webhook-outbox";
+import type { ReceiptSource } from "@/lib/domain/webhook-outbox";
 import { receiptSigningAccount } from "@/lib/domain/receipt-signers";
 import { appOrigins } from "@/lib/env";
 import { receiptDigest, type Receipt, type ReceiptMessage } from "@/lib/contract/receipts";
 import { log } from "@/lib/log";
 import { toExecutionJob } from "./execution-job";
 import { signReceipt } from "./receipt-signing";
-import type { JobRow } from "./job-change";
-
-interface ReceiptSource {
-  job: JobRow;
-  wallet: string;
-  nodeOwner: string | null;
-  receipt: string | null;
-}
 
 /** Jobs with what their receipts state beyond them (the developer's wallet, the node's owner) and their receipts, if issued. */
 async function receiptSources(jobIds: string[], accountId?: string): Promise<ReceiptSource[]> {
@@ -58,41 +50,20 @@ function messageOf({ job, wallet, nodeOwner }: ReceiptSource): ReceiptMessage {
   };
 }
 
-/** A job.completed event's delivery body, which carries the job's receipt once issued (`withReceipt`). */
-export interface ReceiptEvent {
-  jobId: string;
-  eventId: string;
-  body: string;
-}
-
-/** The rewrites that put each event's receipt (by job id, where known) into its body; none where it is there. */
-function bodiesWith(events: ReceiptEvent[], receipts: Map<string, string>): CompletedEventBody[] {
-  const changes = new Map<string, CompletedEventBody>();
-  for (const { jobId, eventId, body } of events) {
-    const receipt = receipts.get(jobId);
-    const after = receipt === undefined ? null : withReceipt(body, receipt);
-    if (after !== null) changes.set(`${jobId} ${eventId} ${body}`, { jobId, eventId, before: body, after });
-  }
-  return [...changes.values()];
-}
-
 /**
  * The stored receipts (their exact JSON) of completed jobs, by job id: those not issued yet are signed and
  * stored by one insert that leaves any stored meanwhile (maybe by another instance) as it is, and those are
- * read back, so the stored one is always the answer. The same statement puts each new receipt into `events`'
- * bodies (a webhook's job.completed), so a dispatcher claim's receipts cost a read and one write in all. A job
- * whose receipt cannot be stated is left out (logged).
+ * read back, so the stored one is always the answer: a dispatcher claim's receipts cost one insert (their jobs
+ * come with the claim). A job whose receipt cannot be stated is left out (logged).
  */
-async function issue(sources: ReceiptSource[], events: ReceiptEvent[] = []): Promise<Map<string, string>> {
+async function issue(sources: ReceiptSource[]): Promise<Map<string, string>> {
   const stored = new Map<string, string>();
   const unsigned: ReceiptSource[] = [];
   for (const source of sources)
     if (source.receipt !== null) stored.set(source.job.id, source.receipt);
     else unsigned.push(source);
-  const d = await db();
-  // Issued before (by the route, or a delivery whose body was not yet rewritten): only the bodies change.
-  if (stored.size > 0) await completeEventBodies(bodiesWith(events, stored));
   if (unsigned.length === 0) return stored;
+  const d = await db();
   const signer = await receiptSigningAccount();
   const ours = new Map<string, string>();
   for (const source of unsigned) {
@@ -104,27 +75,18 @@ async function issue(sources: ReceiptSource[], events: ReceiptEvent[] = []): Pro
   }
   if (ours.size === 0) return stored;
   const rows = [...ours].map(([jobId, body]) => ({ jobId, body, signer: signer.address }));
-  const rewrites = bodiesWith(events, ours);
   // Inserted in job id order, so two instances inserting overlapping sets wait for each other instead of
-  // deadlocking; a body is rewritten only with the receipt this statement stored.
+  // deadlocking.
   const result = await d.execute(sql`
-    with inserted as (
-      insert into ${jobReceipts} (job_id, body, signer)
-      select r."jobId", r.body, r.signer
-      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r("jobId" uuid, body text, signer text)
-      order by r."jobId"
-      on conflict do nothing
-      returning job_id, body
-    ), rewritten as (
-      update ${webhookDeliveries} d set body = c.after
-      from jsonb_to_recordset(${JSON.stringify(rewrites)}::jsonb) as c("jobId" uuid, "eventId" text, before text, after text)
-      where d.job_id = c."jobId" and d.event_id = c."eventId" and d.body = c.before
-        and c."jobId" in (select job_id from inserted)
-    )
-    select job_id, body from inserted`);
+    insert into ${jobReceipts} (job_id, body, signer)
+    select r."jobId", r.body, r.signer
+    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r("jobId" uuid, body text, signer text)
+    order by r."jobId"
+    on conflict do nothing
+    returning job_id, body`);
   for (const row of (result as unknown as { rows: { job_id: string; body: string }[] }).rows)
     stored.set(row.job_id, row.body);
-  // Another first read stored its own a moment ago: that one is the receipt, and goes into the bodies.
+  // Another first read stored its own a moment ago: that one is the receipt.
   const raced = rows.filter((row) => !stored.has(row.jobId)).map((row) => row.jobId);
   if (raced.length > 0) {
     const theirs = new Map(
@@ -135,7 +97,6 @@ async function issue(sources: ReceiptSource[], events: ReceiptEvent[] = []): Pro
           .where(inArray(jobReceipts.jobId, raced))
       ).map((row) => [row.jobId, row.body]),
     );
-    await completeEventBodies(bodiesWith(events, theirs));
     for (const [jobId, body] of theirs) stored.set(jobId, body);
   }
   return stored;
@@ -155,15 +116,18 @@ export async function getJobReceipt(accountId: string, jobId: string): Promise<R
 }
 
 /**
- * The receipts of the jobs of job.completed events (one webhook dispatcher claim's together), as stored JSON by
- * job id, each also written into its events' stored bodies; a job that is not a completed one, or whose receipt
+ * The receipts of completed jobs (a webhook dispatcher claim's job.completed events, whose jobs the claim read),
+ * issued together where not yet: as stored JSON by job id. A job that is not a completed one, or whose receipt
  * could not be issued, has none.
  */
-export async function completedJobReceipts(events: ReceiptEvent[]): Promise<Map<string, string>> {
-  if (events.length === 0) return new Map();
-  const sources = await receiptSources([...new Set(events.map((event) => event.jobId))]);
-  return issue(
-    sources.filter((source) => source.job.status === "completed"),
-    events,
-  );
+export function receiptsOf(sources: ReceiptSource[]): Promise<Map<string, string>> {
+  const completed = new Map<string, ReceiptSource>();
+  for (const source of sources) if (source.job.status === "completed") completed.set(source.job.id, source);
+  return completed.size === 0 ? Promise.resolve(new Map()) : issue([...completed.values()]);
+}
+
+/** The receipts of completed jobs by id, as receiptsOf issues them (their jobs read here). */
+export async function completedJobReceipts(jobIds: string[]): Promise<Map<string, string>> {
+  if (jobIds.length === 0) return new Map();
+  return receiptsOf(await receiptSources([...new Set(jobIds)]));
 }

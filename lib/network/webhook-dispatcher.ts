@@ -5,7 +5,7 @@
 import { onSignal } from "@/lib/domain/signals";
 import { receiptEventType, webhookChannel, withReceipt } from "@/lib/domain/webhook-events";
 import { claimDueDeliveries, recordAttempt, type ClaimedDelivery } from "@/lib/domain/webhook-outbox";
-import { completedJobReceipts } from "@/lib/engine/receipts";
+import { receiptsOf } from "@/lib/engine/receipts";
 import { decryptSecret, signWebhook } from "@/lib/domain/webhook-signing";
 import { env } from "@/lib/env";
 import { limits } from "@/lib/limits";
@@ -29,15 +29,17 @@ const getsReceipt = (claim: ClaimedDelivery): claim is ClaimedDelivery & { jobId
 
 /**
  * A job.completed event carries the job's receipt, issued here (off the completion's path) before its first
- * attempt and written into the stored body, so a retry or redelivery sends the same bytes. A claim's receipts are
- * issued together (one read of their jobs, one statement that stores them and rewrites their bodies): by delivery
- * id, the body to send of each such delivery whose receipt could be issued.
+ * attempt and stored once; the delivery's stored body does not hold it: it is added to the body each time it is
+ * sent (and shown in the delivery's detail) from the stored receipt, which never changes, so a retry or
+ * redelivery sends the same bytes. A claim's receipts are issued together from the jobs the claim read (one
+ * insert for those not issued yet): by delivery id, the body to send of each such delivery whose receipt could be
+ * issued.
  */
 async function bodiesToSend(claims: ClaimedDelivery[]): Promise<Map<string, string>> {
   const receipted = claims.filter(getsReceipt);
   const bodies = new Map<string, string>();
   if (receipted.length === 0) return bodies;
-  const receipts = await completedJobReceipts(receipted);
+  const receipts = await receiptsOf(receipted.flatMap((claim) => claim.receiptSource ?? []));
   for (const claim of receipted) {
     const receipt = receipts.get(claim.jobId);
     if (receipt !== undefined) bodies.set(claim.deliveryId, withReceipt(claim.body, receipt) ?? claim.body);

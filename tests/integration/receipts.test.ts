@@ -72,6 +72,7 @@ let receiptText: string;
 let receipt: ExecutionReceipt;
 let signers: { current: string; previous: string[] };
 let webhookSecret: string;
+let endpointId: string;
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
@@ -82,7 +83,7 @@ beforeAll(async () => {
     method: "POST",
     body: JSON.stringify({ url: receiver.url("/hooks"), events: ["job.completed"] }),
   });
-  webhookSecret = ((await endpoint.json()) as { secret: string }).secret;
+  ({ secret: webhookSecret, endpointId } = (await endpoint.json()) as { secret: string; endpointId: string });
   // Members out of order, non-ASCII text and nested values: the digest is of the canonical form, not of these bytes.
   const submitted = await submit(dev, key, "token-count", { text: 'Zürich → 東京, \u00e9t\u00e9 "quoted" 1e3' });
   job = (await waitForStatus(dev, key, submitted.jobId)) as unknown as ExecutionJob;
@@ -109,24 +110,47 @@ describe("a completed job's receipt", () => {
   });
 
   it("states the job as GET /api/developers/jobs/:jobId returns it, with digests of its exact input and result", () => {
-    expect(receipt.message).toEqual({
-      // The test server's APP_ORIGIN is its own address.
-      issuer: new URL(server.baseUrl).origin,
-      jobId: job.jobId,
-      serviceId: "token-count",
-      developer: dev.address,
-      inputDigest: digestOf(job.input),
-      resultDigest: digestOf(job.result),
-      nodeId: job.assignedNode?.nodeId,
-      ownNode: false,
-      attempt: job.attempt,
-      creditCost: job.creditCost,
-      startedAt: Date.parse(job.startedAt as string),
-      completedAt: Date.parse(job.completedAt as string),
-    });
+    expect(receipt.message).toEqual(messageOf(job));
     expect(receipt.message.inputDigest).toMatch(/^0x[0-9a-f]{64}$/);
   });
 
+  it("states the same when the webhook dispatcher issues it, from the job its claim read", async () => {
+    const submitted = await submit(dev, key, "token-count", { text: "issued by the dispatcher, \u00e9 東京 1e3" });
+    const done = (await waitForStatus(dev, key, submitted.jobId)) as unknown as ExecutionJob;
+    // Nothing has asked for this receipt but the job.completed webhook.
+    const delivery = await eventually(
+      async () => receiver.received.find((r) => r.body.includes(done.jobId)),
+      (found) => found !== undefined,
+    );
+    const issued = verifyWebhook(delivery!.body, delivery!.headers as Record<string, string>, webhookSecret).data
+      .receipt as ExecutionReceipt;
+    expect(issued.message).toEqual(messageOf(done));
+    expect(await verifyAsOutsider(issued)).toBe(true);
+    const byRoute = await (await dev.withKey(key, `/api/developers/jobs/${done.jobId}/receipt`)).text();
+    expect(byRoute).toBe(JSON.stringify(issued));
+  });
+});
+
+/** What a receipt of the developer's job states: the job as its route returns it. */
+function messageOf(job: ExecutionJob): Message {
+  return {
+    // The test server's APP_ORIGIN is its own address.
+    issuer: new URL(server.baseUrl).origin,
+    jobId: job.jobId,
+    serviceId: "token-count",
+    developer: dev.address,
+    inputDigest: digestOf(job.input),
+    resultDigest: digestOf(job.result),
+    nodeId: job.assignedNode?.nodeId as string,
+    ownNode: false,
+    attempt: job.attempt,
+    creditCost: job.creditCost,
+    startedAt: Date.parse(job.startedAt as string),
+    completedAt: Date.parse(job.completedAt as string),
+  };
+}
+
+describe("a completed job's receipt, once issued", () => {
   it("binds every field: changing any one of them, or the signature, fails verification", async () => {
     const changed: { [K in keyof Message]: Message[K] } = {
       issuer: "https://elsewhere.example",
@@ -167,14 +191,50 @@ describe("a completed job's receipt", () => {
     expect(event.type).toBe("job.completed");
     expect(event.data.receipt).toEqual(receipt);
     expect(event.data.job?.jobId).toBe(job.jobId);
-    // Stored as sent, so a retry or redelivery sends the same bytes.
+    // The stored body is written once, without the receipt: it is added from the stored receipt at each send.
     const stored = await (
       await db()
     )
       .select({ body: webhookDeliveries.body })
       .from(webhookDeliveries)
       .where(eq(webhookDeliveries.jobId, job.jobId));
-    expect(stored.map((row) => row.body)).toEqual([delivery!.body]);
+    expect(stored).toHaveLength(1);
+    expect(stored[0].body).not.toContain('"receipt"');
+  });
+
+  it("is in the bytes a delivery's detail shows as sent, which its signature covers, and a redelivery sends them again", async () => {
+    const sent = () => receiver.received.filter((r) => r.body.includes(job.jobId));
+    await eventually(
+      async () => sent(),
+      (list) => list.length === 1,
+    );
+    const [{ deliveryId }] = (await (
+      await dev.withKey(key, `/api/developers/jobs/${job.jobId}/webhook-deliveries`)
+    ).json()) as { deliveryId: string }[];
+    const detailPath = `/api/developers/webhooks/${endpointId}/deliveries/${deliveryId}`;
+    type Detail = { attemptCount: number; request: { headers: Record<string, string>; body: string } };
+    const detail = async () => (await (await dev.session(detailPath)).json()) as Detail;
+
+    const first = await detail();
+    expect(first.request.body).toBe(sent()[0].body);
+    expect(first.request.headers["webhook-signature"]).toBe(sent()[0].headers["webhook-signature"]);
+    const shown = verifyWebhook(first.request.body, first.request.headers, webhookSecret);
+    expect(shown.data.receipt).toEqual(receipt);
+
+    const res = await dev.session(`${detailPath}/redeliver`, { method: "POST" });
+    expect(res.status).toBe(202);
+    await eventually(
+      async () => sent(),
+      (list) => list.length === 2,
+    );
+    const [once, again] = sent();
+    expect(again.body).toBe(once.body);
+    const redelivered = verifyWebhook(again.body, again.headers as Record<string, string>, webhookSecret);
+    expect(JSON.stringify(redelivered.data.receipt)).toBe(receiptText);
+    const second = await eventually(detail, (d) => d.attemptCount === 2);
+    expect(second.request.body).toBe(again.body);
+    expect(second.request.headers["webhook-signature"]).toBe(again.headers["webhook-signature"]);
+    expect(verifyWebhook(second.request.body, second.request.headers, webhookSecret).data.receipt).toEqual(receipt);
   });
 });
 
@@ -192,10 +252,8 @@ describe("receipts issued together (a webhook dispatcher claim's)", () => {
     const ids = done.map((j) => j.jobId);
     const issuedBefore = await (await other.withKey(otherKey, `/api/developers/jobs/${ids[2]}/receipt`)).text();
 
-    // As a dispatcher claim gives them: job.completed events (no delivery holds these, so no body changes).
-    const events = (jobIds: string[]) =>
-      jobIds.map((jobId) => ({ jobId, eventId: `evt_${jobId}`, body: '{"data":{}}' }));
-    const issued = await completedJobReceipts(events([...ids, ids[0], "00000000-0000-4000-8000-000000000000"]));
+    // As a dispatcher claim's job.completed events give them: a job twice, and one that does not exist.
+    const issued = await completedJobReceipts([...ids, ids[0], "00000000-0000-4000-8000-000000000000"]);
 
     expect([...issued.keys()].sort()).toEqual([...ids].sort());
     expect(issued.get(ids[2])).toBe(issuedBefore);
@@ -208,7 +266,7 @@ describe("receipts issued together (a webhook dispatcher claim's)", () => {
       expect(await (await other.withKey(otherKey, `/api/developers/jobs/${job.jobId}/receipt`)).text()).toBe(text);
     }
     // Issued again together: the same stored bytes.
-    expect(await completedJobReceipts(events(ids))).toEqual(issued);
+    expect(await completedJobReceipts(ids)).toEqual(issued);
   });
 });
 
