@@ -51,6 +51,26 @@ export interface Receipt {
   signer: Address;
 }
 
+/**
+ * A receipt's stored form (job_receipts.body): its JSON without what every receipt of domain version "1" shares
+ * (domain, types, primaryType), about half of it. `receiptJson` puts that back byte for byte as JSON.stringify
+ * writes the whole receipt, so the answer is the same bytes whichever form a row holds (rows stored whole, as
+ * before this form, start with `{"domain"` and are answered as they are). The shared part is of version "1":
+ * were the domain or types ever to change, this prefix must stay as it is for the rows already stored.
+ */
+const sharedReceiptPrefix = `${JSON.stringify({ domain: receiptDomain, types: receiptTypes, primaryType: receiptPrimaryType }).slice(0, -1)},`;
+const storedFormStart = '{"message":';
+
+export function storedReceipt(receipt: Receipt): string {
+  const { message, signature, signer } = receipt;
+  return JSON.stringify({ message, signature, signer });
+}
+
+/** The receipt's JSON, as the API answers it, from its stored form. */
+export function receiptJson(stored: string): string {
+  return stored.startsWith(storedFormStart) ? sharedReceiptPrefix + stored.slice(1) : stored;
+}
+
 /** The message as viem types it: uint64 members as bigint (the wire has JSON numbers). */
 export const typedReceiptMessage = (message: ReceiptMessage) => ({
   ...message,

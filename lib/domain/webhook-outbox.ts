@@ -48,7 +48,7 @@ export interface ReceiptSource {
   job: typeof jobs.$inferSelect;
   wallet: string;
   nodeOwner: string | null;
-  /** The stored receipt's exact JSON, or null before it is issued. */
+  /** The stored receipt (job_receipts.body: its stored form, lib/contract/receipts.ts), or null before it is issued. */
   receipt: string | null;
 }
 

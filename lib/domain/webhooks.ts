@@ -14,6 +14,7 @@ import { db } from "./database";
 import { signal } from "./signals";
 import { checkWebhookUrl } from "./webhook-address";
 import type { WebhookEventType } from "@/lib/contract/vocabulary";
+import { receiptJson } from "@/lib/contract/receipts";
 import { eventBody, newEventId, receiptEventType, webhookChannel, withReceipt } from "./webhook-events";
 import { encryptSecret, generateWebhookSecret } from "./webhook-signing";
 
@@ -287,7 +288,7 @@ export async function getDelivery(accountId: string, endpointId: string, deliver
   ]);
   if (!found) throw deliveryNotFound();
   const { delivery: row, receipt } = found;
-  const body = receipt === null ? row.body : (withReceipt(row.body, receipt) ?? row.body);
+  const body = receipt === null ? row.body : (withReceipt(row.body, receiptJson(receipt)) ?? row.body);
   const { attempts: attemptCount, ...delivery } = toWebhookDelivery(row);
   const headers = newestFirst[0]?.requestHeaders ?? { "content-type": "application/json", "webhook-id": row.eventId };
   return {

@@ -12,7 +12,7 @@ import { isUuid } from "@/lib/domain/ids";
 import type { ReceiptSource } from "@/lib/domain/webhook-outbox";
 import { receiptSigningAccount } from "@/lib/domain/receipt-signers";
 import { appOrigins } from "@/lib/env";
-import { receiptDigest, type Receipt, type ReceiptMessage } from "@/lib/contract/receipts";
+import { receiptDigest, receiptJson, storedReceipt, type Receipt, type ReceiptMessage } from "@/lib/contract/receipts";
 import { log } from "@/lib/log";
 import { toExecutionJob } from "./execution-job";
 import { signReceipt } from "./receipt-signing";
@@ -60,32 +60,32 @@ async function issue(sources: ReceiptSource[]): Promise<Map<string, string>> {
   const stored = new Map<string, string>();
   const unsigned: ReceiptSource[] = [];
   for (const source of sources)
-    if (source.receipt !== null) stored.set(source.job.id, source.receipt);
+    if (source.receipt !== null) stored.set(source.job.id, receiptJson(source.receipt));
     else unsigned.push(source);
   if (unsigned.length === 0) return stored;
   const d = await db();
   const signer = await receiptSigningAccount();
-  const ours = new Map<string, string>();
+  const ours = new Map<string, Receipt>();
   for (const source of unsigned) {
     try {
-      ours.set(source.job.id, JSON.stringify(await signReceipt(signer, messageOf(source))));
+      ours.set(source.job.id, await signReceipt(signer, messageOf(source)));
     } catch (err) {
       log.error("receipt not issued", { jobId: source.job.id, err });
     }
   }
   if (ours.size === 0) return stored;
-  const rows = [...ours].map(([jobId, body]) => ({ jobId, body, signer: signer.address }));
+  const rows = [...ours].map(([jobId, receipt]) => ({ jobId, body: storedReceipt(receipt), signer: signer.address }));
   // Inserted in job id order, so two instances inserting overlapping sets wait for each other instead of
-  // deadlocking.
+  // deadlocking. Stored in its short form (storedReceipt), answered whole (receiptJson: the same bytes).
   const result = await d.execute(sql`
     insert into ${jobReceipts} (job_id, body, signer)
     select r."jobId", r.body, r.signer
     from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r("jobId" uuid, body text, signer text)
     order by r."jobId"
     on conflict do nothing
-    returning job_id, body`);
-  for (const row of (result as unknown as { rows: { job_id: string; body: string }[] }).rows)
-    stored.set(row.job_id, row.body);
+    returning job_id`);
+  for (const row of (result as unknown as { rows: { job_id: string }[] }).rows)
+    stored.set(row.job_id, JSON.stringify(ours.get(row.job_id)));
   // Another first read stored its own a moment ago: that one is the receipt.
   const raced = rows.filter((row) => !stored.has(row.jobId)).map((row) => row.jobId);
   if (raced.length > 0) {
@@ -97,7 +97,7 @@ async function issue(sources: ReceiptSource[]): Promise<Map<string, string>> {
           .where(inArray(jobReceipts.jobId, raced))
       ).map((row) => [row.jobId, row.body]),
     );
-    for (const [jobId, body] of theirs) stored.set(jobId, body);
+    for (const [jobId, body] of theirs) stored.set(jobId, receiptJson(body));
   }
   return stored;
 }
