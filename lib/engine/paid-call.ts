@@ -252,6 +252,10 @@ export async function payForCall(config: X402Config, call: PaidCall): Promise<Pa
       });
       throw stillSettling("The payment's settlement is not yet included.");
     }
+    // Only our own transaction's receipt says what the settlement did: another at its nonce (the sweep's filler, a
+    // replacement) moved nothing of this payment's by itself. Left to the sweep, which reads receipts by hash.
+    if (outcome.receipt.transactionHash.toLowerCase() !== signed.hash.toLowerCase())
+      throw stillSettling("The payment's settlement was replaced at its nonce.");
     let receipt: Inclusion = outcome.receipt;
     if (outcome.receipt.status !== "success") {
       // Reverted: nothing moved, unless someone else submitted the (public) authorization first.

@@ -529,7 +529,11 @@ export async function broadcast(config: X402Config, signed: SignedSettlement): P
 
 export type SettlementOutcome = { state: "included"; receipt: TransactionReceipt } | { state: "timeout" };
 
-/** Waits for the settlement's receipt up to `timeoutMs`; a transaction the node forgot is sent again once. */
+/**
+ * Waits for the settlement's receipt up to `timeoutMs`; a transaction the node forgot is sent again once. Only the
+ * receipt of `signed.hash` itself: viem's default follows a transaction that replaces it (same sender and nonce)
+ * and resolves with the replacement's receipt, which may be the sweep's filler (status 1, nothing moved).
+ */
 export async function waitForSettlement(
   config: X402Config,
   signed: SignedSettlement,
@@ -542,6 +546,7 @@ export async function waitForSettlement(
       timeout: timeoutMs / 2,
       pollingInterval: 100,
       retryCount: 0,
+      checkReplacement: false,
     });
   for (let round = 0; round < 2; round++) {
     try {
