@@ -685,6 +685,32 @@ export const usageMinuteRollups = pgTable(
 );
 
 /**
+ * The usage rollups per UTC day (the same counts as usage_rollups, written by the same statements): what a usage
+ * summary reads for a period's whole days, so a 30-day window reads about 30 rows per service and key, not 720
+ * hours (lib/domain/usage.ts).
+ */
+export const usageDayRollups = pgTable(
+  "usage_day_rollups",
+  {
+    accountId: uuid("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    day: ts("day").notNull(),
+    serviceId: text("service_id").notNull(),
+    apiKeyId: uuid("api_key_id").notNull(),
+    jobs: bigint("jobs", { mode: "number" }).notNull().default(0),
+    completed: bigint("completed", { mode: "number" }).notNull().default(0),
+    failed: bigint("failed", { mode: "number" }).notNull().default(0),
+    creditsCharged: bigint("credits_charged", { mode: "number" }).notNull().default(0),
+    creditsRefunded: bigint("credits_refunded", { mode: "number" }).notNull().default(0),
+    durationCount: bigint("duration_count", { mode: "number" }).notNull().default(0),
+    durationSumMs: bigint("duration_sum_ms", { mode: "number" }).notNull().default(0),
+    durations: jsonb("durations").$type<Record<string, number>>().notNull().default({}),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.day, t.serviceId, t.apiKeyId] })],
+);
+
+/**
  * The addresses that sign execution receipts (CONTRACT §13), one current (retired_at null) and those it
  * replaced. A generated key is kept sealed under the server secret; one from RECEIPT_SIGNING_KEY is not kept.
  */

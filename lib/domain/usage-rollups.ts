@@ -1,6 +1,7 @@
-// Usage rollups (lib/db/schema.ts, usage_rollups and usage_minute_rollups): what the usage summary counts, kept
-// per developer, UTC hour (and UTC minute), service and key by the writes that change it, in their transactions.
-// Every rule of what counts where is here, and one pair of upserts (usageRollupCtes) writes them all:
+// Usage rollups (lib/db/schema.ts, usage_rollups, usage_minute_rollups and usage_day_rollups): what the usage
+// summary counts, kept per developer, UTC hour (and UTC minute, and UTC day), service and key by the writes that
+// change it, in their transactions. Every rule of what counts where is here, and one statement of three upserts
+// (usageRollupCtes) writes them all:
 // - a job's creation: `jobs` and its charge (`credits_charged`), in the hour it was created (create-job.ts);
 // - its completion: `completed` and its duration, in the hour it was created (change-statement.ts);
 // - its failure: `failed` and its duration, in the hour it was created, and its refund (`credits_refunded`)
@@ -8,7 +9,7 @@
 //   (countFailures, countRefund: after the key's and the account's rows, the lock order of every charge).
 import { sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/lib/db/database";
-import { usageMinuteRollups, usageRollups } from "@/lib/db/schema";
+import { usageDayRollups, usageMinuteRollups, usageRollups } from "@/lib/db/schema";
 import { spendClockOverride, spendClockSql } from "./spend-controls";
 
 /** The key of jobs submitted without one (the rollup's key is part of its primary key). */
@@ -39,14 +40,21 @@ export const durationBucketSql = (ms: SQL) =>
 export const durationMsSql = (completedAt: SQL, createdAt: SQL) =>
   sql`greatest(0, round(extract(epoch from (${completedAt} - ${createdAt})) * 1000))::bigint`;
 
+/** Each table of rollups, by the span of its rows: the table and its time column. */
+const rollupTables = {
+  hour: [usageRollups, "hour"],
+  minute: [usageMinuteRollups, "minute"],
+  day: [usageDayRollups, "day"],
+} as const;
+
 /**
- * The upsert of one table of rollups (`unit`: its rows' span, 'hour' or 'minute') from `deltas`, the name of a
+ * The upsert of one table of rollups (`unit`: its rows' span, 'hour', 'minute' or 'day') from `deltas`, the name of a
  * relation of (account_id, at, service_id, api_key_id, jobs, completed, failed, charged, refunded, duration_ms),
  * a row per thing counted (duration_ms null when it counts none). Rows are summed per rollup row first (an upsert
  * may change a row once) and written in key order, so concurrent writers lock shared rows in one order.
  */
-function rollupUpsertSql(unit: "hour" | "minute", deltas: SQL): SQL {
-  const [table, column] = unit === "hour" ? [usageRollups, "hour"] : [usageMinuteRollups, "minute"];
+function rollupUpsertSql(unit: keyof typeof rollupTables, deltas: SQL): SQL {
+  const [table, column] = rollupTables[unit];
   const merged = sql`(select coalesce(jsonb_object_agg(k, s), '{}'::jsonb) from (
       select k, sum(v::bigint) as s from (
         select key as k, value as v from jsonb_each_text(u.durations)
@@ -82,14 +90,16 @@ function rollupUpsertSql(unit: "hour" | "minute", deltas: SQL): SQL {
 
 /**
  * The one write of the rollups, as entries of a statement's WITH list: `deltas` (a relation as rollupUpsertSql
- * takes) counted in the hour rollups (`<name>`) and the minute rollups (`<name>_minutes`), always in that order,
- * so concurrent writers lock the rows of both tables in one order. `<name>_deltas` names the deltas.
+ * takes) counted in the hour rollups (`<name>`), the minute rollups (`<name>_minutes`) and the day rollups
+ * (`<name>_days`), always in that order, so concurrent writers lock the rows of the three tables in one order.
+ * `<name>_deltas` names the deltas. One statement, so the day rows cost the write no round trip, only their upsert.
  */
 export function usageRollupCtes(name: string, deltas: SQL): SQL {
   const relation = sql.raw(`${name}_deltas`);
   return sql`${relation} as (${deltas}),
     ${sql.raw(name)} as (${rollupUpsertSql("hour", relation)}),
-    ${sql.raw(`${name}_minutes`)} as (${rollupUpsertSql("minute", relation)})`;
+    ${sql.raw(`${name}_minutes`)} as (${rollupUpsertSql("minute", relation)}),
+    ${sql.raw(`${name}_days`)} as (${rollupUpsertSql("day", relation)})`;
 }
 
 /** usageRollupCtes as a statement of its own. */

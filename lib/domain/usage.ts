@@ -1,18 +1,20 @@
 // UsageSummary (CONTRACT §6): job counts, credits used (charges minus refunds), durations, by service, by day,
-// and by API key (§11). Read from the usage rollups (usage-rollups.ts): a period's whole UTC hours from the hour
-// rollups, the whole minutes of a partial hour at its start or end from the minute rollups (at most 59 rows per
-// partial hour, service and key), and only the partial minute at either end (at most two) from the jobs and
-// ledger rows themselves (an index range each). So the bounds are exact to the millisecond, and a read costs the
-// same whatever the developer's history, and whatever their rate of work but for the work of the two minutes
-// that the period cuts. A period ending at or after now reads its last hour (or minute) whole from the rollups
-// (that rollup holds exactly what happened up to now), and the default period starts on a UTC hour, so the
-// default summary reads hour rollups only. avgDurationMs is exact; p95DurationMs is read from log-scale
-// buckets, within 2.5 % (or 1 ms) of the exact one.
+// and by API key (§11). Read from the usage rollups (usage-rollups.ts): a period's whole UTC days from the day
+// rollups, the whole hours of a partial day at its start or end from the hour rollups (at most 23 rows per partial
+// day, service and key), the whole minutes of a partial hour from the minute rollups (at most 59 rows per partial
+// hour, service and key), and only the partial minute at either end (at most two) from the jobs and ledger rows
+// themselves (an index range each). So the bounds are exact to the millisecond, and a read costs the same whatever
+// the developer's history, whatever the period's length (a day is one row), and whatever their rate of work but
+// for the work of the two minutes that the period cuts. A period ending at or after now reads its last day (or
+// hour, or minute) whole from the rollups (that rollup holds exactly what happened up to now), and the default
+// period starts on a UTC hour, so the default summary reads rollups only: about 30 day rows and at most 23 hour
+// rows per service and key. avgDurationMs is exact; p95DurationMs is read from log-scale buckets, within 2.5 %
+// (or 1 ms) of the exact one.
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import { unionAll } from "drizzle-orm/pg-core";
 import type { Tx } from "@/lib/db/database";
 import { preparedPerDatabase } from "@/lib/db/prepared-statements";
-import { apiKeys, creditLedger, jobs, usageMinuteRollups, usageRollups } from "@/lib/db/schema";
+import { apiKeys, creditLedger, jobs, usageDayRollups, usageMinuteRollups, usageRollups } from "@/lib/db/schema";
 import { db } from "./database";
 import { spendNow } from "./spend-controls";
 import { bucketValueMs, durationBucketSql, durationMsSql, noKeyId, noKeySql } from "./usage-rollups";
@@ -68,10 +70,11 @@ type Range = [Date, Date];
 
 /**
  * Where the parts of a period [start, end] (end inclusive, to the millisecond) are read, each as [from, to): its
- * whole UTC hours (`hours`) from the hour rollups, the whole minutes around them (`minutes`, two ranges within
- * the partial hours) from the minute rollups, and the partial minutes at its ends (`rows`, at most two ranges
- * each within one minute) from the jobs and ledger rows. A period ending at or after now takes its last minute
- * and hour whole: nothing has happened after now. Empty ranges are [t, t).
+ * whole UTC days (`days`) from the day rollups, the whole hours around them (`hours`, two ranges within the
+ * partial days) from the hour rollups, the whole minutes around those (`minutes`, two ranges within the partial
+ * hours) from the minute rollups, and the partial minutes at its ends (`rows`, at most two ranges each within one
+ * minute) from the jobs and ledger rows. A period ending at or after now takes its last minute, hour and day
+ * whole: nothing has happened after now. Empty ranges are [t, t).
  */
 export function periodParts(start: Date, end: Date, now: Date) {
   const up = (at: number, unit: number) => Math.ceil(at / unit) * unit;
@@ -82,26 +85,36 @@ export function periodParts(start: Date, end: Date, now: Date) {
   const none = range(s, s);
   const [m1, m2] = [up(s, minuteMs), toEnd(endExclusive, minuteMs)];
   // Within one minute, or across one minute's start: all of it from the rows.
-  if (m1 >= m2) return { hours: none, minutes: [none, none], rows: [range(s, endExclusive), none] };
+  if (m1 >= m2) return { days: none, hours: [none, none], minutes: [none, none], rows: [range(s, endExclusive), none] };
   const rows = [range(s, m1), range(m2, endExclusive)];
   const [h1, h2] = [up(m1, hourMs), toEnd(m2, hourMs)];
-  if (h1 >= h2) return { hours: none, minutes: [range(m1, m2), none], rows };
-  return { hours: range(h1, h2), minutes: [range(m1, h1), range(h2, m2)], rows };
+  if (h1 >= h2) return { days: none, hours: [none, none], minutes: [range(m1, m2), none], rows };
+  const minutes = [range(m1, h1), range(h2, m2)];
+  const [d1, d2] = [up(h1, dayMs), toEnd(h2, dayMs)];
+  if (d1 >= d2) return { days: none, hours: [range(h1, h2), none], minutes, rows };
+  return { days: range(d1, d2), hours: [range(h1, d1), range(d2, h2)], minutes, rows };
 }
 
-/** The rollup rows of a period (periodParts): an index range of each table, at most 118 minute rows per service and key. */
-function rollupRowsSql(accountId: string, { hours, minutes }: ReturnType<typeof periodParts>) {
+/**
+ * The rollup rows of a period (periodParts): an index range of each table, at most 30-odd day rows, 46 hour rows
+ * and 118 minute rows per service and key.
+ */
+function rollupRowsSql(accountId: string, { days, hours, minutes }: ReturnType<typeof periodParts>) {
   const columns = sql.raw(`service_id, api_key_id, jobs, completed, failed, credits_charged, credits_refunded,
     duration_count, duration_sum_ms, durations`);
   const iso = (at: Date) => sql`${at.toISOString()}::timestamptz`;
-  const minutesIn = ([from, to]: Range) => sql`
-    select minute as at, ${columns} from ${usageMinuteRollups}
-    where account_id = ${accountId}::uuid and minute >= ${iso(from)} and minute < ${iso(to)}`;
-  return sql`(
-    select hour as at, ${columns} from ${usageRollups}
-    where account_id = ${accountId}::uuid and hour >= ${iso(hours[0])} and hour < ${iso(hours[1])}
-    union all ${minutesIn(minutes[0])}
-    union all ${minutesIn(minutes[1])}) r`;
+  const rowsIn = (unit: "day" | "hour" | "minute", [from, to]: Range) => {
+    const table = { day: usageDayRollups, hour: usageRollups, minute: usageMinuteRollups }[unit];
+    const at = sql.raw(unit);
+    return sql`
+    select ${at} as at, ${columns} from ${table}
+    where account_id = ${accountId}::uuid and ${at} >= ${iso(from)} and ${at} < ${iso(to)}`;
+  };
+  return sql`(${rowsIn("day", days)}
+    union all ${rowsIn("hour", hours[0])}
+    union all ${rowsIn("hour", hours[1])}
+    union all ${rowsIn("minute", minutes[0])}
+    union all ${rowsIn("minute", minutes[1])}) r`;
 }
 
 /** The statements of a period's rollups (counts, and the durations' buckets), for reading their plans. */

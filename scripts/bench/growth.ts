@@ -242,10 +242,12 @@ async function seed(client: pg.Client, s: Served, n: number, progress: (m: strin
     [accountId],
   );
   progress("growth: seeding the usage rollups and kept totals");
-  // Per hour and per minute (the minutes are what a period that cuts hours reads).
+  // Per hour, per minute and per day (a period's whole days are read from the days, the hours of its partial days
+  // from the hours, the minutes of its partial hours from the minutes).
   for (const [table, unit] of [
     ["usage_rollups", "hour"],
     ["usage_minute_rollups", "minute"],
+    ["usage_day_rollups", "day"],
   ])
     await client.query(
       `insert into ${table} as u (account_id, ${unit}, service_id, api_key_id, jobs, completed, credits_charged,

@@ -1,9 +1,10 @@
-// A usage summary whose period cuts hours (issue 43): its whole hours come from the hour rollups, the whole
-// minutes of each partial hour at its start or end from the minute rollups, and only the partial minute at each
-// end from the jobs and ledger rows (one index range each), so it counts to the millisecond. The rows its
-// statements examine (EXPLAIN ANALYZE, on a seeded history with a busy hour at each cut, after ANALYZE) are
-// bounded by the period's hours and minutes and the work of the two minutes it cuts: never the account's
-// history, nor the rest of the work of the hours it cuts.
+// A usage summary whose period cuts days and hours (issue 43): its whole days come from the day rollups, the whole
+// hours of each partial day from the hour rollups, the whole minutes of each partial hour at its start or end from
+// the minute rollups, and only the partial minute at each end from the jobs and ledger rows (one index range
+// each), so it counts to the millisecond. The rows its statements examine (EXPLAIN ANALYZE, on a seeded history
+// with a busy hour at each cut, after ANALYZE) are bounded by the period's days, the hours of its two partial days,
+// the minutes of its two partial hours and the work of the two minutes it cuts: never the account's history, nor
+// the period's every hour, nor the rest of the work of the hours it cuts.
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/domain/database";
@@ -18,9 +19,10 @@ const hourMs = 3600_000;
 const history = 20_000;
 /** And this many more in each of the two hours the period cuts (one a second). */
 const busyHour = 3_600;
-// 20 days and a few hours back, starting 17 minutes into an hour and ending 43 minutes into one (to the ms).
+// 20 days and a few hours back, starting 17 minutes into an hour and ending 43 minutes into one (to the ms),
+// 15 days later: 359 whole hours.
 const start = () => Math.floor((now - 20 * 24 * hourMs) / hourMs) * hourMs + 17 * 60_000 + 123;
-const end = () => start() + 5 * 24 * hourMs + 26 * 60_000;
+const end = () => start() + 15 * 24 * hourMs + 26 * 60_000;
 
 let accountId: string;
 let now: number;
@@ -50,11 +52,12 @@ beforeAll(async () => {
     select ${accountId}::uuid, 'charge', -2, 0, id, 'token-count job', created_at from seeded
     union all select ${accountId}::uuid, 'refund', 2, 0, id, 'Refund: job failed', created_at + interval '40 ms'
     from seeded where status = 'failed'`);
-  // The rollups, per hour and per minute, as the product counts them: a job in the hour (minute) it was created,
-  // credits in that of their entry (a refund 40 ms after its job's creation may fall in the next one).
+  // The rollups, per hour, per minute and per day, as the product counts them: a job in the hour (minute, day) it
+  // was created, credits in that of their entry (a refund 40 ms after its job's creation may fall in the next one).
   for (const [table, unit] of [
     ["usage_rollups", "hour"],
     ["usage_minute_rollups", "minute"],
+    ["usage_day_rollups", "day"],
   ]) {
     const [t, u, at] = [sql.raw(table), sql.raw(`'${unit}'`), sql.raw(unit)];
     await rowsOf(sql`insert into ${t} (account_id, ${at}, service_id, api_key_id, jobs, completed, failed,
@@ -129,14 +132,17 @@ async function rowsBetween(from: number, to: number) {
   return counts;
 }
 
-describe("a usage summary over a period that cuts hours", () => {
-  it("reads rollup rows bounded by the period's hours and minutes, and the rows of its two cut minutes only", async () => {
+describe("a usage summary over a period that cuts days and hours", () => {
+  it("reads rollup rows bounded by its days, its partial days' hours and its partial hours' minutes, and the rows of its two cut minutes only", async () => {
     const parts = periodParts(new Date(start()), new Date(end()), new Date(now + hourMs));
     const time = ([from, to]: [Date, Date]) => [from.getTime(), to.getTime()] as const;
-    const [whole, ...minutes] = [parts.hours, ...parts.minutes].map(time);
-    const wholeHours = (whole[1] - whole[0]) / hourMs;
-    const wholeMinutes = minutes.reduce((sum, [from, to]) => sum + (to - from) / minuteMs, 0);
-    expect([wholeHours, wholeMinutes]).toEqual([5 * 24 - 1, 42 + 43]);
+    const span = (ranges: [Date, Date][], unit: number) =>
+      ranges.map(time).reduce((sum, [from, to]) => sum + (to - from) / unit, 0);
+    const wholeDays = span([parts.days], 24 * hourMs);
+    const wholeHours = span(parts.hours, hourMs);
+    const wholeMinutes = span(parts.minutes, minuteMs);
+    // 359 whole hours: 14 whole days, and the 23 hours of the two partial days around them.
+    expect([wholeDays, wholeHours, wholeMinutes]).toEqual([14, 15 * 24 - 1 - 14 * 24, 42 + 43]);
     // The hours cut are busy (an hour's work is 3,600 jobs), their cut minutes hold a minute's work at most.
     let inCutHours = 0;
     let inCutMinutes = 0;
@@ -150,13 +156,19 @@ describe("a usage summary over a period that cuts hours", () => {
     expect(inCutHours).toBeGreaterThan(2 * busyHour);
     expect(inCutMinutes).toBeGreaterThan(0);
 
+    const [{ dayRows }] = await rowsOf<{ dayRows: number }>(
+      sql`select count(*)::int as "dayRows" from usage_day_rollups`,
+    );
     const statements = usageRollupStatements(await db(), accountId, parts);
     const partial = partialMinutesStatement(await db(), accountId, parts.rows);
     for (const generic of [false, true]) {
       for (const statement of [statements.counts, statements.buckets]) {
         const examined = await rowsExamined(statement, generic);
-        // One service, one key: a rollup row per hour and per minute at most, and no job or ledger row.
-        expect(Object.keys(examined).sort()).toEqual(["usage_minute_rollups", "usage_rollups"]);
+        // One service, one key: a rollup row per day, per hour and per minute at most, and no job or ledger row.
+        expect(Object.keys(examined).sort()).toEqual(["usage_day_rollups", "usage_minute_rollups", "usage_rollups"]);
+        // (The day rollups' table is a single page here, 61 rows, which PostgreSQL may read whole instead of
+        // through its index: the bound that matters is the hour rollups', 23 of the period's 359 whole hours.)
+        expect(examined.usage_day_rollups).toBeLessThanOrEqual(Math.max(wholeDays, dayRows));
         expect(examined.usage_rollups).toBeLessThanOrEqual(wholeHours);
         expect(examined.usage_minute_rollups).toBeLessThanOrEqual(wholeMinutes);
       }

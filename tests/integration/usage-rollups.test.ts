@@ -1,12 +1,12 @@
 // Usage rollups (issue 43): after any mix of submissions, completions, failures, cancellations and own-node
-// refunds, across hour and day boundaries (the spend clock moved, never waited for), the rollups, per hour and
-// per minute, equal a recount of the jobs and ledger rows, and the usage summary of any period equals the one
-// counted from those rows.
+// refunds, across hour and day boundaries (the spend clock moved, never waited for), the rollups, per hour, per
+// minute and per day, equal a recount of the jobs and ledger rows, and the usage summary of any period (cutting
+// days, hours and minutes with work in them) equals the one counted from those rows.
 import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { setSpendClock } from "@/lib/domain/spend-controls";
-import { getUsageSummary } from "@/lib/domain/usage";
+import { getUsageSummary, periodParts } from "@/lib/domain/usage";
 import { durationBucket, bucketValueMs, noKeyId } from "@/lib/domain/usage-rollups";
 import { claimJobs } from "@/lib/engine/claims";
 import { completeExecution, failExecution } from "@/lib/engine/node-reports";
@@ -18,6 +18,7 @@ import { startTestServer } from "../support/test-server";
 const ctx = {} as { baseUrl: string; close(): Promise<void> };
 const minuteMs = 60_000;
 const hourMs = 3600_000;
+const dayMs = 24 * hourMs;
 const services = ["token-count", "text-summarize", "text-sentiment"] as const;
 
 let network: NodeRow;
@@ -194,8 +195,8 @@ function recount({ jobs, entries }: Raw, unitMs: number) {
   return Object.fromEntries([...rows].sort(([a], [b]) => a.localeCompare(b)));
 }
 
-/** The rows of the hour rollups or (`minutes`) the minute rollups. */
-async function rollupsOf(accountId: string, minutes = false) {
+/** The rows of the hour, minute or day rollups. */
+async function rollupsOf(accountId: string, unit: "hour" | "minute" | "day") {
   const rows = await rowsOf<{
     at: Date;
     service_id: string;
@@ -209,9 +210,11 @@ async function rollupsOf(accountId: string, minutes = false) {
     duration_sum_ms: string;
     durations: Record<string, number> | string;
   }>(
-    minutes
-      ? sql`select *, minute as at from usage_minute_rollups where account_id = ${accountId}`
-      : sql`select *, hour as at from usage_rollups where account_id = ${accountId}`,
+    {
+      hour: sql`select *, hour as at from usage_rollups where account_id = ${accountId}`,
+      minute: sql`select *, minute as at from usage_minute_rollups where account_id = ${accountId}`,
+      day: sql`select *, day as at from usage_day_rollups where account_id = ${accountId}`,
+    }[unit],
   );
   return Object.fromEntries(
     rows
@@ -293,6 +296,7 @@ function summaryFromRows({ jobs, entries }: Raw, start: number, end: number) {
 describe("usage rollups after random work", () => {
   it("equal a recount of the jobs and ledger rows, and give every period's summary as the rows do", async () => {
     const seen = new Set<string>();
+    const read = new Set<string>();
     await fc.assert(
       fc.asyncProperty(
         fc.array(action, { minLength: 3, maxLength: 14 }),
@@ -309,8 +313,9 @@ describe("usage rollups after random work", () => {
               from jobs where account_id = ${accountId} union all select 'cancelled' from jobs
               where account_id = ${accountId} and error->>'code' = 'CANCELLED'`))
             seen.add(row.what.startsWith("day ") ? row.what : row.what.replace(/^Refund: [a-z-]+ /, ""));
-          expect(await rollupsOf(accountId)).toEqual(recount(raw, hourMs));
-          expect(await rollupsOf(accountId, true)).toEqual(recount(raw, minuteMs));
+          expect(await rollupsOf(accountId, "hour")).toEqual(recount(raw, hourMs));
+          expect(await rollupsOf(accountId, "minute")).toEqual(recount(raw, minuteMs));
+          expect(await rollupsOf(accountId, "day")).toEqual(recount(raw, dayMs));
 
           // Periods with random bounds to the millisecond over the times used (whole hours, whole minutes of
           // partial hours, and partial minutes).
@@ -333,6 +338,14 @@ describe("usage rollups after random work", () => {
               periodStart: new Date(start),
               periodEnd: new Date(end),
             });
+            // Which parts of the period held work (a job's creation or a ledger entry): whole days, the whole hours
+            // of partial days, the whole minutes of partial hours, the cut minutes.
+            const parts = periodParts(new Date(start), new Date(end), new Date());
+            const holdsWork = ([from, to]: [Date, Date]) => times.some((t) => t >= from.getTime() && t < to.getTime());
+            if (holdsWork(parts.days)) read.add("days");
+            if (parts.hours.some(holdsWork)) read.add("hours");
+            if (parts.minutes.some(holdsWork)) read.add("minutes");
+            if (parts.rows.some(holdsWork)) read.add("rows");
             const expected = summaryFromRows(raw, start, end);
             expect(summary).toMatchObject(expected.totals);
             expect(summary.byService).toEqual(expected.byService);
@@ -366,7 +379,8 @@ describe("usage rollups after random work", () => {
             [
               [0, 1e6],
               [400_000, 600_000],
-              [0, 500_000],
+              // Both bounds anywhere: the whole range, whose whole days hold work.
+              [0, 999_999],
             ],
           ],
         ],
@@ -379,6 +393,8 @@ describe("usage rollups after random work", () => {
       "job ran on your own node",
     ]);
     expect([...seen].filter((s) => s.startsWith("day ")).length).toBeGreaterThanOrEqual(2);
+    // And periods read work from every part: whole days, partial days' hours, partial hours' minutes, cut minutes.
+    expect([...read].sort()).toEqual(["days", "hours", "minutes", "rows"]);
   });
 
   it("by default covers 30 days from an hour's start to now, read from the rollups, as a recount does", async () => {
