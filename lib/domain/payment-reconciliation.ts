@@ -1,9 +1,10 @@
 // The operator's check of the treasury against the ledger over a block range (`npm run payments --
 // reconcile`): every transfer of the token to the treasury the chain holds there, beside the top-up it
 // became (credited, confirming, failed) and whose account it is; transfers nobody has an account for yet;
-// and recorded top-ups in the range that the chain no longer holds.
-import { and, between, eq } from "drizzle-orm";
-import { accounts, topUps } from "@/lib/db/schema";
+// and recorded top-ups in the range that the chain no longer holds. Whatever the range, the top-ups a pay-per-call
+// payment credited that name no payment (what migration 0032 could not match).
+import { and, between, eq, isNull, sql } from "drizzle-orm";
+import { accounts, creditLedger, topUps } from "@/lib/db/schema";
 import { formatTokenAmount } from "@/lib/contract/top-up-arithmetic";
 import { readHead, readTokenMetadata, readTreasuryTransfers, type TreasuryTransfer } from "@/lib/payments/chain";
 import { db } from "./database";
@@ -87,6 +88,7 @@ export async function reconcileTreasury(range: { fromBlock: number; toBlock?: nu
         topUp: r.topUp.status,
         credits: Number(r.topUp.credits),
       })),
+    unmatchedPayPerCall: await unmatchedPayPerCallTopUps(config.chainId),
     totals: {
       received: sum(() => true),
       credited: sum((row) => row.topUp === "credited"),
@@ -94,4 +96,38 @@ export async function reconcileTreasury(range: { fromBlock: number; toBlock?: nu
       unrecorded: sum((row) => row.topUp === "unrecorded"),
     },
   };
+}
+
+/**
+ * Top-ups credited by a pay-per-call payment ("Pay per call: …" ledger entry) that name no payment: written before
+ * migration 0031 and left unmatched by 0032 (no settled payment, or more than one, of the same payer, account and
+ * value matched it). They read as plain: a second payment of the same payer in the same transaction, settling across
+ * the upgrade, found one credited and credited nothing. The operator checks each against x402_payments by hand.
+ */
+async function unmatchedPayPerCallTopUps(chainId: number) {
+  const rows = await (
+    await db()
+  )
+    .select({
+      topUpId: topUps.id,
+      txHash: topUps.txHash,
+      from: topUps.fromAddress,
+      credits: topUps.credits,
+      blockNumber: topUps.blockNumber,
+      creditedAt: topUps.creditedAt,
+    })
+    .from(topUps)
+    .where(
+      and(
+        eq(topUps.chainId, chainId),
+        isNull(topUps.x402PaymentId),
+        eq(topUps.status, "credited"),
+        sql`exists (select 1 from ${creditLedger} where ${creditLedger.topUpId} = ${topUps.id} and ${creditLedger.type} = 'topup' and ${creditLedger.description} like 'Pay per call:%')`,
+      ),
+    );
+  return rows.map((row) => ({
+    ...row,
+    credits: Number(row.credits),
+    creditedAt: row.creditedAt?.toISOString() ?? null,
+  }));
 }

@@ -7,7 +7,7 @@ import type { PaymentRequired } from "@x402/core/types";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { encodeFunctionData, keccak256, toFunctionSelector, toHex, type Hex } from "viem";
 import { eq } from "drizzle-orm";
-import { accounts, x402Payments } from "@/lib/db/schema";
+import { accounts, topUps, x402Payments } from "@/lib/db/schema";
 import { db } from "@/lib/domain/database";
 import { finishSettlement, transferElsewhere } from "@/lib/engine/paid-settlement";
 import { paymentsConfig, x402Config } from "@/lib/env";
@@ -445,5 +445,27 @@ describe("a settlement that reverted while its authorization stays valid", () =>
       30_000,
     );
     expect(row).toMatchObject({ status: "failed", failureReason: "settlement_failed", jobId: null });
+  });
+});
+
+describe("the operator's reconciliation (npm run payments -- reconcile)", () => {
+  it("lists the top-ups a pay-per-call payment credited that name no payment (what migration 0032 left unmatched)", async () => {
+    const payer = await chain.newAccount();
+    const res = await execute({ "payment-signature": await officialPayment(chain, payer, await offer()) });
+    expect(res.status).toBe(202);
+    const transaction = paymentResponse(res).transaction.toLowerCase();
+    const { runOperatorCommand } = await import("@/lib/operator/commands");
+    type Report = { unmatchedPayPerCall: { txHash: string; from: string; credits: number }[] };
+    const reconcile = async () =>
+      (await runOperatorCommand("payments.reconcile", {
+        fromBlock: Number(await chain.publicClient.getBlockNumber()),
+      })) as Report;
+    // Named by its payment (as every top-up since 0031 is): not listed.
+    expect((await reconcile()).unmatchedPayPerCall.map((row) => row.txHash)).not.toContain(transaction);
+    // As a pre-0031 top-up 0032 could not match is left: credited by the payment, naming none.
+    await (await db()).update(topUps).set({ x402PaymentId: null }).where(eq(topUps.txHash, transaction));
+    expect((await reconcile()).unmatchedPayPerCall).toContainEqual(
+      expect.objectContaining({ txHash: transaction, from: payer.address, credits: 1 }),
+    );
   });
 });
