@@ -297,7 +297,12 @@ async function resolveSettlement(
   // Its nonce went to a transaction that is none of those sent for it: none of them can be mined now.
   if (nonce < minedNonce) return settleOrFail(config, row, current.hash, "lost", { head });
   if (!current.raw) return "reported";
-  if (nonce > minedNonce || row.replacedTxHashes.length >= maxReplacements) {
+  // A filler only once no block can include the settlement any more: the chain's latest block is at or past its
+  // validBefore (block times never go back). Then always, whatever the replacements so far: a settlement never
+  // mined (one the node refuses) must not hold the settler's nonce for good. A filler (validBefore 0) stays capped.
+  const validBefore = validBeforeOf(current.raw);
+  const past = nonce === minedNonce && (validBefore === 0n || validBefore <= (await readLatestBlockTime(config)));
+  if (nonce > minedNonce || (row.replacedTxHashes.length >= maxReplacements && !(past && validBefore > 0n))) {
     // Waiting behind the stuck one (or given up replacing): make sure the node holds it, and say so.
     if (nonce === minedNonce)
       log.error("an x402 settlement is stuck after its replacements; the settler's later settlements wait", {
@@ -308,10 +313,9 @@ async function resolveSettlement(
     await broadcast(config, current).catch(() => undefined);
     return nonce === minedNonce ? "reported" : "rebroadcast";
   }
-  // The lowest nonce not mined: every later settlement waits for it. Replaced at that nonce with a higher fee.
-  // A filler only once no block can include the settlement any more: the chain's latest block is at or past its
-  // validBefore (block times never go back). Before that it may still be mined, so it is sent again, higher.
-  const kind = validBeforeOf(current.raw) > (await readLatestBlockTime(config)) ? "settlement" : "filler";
+  // The lowest nonce not mined: every later settlement waits for it. Replaced at that nonce with a higher fee:
+  // before its validBefore it may still be mined, so it is sent again, higher; after, a filler (see above).
+  const kind = past ? "filler" : "settlement";
   const replacement = await signReplacement(config, current, kind);
   if (!(await recordReplacement(row, replacement))) return "raced";
   metrics().x402SettlementsReplaced.inc({ kind });

@@ -24,6 +24,7 @@ import {
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { X402Config } from "@/lib/env";
+import { DomainError } from "@/lib/domain/errors";
 import { log } from "@/lib/log";
 import { clientOf, rpc, sameAddress } from "@/lib/payments/chain";
 
@@ -148,6 +149,12 @@ export class SimulationRevertedError extends Error {
 }
 
 /**
+ * The most gas a settlement's simulation may measure: an EOA's transferWithAuthorization uses about 60-90 k, a
+ * contract wallet's (ERC-1271) signature check some more; above this the payment is refused before any nonce.
+ */
+export const maxSettlementGas = 500_000n;
+
+/**
  * Runs the settlement as the settler would send it, on the chain's latest state, and returns the gas it
  * takes: a revert throws SimulationRevertedError; an RPC that does not answer, PaymentsRpcError.
  */
@@ -156,8 +163,16 @@ export async function simulateSettlement(config: X402Config, a: Authorization): 
   const call = { ...settlementCall(config, a), account: settlerOf(config).address };
   try {
     await client.simulateContract(call as Parameters<typeof client.simulateContract>[0]);
-    return await client.estimateContractGas(call as Parameters<typeof client.estimateContractGas>[0]);
+    const gas = await client.estimateContractGas(call as Parameters<typeof client.estimateContractGas>[0]);
+    // A payer's contract wallet whose signature check burns gas would make a settlement the settler cannot send
+    // (its gas above the settler's balance or the chain's cap): its nonce taken, every later settlement behind it.
+    if (gas > maxSettlementGas)
+      throw new SimulationRevertedError(
+        `The transfer needs ${gas} gas, above the ${maxSettlementGas} a settlement may use.`,
+      );
+    return gas;
   } catch (error) {
+    if (error instanceof SimulationRevertedError) throw error;
     // Reverts and refusals come back as errors with an answer; a transport failure has none.
     if (isRevert(error))
       throw new SimulationRevertedError(error instanceof Error ? error.message.split("\n")[0] : String(error));
@@ -229,6 +244,21 @@ export async function signSettlement(
   const request = await rpc(() =>
     wallet.prepareTransactionRequest({ to: config.tokenAddress, data, nonce, gas: (gas * 12n) / 10n + 10_000n }),
   );
+  // One the settler cannot pay for is never mined and would hold its nonce: refused here, before it is recorded.
+  const cost = request.gas * (request.maxFeePerGas ?? request.gasPrice ?? 0n);
+  const balance = await rpc(() => clientOf(config).getBalance({ address: settlerOf(config).address }));
+  if (cost > balance) {
+    log.error("the x402 settler cannot pay for a settlement's gas; fund it", {
+      cost: String(cost),
+      balance: String(balance),
+    });
+    throw new DomainError(
+      "UNAVAILABLE",
+      "The payments settler cannot pay for the settlement's gas right now; nothing was charged.",
+      undefined,
+      60,
+    );
+  }
   const raw = await wallet.signTransaction(request as Parameters<typeof wallet.signTransaction>[0]);
   return { hash: keccak256(raw), raw };
 }
