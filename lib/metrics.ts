@@ -104,6 +104,14 @@ function createMetrics() {
           registers,
         }),
     ),
+    x402TransferLogContradicted: metric(
+      (registers) =>
+        new Gauge({
+          name: "execution_x402_transfer_log_contradicted",
+          help: "1 when this instance's own pay-per-call settlements show the token's Transfer log on the other side of its AuthorizationUsed log than X402_TRANSFER_LOG says (uses someone else submitted are then not judged), 0 when they agree; absent before one is seen or with x402 off.",
+          registers,
+        }),
+    ),
     requestDuration: metric(
       (registers) =>
         new Histogram({
@@ -142,6 +150,12 @@ export function setSettlerBalance(wei: bigint | undefined): void {
   const gauge = metrics().x402SettlerBalance;
   if (wei === undefined) gauge.reset();
   else gauge.set(Number(wei));
+}
+
+export function setTransferLogContradicted(state: "ok" | "contradicted" | "unchecked" | undefined): void {
+  const gauge = metrics().x402TransferLogContradicted;
+  if (state === undefined || state === "unchecked") gauge.reset();
+  else gauge.set(state === "contradicted" ? 1 : 0);
 }
 
 /** Job timing: seconds between two of its timestamps, when both are known. */

@@ -565,6 +565,10 @@ export const Health = z
       description:
         "Pay per call (x402, CONTRACT §15): the settler's ETH for gas, `low` below PAYMENTS_SETTLER_MIN_WEI, `stuck` while a settlement has waited more than three settlement timeouts to be mined (it is replaced at its nonce with a higher fee meanwhile), `unknown` while the RPC does not answer",
     }),
+    transferLog: z.enum(["ok", "contradicted", "unchecked"]).optional().meta({
+      description:
+        "Pay per call (x402) only: whether this instance's own successful settlements show the token's Transfer log on the side of its AuthorizationUsed log that X402_TRANSFER_LOG says (`contradicted`: uses someone else submitted are not judged, their payments stay settling, until it is set right; `unchecked` before one is seen)",
+    }),
   })
   .meta({ id: "Health" });
 

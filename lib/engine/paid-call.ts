@@ -17,6 +17,7 @@ import { maxCredits } from "@/lib/domain/top-ups";
 import { PaymentsRpcError } from "@/lib/payments/chain";
 import {
   broadcast,
+  checkTransferLogSide,
   readAuthorizationUsed,
   readSettlerNonce,
   readTokenBalance,
@@ -256,6 +257,7 @@ export async function payForCall(config: X402Config, call: PaidCall): Promise<Pa
     // replacement) moved nothing of this payment's by itself. Left to the sweep, which reads receipts by hash.
     if (outcome.receipt.transactionHash.toLowerCase() !== signed.hash.toLowerCase())
       throw stillSettling("The payment's settlement was replaced at its nonce.");
+    checkTransferLogSide(config, outcome.receipt, authorization);
     let receipt: Inclusion = outcome.receipt;
     if (outcome.receipt.status !== "success") {
       // Reverted: nothing moved, unless someone else submitted the (public) authorization first.

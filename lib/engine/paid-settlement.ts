@@ -18,6 +18,7 @@ import { metrics } from "@/lib/metrics";
 import { PaymentsRpcError, readHead, readTokenMetadata, sameAddress } from "@/lib/payments/chain";
 import {
   broadcast,
+  checkTransferLogSide,
   findAuthorizationUse,
   firstBlockAtOrAfter,
   type Inclusion,
@@ -195,8 +196,9 @@ export async function transferElsewhere(
   if (use) {
     const moved = await movedToTreasury(config, use, from, nonce, BigInt(row.value));
     if (moved === undefined) {
-      // The node that answered does not show the block's logs yet (a lagging node behind a load balancer).
-      log.warn("an x402 authorization's use was found, but not its block's logs; looked at again later", {
+      // The node that answered does not show the block's logs yet (a lagging node behind a load balancer), or our
+      // own settlements contradict X402_TRANSFER_LOG (logged there; health says so): nothing is judged.
+      log.warn("an x402 authorization's use was found, but not judged by its block's logs; looked at again later", {
         paymentId: row.id,
         txHash: use.transactionHash,
       });
@@ -288,6 +290,11 @@ async function resolveSettlement(
     if (receipt.to && sameAddress(receipt.to, settler))
       return settleOrFail(config, row, current.hash, "filled", { upTo: receipt.blockNumber });
     if (receipt.status === "success") {
+      checkTransferLogSide(config, receipt, {
+        from: row.fromAddress as `0x${string}`,
+        nonce: row.nonce as `0x${string}`,
+        value: BigInt(row.value),
+      });
       await finishSettlement(config, row.id, receipt);
       return "finished";
     }

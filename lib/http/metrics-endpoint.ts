@@ -3,10 +3,11 @@
 // prom-client writes the exposition.
 import { createHash, timingSafeEqual } from "node:crypto";
 import { DomainError } from "@/lib/domain/errors";
-import { env } from "@/lib/env";
-import { metrics, setDeploymentGauges, setSettlerBalance } from "@/lib/metrics";
+import { env, x402Config } from "@/lib/env";
+import { metrics, setDeploymentGauges, setSettlerBalance, setTransferLogContradicted } from "@/lib/metrics";
 import { deploymentGauges } from "@/lib/network/coordinator";
 import { settlerBalanceWei } from "@/lib/payments/x402/settler-health";
+import { transferLogHealth } from "@/lib/payments/x402/transfer-log-side";
 
 const digest = (value: string) => createHash("sha256").update(value).digest();
 
@@ -23,6 +24,8 @@ export async function scrapeMetrics(authorization: string | null): Promise<Respo
     throw new DomainError("UNAUTHENTICATED", "The metrics need Authorization: Bearer <METRICS_TOKEN>.");
   setDeploymentGauges(await deploymentGauges());
   setSettlerBalance(await settlerBalanceWei());
+  const x402 = x402Config();
+  setTransferLogContradicted(x402 && transferLogHealth(x402));
   const { registry } = metrics();
   return new Response(await registry.metrics(), {
     headers: { "content-type": registry.contentType, "cache-control": "no-store" },

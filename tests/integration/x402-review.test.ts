@@ -11,6 +11,7 @@ import { accounts, topUps, x402Payments } from "@/lib/db/schema";
 import { db } from "@/lib/domain/database";
 import { finishSettlement, transferElsewhere } from "@/lib/engine/paid-settlement";
 import { paymentsConfig, x402Config } from "@/lib/env";
+import { transferLogHealth } from "@/lib/payments/x402/transfer-log-side";
 import { submitTopUp } from "@/lib/domain/top-ups";
 import { testTokenAbi, type LocalChain } from "../support/chain";
 import { signIn } from "../support/developer";
@@ -31,6 +32,7 @@ import {
 } from "../support/x402";
 
 const input = { input: { text: "Pay for it, however it is submitted." } };
+const metricsToken = "metrics-token-for-x402-review";
 
 let world: X402World;
 let chain: LocalChain;
@@ -38,7 +40,11 @@ let rpc: RpcProxy;
 let server: TestServer;
 
 beforeAll(async () => {
-  world = await startX402({ PAYMENTS_SETTLEMENT_TIMEOUT_MS: "8000", X402_RATE_PER_MINUTE: "0" });
+  world = await startX402({
+    PAYMENTS_SETTLEMENT_TIMEOUT_MS: "8000",
+    X402_RATE_PER_MINUTE: "0",
+    METRICS_TOKEN: metricsToken,
+  });
   ({ chain, rpc, server } = world);
 }, 90_000);
 
@@ -467,5 +473,65 @@ describe("the operator's reconciliation (npm run payments -- reconcile)", () => 
     expect((await reconcile()).unmatchedPayPerCall).toContainEqual(
       expect.objectContaining({ txHash: transaction, from: payer.address, credits: 1 }),
     );
+  });
+});
+
+describe("X402_TRANSFER_LOG, checked against our own settlements", () => {
+  it("health and metrics say so once one is seen; judged on a side ours contradict, a front-runner's batch is left unjudged, never refused", async () => {
+    // A call settled by our own transaction: the test token emits the Transfer after the AuthorizationUsed log.
+    const paid = await execute({
+      "payment-signature": await officialPayment(chain, await chain.newAccount(), await offer()),
+    });
+    expect(paid.status).toBe(202);
+    expect((await (await fetch(`${server.baseUrl}/api/health`)).json()).transferLog).toBe("ok");
+    const scrape = await fetch(`${server.baseUrl}/api/metrics`, {
+      headers: { authorization: `Bearer ${metricsToken}` },
+    });
+    expect(await scrape.text()).toMatch(/^execution_x402_transfer_log_contradicted 0$/m);
+
+    // A front-runner batches transferFrom(payer, anyone, 0) before the authorization: a Transfer of the payer's on
+    // each side of its use. Judged with X402_TRANSFER_LOG=before, the 0-value one would refuse it (nothing moved),
+    // though the price reached the treasury; our own settlements say the side is "after", so it is not judged.
+    const payer = await chain.newAccount();
+    const header = await officialPayment(chain, payer, await offer());
+    const { authorization: a } = paymentPayload(header);
+    const anyone = (await chain.newAccount({ tokens: 0n })).address;
+    const nothing = encodeFunctionData({
+      abi: testTokenAbi,
+      functionName: "transferFrom",
+      args: [payer.address, anyone, 0n],
+    });
+    const batch = await submitAuthorization(chain, { call: nothing }, header);
+    const config = x402Config();
+    if (!config) throw new Error("x402 is not configured in this file's server");
+    const before = { ...config, transferLog: "before" as const };
+    expect(transferLogHealth(before)).toBe("contradicted");
+    const [row] = await (
+      await db()
+    )
+      .insert(x402Payments)
+      .values({
+        chainId: chain.chainId,
+        tokenAddress: chain.token,
+        fromAddress: payer.address,
+        nonce: a.nonce,
+        status: "failed",
+        serviceId: "token-count",
+        fingerprint: "judged on the wrong side",
+        value: price.toString(),
+        input: input.input,
+        placement: "any",
+        settlementTxHash: batch,
+        settlingSince: new Date(),
+      })
+      .returning();
+    try {
+      const head = await chain.publicClient.getBlockNumber();
+      expect(await transferElsewhere(before, row, { head })).toBe("not found");
+      // The side our settlements show judges it: paid.
+      expect(await transferElsewhere(config, row, { head })).toMatchObject({ transactionHash: batch });
+    } finally {
+      await (await db()).delete(x402Payments).where(eq(x402Payments.id, row.id));
+    }
   });
 });

@@ -5,6 +5,8 @@ import { routes } from "@/lib/http/routes";
 import { liveNodeCount } from "@/lib/network/coordinator";
 import { paymentsHealth } from "@/lib/payments/watcher";
 import { settlerHealth } from "@/lib/payments/x402/settler-health";
+import { transferLogHealth } from "@/lib/payments/x402/transfer-log-side";
+import { x402Config } from "@/lib/env";
 import { servingState } from "@/lib/serving";
 
 const noStore = { "cache-control": "no-store" };
@@ -19,6 +21,7 @@ export const GET = withApi(routes.health, async (_req, { json }) => {
   }
   try {
     await (await db()).execute(sql`select 1`);
+    const x402 = x402Config();
     return json(
       {
         status: "ok",
@@ -26,6 +29,7 @@ export const GET = withApi(routes.health, async (_req, { json }) => {
         nodes: await liveNodeCount(),
         payments: paymentsHealth(),
         settler: await settlerHealth(),
+        ...(x402 && { transferLog: transferLogHealth(x402) }),
       },
       { headers: noStore },
     );

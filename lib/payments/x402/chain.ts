@@ -27,6 +27,7 @@ import type { X402Config } from "@/lib/env";
 import { DomainError } from "@/lib/domain/errors";
 import { log } from "@/lib/log";
 import { clientOf, rpc, sameAddress } from "@/lib/payments/chain";
+import { recordTransferLogSide, transferLogHealth } from "./transfer-log-side";
 
 // The two overloads the official x402 facilitators call: (v, r, s) for a 65-byte signature, `bytes` otherwise.
 export const eip3009Abi = parseAbi([
@@ -414,6 +415,8 @@ export async function movedToTreasury(
   nonce: Hex,
   value: bigint,
 ): Promise<boolean | undefined> {
+  // Our own settlements show the token's side: one that contradicts X402_TRANSFER_LOG judges nothing (logged there).
+  if (transferLogHealth(config) === "contradicted") return undefined;
   const raw = await rpc(() => clientOf(config).getLogs({ address: config.tokenAddress, blockHash: use.blockHash }));
   const txHash = use.transactionHash.toLowerCase();
   const logs = raw.map(decodeTokenLog).filter((log) => log?.transactionHash === txHash) as TokenLog[];
@@ -432,6 +435,50 @@ export async function movedToTreasury(
     (transfer) =>
       sameAddress(transfer.from, from) && sameAddress(transfer.to, config.treasuryAddress) && transfer.value === value,
   );
+}
+
+/**
+ * The side of its AuthorizationUsed log on which our own successful settlement's Transfer of `value` from the payer
+ * to the treasury stands, recorded for transferLogHealth (see ./transfer-log-side.ts); nothing when its logs do not
+ * show one side alone. Never throws: it is a check beside the money path, not on it.
+ */
+export function checkTransferLogSide(
+  config: X402Config,
+  receipt: Pick<TransactionReceipt, "logs" | "transactionHash" | "status">,
+  authorization: { from: Address; nonce: Hex; value: bigint },
+): void {
+  try {
+    if (receipt.status !== "success") return;
+    const logs = receipt.logs
+      .filter((log) => sameAddress(log.address, config.tokenAddress))
+      .map(decodeTokenLog)
+      .filter((log) => log !== undefined);
+    const byIndex = new Map(logs.map((log) => [log.logIndex, log]));
+    const use = logs.find(
+      (log) =>
+        log.kind === "used" &&
+        sameAddress(log.authorizer, authorization.from) &&
+        log.nonce.toLowerCase() === authorization.nonce.toLowerCase(),
+    );
+    if (!use) return;
+    const pays = (index: number) => {
+      const transfer = byIndex.get(index);
+      return (
+        transfer?.kind === "transfer" &&
+        sameAddress(transfer.from, authorization.from) &&
+        sameAddress(transfer.to, config.treasuryAddress) &&
+        transfer.value === authorization.value
+      );
+    };
+    const after = pays(use.logIndex + 1);
+    const before = pays(use.logIndex - 1);
+    if (after !== before) recordTransferLogSide(config, after ? "after" : "before", receipt.transactionHash);
+  } catch (error) {
+    log.warn("an x402 settlement's logs could not be read for the Transfer log's side", {
+      txHash: receipt.transactionHash,
+      err: error instanceof Error ? error.message : String(error),
+    });
+  }
 }
 
 /**
