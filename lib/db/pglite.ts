@@ -8,7 +8,7 @@ import { env } from "@/lib/env";
 import type { Database, Db } from "./database";
 import { takeDataDir } from "./data-dir";
 import { pglitePreparedStatements } from "./driver-internals";
-import { migrationsFolder } from "./migrations";
+import { migrationsFolder, newestAppliedMigrationQuery, refuseNewerDatabase } from "./migrations";
 import * as schema from "./schema";
 
 export async function openPglite(dataDir: string): Promise<Database> {
@@ -26,6 +26,8 @@ export async function openPglite(dataDir: string): Promise<Database> {
         : new PGlite(inMemory ? undefined : path.join(dataDir, "pg"));
     await client.waitReady;
     await migrate(drizzle({ client, schema }), { migrationsFolder });
+    const { rows } = await client.query<{ newest: string | null }>(newestAppliedMigrationQuery);
+    refuseNewerDatabase(rows[0]?.newest);
   } catch (error) {
     // A failed open must not keep the directory: the next attempt (or the next process) takes it again.
     await client?.close().catch(() => undefined);

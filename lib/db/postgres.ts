@@ -4,7 +4,14 @@ import { withCommitEffects } from "./after-commit";
 import { sql } from "drizzle-orm";
 import { log } from "@/lib/log";
 import type { Database, Db } from "./database";
-import { migrationsFolder } from "./migrations";
+import {
+  migrationTableExistsQuery,
+  migrationsFolder,
+  newestAppliedMigrationQuery,
+  OlderInstancesRunning,
+  pendingMigrations,
+  refuseNewerDatabase,
+} from "./migrations";
 import * as schema from "./schema";
 
 /**
@@ -13,6 +20,27 @@ import * as schema from "./schema";
  */
 export const listenerApplicationName = (pid: number) => `execution-network listener ${pid}`;
 const listenerNamePattern = "execution-network listener %";
+
+/** Under the migration lock: an instance connected while migrations are pending runs an older build. */
+async function refuseMigratingUnderOlderInstances(client: import("pg").PoolClient): Promise<void> {
+  const { rows: table } = await client.query<{ exists: boolean }>(migrationTableExistsQuery);
+  if (!table[0].exists) return;
+  const { rows } = await client.query<{ newest: string | null }>(newestAppliedMigrationQuery);
+  const pending = pendingMigrations(rows[0]?.newest);
+  if (pending.length === 0) return;
+  const { rows: instances } = await client.query<{ name: string; address: string | null }>(
+    "select application_name as name, client_addr::text as address from pg_stat_activity " +
+      "where datname = current_database() and application_name like $1",
+    [listenerNamePattern],
+  );
+  if (instances.length > 0)
+    throw new OlderInstancesRunning(
+      instances.map(
+        (i) => `${i.name.replace("execution-network listener ", "pid ")}${i.address ? ` at ${i.address}` : ""}`,
+      ),
+      pending,
+    );
+}
 
 export async function openPostgres(url: string): Promise<Database> {
   const pg = (await import("pg")).default;
@@ -29,11 +57,17 @@ export async function openPostgres(url: string): Promise<Database> {
   const migrator = await pool.connect();
   try {
     await migrator.query("select pg_advisory_lock(727274001)");
+    await refuseMigratingUnderOlderInstances(migrator);
     await migrate(drizzle({ client: migrator, schema }), { migrationsFolder });
-  } finally {
-    await migrator.query("select pg_advisory_unlock(727274001)").catch(() => undefined);
+    const { rows } = await migrator.query<{ newest: string | null }>(newestAppliedMigrationQuery);
+    refuseNewerDatabase(rows[0]?.newest);
+  } catch (error) {
     migrator.release();
+    await pool.end().catch(() => undefined);
+    throw error;
   }
+  await migrator.query("select pg_advisory_unlock(727274001)").catch(() => undefined);
+  migrator.release();
   const handlers = new Map<string, Set<(payload: string) => void>>();
   const quote = (channel: string) => `"${channel.replace(/"/g, "")}"`;
   let closed = false;
