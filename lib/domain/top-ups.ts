@@ -446,9 +446,11 @@ async function recordPayments(
         .onConflictDoNothing()
         .returning({ id: topUps.id });
       if (row) return row;
+      // A DROPPED row comes back with what was found, less what pay-per-call payments credited took: a row dropped
+      // before it was mined holds no amount, and a payment credited next would take its value out of that.
       await own
         .update(topUps)
-        .set({ status: "confirming", failureReason: null, checkedAt: new Date(0) })
+        .set({ ...paymentValues(config, { ...payment, amount: rest }, head, decimals), checkedAt: new Date(0) })
         .where(
           and(
             paymentOf(config.chainId, payment.txHash, payment.payer),

@@ -6,7 +6,7 @@ import { decodePaymentRequiredHeader } from "@x402/core/http";
 import type { PaymentRequired } from "@x402/core/types";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { encodeFunctionData, keccak256, toFunctionSelector, toHex, type Hex } from "viem";
-import { eq } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import { accounts, topUps, x402Payments } from "@/lib/db/schema";
 import { db } from "@/lib/domain/database";
 import { finishSettlement, transferElsewhere } from "@/lib/engine/paid-settlement";
@@ -533,5 +533,120 @@ describe("X402_TRANSFER_LOG, checked against our own settlements", () => {
     } finally {
       await (await db()).delete(x402Payments).where(eq(x402Payments.id, row.id));
     }
+  });
+});
+
+describe("a plain row of the payer's in the payment's transaction, found before the payment is credited", () => {
+  /** The payer's plain top-up of `txHash` (what the §10 watcher records of the payer's transfers there). */
+  const plainOf = async (txHash: Hex) =>
+    (
+      await (
+        await db()
+      )
+        .select()
+        .from(topUps)
+        .where(and(eq(topUps.txHash, txHash.toLowerCase()), isNull(topUps.x402PaymentId)))
+    )[0];
+
+  /** A settlement of ours that reverted, left to the sweep: it finds the authorization's use and finishes with it. */
+  async function settleBySweep(payer: PrivateKeyAccount, header: string) {
+    const reverted = await chain.transferThatReverts(await chain.newAccount({ tokens: 0n }), chain.treasury, 1n);
+    const [row] = await (
+      await db()
+    )
+      .insert(x402Payments)
+      .values({
+        chainId: chain.chainId,
+        tokenAddress: chain.token,
+        fromAddress: payer.address,
+        nonce: paymentPayload(header).authorization.nonce,
+        status: "settling",
+        serviceId: "token-count",
+        fingerprint: "settled by the sweep",
+        value: price.toString(),
+        input: input.input,
+        placement: "any",
+        settlementTxHash: reverted,
+        settlerNonce: 0,
+        settlingSince: new Date(),
+        updatedAt: new Date(Date.now() - 3_600_000),
+      })
+      .returning();
+    const read = async () => (await (await db()).select().from(x402Payments).where(eq(x402Payments.id, row.id)))[0];
+    expect(await eventually(read, (r) => r.status !== "settling", 30_000)).toMatchObject({ status: "settled" });
+  }
+
+  it("refused as out of range, it keeps only what the payment did not take", async () => {
+    const payer = await chain.newAccount();
+    const huge = 2n ** 200n;
+    await chain.fund(payer.address, { tokens: huge });
+    await chain.approve(payer, await authorizationBatch(chain), huge);
+    const header = await officialPayment(chain, payer, await offer());
+    const transferFrom = encodeFunctionData({
+      abi: testTokenAbi,
+      functionName: "transferFrom",
+      args: [payer.address, chain.treasury, huge],
+    });
+    const batch = await submitAuthorization(chain, header, { call: transferFrom });
+    const found = await eventually(
+      () => plainOf(batch),
+      (row) => row?.failureReason === "AMOUNT_OUT_OF_RANGE",
+      20_000,
+    );
+    expect(found.tokenAmount).toBe(String(huge + price));
+    await settleBySweep(payer, header);
+    expect(await plainOf(batch)).toMatchObject({
+      status: "failed",
+      failureReason: "AMOUNT_OUT_OF_RANGE",
+      tokenAmount: String(huge),
+    });
+  });
+
+  it("DROPPED, it comes back with what was found: the payment credited next leaves the rest, which is credited", async () => {
+    const payer = await chain.newAccount();
+    const plain = 2n * price;
+    await chain.approve(payer, await authorizationBatch(chain), plain);
+    const header = await officialPayment(chain, payer, await offer());
+    const transferFrom = encodeFunctionData({
+      abi: testTokenAbi,
+      functionName: "transferFrom",
+      args: [payer.address, chain.treasury, plain],
+    });
+    // The watcher's scan (its logs filtered on the treasury) fails while the batch is mined and its hash, named
+    // before it was (a submission), is recorded DROPPED more than a day ago: only a scan brings it back.
+    const treasury = chain.treasury.slice(2);
+    rpc.failCallsNaming(treasury, true);
+    let batch: Hex;
+    try {
+      batch = await submitAuthorization(chain, header, { call: transferFrom });
+      await (await db()).insert(topUps).values({
+        chainId: chain.chainId,
+        txHash: batch.toLowerCase(),
+        fromAddress: payer.address,
+        status: "failed",
+        failureReason: "DROPPED",
+        requiredConfirmations: 2,
+        createdAt: new Date(Date.now() - 2 * 86_400_000),
+      });
+      await chain.mine(3);
+    } finally {
+      rpc.failCallsNaming(treasury, false);
+    }
+    // The payer has no account yet: the row waits, found, until the payment opens one.
+    await eventually(
+      () => plainOf(batch),
+      (row) => row?.status === "confirming",
+      30_000,
+    );
+    await settleBySweep(payer, header);
+    const view = await eventually(
+      () => payerView(payer),
+      (v) => v.topUps.filter((t) => t.status === "credited").length === 2,
+      30_000,
+    );
+    expect(view.topUps).toEqual([
+      { txHash: batch, status: "credited", credits: 1, tokenAmount: String(price) },
+      { txHash: batch, status: "credited", credits: 2, tokenAmount: String(plain) },
+    ]);
   });
 });

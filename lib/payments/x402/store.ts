@@ -9,7 +9,7 @@ import { creditsForTokenAmount, formatTokenAmount } from "@/lib/contract/top-up-
 import type { X402ErrorReason } from "@/lib/contract/vocabulary";
 import type { X402Config } from "@/lib/env";
 import { applyLedgerEntry } from "@/lib/domain/credits";
-import { lockPaymentInTransaction } from "@/lib/domain/top-ups";
+import { lockPaymentInTransaction, maxCredits } from "@/lib/domain/top-ups";
 import { DomainError } from "@/lib/domain/errors";
 import { db, readyDatabase } from "@/lib/domain/database";
 import { processState } from "@/lib/singleton";
@@ -440,6 +440,8 @@ export async function creditSettledPayment(
     x402PaymentId: payment.id,
   };
   const isFound = plain?.status === "confirming";
+  // A plain row refused as out of range holds the sum too (the operator refunds what it holds): the payment is not.
+  const isOutOfRange = plain?.status === "failed" && plain.failureReason === "AMOUNT_OUT_OF_RANGE";
   const [taken] =
     isFound && BigInt(plain.tokenAmount) === payment.value
       ? await tx.update(topUps).set(settled).where(eq(topUps.id, plain.id)).returning({ id: topUps.id })
@@ -455,15 +457,19 @@ export async function creditSettledPayment(
           .onConflictDoNothing()
           .returning({ id: topUps.id });
   if (!taken) return;
-  if (isFound && taken.id !== plain.id) {
-    // The rest of what the payer moved in it stays a plain payment, for the watcher to credit.
+  if ((isFound || isOutOfRange) && taken.id !== plain.id) {
+    // The rest of what the payer moved in it stays a plain payment, for the watcher to credit (one out of range
+    // only while the rest still is: otherwise re-checked and credited as any other).
     const rest = BigInt(plain.tokenAmount) - payment.value;
+    const restCredits = creditsForTokenAmount(rest, config.creditsPerToken, token.decimals);
+    const isInRange = isOutOfRange && restCredits <= maxCredits;
     if (rest > 0n)
       await tx
         .update(topUps)
         .set({
           tokenAmount: rest.toString(),
-          credits: creditsForTokenAmount(rest, config.creditsPerToken, token.decimals),
+          credits: restCredits <= maxCredits ? restCredits : 0n,
+          ...(isInRange && { status: "confirming" as const, failureReason: null, checkedAt: new Date(0) }),
         })
         .where(eq(topUps.id, plain.id));
     else await tx.delete(topUps).where(eq(topUps.id, plain.id));
