@@ -84,6 +84,39 @@ async function leaseScan(config: PaymentsConfig, head: bigint): Promise<bigint |
 }
 
 /**
+ * The treasury's transfers in [from, to]; a range the RPC refuses (many cap one eth_getLogs answer: "more than
+ * 10000 results") is halved, down to one block, before the error stands: a range dense with logs (anyone can emit
+ * 0-value transfers to the treasury) must not hold the cursor for good. `narrowed` gets the range's new end.
+ */
+/** Whether the RPC answered with an error (a JSON-RPC error, an HTTP 4xx), not timed out or failed (down). */
+function refusedByRpc(error: unknown): boolean {
+  for (let e = error, depth = 0; e && typeof e === "object" && depth < 10; e = (e as Error).cause, depth++) {
+    const { name, status, code } = e as { name?: string; status?: unknown; code?: unknown };
+    if (name === "TimeoutError") return false;
+    if (name === "HttpRequestError") return typeof status === "number" && status >= 400 && status < 500;
+    if (typeof code === "number") return true;
+  }
+  return false;
+}
+
+async function readHalving(
+  config: PaymentsConfig,
+  from: bigint,
+  to: bigint,
+  narrowed: (to: bigint) => void,
+): Promise<Awaited<ReturnType<typeof readTreasuryTransfers>>> {
+  for (;;) {
+    try {
+      return await readTreasuryTransfers(config, from, to);
+    } catch (error) {
+      if (!(error instanceof PaymentsRpcError) || !refusedByRpc(error) || to <= from) throw error;
+      to = from + (to - from) / 2n;
+      narrowed(to);
+    }
+  }
+}
+
+/**
  * Scans up to `rangesPerTick` block ranges from the cursor; returns the payments recorded, and whether a
  * payment the database could not record held the cursor.
  */
@@ -99,8 +132,8 @@ async function scanNewBlocks(
   let held = false;
   let from = cursor;
   for (let range = 0; range < rangesPerTick && from <= head; range++) {
-    const to = from + config.scanBlocks - 1n < head ? from + config.scanBlocks - 1n : head;
-    const transfers = await readTreasuryTransfers(config, from, to);
+    let to = from + config.scanBlocks - 1n < head ? from + config.scanBlocks - 1n : head;
+    const transfers = await readHalving(config, from, to, (smaller) => (to = smaller));
     const final = (to < finalHeight ? to : finalHeight) + 1n;
     const { found, next, holds } = await (
       await db()
@@ -139,7 +172,12 @@ export async function watchPaymentsOnce(
     watcher.held = false; // another instance scans, and says so in its own health
     return { recorded: 0, reconciled: 0, active: false };
   }
-  const { recorded, held } = await scanNewBlocks(config, head, cursor);
+  // A scan that fails (its error is the tick's, after) never skips the re-checks of submitted top-ups.
+  let scanError: { error: unknown } | undefined;
+  const { recorded, held } = await scanNewBlocks(config, head, cursor).catch((error: unknown) => {
+    scanError = { error };
+    return { recorded: 0, held: watcher.held };
+  });
   watcher.held = held;
   let reconciled = 0;
   let rpcError: PaymentsRpcError | undefined;
@@ -157,6 +195,7 @@ export async function watchPaymentsOnce(
   }
   // The RPC answered this tick's head and scan, so it is up: the failing transactions are retried later.
   if (rpcError) log.warn("payments RPC failed on some top-ups; they are re-checked later", { err: rpcError.message });
+  if (scanError) throw scanError.error;
   return { recorded, reconciled, active: true };
 }
 

@@ -622,6 +622,48 @@ describe("the watcher", () => {
     for (const { dev } of payers) expect(await topUpEntries(dev)).toHaveLength(1);
   });
 
+  it("an RPC that refuses a log range (it caps results) is asked for halves down to one block; a block it always refuses holds the scan, never the re-checks", async () => {
+    const blockOf = (hex: unknown) => BigInt(String(hex));
+    // Ranges over one block are refused (as "more than 10000 results"), and so is the dense block alone.
+    let dense: bigint | undefined;
+    rpc.beforeForwarding("eth_getLogs", async (params) => {
+      const { fromBlock, toBlock } = params[0] as { fromBlock?: string; toBlock?: string };
+      if (fromBlock === undefined || toBlock === undefined) return undefined;
+      const [from, to] = [blockOf(fromBlock), blockOf(toBlock)];
+      if (to > from || (dense !== undefined && from <= dense && dense <= to))
+        return { error: { code: -32005, message: "query returned more than 10000 results" } };
+    });
+    try {
+      // Found by the watcher, one block at a time.
+      const found = await payingDeveloper();
+      const before = await balanceOf(found.dev);
+      await chain.transfer(found.wallet, chain.treasury, 2n * token);
+      await chain.mine(requiredConfirmations);
+      await eventually(
+        () => balanceOf(found.dev),
+        (balance) => balance === before + 200,
+        20_000,
+      );
+      // A block the RPC refuses even alone: the cursor waits at it, and a top-up named before its confirmations
+      // is credited by the watcher's re-checks all the same.
+      const stuck = await payingDeveloper();
+      dense = (await chain.blockNumber()) + 1n;
+      await chain.transfer(stuck.wallet, chain.treasury, token);
+      const named = await payingDeveloper();
+      const txHash = await chain.transfer(named.wallet, chain.treasury, 3n * token);
+      const res = await submitTopUp(named.dev, txHash);
+      expect(res.status).toBe(201);
+      const topUp = (await res.json()) as TopUp;
+      expect(topUp.status).toBe("confirming");
+      await chain.mine(requiredConfirmations);
+      const credited = await waitForTopUp(named.dev, topUp.topUpId, (t) => t.status === "credited");
+      expect(credited.credits).toBe(300);
+    } finally {
+      rpc.beforeForwarding("eth_getLogs");
+    }
+    await expectLaterPaymentCredited();
+  });
+
   it("one payment the database refuses does not stop the scan: the others in its block are credited, it is recorded as failed UNRECORDABLE, and one it could not record for now is recorded by the next scan", async () => {
     const [refused, interrupted, other, raced] = await Promise.all(Array.from({ length: 4 }, () => payingDeveloper()));
     const befores = await Promise.all([interrupted, other, raced].map(({ dev }) => balanceOf(dev)));

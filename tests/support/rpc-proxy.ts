@@ -19,7 +19,8 @@ export interface RpcProxy {
   /**
    * Runs `hook` (awaited, with the call's params) before each single call of `method` is forwarded, until
    * cleared with `beforeForwarding(method)`. The hook may answer instead: `{ answer }` replies that result
-   * without forwarding (a transaction the node drops), `{ failAfterForwarding: true }` forwards the call, then
+   * without forwarding (a transaction the node drops), `{ error }` answers that JSON-RPC error (a refused
+   * query), `{ failAfterForwarding: true }` forwards the call, then
    * answers HTTP 502 (the call took effect, its answer was lost: a reset connection).
    */
   beforeForwarding(method: string, hook?: ForwardingHook): void;
@@ -30,7 +31,9 @@ export interface RpcProxy {
   close(): Promise<void>;
 }
 
-export type ForwardingHook = (params: unknown[]) => Promise<void | { answer: unknown } | { failAfterForwarding: true }>;
+export type ForwardingHook = (
+  params: unknown[],
+) => Promise<void | { answer: unknown } | { error: { code: number; message: string } } | { failAfterForwarding: true }>;
 
 interface Call {
   jsonrpc?: string;
@@ -100,6 +103,10 @@ export async function startRpcProxy(upstream: string): Promise<RpcProxy> {
       const hook = single ? hooks.get(single.method ?? "") : undefined;
       (hook ? hook(single?.params ?? []) : Promise.resolve())
         .then(async (instead) => {
+          if (instead && "error" in instead) {
+            const answer = JSON.stringify({ jsonrpc: "2.0", id: single?.id, error: instead.error });
+            return void res.writeHead(200, { "content-type": "application/json" }).end(answer);
+          }
           if (instead && "answer" in instead) {
             const answer = JSON.stringify({ jsonrpc: "2.0", id: single?.id, result: instead.answer });
             return void res.writeHead(200, { "content-type": "application/json" }).end(answer);
