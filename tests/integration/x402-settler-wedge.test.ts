@@ -1,16 +1,27 @@
 // Pay per call (CONTRACT §15): one settlement that can never be mined must not hold the settler's nonce sequence,
 // and with it every later payment (review of issue 45, M1). A settlement replaced the most times before its
 // authorization expired was only rebroadcast, never filled; a payer's gas-burning contract wallet could make one
-// the settler cannot pay for. On ganache with the EIP-3009 token, behind a relay the tests fault.
+// the settler cannot pay for. Nor may a use of an authorization in a block packed with the token's logs (M2): its
+// look-up asks for the payer's logs only. On ganache with the EIP-3009 token, behind a relay the tests fault.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import type { PaymentRequired } from "@x402/core/types";
-import { keccak256, parseTransaction, type Address, type Hex } from "viem";
+import { keccak256, parseTransaction, toEventSelector, type Address, type Hex } from "viem";
 import { eq } from "drizzle-orm";
 import { x402Payments, x402Settlers } from "@/lib/db/schema";
 import { db } from "@/lib/domain/database";
+import { x402Config } from "@/lib/env";
+import { movedToTreasury } from "@/lib/payments/x402/chain";
 import { eventually } from "../support/jobs";
-import { officialPayment, paymentPayload, signedAuthorization, startX402, type X402World } from "../support/x402";
+import {
+  officialPayment,
+  paymentPayload,
+  price,
+  signedAuthorization,
+  startX402,
+  submitAuthorization,
+  type X402World,
+} from "../support/x402";
 
 let world: X402World;
 
@@ -137,3 +148,41 @@ it("a settlement replaced the most times is filled once the chain is past its va
     rpc.beforeForwarding("eth_sendRawTransaction");
   }
 }, 90_000);
+
+it("a use in a block whose token logs the RPC will not list at once is looked up by the payer's logs only", async () => {
+  const { chain, rpc } = world;
+  const required = await offer();
+  const [payer, other] = await Promise.all([chain.newAccount(), chain.newAccount()]);
+  const header = await signedAuthorization(chain, payer, required.accepts[0]);
+  // Used by a third party in one batch with another payer's: the block holds others' token logs too.
+  const txHash = await submitAuthorization(chain, await signedAuthorization(chain, other, required.accepts[0]), header);
+  const receipt = await chain.publicClient.getTransactionReceipt({ hash: txHash });
+  const usedTopic = toEventSelector("AuthorizationUsed(address,bytes32)");
+  const used = receipt.logs.find(
+    (log) => log.topics[0] === usedTopic && log.topics[1]?.toLowerCase().endsWith(payer.address.slice(2).toLowerCase()),
+  );
+  if (!used) throw new Error("the payer's AuthorizationUsed log is not in the receipt");
+  const use = {
+    transactionHash: txHash,
+    blockNumber: receipt.blockNumber,
+    blockHash: receipt.blockHash,
+    logIndex: used.logIndex,
+  };
+  const config = x402Config();
+  if (!config) throw new Error("x402 is not configured in this file's server");
+  // The RPC refuses a block's logs unless the query names the payer (as one over its result cap would).
+  rpc.beforeForwarding("eth_getLogs", async (params) => {
+    const { blockHash, topics } = params[0] as { blockHash?: string; topics?: unknown[] };
+    if (blockHash && !(topics && topics.length >= 2))
+      return { error: { code: -32005, message: "query returned more than 10000 results" } };
+  });
+  try {
+    const { authorization } = paymentPayload(header);
+    const proxied = { ...config, rpcUrl: rpc.url };
+    expect(await movedToTreasury(proxied, use, payer.address, authorization.nonce, price)).toBe(true);
+    // Another value than the one its Transfer moved: not this payment.
+    expect(await movedToTreasury(proxied, use, payer.address, authorization.nonce, price + 1n)).toBe(false);
+  } finally {
+    rpc.beforeForwarding("eth_getLogs");
+  }
+});

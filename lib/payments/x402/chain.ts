@@ -7,12 +7,15 @@ import {
   decodeFunctionData,
   defineChain,
   encodeFunctionData,
+  formatLog,
   http,
   keccak256,
   parseAbi,
   parseSignature,
+  pad,
   parseTransaction,
   size,
+  toEventSelector,
   TransactionNotFoundError,
   TransactionReceiptNotFoundError,
   WaitForTransactionReceiptTimeoutError,
@@ -20,6 +23,7 @@ import {
   type Hash,
   type Hex,
   type Log,
+  type RpcLog,
   type TransactionReceipt,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -417,7 +421,17 @@ export async function movedToTreasury(
 ): Promise<boolean | undefined> {
   // Our own settlements show the token's side: one that contradicts X402_TRANSFER_LOG judges nothing (logged there).
   if (transferLogHealth(config) === "contradicted") return undefined;
-  const raw = await rpc(() => clientOf(config).getLogs({ address: config.tokenAddress, blockHash: use.blockHash }));
+  // Only the payer's uses and transfers (topic 1 is `authorizer` in one, `from` in the other): a block packed
+  // with the token's logs (anyone can emit them) must not make a query the RPC refuses every time. Adjacency goes
+  // by logIndex, so the logs left out never make two logs neighbours.
+  const topics = [[toEventSelector(tokenEvents[0]), toEventSelector(tokenEvents[1])], pad(from.toLowerCase() as Hex)];
+  const found = await rpc(() =>
+    clientOf(config).request({
+      method: "eth_getLogs",
+      params: [{ address: config.tokenAddress, blockHash: use.blockHash, topics }],
+    }),
+  );
+  const raw = (found as RpcLog[]).map((log) => formatLog(log));
   const txHash = use.transactionHash.toLowerCase();
   const logs = raw.map(decodeTokenLog).filter((log) => log?.transactionHash === txHash) as TokenLog[];
   const own = logs.find((log) => log.logIndex === use.logIndex);
