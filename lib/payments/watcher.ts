@@ -175,6 +175,12 @@ export async function watchPaymentsOnce(
   // A scan that fails (its error is the tick's, after) never skips the re-checks of submitted top-ups.
   let scanError: { error: unknown } | undefined;
   const { recorded, held } = await scanNewBlocks(config, head, cursor).catch((error: unknown) => {
+    // The RPC answers, but refuses even one block's logs: the scan waits at it (health degraded, as for a payment
+    // held), with no backoff, so the re-checks keep their pace. Any other failure is the tick's (backoff).
+    if (error instanceof PaymentsRpcError && refusedByRpc(error)) {
+      log.error("the payments RPC refuses the logs of one block; the scan waits at it", { cursor: String(cursor) });
+      return { recorded: 0, held: true };
+    }
     scanError = { error };
     return { recorded: 0, held: watcher.held };
   });

@@ -408,7 +408,7 @@ export function paidByUse(
  * transfer (see paidByUse) is of exactly `value`, from `from` to the treasury. EIP-3009 lets a payer sign several
  * authorizations with one nonce (another `to`, another `value`): the AuthorizationUsed log alone does not say which
  * one was used. Read from the block's token logs by the block's hash (never the receipt: a node may answer for a
- * hash another, later execution), all of them in one call. Undefined when the AuthorizationUsed log itself is not
+ * hash another, later execution), the payer's AuthorizationUsed and Transfer logs in one call. Undefined when the AuthorizationUsed log itself is not
  * among them: a node behind a load balancer that has not seen the block yet answers [] (not an error), which
  * says nothing about the payment; or when no Transfer of the payer's stands beside it on the token's side.
  */
