@@ -91,8 +91,13 @@ function rollupUpsertSql(unit: keyof typeof rollupTables, deltas: SQL): SQL {
 /**
  * The one write of the rollups, as entries of a statement's WITH list: `deltas` (a relation as rollupUpsertSql
  * takes) counted in the hour rollups (`<name>`), the minute rollups (`<name>_minutes`) and the day rollups
- * (`<name>_days`), always in that order, so concurrent writers lock the rows of the three tables in one order.
- * `<name>_deltas` names the deltas. One statement, so the day rows cost the write no round trip, only their upsert.
+ * (`<name>_days`). `<name>_deltas` names the deltas. One statement, so the day rows cost the write no round trip,
+ * only their upsert.
+ *
+ * Lock order: PostgreSQL runs data-modifying WITH entries that the main query does not read after it, last listed
+ * first (checked on PostgreSQL 15: day, then minute, then hour), so every writer locks the three tables' rows in
+ * that one order and the day row gates the others. A main query must therefore never select from these entries:
+ * one it read would run first, and that writer's order would differ from the rest (a deadlock between them).
  */
 export function usageRollupCtes(name: string, deltas: SQL): SQL {
   const relation = sql.raw(`${name}_deltas`);

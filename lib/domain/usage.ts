@@ -96,8 +96,9 @@ export function periodParts(start: Date, end: Date, now: Date) {
 }
 
 /**
- * The rollup rows of a period (periodParts): an index range of each table, at most 30-odd day rows, 46 hour rows
- * and 118 minute rows per service and key.
+ * The rollup rows of a period (periodParts): an index range of each table, one day row per whole UTC day (30-odd
+ * for the default window; an explicit period is not capped, so ten years read about 3,650), at most 46 hour rows and
+ * 118 minute rows per service and key.
  */
 function rollupRowsSql(accountId: string, { days, hours, minutes }: ReturnType<typeof periodParts>) {
   const columns = sql.raw(`service_id, api_key_id, jobs, completed, failed, credits_charged, credits_refunded,

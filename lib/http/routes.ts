@@ -697,9 +697,11 @@ export const routes = {
     summary: "UsageSummary for a period (default: last 30 days)",
     description:
       "Default period: from the start of the UTC hour holding now − 30 days (up to 59 minutes more than 30 days) " +
-      "to now; periodStart and periodEnd in the response give the window used. Whole UTC hours, and the last hour " +
-      "of a period ending at or after now, are read from hourly rollups; a partial hour of an explicit period is " +
-      "counted from the rows of that hour, exact to the millisecond, at a cost that follows the hourly rate.",
+      "to now; periodStart and periodEnd in the response give the window used. The period is read from rollups kept " +
+      "as the work is written: whole UTC days from daily rollups, the whole hours of a partial day from hourly ones, " +
+      "the whole minutes of a partial hour from per-minute ones (the last day, hour and minute of a period ending at " +
+      "or after now are read whole); a partial minute of an explicit period is counted from its rows, so every " +
+      "figure is exact to the millisecond.",
     tags: ["Credits"],
     credential: "either",
     scope: "credits:read",
