@@ -1,4 +1,5 @@
 // Configuration, parsed once from process.env. Nothing else in the app reads process.env.
+import { getAddress } from "viem";
 import { z } from "zod";
 
 const intFromEnv = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback);
@@ -150,7 +151,11 @@ const envSchema = z.object({
   // Credit top-ups paid in an ERC-20 (CONTRACT §10): enabled when the first five are all set.
   PAYMENTS_RPC_URL: z.url({ protocol: /^https?$/ }).optional(),
   PAYMENTS_CHAIN_ID: z.coerce.number().int().positive().optional(),
-  PAYMENTS_TOKEN_ADDRESS: evmAddress.optional(),
+  /**
+   * Checksummed once here: the token's address is part of an x402 authorization's unique key, so instances
+   * configured with another letter case must key it alike (else both could reserve and settle it).
+   */
+  PAYMENTS_TOKEN_ADDRESS: evmAddress.transform((address) => getAddress(address)).optional(),
   PAYMENTS_TREASURY_ADDRESS: evmAddress.optional(),
   CREDITS_PER_TOKEN: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
   /** Blocks on top of the including block before a payment is credited. */

@@ -55,6 +55,14 @@ describe("payment configuration", () => {
       /CREDITS_PER_TOKEN: required[\s\S]*PAYMENTS_TREASURY_ADDRESS: required|PAYMENTS_TREASURY_ADDRESS: required[\s\S]*CREDITS_PER_TOKEN: required/,
     );
     expect(() => parseEnv({ ...complete, PAYMENTS_TOKEN_ADDRESS: "0x1234" })).toThrow(/PAYMENTS_TOKEN_ADDRESS/);
+    // Any letter case is the same token, keyed alike (an x402 authorization's unique key holds it).
+    for (const spelling of [
+      complete.PAYMENTS_TOKEN_ADDRESS.toLowerCase(),
+      `0x${complete.PAYMENTS_TOKEN_ADDRESS.slice(2).toUpperCase()}`,
+    ])
+      expect(paymentsConfig(parseEnv({ ...complete, PAYMENTS_TOKEN_ADDRESS: spelling }))?.tokenAddress).toBe(
+        complete.PAYMENTS_TOKEN_ADDRESS,
+      );
     expect(() => parseEnv({ ...complete, CREDITS_PER_TOKEN: "0.5" })).toThrow(/CREDITS_PER_TOKEN/);
   });
 
