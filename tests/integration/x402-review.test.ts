@@ -357,18 +357,26 @@ describe("a reverted settlement the sweep finished, the §10 top-up credited fir
         const { result } = (await answer.json()) as { result: Hex };
         // The request reads "unused"; meanwhile the tokens come back and a third party uses the authorization.
         await chain.fund(payer.address, { tokens: price });
-        used = await submitAuthorization(chain, header);
-        // Before the request reads that block's time (is the authorization expired?): the payer's top-up of that
-        // transaction is credited (§10), then the sweep finishes the payment with it. Each step within a call's
-        // 5 s: the chain is read directly, not through the relay.
+        const usedNow = await submitAuthorization(chain, header);
+        used = usedNow;
+        // The payer's top-up of that transaction is credited (§10); then, before the request reads that block's
+        // time (is the authorization expired?), the sweep finishes the payment with it. Each hook within a call's
+        // 5 s: the chain is read directly, not through the relay, from a search floor kept on the row already.
+        await chain.mine(2);
+        if (!paymentsConfig()) throw new Error("top-ups are not configured in this file's server");
+        const { topUp } = await submitTopUp(account.id, payer.address, { chainId: chain.chainId, txHash: usedNow });
+        expect(topUp.status).toBe("credited");
+        await (
+          await db()
+        )
+          .update(x402Payments)
+          .set({ useSearchFloor: BigInt(at) })
+          .where(eq(x402Payments.fromAddress, payer.address));
         rpc.beforeForwarding("eth_getBlockByNumber", async (blockParams) => {
           if (blockParams[0] !== at) return undefined;
           rpc.beforeForwarding("eth_getBlockByNumber");
-          await chain.mine(2);
           const config = x402Config();
-          if (!config || !paymentsConfig()) throw new Error("x402 is not configured in this file's server");
-          const { topUp } = await submitTopUp(account.id, payer.address, { chainId: chain.chainId, txHash: used! });
-          expect(topUp.status).toBe("credited");
+          if (!config) throw new Error("x402 is not configured in this file's server");
           const row = await paymentRow(payer);
           const direct = { ...config, rpcUrl: chain.rpcUrl };
           const found = await transferElsewhere(direct, row, { head: await chain.publicClient.getBlockNumber() });
