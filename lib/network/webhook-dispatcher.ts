@@ -92,7 +92,20 @@ export function startWebhookDispatcher(): () => Promise<void> {
     });
 
   const send = async (claimed: ClaimedDelivery, bodies: Promise<Map<string, string>>) => {
-    const claim = { ...claimed, body: await bodyToSend(claimed, bodies) };
+    let body: string;
+    try {
+      body = await bodyToSend(claimed, bodies);
+    } catch (err) {
+      // Nothing is sent, and that is an attempt like any other: the retry schedule, the retry window and the
+      // delivery's detail apply to it. Unrecorded, a receipt that can never be issued (a signing key that no longer
+      // opens) had its delivery claimed again after every lease, for good, with nothing shown but a log line.
+      log.error("webhook not sent: the job's receipt could not be issued", { deliveryId: claimed.deliveryId, err });
+      const reason = err instanceof Error ? err.message : String(err);
+      const outcome = { responseStatus: null, latencyMs: 0, error: `Not sent: ${reason}`, responseBody: null };
+      await recordAttempt(claimed, outcome, { headers: {}, attemptedAt: new Date() });
+      return;
+    }
+    const claim = { ...claimed, body };
     const attemptedAt = new Date();
     const timestamp = Math.floor(attemptedAt.getTime() / 1000);
     const secrets = claim.secretCiphertexts.map(decryptSecret);

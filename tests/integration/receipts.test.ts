@@ -16,6 +16,8 @@ import {
 import { eq } from "drizzle-orm";
 import { jobReceipts, webhookDeliveries } from "@/lib/db/schema";
 import { db } from "@/lib/domain/database";
+import { signal } from "@/lib/domain/signals";
+import { webhookChannel } from "@/lib/domain/webhook-events";
 import { completedJobReceipts } from "@/lib/engine/receipts";
 import { signUpDeveloper, type Developer } from "../support/developer";
 import { expectError } from "../support/expect-error";
@@ -235,6 +237,52 @@ describe("a completed job's receipt, once issued", () => {
     expect(second.request.body).toBe(again.body);
     expect(second.request.headers["webhook-signature"]).toBe(again.headers["webhook-signature"]);
     expect(verifyWebhook(second.request.body, second.request.headers, webhookSecret).data.receipt).toEqual(receipt);
+  });
+});
+
+describe("a job.completed delivery whose receipt cannot be issued", () => {
+  it("is not sent, and is recorded as a failed attempt on the retry schedule, not claimed again for good", async () => {
+    // A job that has not completed (no node of its own: it waits in routing), with a job.completed delivery as if
+    // it had: the dispatcher finds no receipt to issue, as it would with a signing key that no longer opens.
+    const res = await dev.withKey(key, "/api/developers/jobs", {
+      method: "POST",
+      body: JSON.stringify({
+        type: "developer_job",
+        payload: { serviceId: "token-count", input: { text: "never receipted" }, placement: "own" },
+      }),
+    });
+    const waiting = (await res.json()) as ExecutionJob;
+    const d = await db();
+    const [{ accountId }] = await d
+      .select({ accountId: webhookDeliveries.accountId })
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.jobId, job.jobId))
+      .limit(1);
+    const [{ id: deliveryId }] = await d
+      .insert(webhookDeliveries)
+      .values({
+        endpointId,
+        accountId,
+        eventId: `evt_unreceipted_${waiting.jobId}`,
+        eventType: "job.completed",
+        jobId: waiting.jobId,
+        body: JSON.stringify({ type: "job.completed", data: { jobId: waiting.jobId } }),
+      })
+      .returning({ id: webhookDeliveries.id });
+    await signal(d, webhookChannel, ""); // as the writes of deliveries do, so the dispatcher looks now
+
+    type Detail = { status: string; attemptCount: number; lastError: string | null; nextAttemptAt: string | null };
+    const detailPath = `/api/developers/webhooks/${endpointId}/deliveries/${deliveryId}`;
+    const detail = await eventually(
+      async () => (await (await dev.session(detailPath)).json()) as Detail,
+      (shown) => shown.attemptCount >= 1,
+    );
+    expect(detail).toMatchObject({
+      status: "pending",
+      lastError: expect.stringMatching(/^Not sent: No receipt for job/),
+    });
+    expect(Date.parse(detail.nextAttemptAt!)).toBeGreaterThan(Date.now());
+    expect(receiver.received.filter((r) => r.body.includes(waiting.jobId))).toEqual([]);
   });
 });
 
