@@ -41,7 +41,8 @@ export const ClaimedJob = z
 export type ClaimedJob = z.infer<typeof ClaimedJob>;
 export const ClaimResponse = z.object({ jobs: z.array(ClaimedJob) }).meta({ id: "NodeClaim" });
 
-const attempt = z.number().int().min(1);
+// The jobs table keeps the attempt as a PostgreSQL integer: a larger one is a 400, not the database's 500.
+const attempt = z.number().int().min(1).max(2_147_483_647);
 export const StartRequest = z.object({ attempt }).strict();
 /** What a node has to say about a running job; reports made while one is in flight travel together. */
 const report = {
