@@ -8,7 +8,8 @@
 // --burst-jobs <n>, --warmup-jobs <n>; --quick (a smaller warm-up, 1 node, no scale-out: a few minutes);
 // --baseline <checkout> (the harness and `server.mjs` phases also on another checkout, paired with this one's;
 // a checkout from before server.mjs runs `next start`: tests/support/next-server.ts),
-// --rounds <n> (that many pairs of each);
+// --baseline-receipts-off (the baseline is this tree's HEAD with the receipt step switched off, built by the bench:
+// bench/receipts-off.ts), --rounds <n> (that many pairs of each);
 // --profile (CPU profiles of the servers into .bench/, top functions in the report);
 // --private-postgres (a throwaway cluster with pg_stat_statements loaded, instead of DATABASE_URL's server);
 // --client fetch (the load generator submits with fetch instead of node:http: bench/jobs.ts);
@@ -66,6 +67,7 @@ import { startCompletionHooks, type CompletionHooks } from "./bench/completion-h
 import { benchScaleOut, type DatabaseWork, type ScaleOutResult } from "./bench/scale-out";
 import { startServerUnderTest, type Driver, type ServerUnderTest } from "./bench/server";
 import { summarize } from "./bench/stats";
+import { receiptsOffCheckout } from "./bench/receipts-off";
 import { rerunOnSupportedNode } from "./bench/supported-node";
 
 const positiveNumber = (name: string, fallback: number) => {
@@ -77,9 +79,11 @@ const switchedOn = (name: string) => process.argv.slice(2).includes(`--${name}`)
 /** `--quick`: the same phases, smaller, for a run of a few minutes (with a baseline, twice that). */
 const quick = switchedOn("quick");
 
+const report = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+
 /** Another checkout (with its node_modules) whose harness and `server.mjs` are measured beside this one's. */
 function baselineRoot(): string | undefined {
-  const dir = flag("baseline");
+  const dir = switchedOn("baseline-receipts-off") ? receiptsOffCheckout(process.cwd(), report) : flag("baseline");
   if (!dir) return undefined;
   const root = path.resolve(dir);
   for (const needed of ["package.json", "node_modules", "tests/support/serve.ts", "scripts/build-if-stale.mjs"])
@@ -125,7 +129,6 @@ else if (client !== "node:http") throw new Error("--client must be fetch or node
 
 let adminUrl = process.env.DATABASE_URL || undefined;
 const driver: Driver = adminUrl || options.privatePostgres ? "postgres" : "pglite";
-const report = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 /** `--webhook`: the receiver of every server's job.completed deliveries. */
 let hooks: CompletionHooks | undefined;
 const progress = report;
