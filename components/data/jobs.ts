@@ -2,6 +2,7 @@
 // (components/data/live-job.ts follows them), and Cancel. One key factory for every job query.
 import * as React from "react";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { encodeCursor } from "@/lib/contract/list-cursor";
 import { finalStatuses } from "@/lib/contract/vocabulary";
 import { creditKeys } from "./credits";
 import { apiFetch, apiFetchWithHeaders } from "./fetch-api";
@@ -45,22 +46,24 @@ export async function fetchJobLogsAfter(
 
 const telemetryPageSize = 100;
 
-/** Every telemetry event after `afterSequence` (sequences are 1, 2, 3… without gaps, so the page is known). */
+/**
+ * Every telemetry event after `afterSequence`, page after page by cursor (`after`), so the read costs the same
+ * however long the job's telemetry is.
+ */
 export async function fetchJobEventsAfter(
   jobId: string,
   afterSequence: number,
   signal?: AbortSignal,
 ): Promise<TelemetryEvent[]> {
   const events: TelemetryEvent[] = [];
-  let page = Math.floor(afterSequence / telemetryPageSize) + 1;
-  for (;;) {
+  for (let after = encodeCursor("telemetry", [afterSequence]); ;) {
     const result = await apiFetch<TelemetryPage>(
-      `${jobPath(jobId)}/telemetry?page=${page}&limit=${telemetryPageSize}`,
+      `${jobPath(jobId)}/telemetry?after=${encodeURIComponent(after)}&limit=${telemetryPageSize}`,
       { signal },
     );
-    events.push(...result.data.filter((e) => e.sequence > afterSequence));
-    if (!result.pagination.hasMore) return events;
-    page += 1;
+    events.push(...result.data);
+    if (!result.pagination.hasMore || !result.pagination.nextCursor) return events;
+    after = result.pagination.nextCursor;
   }
 }
 
