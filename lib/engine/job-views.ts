@@ -24,6 +24,7 @@ import type { JobStatus } from "@/lib/contract/vocabulary";
 import type * as wire from "@/lib/contract/schemas";
 import type { ExecutionJob, TelemetryEvent } from "@/lib/contract/schemas";
 import { toExecutionJob } from "./execution-job";
+import { isJobPruned } from "./retention";
 import type { JobRow } from "./job-change";
 export type { ExecutionJob, TelemetryEvent };
 
@@ -200,8 +201,9 @@ export async function getJobTelemetry(
     { key: { seq: jobEvents.sequence }, descending: false },
     telemetryKeyset,
   );
-  // Sequences run 1, 2, 3… without gaps: the last one written is the count.
-  return keysetPage(telemetryKeyset, request, read, keyAt, toTelemetryEvent, Promise.resolve(exactTotal(job.eventSeq)));
+  // Sequences run 1, 2, 3… without gaps: the last one written is the count, unless retention pruned them all.
+  const total = isJobPruned(d, job).then((pruned) => exactTotal(pruned ? 0 : job.eventSeq));
+  return keysetPage(telemetryKeyset, request, read, keyAt, toTelemetryEvent, total);
 }
 
 /** The job and its telemetry after `afterSequence` (the SSE stream's read). */

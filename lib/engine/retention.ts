@@ -44,3 +44,18 @@ export async function pruneOldJobRows(d: Tx, days: number, batchSize = 500): Pro
   const [row] = result.rows;
   return { jobs: Number(row.jobs), events: Number(row.events), logs: Number(row.logs) };
 }
+
+/**
+ * Whether retention has pruned this job's events and log lines: a final job at or before the stored cursor (the
+ * cursor walks final jobs in the order they ended, so every one at or before it was pruned). One primary-key read.
+ */
+export async function isJobPruned(d: Tx, job: { id: string; completedAt: Date | null }): Promise<boolean> {
+  if (!job.completedAt) return false;
+  const rows = await d
+    .select({ id: jobRetention.id })
+    .from(jobRetention)
+    .where(
+      sql`${jobRetention.id} = 1 and (${jobRetention.prunedThrough}, ${jobRetention.lastJobId}) >= (${job.completedAt.toISOString()}::timestamptz, ${job.id}::uuid)`,
+    );
+  return rows.length > 0;
+}

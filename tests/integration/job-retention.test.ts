@@ -32,6 +32,8 @@ const rowsOfJob = async (jobId: string) => {
 const kept = () =>
   Promise.all([
     rowsOf(sql`select * from usage_rollups order by account_id, hour, service_id, api_key_id`),
+    rowsOf(sql`select * from usage_minute_rollups order by account_id, minute, service_id, api_key_id`),
+    rowsOf(sql`select * from usage_day_rollups order by account_id, day, service_id, api_key_id`),
     rowsOf(sql`select id, amount, balance_after from credit_ledger order by seq`),
   ]);
 
@@ -93,5 +95,13 @@ describe("pruning the rows of jobs that ended more than JOB_RETENTION_DAYS ago",
     expect(await res.json()).toMatchObject({ jobId: old[0], status: "completed" });
     const telemetry = await (await ctx.dev.withKey(ctx.key, `/api/developers/jobs/${old[0]}/telemetry`)).json();
     expect(telemetry.data).toEqual([]);
+    // Its total says what the page shows: none left, not the count the job once had.
+    expect(telemetry.pagination).toMatchObject({ total: 0, totalPages: 0, hasMore: false });
+  });
+
+  it("a job that has not ended still counts all its telemetry", async () => {
+    const telemetry = await (await ctx.dev.withKey(ctx.key, `/api/developers/jobs/${running}/telemetry`)).json();
+    expect(telemetry.data.length).toBeGreaterThan(0);
+    expect(telemetry.pagination.total).toBe(telemetry.data.length);
   });
 });
