@@ -76,11 +76,14 @@ export async function apiFetch<T>(path: string, init: ApiRequestInit = {}): Prom
   return (await apiFetchWithHeaders<T>(path, init)).body;
 }
 
-/** apiFetch, with the response's headers (a list that pages in headers, like a job's log). */
+/**
+ * apiFetch, with the response's headers (a list that pages in headers, like a job's log) and its body's exact
+ * text (a receipt is downloaded as the bytes the API answered, not as a re-serialisation of them).
+ */
 export async function apiFetchWithHeaders<T>(
   path: string,
   init: ApiRequestInit = {},
-): Promise<{ body: T; headers: Headers }> {
+): Promise<{ body: T; headers: Headers; text: string }> {
   const { method = "GET", body, signal, headers = {} } = init;
   let response: Response;
   try {
@@ -100,7 +103,7 @@ export async function apiFetchWithHeaders<T>(
     if (signal?.aborted) throw error;
     throw new ApiError(0, "NETWORK_ERROR", "Could not reach the server. Check your connection and try again.");
   }
-  if (response.status === 204) return { body: undefined as T, headers: response.headers };
+  if (response.status === 204) return { body: undefined as T, headers: response.headers, text: "" };
   const text = await response.text();
   let parsed: unknown = undefined;
   if (text) {
@@ -114,5 +117,5 @@ export async function apiFetchWithHeaders<T>(
   // /api/auth answers 401 to a signature it does not accept: that is a failed sign-in, not an ended session.
   if (response.status === 401 && !path.startsWith("/api/auth/")) noteSessionEnded();
   if (!response.ok) throw errorFrom(response, parsed);
-  return { body: parsed as T, headers: response.headers };
+  return { body: parsed as T, headers: response.headers, text };
 }

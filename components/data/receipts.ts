@@ -2,7 +2,7 @@
 // (viem, lib/contract/receipts.ts) — what the page shows is what this browser checked, not what the server says.
 import { useQuery } from "@tanstack/react-query";
 import { verifyReceiptFor, type Receipt, type ReceiptVerdict } from "@/lib/contract/receipts";
-import { apiFetch } from "./fetch-api";
+import { apiFetch, apiFetchWithHeaders } from "./fetch-api";
 import type { ExecutionJob } from "./types";
 
 export const receiptKeys = {
@@ -12,6 +12,8 @@ export const receiptKeys = {
 
 export interface CheckedReceipt {
   receipt: Receipt;
+  /** The receipt exactly as the API answered it: what Download JSON saves. */
+  json: string;
   verdict: ReceiptVerdict;
 }
 
@@ -20,11 +22,13 @@ export function useCheckedReceipt(job: ExecutionJob) {
   return useQuery({
     queryKey: receiptKeys.job(job.jobId),
     queryFn: async ({ signal }): Promise<CheckedReceipt> => {
-      const [receipt, signers] = await Promise.all([
-        apiFetch<Receipt>(`/api/developers/jobs/${encodeURIComponent(job.jobId)}/receipt`, { signal }),
+      const [answered, signers] = await Promise.all([
+        apiFetchWithHeaders<Receipt>(`/api/developers/jobs/${encodeURIComponent(job.jobId)}/receipt`, { signal }),
         apiFetch<{ current: string; previous: string[] }>("/api/receipts/signers", { signal }),
       ]);
-      return { receipt, verdict: await verifyReceiptFor(job, receipt, [signers.current, ...signers.previous]) };
+      const receipt = answered.body;
+      const verdict = await verifyReceiptFor(job, receipt, [signers.current, ...signers.previous]);
+      return { receipt, json: answered.text, verdict };
     },
     staleTime: Infinity,
   });

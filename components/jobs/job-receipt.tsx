@@ -8,10 +8,10 @@ import type { ExecutionJob } from "@/components/data/types";
 import { ErrorState } from "@/components/dashboard/states";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
-import type { Receipt } from "@/lib/contract/receipts";
 
-function download(receipt: Receipt, jobId: string) {
-  const url = URL.createObjectURL(new Blob([JSON.stringify(receipt, null, 2)], { type: "application/json" }));
+/** Saves the receipt's JSON as the API answered it, byte for byte. */
+function download(json: string, jobId: string) {
+  const url = URL.createObjectURL(new Blob([json], { type: "application/json" }));
   const link = Object.assign(document.createElement("a"), { href: url, download: `receipt-${jobId}.json` });
   link.click();
   // Revoked only once the download has surely started (revoking at once can cancel it).
@@ -39,7 +39,7 @@ export function JobReceipt({ job }: { job: ExecutionJob }) {
               <span>Receipt not verified: {checked.data.verdict.detail}</span>
             </p>
           )}
-          <Button variant="outline" size="sm" onClick={() => download(checked.data.receipt, job.jobId)}>
+          <Button variant="outline" size="sm" onClick={() => download(checked.data.json, job.jobId)}>
             <DownloadIcon /> Download JSON
           </Button>
         </>

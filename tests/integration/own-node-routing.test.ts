@@ -1,6 +1,7 @@
 // Routing by owner and placement, and the price of a job on the developer's own node (CONTRACT §12). The
 // nodes here speak the node protocol directly, so which node claims what is decided by the test, not a race.
 import { describe, expect, it } from "vitest";
+import { verifyReceipt, type ExecutionJob, type ExecutionReceipt } from "../../lib/client/src/index";
 import { issueNodeToken } from "@/lib/network/coordinator";
 import { signUpDeveloper, type Developer } from "../support/developer";
 import { eventually, getJob, telemetry, typesOf, waitForStatus, type JobView } from "../support/jobs";
@@ -93,6 +94,15 @@ async function ledgerOf(dev: Developer, jobId: string) {
     .reverse();
 }
 
+/** The completed job's receipt (CONTRACT §13), once it verifies against the job and the deployment's signers. */
+async function verifiedReceipt(dev: Developer, key: string, jobId: string) {
+  const job = (await (await dev.withKey(key, `/api/developers/jobs/${jobId}`)).json()) as ExecutionJob;
+  const receipt = (await (await dev.withKey(key, `/api/developers/jobs/${jobId}/receipt`)).json()) as ExecutionReceipt;
+  const signers = (await (await fetch(`${ctx.server.baseUrl}/api/receipts/signers`)).json()) as { current: string };
+  await verifyReceipt(job, receipt, { signers: [signers.current] });
+  return receipt.message;
+}
+
 async function newDeveloper() {
   const dev = await signUpDeveloper(ctx.server.baseUrl);
   return { dev, key: await dev.createApiKey() };
@@ -168,7 +178,12 @@ describe("routing by owner", () => {
       ["charge", -2],
       ["refund", 1],
     ]);
-    expect(await balanceOf(alice.dev)).toBe(99);
+    expect(await balanceOf(alice.dev)).toBe(99); // Its receipt states the node was the developer's own and the price after the refund.
+    expect(await verifiedReceipt(alice.dev, alice.key, job.jobId)).toMatchObject({
+      nodeId: node.nodeId,
+      ownNode: true,
+      creditCost: 1,
+    });
   });
 
   it("placement any that completes on the network's node costs the full price", async () => {
@@ -180,6 +195,7 @@ describe("routing by owner", () => {
     await network.complete(job.jobId);
     expect(await getJob(alice.dev, alice.key, job.jobId)).toMatchObject({ status: "completed", creditCost: 2 });
     expect(await ledgerOf(alice.dev, job.jobId)).toEqual([["charge", -2]]);
+    expect(await verifiedReceipt(alice.dev, alice.key, job.jobId)).toMatchObject({ ownNode: false, creditCost: 2 });
   });
 
   it("a node offering more services than its owner declared claims only the declared ones", async () => {
