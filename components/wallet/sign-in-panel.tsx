@@ -237,6 +237,7 @@ export function SignInPanel({
               >
                 {connector.icon ? (
                   // EIP-6963 icons are data: URLs; next/image adds nothing for them.
+                  // eslint-disable-next-line @next/next/no-img-element
                   <img src={connector.icon} alt="" className="size-5 rounded" />
                 ) : (
                   <WalletIcon />
