@@ -628,6 +628,20 @@ export const webhookAttempts = pgTable(
   (t) => [index("webhook_attempts_delivery_idx").on(t.deliveryId, t.attempt)],
 );
 
+/** What every usage rollup (per hour, minute and day) counts; the same statements write all three. */
+const usageCounts = () => ({
+  jobs: bigint("jobs", { mode: "number" }).notNull().default(0),
+  completed: bigint("completed", { mode: "number" }).notNull().default(0),
+  failed: bigint("failed", { mode: "number" }).notNull().default(0),
+  creditsCharged: bigint("credits_charged", { mode: "number" }).notNull().default(0),
+  creditsRefunded: bigint("credits_refunded", { mode: "number" }).notNull().default(0),
+  /** Final jobs' durations (completed_at − created_at): their count and sum (exact), and a histogram of them. */
+  durationCount: bigint("duration_count", { mode: "number" }).notNull().default(0),
+  durationSumMs: bigint("duration_sum_ms", { mode: "number" }).notNull().default(0),
+  /** {"<bucket>": count}: log-scale buckets of the durations (lib/domain/usage-rollups.ts, durationBucket). */
+  durations: jsonb("durations").$type<Record<string, number>>().notNull().default({}),
+});
+
 /**
  * Usage rollups (CONTRACT §6, §11): per developer, UTC hour, service and key, what the usage summary counts,
  * kept by the writes that change it, in their own transactions (lib/domain/usage-rollups.ts). A job counts in
@@ -644,16 +658,7 @@ export const usageRollups = pgTable(
     serviceId: text("service_id").notNull(),
     /** The key the jobs were submitted through; the nil UUID for those submitted without one. */
     apiKeyId: uuid("api_key_id").notNull(),
-    jobs: bigint("jobs", { mode: "number" }).notNull().default(0),
-    completed: bigint("completed", { mode: "number" }).notNull().default(0),
-    failed: bigint("failed", { mode: "number" }).notNull().default(0),
-    creditsCharged: bigint("credits_charged", { mode: "number" }).notNull().default(0),
-    creditsRefunded: bigint("credits_refunded", { mode: "number" }).notNull().default(0),
-    /** Final jobs' durations (completed_at − created_at): their count and sum (exact), and a histogram of them. */
-    durationCount: bigint("duration_count", { mode: "number" }).notNull().default(0),
-    durationSumMs: bigint("duration_sum_ms", { mode: "number" }).notNull().default(0),
-    /** {"<bucket>": count}: log-scale buckets of the durations (lib/domain/usage-rollups.ts, durationBucket). */
-    durations: jsonb("durations").$type<Record<string, number>>().notNull().default({}),
+    ...usageCounts(),
   },
   (t) => [primaryKey({ columns: [t.accountId, t.hour, t.serviceId, t.apiKeyId] })],
 );
@@ -672,14 +677,7 @@ export const usageMinuteRollups = pgTable(
     minute: ts("minute").notNull(),
     serviceId: text("service_id").notNull(),
     apiKeyId: uuid("api_key_id").notNull(),
-    jobs: bigint("jobs", { mode: "number" }).notNull().default(0),
-    completed: bigint("completed", { mode: "number" }).notNull().default(0),
-    failed: bigint("failed", { mode: "number" }).notNull().default(0),
-    creditsCharged: bigint("credits_charged", { mode: "number" }).notNull().default(0),
-    creditsRefunded: bigint("credits_refunded", { mode: "number" }).notNull().default(0),
-    durationCount: bigint("duration_count", { mode: "number" }).notNull().default(0),
-    durationSumMs: bigint("duration_sum_ms", { mode: "number" }).notNull().default(0),
-    durations: jsonb("durations").$type<Record<string, number>>().notNull().default({}),
+    ...usageCounts(),
   },
   (t) => [primaryKey({ columns: [t.accountId, t.minute, t.serviceId, t.apiKeyId] })],
 );
@@ -698,14 +696,7 @@ export const usageDayRollups = pgTable(
     day: ts("day").notNull(),
     serviceId: text("service_id").notNull(),
     apiKeyId: uuid("api_key_id").notNull(),
-    jobs: bigint("jobs", { mode: "number" }).notNull().default(0),
-    completed: bigint("completed", { mode: "number" }).notNull().default(0),
-    failed: bigint("failed", { mode: "number" }).notNull().default(0),
-    creditsCharged: bigint("credits_charged", { mode: "number" }).notNull().default(0),
-    creditsRefunded: bigint("credits_refunded", { mode: "number" }).notNull().default(0),
-    durationCount: bigint("duration_count", { mode: "number" }).notNull().default(0),
-    durationSumMs: bigint("duration_sum_ms", { mode: "number" }).notNull().default(0),
-    durations: jsonb("durations").$type<Record<string, number>>().notNull().default({}),
+    ...usageCounts(),
   },
   (t) => [primaryKey({ columns: [t.accountId, t.day, t.serviceId, t.apiKeyId] })],
 );
