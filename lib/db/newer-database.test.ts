@@ -1,7 +1,7 @@
 // Upgrades go forward with every instance of the old build stopped (lib/db/migrations.ts): a rollback that keeps
 // the database finds the older build refusing it, on either driver, and on PostgreSQL a build that would migrate
 // refuses while an older instance is still connected, instead of either running code on a schema it misreads.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -31,10 +31,16 @@ describe("a database migrated by a newer build", () => {
   it("is refused by an older build on the embedded database, which opens again once it is not", async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), "en-newer-"));
     dirs.push(dataDir);
+    const { PGlite } = await import("@electric-sql/pglite");
+    // A data directory as an up-to-date build leaves it, from the test run's migrated template (no initdb here).
+    const template = process.env.EMBEDDED_DB_TEMPLATE;
+    if (template)
+      await (
+        await PGlite.create(path.join(dataDir, "pg"), { loadDataDir: new Blob([readFileSync(template)]) })
+      ).close();
     const first = await openPglite(dataDir);
     await first.close();
 
-    const { PGlite } = await import("@electric-sql/pglite");
     const raw = new PGlite(path.join(dataDir, "pg"));
     await raw.exec(newerMigration);
     await raw.close();
