@@ -343,8 +343,8 @@ async function resolveSettlement(
 }
 
 /**
- * Resolves the settlements no request waits for any more (settling longer than the settlement timeout), lowest
- * settler nonce first. Safe on every instance at once: each move is conditional on the row's state and hash.
+ * Resolves the settlements no request waits for any more (settling longer than the settlement timeout), the
+ * longest unlooked-at first (staleSettlements). Safe on every instance at once: each move is conditional on the row's state and hash.
  */
 export async function sweepSettlements(config: X402Config): Promise<Partial<Record<Resolution, number>>> {
   const counts: Partial<Record<Resolution, number>> = {};

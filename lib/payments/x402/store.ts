@@ -223,7 +223,12 @@ export async function recordSearchFloor(id: string, floor: bigint): Promise<void
   await (await db()).update(x402Payments).set({ useSearchFloor: floor }).where(eq(x402Payments.id, id));
 }
 
-/** The settling payments the sweep looks at: those whose request has stopped waiting, lowest nonce first. */
+/**
+ * The settling payments the sweep looks at: those whose request has stopped waiting, the longest unlooked-at first
+ * (then the lowest nonce). By the last look, not by nonce alone: a batch that takes longer than `olderThanMs` (a
+ * loaded RPC) finds the rows it left as they were stale again, and ordered by nonce they would fill every batch
+ * ahead of a newer one behind them.
+ */
 export async function staleSettlements(olderThanMs: number, limit: number): Promise<PaymentRow[]> {
   return (await db())
     .select()
@@ -234,7 +239,7 @@ export async function staleSettlements(olderThanMs: number, limit: number): Prom
         lt(x402Payments.updatedAt, sql`now() - make_interval(secs => ${olderThanMs / 1000})`),
       ),
     )
-    .orderBy(asc(x402Payments.settlerNonce))
+    .orderBy(asc(x402Payments.updatedAt), asc(x402Payments.settlerNonce))
     .limit(limit);
 }
 
