@@ -107,7 +107,6 @@ export async function payForCall(config: X402Config, call: PaidCall): Promise<Pa
   const checked = await checkPayment(config, terms, call.payment, BigInt(Math.floor(Date.now() / 1000)), maxValue);
   if ("refusal" in checked) return refused(checked.refusal);
   const { authorization, signatureProven } = checked;
-  await call.admit?.(signatureProven ? authorization.from : undefined);
 
   // A replay hands out an access token to `from`'s earlier job: only for a signature proven to be `from`'s.
   const replay = () => replayKeyed(authorization, call.idempotencyKey, fingerprint);
@@ -156,8 +155,13 @@ export async function payForCall(config: X402Config, call: PaidCall): Promise<Pa
       return refused({ reason: outcome.failureReason, message: "The same payment, sent just before, was refused." });
     throw unavailable("The same payment is still being settled; try again in a moment.");
   }
-  const row: PaymentRow = reserved;
+  const { isNew, ...row } = reserved;
   try {
+    // The payer's allowance is spent only by an authorization of theirs nobody presented before (a new
+    // reservation) whose signature is proven theirs: only the payer can make one. The authorization is public once
+    // sent, so replays of it (refused as nonce_used above, or a failed one taken over) spend only their clients'
+    // allowance, never the payer's. Before any RPC call; a 429 frees the reservation (the catch below).
+    await call.admit?.(signatureProven && isNew ? authorization.from : undefined);
     return await settleReserved();
   } catch (error) {
     // Whatever is thrown before the settlement is recorded (an RPC that stops answering, an IDEMPOTENCY_CONFLICT

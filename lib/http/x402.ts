@@ -57,8 +57,10 @@ export async function answerPaidCall(
       `The ${header.name === "x-payment" ? "X-PAYMENT" : "PAYMENT-SIGNATURE"} header is not base64 JSON of an x402 exact payment with an EIP-3009 authorization.`,
     );
   // The payer's allowance is counted once the checks that need no chain have proven the signature theirs (the
-  // recovered signer), so nobody can use up someone else's by naming them in `from`. A payment whose signature
-  // only the chain can prove (a contract wallet's) spends only its client address's allowance, counted above.
+  // recovered signer), so nobody can use up someone else's by naming them in `from`, and only for an authorization
+  // nobody presented before (payForCall), so nobody can use it up by replaying one of theirs (it is public once
+  // sent). A payment whose signature only the chain can prove (a contract wallet's) spends only its client
+  // address's allowance, counted above.
   const admit = async (provenPayer: string | undefined) => {
     if (provenPayer) await consumeRateLimit(req, "x402-payer", provenPayer, limits.x402RequestsPerMinute);
   };

@@ -368,6 +368,22 @@ describe("rate limits count what is proven", () => {
   });
 });
 
+describe("rate limits count what only the payer can make", () => {
+  it("replays of the payer's public authorization from other clients spend their clients' allowance, never the payer's", async () => {
+    const payer = await chain.newAccount();
+    const header = await officialPayment(payer, await offer());
+    expect((await fetch(executeUrl(), post({ "payment-signature": header }))).status).toBe(202);
+    // Anyone who saw it (it is in the settlement's calldata) sends it again, more times than the payer's allowance.
+    for (let i = 0; i <= ratePerMinute; i++) {
+      const replayed = await fetch(executeUrl(), post({ "payment-signature": header }));
+      expect(replayed.status).toBe(402);
+      expect(paymentResponse(replayed).errorReason).toBe("nonce_used");
+    }
+    const next = await fetch(executeUrl(), post({ "payment-signature": await officialPayment(payer, await offer()) }));
+    expect(next.status).toBe(202);
+  });
+});
+
 describe("a reservation never holds an authorization or a key for good", () => {
   it("an IDEMPOTENCY_CONFLICT found after the reservation frees the authorization: sent again without the key, it pays", async () => {
     const payer = await chain.newAccount();
