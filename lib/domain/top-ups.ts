@@ -6,13 +6,14 @@
 import { and, asc, count, eq, inArray, isNotNull, isNull, or, sql, type SQL } from "drizzle-orm";
 import { getAddress, type Address, type Hash } from "viem";
 import type { Tx } from "@/lib/db/database";
-import { accounts, topUps } from "@/lib/db/schema";
+import { accounts, topUps, x402Payments } from "@/lib/db/schema";
 import type * as wire from "@/lib/contract/schemas";
 import { creditsForTokenAmount, formatTokenAmount } from "@/lib/contract/top-up-arithmetic";
 import type { PaymentRefusalReason } from "@/lib/contract/vocabulary";
 import { paymentsConfig, type PaymentsConfig } from "@/lib/env";
 import { log } from "@/lib/log";
 import {
+  type AuthorizationUsed,
   observeTransaction,
   PaymentsRpcError,
   readTokenMetadata,
@@ -86,6 +87,11 @@ export interface Payment {
   amount: bigint;
   blockNumber: bigint;
   blockHash: Hash;
+  /**
+   * The nonces (lower-case) of the payer's EIP-3009 authorizations used in the transaction: a transfer that is a
+   * pay-per-call payment's (CONTRACT §15) is credited by that payment, in whichever transaction it credited it.
+   */
+  authorizationNonces: string[];
 }
 
 /**
@@ -95,7 +101,7 @@ export interface Payment {
  * own balance and then moves its caller's approved tokens holds two payments: its own and its caller's.
  * In chain order of each payment's first transfer.
  */
-export function paymentsIn(transfers: TreasuryTransfer[]): Payment[] {
+export function paymentsIn(transfers: TreasuryTransfer[], used: AuthorizationUsed[] = []): Payment[] {
   const payments = new Map<string, Payment>();
   for (const transfer of transfers) {
     const txHash = transfer.txHash.toLowerCase();
@@ -109,7 +115,12 @@ export function paymentsIn(transfers: TreasuryTransfer[]): Payment[] {
         amount: transfer.value,
         blockNumber: transfer.blockNumber,
         blockHash: transfer.blockHash,
+        authorizationNonces: [],
       });
+  }
+  for (const use of used) {
+    const payment = payments.get(`${use.txHash.toLowerCase()} ${use.authorizer.toLowerCase()}`);
+    if (payment && !payment.authorizationNonces.includes(use.nonce)) payment.authorizationNonces.push(use.nonce);
   }
   return [...payments.values()];
 }
@@ -123,7 +134,7 @@ export function assessPayment(
   payer: string,
 ): PaymentAssessment {
   if (observed.reverted) return { kind: "refused", reason: "TX_FAILED" };
-  const payments = paymentsIn(observed.transfers);
+  const payments = paymentsIn(observed.transfers, observed.authorizationsUsed);
   if (payments.length === 0) return { kind: "refused", reason: "NO_PAYMENT" };
   const payment = payments.find((p) => sameAddress(p.payer, payer));
   return payment ? { kind: "payment", payment, payments } : { kind: "refused", reason: "WRONG_SENDER" };
@@ -232,12 +243,37 @@ export async function lockPaymentInTransaction(tx: Tx, chainId: number, txHash: 
   await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`);
 }
 
-/** What the sender's pay-per-call payments credited in the transaction took of its transfers there. */
-async function paidPerCall(tx: Tx, chainId: number, txHash: string, payer: string): Promise<bigint> {
+/**
+ * What the sender's pay-per-call payments credited took of its transfers in the transaction: those credited in it,
+ * and those whose authorization it used (`payment.authorizationNonces`) credited in another (its settlement was
+ * reorganised away and the same authorization submitted again, or the payment was finished with another
+ * transaction): a payment's transfer is credited once, by the payment, in whichever transaction.
+ */
+async function paidPerCall(
+  tx: Tx,
+  config: PaymentsConfig,
+  payment: Pick<Payment, "txHash" | "payer" | "authorizationNonces">,
+): Promise<bigint> {
+  const usedHere =
+    payment.authorizationNonces.length === 0
+      ? sql`false`
+      : sql`${topUps.x402PaymentId} in (select ${x402Payments.id} from ${x402Payments} where ${and(
+          eq(x402Payments.chainId, config.chainId),
+          sql`lower(${x402Payments.tokenAddress}) = ${config.tokenAddress.toLowerCase()}`,
+          eq(x402Payments.fromAddress, payment.payer),
+          inArray(x402Payments.nonce, payment.authorizationNonces),
+        )})`;
   const [row] = await tx
     .select({ sum: sql<string>`coalesce(sum(${topUps.tokenAmount}), 0)::text` })
     .from(topUps)
-    .where(and(paymentOf(chainId, txHash, payer), isNotNull(topUps.x402PaymentId)));
+    .where(
+      and(
+        eq(topUps.chainId, config.chainId),
+        eq(topUps.fromAddress, payment.payer),
+        isNotNull(topUps.x402PaymentId),
+        or(eq(topUps.txHash, payment.txHash), usedHere),
+      ),
+    );
   return BigInt(row?.sum ?? "0");
 }
 
@@ -412,6 +448,25 @@ function paymentValues(config: PaymentsConfig, payment: Payment, head: bigint, d
 }
 
 /**
+ * A plain row whose whole sum the sender's pay-per-call payments took (CONTRACT §15): credited with nothing, never
+ * removed (a submission answered its id), never re-checked. A payment credited in the transaction later finds it
+ * holding none of its value (creditSettledPayment).
+ */
+export function paidPerCallOnly(
+  config: PaymentsConfig,
+  payment: Pick<Payment, "txHash" | "payer" | "blockNumber" | "blockHash">,
+  head: bigint,
+  decimals: number,
+) {
+  return {
+    ...paymentValues(config, { ...payment, amount: 0n, authorizationNonces: [] }, head, decimals),
+    status: "credited" as const,
+    creditedAt: sql`now()`,
+    checkedAt: sql`now()`,
+  };
+}
+
+/**
  * Records mined payments, each sender's once, whoever finds them first (the watcher, a submission, a
  * re-check): a no-op for one already recorded, except that a DROPPED one is looked at again. A payment is
  * the account's of the address that paid, or nobody's until that address first signs in. Returns the ids
@@ -429,7 +484,7 @@ async function recordPayments(
     const inserted = await tx.transaction(async (own) => {
       await lockPaymentInTransaction(own, config.chainId, payment.txHash, payment.payer);
       // Only what the pay-per-call payments credited in it did not take: nothing left, nothing to record.
-      const rest = payment.amount - (await paidPerCall(own, config.chainId, payment.txHash, payment.payer));
+      const rest = payment.amount - (await paidPerCall(own, config, payment));
       if (rest <= 0n) return undefined;
       const [account] = await own
         .select({ id: accounts.id })
@@ -567,7 +622,7 @@ export async function reconcileTopUp(config: PaymentsConfig, row: TopUpRow): Pro
   const assessed = assessPayment(observed, row.fromAddress);
   const { decimals } = await readTokenMetadata(config);
   // The transaction's other senders' payments are theirs: recorded here as the watcher would.
-  const others = paymentsIn(observed.reverted ? [] : observed.transfers).filter(
+  const others = paymentsIn(observed.reverted ? [] : observed.transfers, observed.authorizationsUsed).filter(
     (p) => !sameAddress(p.payer, row.fromAddress),
   );
   if (others.length > 0) await recordPayments(d, config, others, observed.head, decimals);
@@ -578,12 +633,17 @@ export async function reconcileTopUp(config: PaymentsConfig, row: TopUpRow): Pro
   const updated = await d.transaction(async (tx) => {
     await lockPaymentInTransaction(tx, config.chainId, payment.txHash, payment.payer);
     // The plain row holds only what the sender's pay-per-call payments credited in it did not take.
-    const rest = payment.amount - (await paidPerCall(tx, config.chainId, payment.txHash, payment.payer));
+    const rest = payment.amount - (await paidPerCall(tx, config, payment));
     const uncredited = and(eq(topUps.id, row.id), isNull(topUps.creditedAt), isNull(topUps.x402PaymentId));
     if (rest <= 0n) {
-      // They took all of it (named before they were credited): the row stands for nothing.
-      const [gone] = await tx.delete(topUps).where(uncredited).returning({ id: topUps.id });
-      return gone ? undefined : row;
+      // They took all of it (named before they were credited). The row stays (its id was answered, and must keep
+      // answering): credited with nothing, as the plain part of a transaction whose payments credited it all.
+      const [kept] = await tx
+        .update(topUps)
+        .set({ ...paidPerCallOnly(config, payment, observed.head, decimals), accountId })
+        .where(uncredited)
+        .returning();
+      return kept ?? row;
     }
     const [moved] = await tx
       .update(topUps)
@@ -596,7 +656,6 @@ export async function reconcileTopUp(config: PaymentsConfig, row: TopUpRow): Pro
       .returning();
     return moved ?? row;
   });
-  if (!updated) return (await findPayment(config, row.txHash, row.fromAddress)) ?? row;
   return settleMined(config, updated, observed);
 }
 
@@ -630,7 +689,8 @@ export const maxHeldTries = 10;
  * isRefusalOfValues) would come every time: the payment is recorded as failed UNRECORDABLE for the operator
  * and the scan moves past it. Any other error may pass: the payment is left to the next scan, whose cursor
  * must not pass `retryFromBlock`, up to `maxHeldTries` scans in a row (counted in `heldTries`, which the
- * caller keeps between scans), then it is recorded as UNRECORDABLE too.
+ * caller keeps between scans), then it is recorded as UNRECORDABLE too. `used`: the EIP-3009 authorizations the
+ * senders used in those blocks (see Payment's authorizationNonces).
  */
 export async function recordFoundTransfers(
   tx: Tx,
@@ -639,10 +699,11 @@ export async function recordFoundTransfers(
   head: bigint,
   decimals: number,
   heldTries: Map<string, number> = new Map(),
+  used: AuthorizationUsed[] = [],
 ): Promise<FoundTransfersRecorded> {
   let recorded = 0;
   let retryFromBlock: bigint | undefined;
-  for (const payment of paymentsIn(transfers)) {
+  for (const payment of paymentsIn(transfers, used)) {
     const key = `${payment.txHash}:${payment.payer}`;
     try {
       recorded += (await tx.transaction((own) => recordPayments(own, config, [payment], head, decimals))).length;

@@ -1,6 +1,7 @@
 // What the server reads from the payments chain, through its own RPC only (PAYMENTS_RPC_URL): the token's
 // metadata, a transaction's fate (unknown, pending, mined: status, block, the token's Transfer logs to the
-// treasury) and the treasury's incoming transfers over a block range. It decides nothing: the rules are in
+// treasury, and the EIP-3009 authorizations its payers used in it) and the treasury's incoming transfers over a block
+// range. It decides nothing: the rules are in
 // lib/domain/top-ups.ts. Every call records whether the RPC answered, which /api/health reports.
 import {
   createPublicClient,
@@ -21,6 +22,8 @@ export const erc20Abi = parseAbi([
   "event Transfer(address indexed from, address indexed to, uint256 value)",
   "function decimals() view returns (uint8)",
   "function symbol() view returns (string)",
+  // EIP-3009's (USDC's): a pay-per-call payment's authorization, used (CONTRACT §15). A plain ERC-20 emits none.
+  "event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)",
 ]);
 
 /** The RPC did not answer (or answered with an error): nothing may be concluded about the payment. */
@@ -50,7 +53,16 @@ export type TransactionObservation =
       canonical: boolean;
       head: bigint;
       transfers: TreasuryTransfer[];
+      /** The EIP-3009 authorizations used in it by the senders of `transfers`. */
+      authorizationsUsed: AuthorizationUsed[];
     };
+
+/** One `AuthorizationUsed` log of the token: whose authorization (`authorizer`, lower-case `nonce`), in which transaction. */
+export interface AuthorizationUsed {
+  txHash: Hash;
+  authorizer: Address;
+  nonce: Hash;
+}
 
 export interface TokenMetadata {
   decimals: number;
@@ -154,6 +166,17 @@ export async function observeTransaction(config: PaymentsConfig, txHash: Hash): 
       blockHash: receipt.blockHash,
       logIndex: log.logIndex,
     }));
+  const authorizationsUsed = parseEventLogs({ abi: erc20Abi, eventName: "AuthorizationUsed", logs: receipt.logs })
+    .filter(
+      (log) =>
+        sameAddress(log.address, config.tokenAddress) &&
+        transfers.some((t) => sameAddress(t.from, log.args.authorizer)),
+    )
+    .map((log) => ({
+      txHash,
+      authorizer: getAddress(log.args.authorizer),
+      nonce: log.args.nonce.toLowerCase() as Hash,
+    }));
   return {
     state: "mined",
     reverted: receipt.status !== "success",
@@ -162,6 +185,7 @@ export async function observeTransaction(config: PaymentsConfig, txHash: Hash): 
     canonical: block.hash === receipt.blockHash,
     head,
     transfers,
+    authorizationsUsed,
   };
 }
 
@@ -192,6 +216,35 @@ export async function readTreasuryTransfers(
       blockNumber: log.blockNumber as bigint,
       blockHash: log.blockHash as Hash,
       logIndex: log.logIndex as number,
+    }));
+}
+
+/**
+ * The EIP-3009 authorizations `authorizers` used in blocks [fromBlock, toBlock] (the token's AuthorizationUsed logs,
+ * filtered on topic 1): which of the treasury's transfers are pay-per-call payments' (CONTRACT §15).
+ */
+export async function readAuthorizationsUsed(
+  config: PaymentsConfig,
+  authorizers: Address[],
+  fromBlock: bigint,
+  toBlock: bigint,
+): Promise<AuthorizationUsed[]> {
+  if (authorizers.length === 0) return [];
+  const logs = await rpc(() =>
+    clientOf(config).getLogs({
+      address: config.tokenAddress,
+      event: erc20Abi[3],
+      args: { authorizer: authorizers },
+      fromBlock,
+      toBlock,
+    }),
+  );
+  return logs
+    .filter((log) => !log.removed && log.transactionHash && log.args.authorizer && log.args.nonce)
+    .map((log) => ({
+      txHash: log.transactionHash as Hash,
+      authorizer: getAddress(log.args.authorizer as Address),
+      nonce: (log.args.nonce as Hash).toLowerCase() as Hash,
     }));
 }
 

@@ -14,12 +14,15 @@ import { paymentsConfig, type PaymentsConfig } from "@/lib/env";
 import { log } from "@/lib/log";
 import { processState } from "@/lib/singleton";
 import {
+  type AuthorizationUsed,
   PaymentsRpcError,
   paymentsRpcHealth,
+  readAuthorizationsUsed,
   readChainId,
   readHead,
   readTokenMetadata,
   readTreasuryTransfers,
+  type TreasuryTransfer,
 } from "./chain";
 
 const instanceId = randomUUID();
@@ -104,10 +107,14 @@ async function readHalving(
   from: bigint,
   to: bigint,
   narrowed: (to: bigint) => void,
-): Promise<Awaited<ReturnType<typeof readTreasuryTransfers>>> {
+): Promise<{ transfers: TreasuryTransfer[]; used: AuthorizationUsed[] }> {
   for (;;) {
     try {
-      return await readTreasuryTransfers(config, from, to);
+      const transfers = await readTreasuryTransfers(config, from, to);
+      // The EIP-3009 authorizations those senders used there: a pay-per-call payment's transfer is never credited
+      // twice, whichever transaction its payment was credited in (a reorganisation, a re-submission).
+      const senders = [...new Set(transfers.map((t) => t.from))];
+      return { transfers, used: await readAuthorizationsUsed(config, senders, from, to) };
     } catch (error) {
       if (!(error instanceof PaymentsRpcError) || !refusedByRpc(error) || to <= from) throw error;
       to = from + (to - from) / 2n;
@@ -133,12 +140,12 @@ async function scanNewBlocks(
   let from = cursor;
   for (let range = 0; range < rangesPerTick && from <= head; range++) {
     let to = from + config.scanBlocks - 1n < head ? from + config.scanBlocks - 1n : head;
-    const transfers = await readHalving(config, from, to, (smaller) => (to = smaller));
+    const { transfers, used } = await readHalving(config, from, to, (smaller) => (to = smaller));
     const final = (to < finalHeight ? to : finalHeight) + 1n;
     const { found, next, holds } = await (
       await db()
     ).transaction(async (tx) => {
-      const scanned = await recordFoundTransfers(tx, config, transfers, head, decimals, watcher.heldTries);
+      const scanned = await recordFoundTransfers(tx, config, transfers, head, decimals, watcher.heldTries, used);
       // A payment the database could not record for now holds the cursor at its block: scanned again next tick.
       const retry = scanned.retryFromBlock;
       const isHeld = retry !== undefined && retry < final;

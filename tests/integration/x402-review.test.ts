@@ -7,7 +7,7 @@ import type { PaymentRequired } from "@x402/core/types";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { encodeFunctionData, keccak256, toFunctionSelector, toHex, type Hex } from "viem";
 import { and, eq, isNull } from "drizzle-orm";
-import { accounts, topUps, x402Payments } from "@/lib/db/schema";
+import { accounts, paymentScans, topUps, x402Payments, x402Settlers } from "@/lib/db/schema";
 import { db } from "@/lib/domain/database";
 import { finishSettlement, transferElsewhere } from "@/lib/engine/paid-settlement";
 import { paymentsConfig, x402Config } from "@/lib/env";
@@ -655,6 +655,75 @@ describe("a plain row of the payer's in the payment's transaction, found before 
     expect(view.topUps).toEqual([
       { txHash: batch, status: "credited", credits: 1, tokenAmount: String(price) },
       { txHash: batch, status: "credited", credits: 2, tokenAmount: String(plain) },
+    ]);
+  });
+});
+
+describe("a plain top-up named before the payment's transaction was mined", () => {
+  it("keeps answering its id once the payment took all it held: credited with nothing, the payment credited once", async () => {
+    const payer = await chain.newAccount();
+    const { cookie } = await signIn(server.baseUrl, payer);
+    const [account] = await (await db()).select().from(accounts).where(eq(accounts.walletAddress, payer.address));
+    const header = await officialPayment(chain, payer, await offer());
+    let named: { topUpId: string; status: string } | undefined;
+    // The payer names our settlement's transaction as a top-up while it is on its way to the node: recorded as
+    // submitted (201), before the payment is credited.
+    rpc.beforeForwarding("eth_sendRawTransaction", async ([raw]) => {
+      rpc.beforeForwarding("eth_sendRawTransaction");
+      const submitted = await submitTopUp(account.id, payer.address, {
+        chainId: chain.chainId,
+        txHash: keccak256(raw as Hex),
+      });
+      expect(submitted.created).toBe(true);
+      named = submitted.topUp;
+    });
+    const res = await execute({ "payment-signature": header });
+    expect(res.status).toBe(202);
+    expect(named).toMatchObject({ status: "submitted" });
+    const read = async () =>
+      fetch(`${server.baseUrl}/api/credits/top-ups/${named?.topUpId}`, { headers: { cookie } }).then(async (r) => ({
+        status: r.status,
+        body: (await r.json()) as { status?: string; credits?: number; tokenAmount?: string },
+      }));
+    // The watcher re-checks the named top-up: the payment took all the payer moved in that transaction.
+    const answered = await eventually(read, (r) => r.status !== 200 || r.body.status !== "submitted", 20_000);
+    expect(answered).toEqual({
+      status: 200,
+      body: expect.objectContaining({ status: "credited", credits: 0, tokenAmount: "0" }),
+    });
+    const view = await payerView(payer);
+    expect(view.ledger.filter(([type]) => type === "topup")).toEqual([["topup", 1]]);
+  });
+});
+
+describe("a payment's authorization used again in another transaction after a reorganisation", () => {
+  it("is never credited a second time by the §10 watcher: the payment's credit already holds it", async () => {
+    const payer = await chain.newAccount();
+    const header = await officialPayment(chain, payer, await offer());
+    const before = await chain.snapshot();
+    const res = await execute({ "payment-signature": header });
+    expect(res.status).toBe(202);
+    const settled = paymentResponse(res).transaction.toLowerCase();
+    // The block holding our settlement is reorganised away; the same authorization, still valid, is submitted again
+    // (by anyone: it is public) in another transaction on the new chain.
+    await chain.revert(before);
+    // The settler's kept nonce is past the chain's now (ours is gone): the chain's count is taken again.
+    await (await db()).update(x402Settlers).set({ nextNonce: 0 });
+    const again = (await submitAuthorization(chain, header)).toLowerCase();
+    expect(again).not.toBe(settled);
+    const { blockNumber } = await chain.publicClient.getTransactionReceipt({ hash: again as Hex });
+    await chain.mine(3);
+    // The watcher scans past that block (its cursor moves with what it recorded there, in one transaction).
+    await eventually(
+      async () => (await (await db()).select().from(paymentScans))[0],
+      (scan) => scan !== undefined && BigInt(scan.nextBlock) > blockNumber,
+      30_000,
+    );
+    expect(await (await db()).select().from(topUps).where(eq(topUps.txHash, again))).toEqual([]);
+    const view = await payerView(payer);
+    expect(view.ledger).toEqual([
+      ["charge", -1],
+      ["topup", 1],
     ]);
   });
 });

@@ -410,7 +410,8 @@ export interface IncludedSettlement {
  * - the watcher found the sender's transfers, not yet credited: exactly this payment's value, and the row becomes
  *   this payment's credit; more, and this payment's value is taken out of it, the rest left to the watcher;
  * - the watcher credited them already: its credit holds this payment (it took out only the payments credited
- *   before it), so nothing more is credited.
+ *   before it), so nothing more is credited; unless it was credited with nothing (the payments credited before it
+ *   took all it held), which holds none of this one.
  */
 export async function creditSettledPayment(
   tx: Tx,
@@ -435,7 +436,8 @@ export async function creditSettledPayment(
       ),
     )
     .for("update");
-  if (plain?.status === "credited") return;
+  // Credited with nothing (paidPerCallOnly), a plain row holds none of this payment: credited below, in its own row.
+  if (plain?.status === "credited" && BigInt(plain.tokenAmount) > 0n) return;
   const settled = {
     accountId,
     tokenAmount: payment.value.toString(),
@@ -481,7 +483,12 @@ export async function creditSettledPayment(
           ...(isInRange && { status: "confirming" as const, failureReason: null, checkedAt: new Date(0) }),
         })
         .where(eq(topUps.id, plain.id));
-    else await tx.delete(topUps).where(eq(topUps.id, plain.id));
+    else
+      // The payments took all of it: the row stays (a submission may have answered its id), credited with nothing.
+      await tx
+        .update(topUps)
+        .set({ tokenAmount: "0", credits: 0n, status: "credited", failureReason: null, creditedAt: sql`now()` })
+        .where(eq(topUps.id, plain.id));
   }
   if (credits === 0n) return;
   await applyLedgerEntry(tx, {
