@@ -1,15 +1,37 @@
 // The operator's check of the treasury against the ledger over a block range (`npm run payments --
-// reconcile`): every transfer of the token to the treasury the chain holds there, beside the top-up it
-// became (credited, confirming, failed) and whose account it is; transfers nobody has an account for yet;
+// reconcile`): every sender's transfers of the token to the treasury in a transaction the chain holds there, once,
+// beside every top-up that credits them (the plain one, and each pay-per-call payment's own, wherever credited) and
+// whose account it is; transfers nobody has an account for yet;
 // and recorded top-ups in the range that the chain no longer holds. Whatever the range, the top-ups a pay-per-call
 // payment credited that name no payment (what migration 0032 could not match).
-import { and, between, eq, isNull, sql } from "drizzle-orm";
-import { accounts, creditLedger, topUps } from "@/lib/db/schema";
+import { and, between, eq, inArray, isNull, sql } from "drizzle-orm";
+import { accounts, creditLedger, topUps, x402Payments } from "@/lib/db/schema";
 import { formatTokenAmount } from "@/lib/contract/top-up-arithmetic";
-import { readHead, readTokenMetadata, readTreasuryTransfers, type TreasuryTransfer } from "@/lib/payments/chain";
+import {
+  type AuthorizationUsed,
+  readAuthorizationsUsed,
+  readHead,
+  readTokenMetadata,
+  readTreasuryTransfers,
+  type TreasuryTransfer,
+} from "@/lib/payments/chain";
 import { db } from "./database";
 import { DomainError } from "./errors";
 import { paymentsIn, requirePayments } from "./top-ups";
+
+/** One top-up that credits (part of) a transfer: the plain row, or a pay-per-call payment's own (CONTRACT §15). */
+export interface ReconciledTopUp {
+  topUpId: string;
+  /** The transaction the top-up names: another than the transfer's when its payment was credited there (a reorg). */
+  txHash: string;
+  /** credited · confirming · submitted · failed (with its reason) */
+  status: string;
+  /** In whole tokens. */
+  tokenAmount: string;
+  credits: number;
+  /** The pay-per-call payment it credits, or null for the plain row. */
+  x402PaymentId: string | null;
+}
 
 export interface ReconciliationRow {
   blockNumber: number;
@@ -17,12 +39,27 @@ export interface ReconciliationRow {
   from: string;
   /** Token amount of this transaction's transfers to the treasury, in whole tokens. */
   amount: string;
-  /** credited · confirming · submitted · failed (with its reason) · unrecorded */
+  /**
+   * The status its top-ups share (credited · confirming · submitted · failed with its reason), "mixed" when they
+   * differ, or "unrecorded" when there is none.
+   */
   topUp: string;
+  /** What its top-ups credit together, or null when there is none. */
   credits: number | null;
   /** The wallet address of the account it is credited to, or null (no account yet). */
   account: string | null;
+  /**
+   * Every top-up of it (since migration 0031 a payment's own top-up is a row beside the plain one, which holds what
+   * the sender moved beyond the payments), and the part of `amount` none of them holds (in whole tokens).
+   */
+  topUps: ReconciledTopUp[];
+  unaccounted: string;
 }
+
+type RecordedTopUp = { topUp: typeof topUps.$inferSelect; account: string | null };
+
+const statusOf = (row: typeof topUps.$inferSelect) =>
+  row.failureReason ? `failed (${row.failureReason})` : row.status;
 
 export async function reconcileTreasury(range: { fromBlock: number; toBlock?: number }) {
   const config = requirePayments();
@@ -34,44 +71,62 @@ export async function reconcileTreasury(range: { fromBlock: number; toBlock?: nu
   const { decimals, symbol } = await readTokenMetadata(config);
 
   const transfers: TreasuryTransfer[] = [];
+  const used: AuthorizationUsed[] = [];
   for (let from = fromBlock; from <= toBlock; from += config.scanBlocks) {
     const to = from + config.scanBlocks - 1n < toBlock ? from + config.scanBlocks - 1n : toBlock;
-    transfers.push(...(await readTreasuryTransfers(config, from, to)));
+    const found = await readTreasuryTransfers(config, from, to);
+    transfers.push(...found);
+    used.push(...(await readAuthorizationsUsed(config, [...new Set(found.map((t) => t.from))], from, to)));
   }
-  const recorded = await (
-    await db()
-  )
+  const d = await db();
+  const recorded: RecordedTopUp[] = await d
     .select({ topUp: topUps, account: accounts.walletAddress })
     .from(topUps)
     .leftJoin(accounts, eq(accounts.id, topUps.accountId))
     .where(and(eq(topUps.chainId, config.chainId), between(topUps.blockNumber, Number(fromBlock), Number(toBlock))));
-  // One row per sender's payment in a transaction (a batch can pay for several).
-  const keyOf = (txHash: string, payer: string) => `${txHash} ${payer.toLowerCase()}`;
-  const byPayment = new Map(recorded.map((r) => [keyOf(r.topUp.txHash, r.topUp.fromAddress), r]));
+  // One line per sender's payment in a transaction (a batch can pay for several), with every top-up of it.
+  const keyOf = (txHash: string, payer: string) => `${txHash.toLowerCase()} ${payer.toLowerCase()}`;
+  const byPayment = new Map<string, RecordedTopUp[]>();
+  const add = (key: string, row: RecordedTopUp) => {
+    const rows = byPayment.get(key) ?? [];
+    if (!rows.some((r) => r.topUp.id === row.topUp.id)) rows.push(row);
+    byPayment.set(key, rows);
+  };
+  for (const row of recorded) add(keyOf(row.topUp.txHash, row.topUp.fromAddress), row);
+  // A pay-per-call payment whose authorization a transaction here used, credited under another transaction.
+  for (const row of await creditsOfAuthorizations(config, used)) add(keyOf(row.usedIn, row.topUp.fromAddress), row);
 
-  const payments = paymentsIn(transfers);
+  const payments = paymentsIn(transfers, used);
   const onChain = new Set(payments.map((p) => keyOf(p.txHash, p.payer)));
   const lines = payments.map(({ txHash, blockNumber, payer, amount }) => {
-    const match = byPayment.get(keyOf(txHash, payer));
+    const rows = byPayment.get(keyOf(txHash, payer)) ?? [];
+    const statuses = [...new Set(rows.map((r) => statusOf(r.topUp)))];
+    const held = rows.reduce((total, r) => total + BigInt(r.topUp.tokenAmount), 0n);
     const row: ReconciliationRow = {
       blockNumber: Number(blockNumber),
       txHash,
       from: payer,
       amount: formatTokenAmount(amount, decimals),
-      topUp: !match
-        ? "unrecorded"
-        : match.topUp.failureReason
-          ? `failed (${match.topUp.failureReason})`
-          : match.topUp.status,
-      credits: match ? Number(match.topUp.credits) : null,
-      account: match?.account ?? null,
+      topUp: rows.length === 0 ? "unrecorded" : statuses.length === 1 ? statuses[0] : "mixed",
+      credits: rows.length === 0 ? null : rows.reduce((total, r) => total + Number(r.topUp.credits), 0),
+      account: rows.find((r) => r.account !== null)?.account ?? null,
+      topUps: rows.map(({ topUp }) => ({
+        topUpId: topUp.id,
+        txHash: topUp.txHash,
+        status: statusOf(topUp),
+        tokenAmount: formatTokenAmount(BigInt(topUp.tokenAmount), decimals),
+        credits: Number(topUp.credits),
+        x402PaymentId: topUp.x402PaymentId,
+      })),
+      unaccounted: formatTokenAmount(amount > held ? amount - held : 0n, decimals),
     };
-    return { row, value: amount };
+    return { row, rows, value: amount, unaccounted: amount > held ? amount - held : 0n };
   });
-  const sum = (filter: (row: ReconciliationRow) => boolean) =>
-    formatTokenAmount(
-      lines.filter(({ row }) => filter(row)).reduce((total, { value }) => total + value, 0n),
-      decimals,
+  const tokens = (value: bigint) => formatTokenAmount(value, decimals);
+  const heldBy = (filter: (row: RecordedTopUp) => boolean) =>
+    lines.reduce(
+      (total, line) => total + line.rows.filter(filter).reduce((sum, r) => sum + BigInt(r.topUp.tokenAmount), 0n),
+      0n,
     );
   return {
     chainId: config.chainId,
@@ -87,15 +142,50 @@ export async function reconcileTreasury(range: { fromBlock: number; toBlock?: nu
         txHash: r.topUp.txHash,
         topUp: r.topUp.status,
         credits: Number(r.topUp.credits),
+        x402PaymentId: r.topUp.x402PaymentId,
       })),
     unmatchedPayPerCall: await unmatchedPayPerCallTopUps(config.chainId),
     totals: {
-      received: sum(() => true),
-      credited: sum((row) => row.topUp === "credited"),
-      awaitingAccount: sum((row) => row.account === null && row.topUp !== "unrecorded"),
-      unrecorded: sum((row) => row.topUp === "unrecorded"),
+      received: tokens(lines.reduce((total, line) => total + line.value, 0n)),
+      credited: tokens(heldBy((r) => r.topUp.status === "credited")),
+      awaitingAccount: tokens(heldBy((r) => r.topUp.accountId === null && r.topUp.status !== "failed")),
+      unrecorded: tokens(lines.reduce((total, line) => total + line.unaccounted, 0n)),
     },
   };
+}
+
+/** The top-ups of pay-per-call payments whose authorizations `used` names, with the transaction that used each. */
+async function creditsOfAuthorizations(
+  config: { chainId: number; tokenAddress: string },
+  used: AuthorizationUsed[],
+): Promise<(RecordedTopUp & { usedIn: string })[]> {
+  if (used.length === 0) return [];
+  const rows = await (
+    await db()
+  )
+    .select({
+      topUp: topUps,
+      account: accounts.walletAddress,
+      from: x402Payments.fromAddress,
+      nonce: x402Payments.nonce,
+    })
+    .from(topUps)
+    .innerJoin(x402Payments, eq(x402Payments.id, topUps.x402PaymentId))
+    .leftJoin(accounts, eq(accounts.id, topUps.accountId))
+    .where(
+      and(
+        eq(x402Payments.chainId, config.chainId),
+        sql`lower(${x402Payments.tokenAddress}) = ${config.tokenAddress.toLowerCase()}`,
+        inArray(
+          x402Payments.nonce,
+          used.map((u) => u.nonce),
+        ),
+      ),
+    );
+  return rows.flatMap(({ topUp, account, from, nonce }) => {
+    const use = used.find((u) => u.nonce === nonce.toLowerCase() && u.authorizer.toLowerCase() === from.toLowerCase());
+    return use ? [{ topUp, account, usedIn: use.txHash.toLowerCase() }] : [];
+  });
 }
 
 /**

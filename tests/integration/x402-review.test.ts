@@ -484,6 +484,58 @@ describe("the operator's reconciliation (npm run payments -- reconcile)", () => 
   });
 });
 
+describe("the operator's reconciliation of a transaction holding a payment and a plain transfer of one payer", () => {
+  it("reports the payer's transfers there once, with every top-up that credits them: the payment's own and the plain rest", async () => {
+    const payer = await chain.newAccount();
+    const header = await officialPayment(chain, payer, await offer());
+    const plain = 2n * price;
+    await chain.approve(payer, await authorizationBatch(chain), plain);
+    const transferFrom = encodeFunctionData({
+      abi: testTokenAbi,
+      functionName: "transferFrom",
+      args: [payer.address, chain.treasury, plain],
+    });
+    let batch: Hex | undefined;
+    holdSettlements([header], async () => {
+      batch = await submitAuthorization(chain, header, { call: transferFrom });
+    });
+    expect((await execute({ "payment-signature": header })).status).toBe(202);
+    await chain.mine(3);
+    await eventually(
+      () => payerView(payer),
+      (v) => v.topUps.filter((t) => t.status === "credited").length === 2,
+      20_000,
+    );
+    const { blockNumber } = await chain.publicClient.getTransactionReceipt({ hash: batch as Hex });
+    const { runOperatorCommand } = await import("@/lib/operator/commands");
+    const report = (await runOperatorCommand("payments.reconcile", {
+      fromBlock: Number(blockNumber),
+      toBlock: Number(blockNumber),
+    })) as { transfers: Record<string, unknown>[]; totals: Record<string, string> };
+    expect(report.transfers).toEqual([
+      expect.objectContaining({
+        txHash: batch?.toLowerCase(),
+        from: payer.address,
+        amount: "0.03",
+        topUp: "credited",
+        credits: 3,
+        account: payer.address,
+        unaccounted: "0",
+        topUps: expect.arrayContaining([
+          expect.objectContaining({
+            status: "credited",
+            tokenAmount: "0.01",
+            credits: 1,
+            x402PaymentId: expect.any(String),
+          }),
+          expect.objectContaining({ status: "credited", tokenAmount: "0.02", credits: 2, x402PaymentId: null }),
+        ]),
+      }),
+    ]);
+    expect(report.totals).toMatchObject({ received: "0.03", credited: "0.03", unrecorded: "0" });
+  });
+});
+
 describe("X402_TRANSFER_LOG, checked against our own settlements", () => {
   it("health and metrics say so once one is seen; judged on a side ours contradict, a front-runner's batch is left unjudged, never refused", async () => {
     // A call settled by our own transaction: the test token emits the Transfer after the AuthorizationUsed log.
