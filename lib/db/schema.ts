@@ -329,6 +329,13 @@ export const x402Settlers = pgTable(
     chainId: integer("chain_id").notNull(),
     address: text("address").notNull(),
     nextNonce: bigint("next_nonce", { mode: "number" }).notNull(),
+    /**
+     * The side of its AuthorizationUsed log on which the token emitted the Transfer of the settler's last own
+     * successful settlement, and that settlement: shared, so every instance checks X402_TRANSFER_LOG from the first
+     * settlement any of them made (lib/payments/x402/transfer-log-side.ts).
+     */
+    transferLogSide: text("transfer_log_side", { enum: ["after", "before"] }),
+    transferLogTxHash: text("transfer_log_tx_hash"),
     updatedAt: ts("updated_at").notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.chainId, t.address] })],

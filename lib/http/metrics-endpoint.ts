@@ -7,7 +7,7 @@ import { env, x402Config } from "@/lib/env";
 import { metrics, setDeploymentGauges, setSettlerBalance, setTransferLogContradicted } from "@/lib/metrics";
 import { deploymentGauges } from "@/lib/network/coordinator";
 import { settlerBalanceWei } from "@/lib/payments/x402/settler-health";
-import { transferLogHealth } from "@/lib/payments/x402/transfer-log-side";
+import { transferLogState } from "@/lib/payments/x402/transfer-log-side";
 
 const digest = (value: string) => createHash("sha256").update(value).digest();
 
@@ -25,7 +25,7 @@ export async function scrapeMetrics(authorization: string | null): Promise<Respo
   setDeploymentGauges(await deploymentGauges());
   setSettlerBalance(await settlerBalanceWei());
   const x402 = x402Config();
-  setTransferLogContradicted(x402 && transferLogHealth(x402));
+  setTransferLogContradicted(x402 && (await transferLogState(x402)));
   const { registry } = metrics();
   return new Response(await registry.metrics(), {
     headers: { "content-type": registry.contentType, "cache-control": "no-store" },

@@ -1,7 +1,7 @@
 // Pay per call (CONTRACT §15) where a transaction that used our payers' authorizations holds more than one use
 // or transfer of theirs, on ganache with the solc-compiled EIP-3009 token and the official x402 client: each
 // payment is credited once and in full, and what else the payer moved in the same transaction is credited too.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import type { PaymentRequired } from "@x402/core/types";
 import type { PrivateKeyAccount } from "viem/accounts";
@@ -537,6 +537,29 @@ describe("the operator's reconciliation of a transaction holding a payment and a
 });
 
 describe("X402_TRANSFER_LOG, checked against our own settlements", () => {
+  it("is known to every instance from the first settlement any of them made: one that settled nothing reads it shared", async () => {
+    const paid = await execute({
+      "payment-signature": await officialPayment(chain, await chain.newAccount(), await offer()),
+    });
+    expect(paid.status).toBe(202);
+    const config = x402Config();
+    if (!config) throw new Error("x402 is not configured in this file's server");
+    // This test's process is another instance: it has settled nothing. A fresh copy of its state stands for one that
+    // has just started.
+    delete (globalThis as Record<symbol, unknown>)[Symbol.for("execution-network.x402-transfer-log-side")];
+    vi.resetModules();
+    const fresh = await import("@/lib/payments/x402/transfer-log-side");
+    expect(fresh.transferLogHealth(config)).toBe("unchecked");
+    expect(
+      await eventually(
+        () => fresh.transferLogState(config),
+        (state) => state !== "unchecked",
+        10_000,
+      ),
+    ).toBe("ok");
+    expect(await fresh.transferLogState({ ...config, transferLog: "before" })).toBe("contradicted");
+  });
+
   it("health and metrics say so once one is seen; judged on a side ours contradict, a front-runner's batch is left unjudged, never refused", async () => {
     // A call settled by our own transaction: the test token emits the Transfer after the AuthorizationUsed log.
     const paid = await execute({

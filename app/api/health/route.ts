@@ -5,7 +5,7 @@ import { routes } from "@/lib/http/routes";
 import { liveNodeCount } from "@/lib/network/coordinator";
 import { paymentsHealth } from "@/lib/payments/watcher";
 import { settlerHealth } from "@/lib/payments/x402/settler-health";
-import { transferLogHealth } from "@/lib/payments/x402/transfer-log-side";
+import { transferLogState } from "@/lib/payments/x402/transfer-log-side";
 import { x402Config } from "@/lib/env";
 import { servingState } from "@/lib/serving";
 
@@ -29,7 +29,7 @@ export const GET = withApi(routes.health, async (_req, { json }) => {
         nodes: await liveNodeCount(),
         payments: paymentsHealth(),
         settler: await settlerHealth(),
-        ...(x402 && { transferLog: transferLogHealth(x402) }),
+        ...(x402 && { transferLog: await transferLogState(x402) }),
       },
       { headers: noStore },
     );

@@ -31,7 +31,7 @@ import type { X402Config } from "@/lib/env";
 import { DomainError } from "@/lib/domain/errors";
 import { log } from "@/lib/log";
 import { clientOf, rpc, sameAddress } from "@/lib/payments/chain";
-import { recordTransferLogSide, transferLogHealth } from "./transfer-log-side";
+import { recordTransferLogSide, transferLogState } from "./transfer-log-side";
 
 // The two overloads the official x402 facilitators call: (v, r, s) for a 65-byte signature, `bytes` otherwise.
 export const eip3009Abi = parseAbi([
@@ -420,7 +420,7 @@ export async function movedToTreasury(
   value: bigint,
 ): Promise<boolean | undefined> {
   // Our own settlements show the token's side: one that contradicts X402_TRANSFER_LOG judges nothing (logged there).
-  if (transferLogHealth(config) === "contradicted") return undefined;
+  if ((await transferLogState(config)) === "contradicted") return undefined;
   // Only the payer's uses and transfers (topic 1 is `authorizer` in one, `from` in the other): a block packed
   // with the token's logs (anyone can emit them) must not make a query the RPC refuses every time. Adjacency goes
   // by logIndex, so the logs left out never make two logs neighbours.
