@@ -30,6 +30,7 @@ import {
   readSettlerMinedNonce,
   settlerOf,
   signReplacement,
+  validAfterOf,
   validBeforeOf,
 } from "@/lib/payments/x402/chain";
 import {
@@ -225,16 +226,26 @@ export async function transferElsewhere(
 
 /** Room for the chain's clock against ours when the settlement's time is turned into a block (10 minutes). */
 const clockMarginSeconds = 600n;
+/** How far below the settlement's time an authorization's validAfter may take the floor (a day). */
+const validAfterReachSeconds = 86_400n;
 
 /**
  * Where the search for a payment's use starts: the first block at or after its settlement was recorded (less the
  * clock's margin), when the authorization was checked unused; a row taken over from a failed one keeps its
- * createdAt, so settling_since first. Found once by the blocks' timestamps and kept on the row.
+ * createdAt, so settling_since first. Never above the authorization's own validAfter (read from the settlement's
+ * calldata), which bounds its use by the chain's clock whatever ours says (a chain's clock more than the margin
+ * behind ours would otherwise put the use below the floor, never found), down to a day below the settlement's time
+ * (a validAfter of 0 must not make every look read the whole chain). Found once by the blocks' timestamps and kept
+ * on the row.
  */
 async function searchFloor(config: X402Config, row: PaymentRow, head: bigint): Promise<bigint> {
   if (row.useSearchFloor !== null) return row.useSearchFloor;
-  const checkedAt = BigInt(Math.floor((row.settlingSince ?? row.createdAt).getTime() / 1000));
-  const floor = await firstBlockAtOrAfter(config, checkedAt - clockMarginSeconds, head);
+  const checkedAt = BigInt(Math.floor((row.settlingSince ?? row.createdAt).getTime() / 1000)) - clockMarginSeconds;
+  const validAfter = row.settlementRawTx ? validAfterOf(row.settlementRawTx as `0x${string}`) : undefined;
+  const reach = checkedAt - validAfterReachSeconds;
+  const since =
+    validAfter === undefined || validAfter >= checkedAt ? checkedAt : validAfter > reach ? validAfter : reach;
+  const floor = await firstBlockAtOrAfter(config, since, head);
   await recordSearchFloor(row.id, floor);
   return floor;
 }

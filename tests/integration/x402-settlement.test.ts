@@ -8,6 +8,7 @@ import { decodePaymentRequiredHeader } from "@x402/core/http";
 import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import {
+  encodeFunctionData,
   keccak256,
   parseSignature,
   parseTransaction,
@@ -21,7 +22,7 @@ import { eq, inArray } from "drizzle-orm";
 import { accounts, idempotencyKeys, services, topUps, x402Payments } from "@/lib/db/schema";
 import { db } from "@/lib/domain/database";
 import { x402Config } from "@/lib/env";
-import { findAuthorizationUse } from "@/lib/payments/x402/chain";
+import { eip3009Abi, findAuthorizationUse } from "@/lib/payments/x402/chain";
 import { transferElsewhere } from "@/lib/engine/paid-settlement";
 import type { LocalChain } from "../support/chain";
 import { signIn } from "../support/developer";
@@ -581,6 +582,48 @@ describe("the search for an authorization's use starts from its settlement's tim
       expect(kept.useSearchFloor).toBe(aged + 1n);
     } finally {
       await probe.close();
+      await (await db()).delete(x402Payments).where(eq(x402Payments.id, row.id));
+    }
+  });
+
+  it("never from above the authorization's validAfter: a use the chain's clock puts more than 10 minutes before our settlement time is found", async () => {
+    const payer = await chain.newAccount();
+    const header = await officialPayment(payer, await offer());
+    const { authorization: a, signature } = paymentPayload(header);
+    const reverted = await chain.publicClient.getBlockNumber();
+    const used = await submitAuthorization(chain, header);
+    await chain.mine(3);
+    // Our settlement as it was sent (its calldata carries the authorization), recorded when our clock read an hour
+    // later than the chain's.
+    const { v, r, s } = parseSignature(signature);
+    const settlement = await privateKeyToAccount(generatePrivateKey()).signTransaction({
+      to: chain.token,
+      data: encodeFunctionData({
+        abi: eip3009Abi,
+        functionName: "transferWithAuthorization",
+        args: [a.from, a.to, BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce, Number(v), r, s],
+      }),
+      gas: 120_000n,
+      gasPrice: 1n,
+      nonce: 0,
+      chainId: chain.chainId,
+    });
+    const [row] = await (
+      await db()
+    )
+      .insert(x402Payments)
+      .values({
+        ...staleSettlement(payer.address, a.nonce, keccak256(settlement)),
+        status: "failed",
+        settlementRawTx: settlement,
+        settlingSince: new Date(Date.now() + 3_600_000),
+      })
+      .returning();
+    const config = x402Config();
+    if (!config) throw new Error("x402 is not configured in this file's server");
+    try {
+      expect(await transferElsewhere(config, row, { upTo: reverted })).toMatchObject({ transactionHash: used });
+    } finally {
       await (await db()).delete(x402Payments).where(eq(x402Payments.id, row.id));
     }
   });

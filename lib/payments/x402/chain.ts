@@ -320,6 +320,17 @@ export function validBeforeOf(raw: Hex): bigint {
   return args[4] as bigint;
 }
 
+/**
+ * The settlement's authorization's validAfter (seconds), read from its own calldata; undefined for a filler. A use of
+ * the authorization is in a block whose timestamp is after it (EIP-3009), by the chain's own clock.
+ */
+export function validAfterOf(raw: Hex): bigint | undefined {
+  const { data } = parseTransaction(raw);
+  if (!data || data === "0x") return undefined;
+  const { args } = decodeFunctionData({ abi: eip3009Abi, data });
+  return args[3] as bigint;
+}
+
 /** Where a transaction was included (with status 1). */
 export type Inclusion = Pick<TransactionReceipt, "transactionHash" | "blockNumber" | "blockHash">;
 
