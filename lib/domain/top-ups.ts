@@ -125,6 +125,34 @@ export function paymentsIn(transfers: TreasuryTransfer[], used: AuthorizationUse
   return [...payments.values()];
 }
 
+/**
+ * The senders of `transfers` whose EIP-3009 authorizations' use could change what they are credited (see Payment's
+ * authorizationNonces): those who moved something in a transaction (a 0-value transfer holds nothing to take out)
+ * and who presented an authorization for pay per call here (CONTRACT §15). One query, whatever the number of
+ * senders.
+ */
+export async function payersWhoMayHavePaidPerCall(
+  config: PaymentsConfig,
+  transfers: TreasuryTransfer[],
+): Promise<Address[]> {
+  const moved = [...new Set(paymentsIn(transfers).flatMap((p) => (p.amount > 0n ? [p.payer] : [])))];
+  if (moved.length === 0) return [];
+  const rows = await (
+    await db()
+  )
+    .selectDistinct({ payer: x402Payments.fromAddress })
+    .from(x402Payments)
+    .where(
+      and(
+        eq(x402Payments.chainId, config.chainId),
+        // As stored: checksummed, like the configuration's (lib/env.ts), so the authorization's index serves it.
+        eq(x402Payments.tokenAddress, config.tokenAddress),
+        inArray(x402Payments.fromAddress, moved),
+      ),
+    );
+  return rows.map((row) => getAddress(row.payer));
+}
+
 export type PaymentAssessment =
   { kind: "refused"; reason: PaymentRefusalReason } | { kind: "payment"; payment: Payment; payments: Payment[] };
 

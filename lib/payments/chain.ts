@@ -220,8 +220,15 @@ export async function readTreasuryTransfers(
 }
 
 /**
+ * The most addresses one AuthorizationUsed query names in its topic-1 list: geth and op-geth refuse more than 1000
+ * entries in a topic position, and other providers cap the request's size lower still.
+ */
+export const authorizersPerQuery = 100;
+
+/**
  * The EIP-3009 authorizations `authorizers` used in blocks [fromBlock, toBlock] (the token's AuthorizationUsed logs,
- * filtered on topic 1): which of the treasury's transfers are pay-per-call payments' (CONTRACT §15).
+ * filtered on topic 1, at most `authorizersPerQuery` addresses per call): which of the treasury's transfers are
+ * pay-per-call payments' (CONTRACT §15).
  */
 export async function readAuthorizationsUsed(
   config: PaymentsConfig,
@@ -229,7 +236,25 @@ export async function readAuthorizationsUsed(
   fromBlock: bigint,
   toBlock: bigint,
 ): Promise<AuthorizationUsed[]> {
-  if (authorizers.length === 0) return [];
+  const used: AuthorizationUsed[] = [];
+  for (let start = 0; start < authorizers.length; start += authorizersPerQuery)
+    used.push(
+      ...(await readAuthorizationsUsedOf(
+        config,
+        authorizers.slice(start, start + authorizersPerQuery),
+        fromBlock,
+        toBlock,
+      )),
+    );
+  return used;
+}
+
+async function readAuthorizationsUsedOf(
+  config: PaymentsConfig,
+  authorizers: Address[],
+  fromBlock: bigint,
+  toBlock: bigint,
+): Promise<AuthorizationUsed[]> {
   const logs = await rpc(() =>
     clientOf(config).getLogs({
       address: config.tokenAddress,

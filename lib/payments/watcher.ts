@@ -9,7 +9,13 @@ import { randomUUID } from "node:crypto";
 import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { paymentScans } from "@/lib/db/schema";
 import { db } from "@/lib/domain/database";
-import { deferTopUp, recordFoundTransfers, reconcileTopUp, topUpsToReconcile } from "@/lib/domain/top-ups";
+import {
+  deferTopUp,
+  payersWhoMayHavePaidPerCall,
+  recordFoundTransfers,
+  reconcileTopUp,
+  topUpsToReconcile,
+} from "@/lib/domain/top-ups";
 import { paymentsConfig, type PaymentsConfig } from "@/lib/env";
 import { log } from "@/lib/log";
 import { processState } from "@/lib/singleton";
@@ -112,8 +118,10 @@ async function readHalving(
     try {
       const transfers = await readTreasuryTransfers(config, from, to);
       // The EIP-3009 authorizations those senders used there: a pay-per-call payment's transfer is never credited
-      // twice, whichever transaction its payment was credited in (a reorganisation, a re-submission).
-      const senders = [...new Set(transfers.map((t) => t.from))];
+      // twice, whichever transaction its payment was credited in (a reorganisation, a re-submission). Asked only of
+      // the senders whose use could change a credit (anyone can name thousands of made-up senders in 0-value
+      // transfers to the treasury, and an RPC refuses a query naming them all: the scan would wait at that block).
+      const senders = await payersWhoMayHavePaidPerCall(config, transfers);
       return { transfers, used: await readAuthorizationsUsed(config, senders, from, to) };
     } catch (error) {
       if (!(error instanceof PaymentsRpcError) || !refusedByRpc(error) || to <= from) throw error;
