@@ -123,6 +123,13 @@ export async function payForCall(config: X402Config, call: PaidCall): Promise<Pa
     fingerprint,
     idempotencyKey: call.idempotencyKey,
   };
+  // The payer's allowance is spent only by an authorization of theirs nobody presented before (no row holds it)
+  // whose signature is proven theirs: only the payer can make one. The authorization is public once sent, so replays
+  // of it (refused as nonce_used below, or a failed one taken over) spend only their clients' allowance, never the
+  // payer's. Before any RPC call and before anything is written: a 429 leaves no row behind, and a later request
+  // with the same authorization finds none to take over and is counted again.
+  const isUnseen = signatureProven && !(await findAuthorization(reservation));
+  await call.admit?.(isUnseen ? authorization.from : undefined);
   const reserved = await reserveAuthorization(reservation);
   if (reserved === "key held") {
     // Another payment of this payer holds the key (a retry with a new authorization while the first settles):
@@ -155,13 +162,8 @@ export async function payForCall(config: X402Config, call: PaidCall): Promise<Pa
       return refused({ reason: outcome.failureReason, message: "The same payment, sent just before, was refused." });
     throw unavailable("The same payment is still being settled; try again in a moment.");
   }
-  const { isNew, ...row } = reserved;
+  const row: PaymentRow = reserved;
   try {
-    // The payer's allowance is spent only by an authorization of theirs nobody presented before (a new
-    // reservation) whose signature is proven theirs: only the payer can make one. The authorization is public once
-    // sent, so replays of it (refused as nonce_used above, or a failed one taken over) spend only their clients'
-    // allowance, never the payer's. Before any RPC call; a 429 frees the reservation (the catch below).
-    await call.admit?.(signatureProven && isNew ? authorization.from : undefined);
     return await settleReserved();
   } catch (error) {
     // Whatever is thrown before the settlement is recorded (an RPC that stops answering, an IDEMPOTENCY_CONFLICT

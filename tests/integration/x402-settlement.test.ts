@@ -385,6 +385,33 @@ describe("rate limits count what only the payer can make", () => {
   });
 });
 
+describe("a payer over their allowance", () => {
+  it("is refused (429) with nothing written, and the same authorization sent again is refused too: it was never presented", async () => {
+    // A payer whose authorizations are each refused on-chain (no tokens): each new one spends their allowance.
+    const payer = await chain.newAccount({ tokens: 0n });
+    for (let i = 0; i < ratePerMinute; i++) {
+      const refused = await fetch(
+        executeUrl(),
+        post({ "payment-signature": await officialPayment(payer, await offer()) }),
+      );
+      expect(paymentResponse(refused).errorReason).toBe("insufficient_funds");
+    }
+    const over = await officialPayment(payer, await offer());
+    await expectRateLimited(await fetch(executeUrl(), post({ "payment-signature": over })));
+    const { nonce } = paymentPayload(over).authorization;
+    const rowsOf = () => db().then((d) => d.select().from(x402Payments).where(eq(x402Payments.nonce, nonce)));
+    expect(await rowsOf()).toEqual([]);
+    // Sent again from another client address: still the payer's new authorization, counted as such.
+    await expectRateLimited(await fetch(executeUrl(), post({ "payment-signature": over })));
+    expect(await rowsOf()).toEqual([]);
+  });
+});
+
+async function expectRateLimited(res: Response): Promise<void> {
+  expect(res.status).toBe(429);
+  expect(((await res.json()) as { error: { code: string } }).error.code).toBe("RATE_LIMITED");
+}
+
 describe("a reservation never holds an authorization or a key for good", () => {
   it("an IDEMPOTENCY_CONFLICT found after the reservation frees the authorization: sent again without the key, it pays", async () => {
     const payer = await chain.newAccount();

@@ -2,7 +2,7 @@
 // nonce), written before any work, so one authorization is settled at most once whatever the concurrency and
 // on every instance), the settler's nonce sequence, the payment credited as a top-up, and the access token.
 import { createHash, randomBytes } from "node:crypto";
-import { and, asc, eq, getTableColumns, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import type { Tx } from "@/lib/db/database";
 import { accounts, jobAccessTokens, jobs, topUps, x402Payments, x402Settlers } from "@/lib/db/schema";
 import { creditsForTokenAmount, formatTokenAmount } from "@/lib/contract/top-up-arithmetic";
@@ -51,12 +51,9 @@ const authorizationIs = (r: Pick<Reservation, "chainId" | "tokenAddress" | "auth
  * Reserves the authorization for this request, and claims its Idempotency-Key for the payer while it is in
  * flight: a new row, or a failed one taken over (nothing moved for it: a refused or reverted payment may be tried
  * again). Undefined when another request holds the authorization or it was settled; "key held" when another
- * payment of the same payer holds the key (reserved or settling). `isNew`: nobody presented this authorization
- * before (a new row, not a failed one taken over).
+ * payment of the same payer holds the key (reserved or settling).
  */
-export async function reserveAuthorization(
-  r: Reservation,
-): Promise<(PaymentRow & { isNew: boolean }) | "key held" | undefined> {
+export async function reserveAuthorization(r: Reservation): Promise<PaymentRow | "key held" | undefined> {
   const values = {
     status: "reserved" as const,
     serviceId: r.serviceId,
@@ -93,8 +90,7 @@ export async function reserveAuthorization(
         set: { ...values, id: sql`gen_random_uuid()`, updatedAt: sql`now()` },
         setWhere: sql`${x402Payments.status} = 'failed'`,
       })
-      // Whether the row was inserted (xmax 0), not a failed one taken over: an authorization nobody presented before.
-      .returning({ ...getTableColumns(x402Payments), isNew: sql<boolean>`(xmax = 0)` });
+      .returning();
     return row;
   } catch (error) {
     // Only the in-flight key index can conflict otherwise (the authorization's is the insert's own target).
