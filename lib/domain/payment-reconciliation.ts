@@ -17,7 +17,7 @@ import {
 } from "@/lib/payments/chain";
 import { db } from "./database";
 import { DomainError } from "./errors";
-import { paymentsIn, requirePayments } from "./top-ups";
+import { paymentsIn, payersWhoMayHavePaidPerCall, requirePayments } from "./top-ups";
 
 /** One top-up that credits (part of) a transfer: the plain row, or a pay-per-call payment's own (CONTRACT §15). */
 export interface ReconciledTopUp {
@@ -76,7 +76,8 @@ export async function reconcileTreasury(range: { fromBlock: number; toBlock?: nu
     const to = from + config.scanBlocks - 1n < toBlock ? from + config.scanBlocks - 1n : toBlock;
     const found = await readTreasuryTransfers(config, from, to);
     transfers.push(...found);
-    used.push(...(await readAuthorizationsUsed(config, [...new Set(found.map((t) => t.from))], from, to)));
+    // As the watcher asks: only the senders whose use could change a credit (see payersWhoMayHavePaidPerCall).
+    used.push(...(await readAuthorizationsUsed(config, await payersWhoMayHavePaidPerCall(config, found), from, to)));
   }
   const d = await db();
   const recorded: RecordedTopUp[] = await d
