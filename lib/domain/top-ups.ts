@@ -165,7 +165,9 @@ export function assessPayment(
   const payments = paymentsIn(observed.transfers, observed.authorizationsUsed);
   if (payments.length === 0) return { kind: "refused", reason: "NO_PAYMENT" };
   const payment = payments.find((p) => sameAddress(p.payer, payer));
-  return payment ? { kind: "payment", payment, payments } : { kind: "refused", reason: "WRONG_SENDER" };
+  if (!payment) return { kind: "refused", reason: "WRONG_SENDER" };
+  // Transfers of 0 (anyone can emit them, also from someone else's address) pay nothing.
+  return payment.amount > 0n ? { kind: "payment", payment, payments } : { kind: "refused", reason: "NO_PAYMENT" };
 }
 
 export function toTopUp(row: TopUpRow): wire.TopUp {
@@ -377,8 +379,10 @@ async function recordSubmission(
       throw refused(assessed.reason, refusalMessages[assessed.reason]);
     }
     const { decimals } = await fromChain(() => readTokenMetadata(config));
-    // Every sender's payment in it is recorded, as the watcher would: the others are credited by its re-checks.
-    const created = await recordPayments(await db(), config, assessed.payments, observed.head, decimals);
+    // Every sender's payment in it is recorded, as the watcher would: the others are credited by its re-checks. The
+    // submitter's is kept even when their pay-per-call payments took all of it (credited under another transaction
+    // whose authorization this one used again): the answer names a top-up, credited with nothing.
+    const created = await recordPayments(await db(), config, assessed.payments, observed.head, decimals, walletAddress);
     const row = await findPayment(config, request.txHash, walletAddress);
     if (!row) throw new Error("a recorded payment is missing");
     if (!created.includes(row.id))
@@ -498,7 +502,8 @@ export function paidPerCallOnly(
  * Records mined payments, each sender's once, whoever finds them first (the watcher, a submission, a
  * re-check): a no-op for one already recorded, except that a DROPPED one is looked at again. A payment is
  * the account's of the address that paid, or nobody's until that address first signs in. Returns the ids
- * of the rows it created.
+ * of the rows it created. `submitter`: the address whose submission this is; its payment is recorded even when
+ * the pay-per-call payments took all of it, credited with nothing (paidPerCallOnly), as the answer names its row.
  */
 async function recordPayments(
   tx: Tx,
@@ -506,18 +511,29 @@ async function recordPayments(
   payments: Payment[],
   head: bigint,
   decimals: number,
+  submitter?: Address,
 ): Promise<string[]> {
   const created: string[] = [];
   for (const payment of payments) {
     const inserted = await tx.transaction(async (own) => {
       await lockPaymentInTransaction(own, config.chainId, payment.txHash, payment.payer);
-      // Only what the pay-per-call payments credited in it did not take: nothing left, nothing to record.
+      // Only what the pay-per-call payments credited in it did not take: nothing left, nothing to record, unless the
+      // payer named it (a transfer of 0 is no payment: refused before, NO_PAYMENT).
       const rest = payment.amount - (await paidPerCall(own, config, payment));
-      if (rest <= 0n) return undefined;
+      const isNamedByPayer = submitter !== undefined && sameAddress(payment.payer, submitter) && payment.amount > 0n;
+      if (rest <= 0n && !isNamedByPayer) return undefined;
       const [account] = await own
         .select({ id: accounts.id })
         .from(accounts)
         .where(eq(accounts.walletAddress, payment.payer));
+      if (rest <= 0n)
+        return (
+          await own
+            .insert(topUps)
+            .values({ ...paidPerCallOnly(config, payment, head, decimals), accountId: account?.id ?? null })
+            .onConflictDoNothing()
+            .returning({ id: topUps.id })
+        )[0];
       const [row] = await own
         .insert(topUps)
         // The stalest are re-checked first: a found payment is looked at in the watcher's same tick.

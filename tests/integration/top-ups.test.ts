@@ -327,6 +327,10 @@ describe("a transaction that is not a payment of this developer", () => {
     await refusal(await chain.transfer(wallet, privateKeyToAccount(generatePrivateKey()).address, token), "NO_PAYMENT");
   });
 
+  it("transfers 0 of the token to the treasury: NO_PAYMENT (a 422, nothing recorded)", async () => {
+    await refusal(await chain.transfer(wallet, chain.treasury, 0n), "NO_PAYMENT");
+  });
+
   it("was paid by another wallet: WRONG_SENDER", async () => {
     const stranger = await chain.newAccount();
     await refusal(await chain.transfer(stranger, chain.treasury, token), "WRONG_SENDER");

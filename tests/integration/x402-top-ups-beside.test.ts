@@ -1,14 +1,28 @@
 // The §10 top-ups beside pay per call (CONTRACT §10 and §15), on ganache with the solc-compiled EIP-3009 token: the
-// watcher's look at the senders' authorizations cannot be stopped by anyone.
+// watcher's look at the senders' authorizations cannot be stopped by anyone, and a transaction whose transfer a
+// pay-per-call payment credited under another transaction holds is answered, never a 500.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { decodePaymentRequiredHeader } from "@x402/core/http";
+import type { PaymentRequired } from "@x402/core/types";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { encodeFunctionData } from "viem";
+import { x402Settlers } from "@/lib/db/schema";
+import { db } from "@/lib/domain/database";
 import { testTokenAbi, type LocalChain } from "../support/chain";
 import { signIn } from "../support/developer";
 import { eventually } from "../support/jobs";
 import type { RpcProxy } from "../support/rpc-proxy";
 import type { TestServer } from "../support/test-server";
-import { price, startX402, submitAuthorization, type X402World } from "../support/x402";
+import {
+  officialPayment,
+  paymentResponse,
+  price,
+  startX402,
+  submitAuthorization,
+  type X402World,
+} from "../support/x402";
+
+const input = { input: { text: "Pay for it beside a top-up." } };
 
 /** The most entries the relay accepts in an eth_getLogs topic position (geth's and op-geth's cap is 1000). */
 const topicListCap = 100;
@@ -32,6 +46,19 @@ beforeAll(async () => {
 afterAll(async () => {
   await world?.close();
 });
+
+const execute = (headers: Record<string, string> = {}) =>
+  fetch(`${server.baseUrl}/api/marketplace/services/token-count/execute`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(input),
+  });
+
+async function offer(): Promise<PaymentRequired> {
+  const res = await execute();
+  expect(res.status).toBe(402);
+  return decodePaymentRequiredHeader(res.headers.get("payment-required") ?? "");
+}
 
 interface TopUp {
   topUpId: string;
@@ -70,5 +97,45 @@ describe("the watcher beside a transaction naming many made-up senders", () => {
     );
     expect(credited).toEqual([expect.objectContaining({ txHash: paid, status: "credited", credits: 1 })]);
     expect(await (await fetch(`${server.baseUrl}/api/health`)).json()).toMatchObject({ payments: "ok" });
+  });
+});
+
+describe("a top-up named by the payer whose transfer is a payment credited under another transaction", () => {
+  it("answers 201 with a top-up credited with nothing (never a 500), and the payment stays credited once", async () => {
+    const payer = await chain.newAccount();
+    const header = await officialPayment(chain, payer, await offer());
+    const before = await chain.snapshot();
+    const res = await execute({ "payment-signature": header });
+    expect(res.status).toBe(202);
+    const settled = paymentResponse(res).transaction.toLowerCase();
+    // Our settlement's block is reorganised away; the same authorization, still valid, is used again by someone else.
+    await chain.revert(before);
+    // The settler's kept nonce is past the chain's now (ours is gone): the chain's count is taken again.
+    await (await db()).update(x402Settlers).set({ nextNonce: 0 });
+    const again = (await submitAuthorization(chain, header)).toLowerCase();
+    expect(again).not.toBe(settled);
+    await chain.mine(2);
+    const { cookie } = await signIn(server.baseUrl, payer);
+    const named = await fetch(`${server.baseUrl}/api/credits/top-ups`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: server.baseUrl, cookie },
+      body: JSON.stringify({ chainId: chain.chainId, txHash: again }),
+    });
+    expect(named.status).toBe(201);
+    const topUp = (await named.json()) as TopUp;
+    expect(topUp).toMatchObject({ txHash: again, status: "credited", credits: 0, tokenAmount: "0" });
+    // Named again: the same top-up (200), and the payment's credit is the only one.
+    const namedAgain = await fetch(`${server.baseUrl}/api/credits/top-ups`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: server.baseUrl, cookie },
+      body: JSON.stringify({ chainId: chain.chainId, txHash: again }),
+    });
+    expect(namedAgain.status).toBe(200);
+    expect(await namedAgain.json()).toMatchObject({ topUpId: topUp.topUpId, credits: 0 });
+    const history = await fetch(`${server.baseUrl}/api/credits/history`, { headers: { cookie } });
+    const topups = ((await history.json()) as { data: { type: string; amount: number }[] }).data.filter(
+      (e) => e.type === "topup",
+    );
+    expect(topups.map((e) => e.amount)).toEqual([1]);
   });
 });
