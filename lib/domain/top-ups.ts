@@ -249,7 +249,9 @@ const paymentOf = (chainId: number, txHash: string, payer: string) =>
 
 /**
  * The row of `payer`'s payment in a transaction (one per sender: a transaction can pay for several): the plain
- * one, or, when pay-per-call payments took all the sender moved in it, the first of theirs.
+ * one, or, when pay-per-call payments took all the sender moved in it, the first of theirs, and only then the plain
+ * row they left credited with nothing (paidPerCallOnly: named before they took it, or after, under another
+ * transaction).
  */
 const findPayment = async (config: PaymentsConfig, txHash: string, payer: string) =>
   (
@@ -259,7 +261,11 @@ const findPayment = async (config: PaymentsConfig, txHash: string, payer: string
       .select()
       .from(topUps)
       .where(paymentOf(config.chainId, txHash, payer))
-      .orderBy(sql`${topUps.x402PaymentId} asc nulls first`, asc(topUps.createdAt))
+      .orderBy(
+        sql`case when ${topUps.x402PaymentId} is not null then 1
+          when ${topUps.status} = 'credited' and ${topUps.tokenAmount} = 0 then 2 else 0 end`,
+        asc(topUps.createdAt),
+      )
       .limit(1)
   )[0];
 

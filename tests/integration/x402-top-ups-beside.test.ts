@@ -5,9 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import type { PaymentRequired } from "@x402/core/types";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { encodeFunctionData } from "viem";
-import { x402Settlers } from "@/lib/db/schema";
+import { encodeFunctionData, keccak256, type Hex } from "viem";
+import { eq } from "drizzle-orm";
+import { accounts, x402Settlers } from "@/lib/db/schema";
 import { db } from "@/lib/domain/database";
+import { submitTopUp } from "@/lib/domain/top-ups";
 import { testTokenAbi, type LocalChain } from "../support/chain";
 import { signIn } from "../support/developer";
 import { eventually } from "../support/jobs";
@@ -137,5 +139,40 @@ describe("a top-up named by the payer whose transfer is a payment credited under
       (e) => e.type === "topup",
     );
     expect(topups.map((e) => e.amount)).toEqual([1]);
+  });
+});
+
+describe("a payment's settlement named as a top-up after a plain top-up named before it was kept with nothing", () => {
+  it("answers the payer's credited payment (200), not the plain row credited with nothing", async () => {
+    const payer = await chain.newAccount();
+    const { cookie } = await signIn(server.baseUrl, payer);
+    const [account] = await (await db()).select().from(accounts).where(eq(accounts.walletAddress, payer.address));
+    const header = await officialPayment(chain, payer, await offer());
+    let early: { topUpId: string } | undefined;
+    // The payer names our settlement's transaction while it is on its way to the node: a plain top-up, submitted.
+    rpc.beforeForwarding("eth_sendRawTransaction", async ([raw]) => {
+      rpc.beforeForwarding("eth_sendRawTransaction");
+      early = (await submitTopUp(account.id, payer.address, { chainId: chain.chainId, txHash: keccak256(raw as Hex) }))
+        .topUp;
+    });
+    const res = await execute({ "payment-signature": header });
+    expect(res.status).toBe(202);
+    const settlement = paymentResponse(res).transaction.toLowerCase();
+    await chain.mine(2);
+    // The payment took all the plain top-up held: the watcher leaves it credited with nothing.
+    await eventually(
+      () => topUpsOf(cookie),
+      (list) => list.some((t) => t.topUpId === early?.topUpId && t.status === "credited"),
+      20_000,
+    );
+    const named = await fetch(`${server.baseUrl}/api/credits/top-ups`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: server.baseUrl, cookie },
+      body: JSON.stringify({ chainId: chain.chainId, txHash: settlement }),
+    });
+    expect(named.status).toBe(200);
+    const topUp = (await named.json()) as TopUp;
+    expect(topUp.topUpId).not.toBe(early?.topUpId);
+    expect(topUp).toMatchObject({ txHash: settlement, status: "credited", credits: 1, tokenAmount: String(price) });
   });
 });
