@@ -44,6 +44,7 @@ import {
   markSettled,
   recordReplacement,
   recordSearchFloor,
+  staleSettlementAt,
   staleSettlements,
   type PaymentRow,
 } from "@/lib/payments/x402/store";
@@ -366,11 +367,15 @@ export async function sweepSettlements(config: X402Config): Promise<Partial<Reco
       count: abandoned,
     });
   }
-  const rows = await staleSettlements(config.settlementTimeoutMs, 50);
-  if (rows.length === 0) return counts;
+  const stale = await staleSettlements(config.settlementTimeoutMs, 50);
+  if (stale.length === 0) return counts;
   // The head first, then the settler's nonce and (for a settlement lost) the authorization's state at that head.
   const head = await readHead(config);
   const minedNonce = await readSettlerMinedNonce(config, head);
+  // The one at the settler's next nonce holds back every later settlement: first in every batch, wherever the
+  // batch's order (longest unlooked-at first) would put it among more stale rows than a batch holds.
+  const next = await staleSettlementAt(config.settlementTimeoutMs, minedNonce);
+  const rows = next ? [next, ...stale.filter((row) => row.id !== next.id)] : stale;
   let rpcFailures = 0;
   let lastRpcError: PaymentsRpcError | undefined;
   for (const row of rows) {

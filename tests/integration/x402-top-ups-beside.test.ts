@@ -1,13 +1,14 @@
 // The §10 top-ups beside pay per call (CONTRACT §10 and §15), on ganache with the solc-compiled EIP-3009 token: the
 // watcher's look at the senders' authorizations cannot be stopped by anyone, and a transaction whose transfer a
-// pay-per-call payment credited under another transaction holds is answered, never a 500.
+// pay-per-call payment credited under another transaction holds is answered, never a 500. And the settlement sweep
+// looks first at the settlement every later one waits behind.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import type { PaymentRequired } from "@x402/core/types";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { encodeFunctionData, keccak256, type Hex } from "viem";
-import { eq } from "drizzle-orm";
-import { accounts, x402Settlers } from "@/lib/db/schema";
+import { encodeFunctionData, keccak256, toHex, type Hex } from "viem";
+import { eq, inArray } from "drizzle-orm";
+import { accounts, x402Payments, x402Settlers } from "@/lib/db/schema";
 import { db } from "@/lib/domain/database";
 import { submitTopUp } from "@/lib/domain/top-ups";
 import { testTokenAbi, type LocalChain } from "../support/chain";
@@ -175,4 +176,66 @@ describe("a payment's settlement named as a top-up after a plain top-up named be
     expect(topUp.topUpId).not.toBe(early?.topUpId);
     expect(topUp).toMatchObject({ txHash: settlement, status: "credited", credits: 1, tokenAmount: String(price) });
   });
+});
+
+describe("the settlement sweep with more stale settlements than a batch holds", () => {
+  it("looks first at the one at the settler's next nonce, which every later settlement waits behind", async () => {
+    const minedNonce = await chain.publicClient.getTransactionCount({ address: world.settler });
+    // A transaction the node refuses (its sender has no ETH): every broadcast of it fails, and the row stays.
+    const unsendable = () =>
+      privateKeyToAccount(generatePrivateKey()).signTransaction({
+        to: chain.treasury,
+        value: 0n,
+        gas: 21_000n,
+        gasPrice: 1n,
+        nonce: 0,
+        chainId: chain.chainId,
+      });
+    const randomHash = () => toHex(crypto.getRandomValues(new Uint8Array(32)));
+    const row = async (settlerNonce: number, lookedAtMsAgo: number) => ({
+      chainId: chain.chainId,
+      tokenAddress: chain.token,
+      fromAddress: privateKeyToAccount(generatePrivateKey()).address,
+      nonce: randomHash(),
+      status: "settling" as const,
+      serviceId: "token-count",
+      fingerprint: "next-nonce-first",
+      value: price.toString(),
+      input: input.input,
+      placement: "any",
+      settlementTxHash: randomHash(),
+      settlementRawTx: await unsendable(),
+      // Replaced 5 times already: only rebroadcast and reported from now on.
+      replacedTxHashes: Array.from({ length: 5 }, randomHash),
+      settlerNonce,
+      updatedAt: new Date(Date.now() - lookedAtMsAgo),
+    });
+    // More than a batch (50) behind it, each unlooked-at for longer than the one at the next nonce.
+    const behind = await Promise.all(Array.from({ length: 60 }, (_, i) => row(minedNonce + 1 + i, 7_200_000)));
+    const next = await row(minedNonce, 3_600_000);
+    const ours = new Set([next, ...behind].map((r) => r.settlementRawTx.toLowerCase()));
+    const broadcastOrder: string[] = [];
+    rpc.beforeForwarding("eth_sendRawTransaction", async ([raw]) => {
+      if (ours.has(String(raw).toLowerCase())) broadcastOrder.push(String(raw).toLowerCase());
+    });
+    const ids = (
+      await (
+        await db()
+      )
+        .insert(x402Payments)
+        .values([...behind, next])
+        .returning({ id: x402Payments.id })
+    ).map((r) => r.id);
+    try {
+      await eventually(
+        async () => broadcastOrder.length,
+        (n) => n >= ours.size,
+        60_000,
+      );
+      expect(broadcastOrder.indexOf(next.settlementRawTx.toLowerCase())).toBe(0);
+    } finally {
+      rpc.beforeForwarding("eth_sendRawTransaction");
+      await (await db()).delete(x402Payments).where(inArray(x402Payments.id, ids));
+    }
+  }, 90_000);
 });

@@ -244,6 +244,28 @@ export async function staleSettlements(olderThanMs: number, limit: number): Prom
 }
 
 /**
+ * The settling payment at the settler's nonce `settlerNonce` whose request has stopped waiting (as staleSettlements'),
+ * the longest unlooked-at if several: the one every later settlement waits behind.
+ */
+export async function staleSettlementAt(olderThanMs: number, settlerNonce: number): Promise<PaymentRow | undefined> {
+  const [row] = await (
+    await db()
+  )
+    .select()
+    .from(x402Payments)
+    .where(
+      and(
+        eq(x402Payments.status, "settling"),
+        eq(x402Payments.settlerNonce, settlerNonce),
+        lt(x402Payments.updatedAt, sql`now() - make_interval(secs => ${olderThanMs / 1000})`),
+      ),
+    )
+    .orderBy(asc(x402Payments.updatedAt))
+    .limit(1);
+  return row;
+}
+
+/**
  * How many settlements have waited longer than `olderThanMs` since they became settling, or been replaced twice
  * already (each replacement comes a settlement timeout after the last): health's "the settler is stuck".
  */
