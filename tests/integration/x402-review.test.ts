@@ -6,7 +6,7 @@ import { decodePaymentRequiredHeader } from "@x402/core/http";
 import type { PaymentRequired } from "@x402/core/types";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { encodeFunctionData, keccak256, toFunctionSelector, toHex, type Hex } from "viem";
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import { accounts, paymentScans, topUps, x402Payments, x402Settlers } from "@/lib/db/schema";
 import { db } from "@/lib/domain/database";
 import { finishSettlement, transferElsewhere } from "@/lib/engine/paid-settlement";
@@ -788,6 +788,14 @@ describe("a payment's authorization used again in another transaction after a re
     expect(again).not.toBe(settled);
     const { blockNumber } = await chain.publicClient.getTransactionReceipt({ hash: again as Hex });
     await chain.mine(3);
+    // The watcher's cursor may already stand past that height (it scanned the reorganised block): it is set back
+    // to the new block, so the scan below surely reads it. An advance is a compare-and-set on the cursor, so no
+    // scan that started beyond it can move it on.
+    await (
+      await db()
+    )
+      .update(paymentScans)
+      .set({ nextBlock: sql`least(${paymentScans.nextBlock}, ${Number(blockNumber)})` });
     // The watcher scans past that block (its cursor moves with what it recorded there, in one transaction).
     await eventually(
       async () => (await (await db()).select().from(paymentScans))[0],
