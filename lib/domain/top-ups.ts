@@ -145,8 +145,9 @@ export async function payersWhoMayHavePaidPerCall(
     .where(
       and(
         eq(x402Payments.chainId, config.chainId),
-        // As stored: checksummed, like the configuration's (lib/env.ts), so the authorization's index serves it.
-        eq(x402Payments.tokenAddress, config.tokenAddress),
+        // As stored: checksummed like the configuration's (lib/env.ts) since 7a0e006, as configured (most often in
+        // lower case) before; both spellings, so the authorization's index still serves it.
+        inArray(x402Payments.tokenAddress, [config.tokenAddress, config.tokenAddress.toLowerCase()]),
         inArray(x402Payments.fromAddress, moved),
       ),
     );

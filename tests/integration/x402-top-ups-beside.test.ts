@@ -10,7 +10,8 @@ import { encodeFunctionData, keccak256, toHex, type Hex } from "viem";
 import { eq, inArray } from "drizzle-orm";
 import { accounts, x402Payments, x402Settlers } from "@/lib/db/schema";
 import { db } from "@/lib/domain/database";
-import { submitTopUp } from "@/lib/domain/top-ups";
+import { payersWhoMayHavePaidPerCall, submitTopUp } from "@/lib/domain/top-ups";
+import { paymentsConfig } from "@/lib/env";
 import { testTokenAbi, type LocalChain } from "../support/chain";
 import { signIn } from "../support/developer";
 import { eventually } from "../support/jobs";
@@ -100,6 +101,31 @@ describe("the watcher beside a transaction naming many made-up senders", () => {
     );
     expect(credited).toEqual([expect.objectContaining({ txHash: paid, status: "credited", credits: 1 })]);
     expect(await (await fetch(`${server.baseUrl}/api/health`)).json()).toMatchObject({ payments: "ok" });
+  });
+});
+
+describe("a payer whose payment was recorded with the token's address in lower case (as configured before 7a0e006)", () => {
+  it("is still one whose authorizations the watcher looks at", async () => {
+    const payer = await chain.newAccount();
+    const res = await execute({ "payment-signature": await officialPayment(chain, payer, await offer()) });
+    expect(res.status).toBe(202);
+    const config = paymentsConfig();
+    if (!config) throw new Error("payments are configured in this file");
+    await (
+      await db()
+    )
+      .update(x402Payments)
+      .set({ tokenAddress: config.tokenAddress.toLowerCase() })
+      .where(eq(x402Payments.fromAddress, payer.address));
+    const transfer = {
+      txHash: keccak256(toHex("a later transfer")),
+      from: payer.address,
+      value: 1n,
+      blockNumber: 1n,
+      blockHash: keccak256(toHex("its block")),
+      logIndex: 0,
+    };
+    expect(await payersWhoMayHavePaidPerCall(config, [transfer])).toEqual([payer.address]);
   });
 });
 
