@@ -236,6 +236,11 @@ export const topUps = pgTable(
     uniqueIndex("top_ups_x402_payment_idx")
       .on(t.x402PaymentId)
       .where(sql`x402_payment_id is not null`),
+    // A payer's pay-per-call top-ups, read each time a payment is recorded (what of a transaction's transfers the
+    // payments took): without it that read scanned every top-up.
+    index("top_ups_x402_payer_idx")
+      .on(t.chainId, t.fromAddress, t.txHash)
+      .where(sql`x402_payment_id is not null`),
     index("top_ups_account_idx").on(t.accountId, t.createdAt),
     index("top_ups_pending_idx")
       .on(t.checkedAt)

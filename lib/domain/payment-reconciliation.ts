@@ -17,7 +17,7 @@ import {
 } from "@/lib/payments/chain";
 import { db } from "./database";
 import { DomainError } from "./errors";
-import { paymentsIn, payersWhoMayHavePaidPerCall, requirePayments } from "./top-ups";
+import { isPaymentOfToken, paymentsIn, payersWhoMayHavePaidPerCall, requirePayments } from "./top-ups";
 
 /** One top-up that credits (part of) a transfer: the plain row, or a pay-per-call payment's own (CONTRACT §15). */
 export interface ReconciledTopUp {
@@ -176,7 +176,7 @@ async function creditsOfAuthorizations(
     .where(
       and(
         eq(x402Payments.chainId, config.chainId),
-        sql`lower(${x402Payments.tokenAddress}) = ${config.tokenAddress.toLowerCase()}`,
+        isPaymentOfToken(config),
         inArray(
           x402Payments.nonce,
           used.map((u) => u.nonce),

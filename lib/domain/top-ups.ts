@@ -126,6 +126,14 @@ export function paymentsIn(transfers: TreasuryTransfer[], used: AuthorizationUse
 }
 
 /**
+ * A pay-per-call payment of the configured token: its address as stored, checksummed like the configuration's
+ * (lib/env.ts) since 7a0e006 and as configured (most often in lower case) before. Both spellings, not lower(), so
+ * the authorization's unique index (chain, token, payer, nonce) serves every read.
+ */
+export const isPaymentOfToken = (config: { tokenAddress: string }) =>
+  inArray(x402Payments.tokenAddress, [config.tokenAddress, config.tokenAddress.toLowerCase()]);
+
+/**
  * The senders of `transfers` whose EIP-3009 authorizations' use could change what they are credited (see Payment's
  * authorizationNonces): those who moved something in a transaction (a 0-value transfer holds nothing to take out)
  * and who presented an authorization for pay per call here (CONTRACT §15). One query, whatever the number of
@@ -143,13 +151,7 @@ export async function payersWhoMayHavePaidPerCall(
     .selectDistinct({ payer: x402Payments.fromAddress })
     .from(x402Payments)
     .where(
-      and(
-        eq(x402Payments.chainId, config.chainId),
-        // As stored: checksummed like the configuration's (lib/env.ts) since 7a0e006, as configured (most often in
-        // lower case) before; both spellings, so the authorization's index still serves it.
-        inArray(x402Payments.tokenAddress, [config.tokenAddress, config.tokenAddress.toLowerCase()]),
-        inArray(x402Payments.fromAddress, moved),
-      ),
+      and(eq(x402Payments.chainId, config.chainId), isPaymentOfToken(config), inArray(x402Payments.fromAddress, moved)),
     );
   return rows.map((row) => getAddress(row.payer));
 }
@@ -296,7 +298,7 @@ async function paidPerCall(
       ? sql`false`
       : sql`${topUps.x402PaymentId} in (select ${x402Payments.id} from ${x402Payments} where ${and(
           eq(x402Payments.chainId, config.chainId),
-          sql`lower(${x402Payments.tokenAddress}) = ${config.tokenAddress.toLowerCase()}`,
+          isPaymentOfToken(config),
           eq(x402Payments.fromAddress, payment.payer),
           inArray(x402Payments.nonce, payment.authorizationNonces),
         )})`;

@@ -1,0 +1,1 @@
+CREATE INDEX "top_ups_x402_payer_idx" ON "top_ups" USING btree ("chain_id","from_address","tx_hash") WHERE x402_payment_id is not null;
