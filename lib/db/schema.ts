@@ -714,6 +714,33 @@ export const usageDayRollups = pgTable(
 );
 
 /**
+ * What the usage rollups are still to count: one row per thing counted (a job created, completed or failed, a
+ * refund), appended by the statement that does it, in its transaction, and never updated, so a charge or a
+ * completion locks no rollup row and rewrites no histogram. The sweeper folds them into the three tables of
+ * rollups (lib/domain/usage-rollups.ts, foldUsageDeltas); a usage summary reads the rollups and the deltas not yet
+ * folded (lib/domain/usage.ts), so it counts everything written, folded or not. Columns as a rollup's delta: `at` is
+ * the time it counts in, duration_ms a final job's duration (null when the row counts none).
+ */
+export const usageDeltas = pgTable(
+  "usage_deltas",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    accountId: uuid("account_id").notNull(),
+    at: ts("at").notNull(),
+    serviceId: text("service_id").notNull(),
+    /** The nil UUID for jobs submitted without a key, as in the rollups. */
+    apiKeyId: uuid("api_key_id").notNull(),
+    jobs: integer("jobs").notNull(),
+    completed: integer("completed").notNull(),
+    failed: integer("failed").notNull(),
+    charged: bigint("charged", { mode: "number" }).notNull(),
+    refunded: bigint("refunded", { mode: "number" }).notNull(),
+    durationMs: bigint("duration_ms", { mode: "number" }),
+  },
+  (t) => [index("usage_deltas_account_at_idx").on(t.accountId, t.at)],
+);
+
+/**
  * The addresses that sign execution receipts (CONTRACT §13), one current (retired_at null) and those it
  * replaced. A generated key is kept sealed under the server secret; one from RECEIPT_SIGNING_KEY is not kept.
  */

@@ -7,7 +7,7 @@ import { DomainError, notFound } from "./errors";
 import type { LedgerEntryType } from "@/lib/contract/vocabulary";
 import { descendingKeyset, exactTotal, keysetPage, listReads, type CursorPageRequest } from "./pagination";
 import { db } from "./database";
-import { countCreditEntriesSql, keptCount } from "./list-counts";
+import { countedSql, creditEntriesCounted, keptCount } from "./list-counts";
 import type * as wire from "@/lib/contract/schemas";
 
 export interface LedgerEntryInput {
@@ -40,7 +40,7 @@ export async function applyLedgerEntry(tx: Tx, entry: LedgerEntryInput) {
     .insert(creditLedger)
     .values({ ...entry, jobId: entry.jobId ?? null, topUpId: entry.topUpId ?? null, balanceAfter: row.balance })
     .returning();
-  await tx.execute(countCreditEntriesSql(sql`${entry.accountId}`, sql`1`));
+  await tx.execute(countedSql(creditEntriesCounted(sql`${entry.accountId}`, sql`1`)));
   return created;
 }
 

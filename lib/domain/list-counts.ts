@@ -1,15 +1,11 @@
-// Kept totals of the unfiltered lists, so `total` never scans a developer's history. Two ways to keep one, by
-// who writes the rows:
-// - the jobs list and the credit history: moved by the statement that writes the rows, in its transaction.
-//   One function per counter; each gives a statement that also works as a CTE of a bigger one (a statement
-//   moves each counter row once: two CTEs upserting one row in one statement is undefined in PostgreSQL).
-//   Every path that moves them locks the account's row first (the charge, the ledger entry), so their row
-//   locks never wait in a cycle.
-// - top-ups and webhook deliveries: written by many paths, some (job changes) before they lock the account, so
-//   an upserted counter row would be locked in both orders. A trigger on each table (drizzle/0022) adds one row
-//   to list_count_deltas per statement instead, in the writer's transaction and locking nothing; the total is
-//   the counter plus the deltas not yet folded, and the sweeper folds them (foldListCountDeltas), so a read
-//   sums at most a sweep interval's deltas.
+// Kept totals of the unfiltered lists, so `total` never scans a developer's history. A counter (list_counts)
+// plus the changes not yet folded into it (list_count_deltas): a writer only appends a delta, in its transaction
+// and locking nothing, and the sweeper folds them (foldListCountDeltas), so a read sums at most a sweep
+// interval's deltas. Two ways to append one, by who writes the rows:
+// - the jobs list and the credit history: the statement that writes the rows appends its deltas (countedSql,
+//   with jobsCounted and creditEntriesCounted: a statement that also works as a CTE of a bigger one);
+// - top-ups and webhook deliveries, written by many paths: a trigger on each table (drizzle/0022) appends one
+//   per statement.
 import { and, eq, sql, type Placeholder, type SQL } from "drizzle-orm";
 import type { Tx } from "@/lib/db/database";
 import { sqlLiterals } from "@/lib/db/prepared-statements";
@@ -17,20 +13,25 @@ import { listCountDeltas, listCounts } from "@/lib/db/schema";
 
 type CountedList = (typeof listCounts.list.enumValues)[number];
 
-/** Adds `n` of `counted` — a relation of (scope_id uuid, n bigint), one row per scope — to the scope's counter. */
-function countedSql(list: CountedList, counted: SQL): SQL {
-  return sql`insert into ${listCounts} (scope_id, list, count)
-    select c.scope_id, ${sqlLiterals([list])}, c.n from (${counted}) c where c.n <> 0 order by c.scope_id
-    on conflict (scope_id, list) do update set count = ${listCounts.count} + excluded.count`;
+/** One change to a kept total: `added` (a bigint expression of the same statement; negative: removed) to `list`'s counter of `scope`. */
+type CountedChange = [list: CountedList, scope: SQL | Placeholder, added: SQL];
+
+/** Appends the changes that are not 0, one delta row each, in one insert (a statement, or a CTE of a bigger one). */
+export function countedSql(...changes: CountedChange[]): SQL {
+  const rows = changes.map(([list, scope, added]) => sql`(${scope}::uuid, ${sqlLiterals([list])}, (${added})::bigint)`);
+  return sql`insert into ${listCountDeltas} (scope_id, list, n)
+    select c.scope_id, c.list, c.n from (values ${sql.join(rows, sql`, `)}) c(scope_id, list, n) where c.n <> 0`;
 }
 
 /** The developer's jobs: `added` created (negative: removed) by the same statement. */
-export const countJobsSql = (accountId: SQL | Placeholder, added: SQL) =>
-  countedSql("jobs", sql`select ${accountId}::uuid as scope_id, (${added})::bigint as n`);
+export const jobsCounted = (accountId: SQL | Placeholder, added: SQL): CountedChange => ["jobs", accountId, added];
 
 /** The developer's credit ledger entries (the credit history): `added` appended by the same statement. */
-export const countCreditEntriesSql = (accountId: SQL | Placeholder, added: SQL) =>
-  countedSql("credit_entries", sql`select ${accountId}::uuid as scope_id, (${added})::bigint as n`);
+export const creditEntriesCounted = (accountId: SQL | Placeholder, added: SQL): CountedChange => [
+  "credit_entries",
+  accountId,
+  added,
+];
 
 /** A counter's value (0 before its first row), with its deltas not yet folded. */
 export async function keptCount(d: Tx, scopeId: string, list: CountedList): Promise<number> {
@@ -46,7 +47,7 @@ export async function keptCount(d: Tx, scopeId: string, list: CountedList): Prom
  * Folds up to `batch` deltas into their counters in one statement (a reader sees the total before or after,
  * never half); returns how many it folded. Deltas another instance is folding are skipped, and counter rows
  * are upserted in key order, so two folds never wait on each other in a cycle; writers never touch the
- * counters these lists keep.
+ * counters.
  */
 export async function foldListCountDeltas(d: Tx, batch = 5000): Promise<number> {
   const result = (await d.execute(sql`

@@ -1,15 +1,16 @@
 // Usage rollups (lib/db/schema.ts, usage_rollups, usage_minute_rollups and usage_day_rollups): what the usage
-// summary counts, kept per developer, UTC hour (and UTC minute, and UTC day), service and key by the writes that
-// change it, in their transactions. Every rule of what counts where is here, and one statement of three upserts
-// (usageRollupCtes) writes them all:
+// summary counts, kept per developer, UTC hour (and UTC minute, and UTC day), service and key. Every rule of what
+// counts where is here. The writes that change it append a delta per thing counted to usage_deltas, in their
+// transactions (usageRollupCtes: one insert, no upsert), and the sweeper folds the deltas into the three tables
+// (foldUsageDeltas: one statement), so the rollups plus the deltas left are always exactly what was written:
 // - a job's creation: `jobs` and its charge (`credits_charged`), in the hour it was created (create-job.ts);
 // - its completion: `completed` and its duration, in the hour it was created (change-statement.ts);
 // - its failure: `failed` and its duration, in the hour it was created, and its refund (`credits_refunded`)
 //   in the hour of the refund; a discount for running on the developer's own node is a refund too
-//   (countFailures, countRefund: after the key's and the account's rows, the lock order of every charge).
+//   (countFailures, countRefund).
 import { sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/lib/db/database";
-import { usageDayRollups, usageMinuteRollups, usageRollups } from "@/lib/db/schema";
+import { usageDayRollups, usageDeltas, usageMinuteRollups, usageRollups } from "@/lib/db/schema";
 import { spendClockOverride, spendClockSql } from "./spend-controls";
 
 /** The key of jobs submitted without one (the rollup's key is part of its primary key). */
@@ -51,7 +52,7 @@ const rollupTables = {
  * The upsert of one table of rollups (`unit`: its rows' span, 'hour', 'minute' or 'day') from `deltas`, the name of a
  * relation of (account_id, at, service_id, api_key_id, jobs, completed, failed, charged, refunded, duration_ms),
  * a row per thing counted (duration_ms null when it counts none). Rows are summed per rollup row first (an upsert
- * may change a row once) and written in key order, so concurrent writers lock shared rows in one order.
+ * may change a row once) and written in key order, so concurrent folds lock shared rows in one order.
  */
 function rollupUpsertSql(unit: keyof typeof rollupTables, deltas: SQL): SQL {
   const [table, column] = rollupTables[unit];
@@ -89,26 +90,46 @@ function rollupUpsertSql(unit: keyof typeof rollupTables, deltas: SQL): SQL {
 }
 
 /**
- * The one write of the rollups, as entries of a statement's WITH list: `deltas` (a relation as rollupUpsertSql
- * takes) counted in the hour rollups (`<name>`), the minute rollups (`<name>_minutes`) and the day rollups
- * (`<name>_days`). `<name>_deltas` names the deltas. One statement, so the day rows cost the write no round trip,
- * only their upsert.
- *
- * Lock order: PostgreSQL runs data-modifying WITH entries that the main query does not read after it, last listed
- * first (checked on PostgreSQL 15: day, then minute, then hour), so every writer locks the three tables' rows in
- * that one order and the day row gates the others. A main query must therefore never select from these entries:
- * one it read would run first, and that writer's order would differ from the rest (a deadlock between them).
+ * The one write of the rollups, as an entry `<name>` of a statement's WITH list: `deltas` (a relation as
+ * rollupUpsertSql takes, a row per thing counted) appended to usage_deltas, in the writer's transaction. An
+ * insert, never an upsert: the writer locks no rollup row (so writers never wait on each other's rollups, in any
+ * order) and rewrites no histogram; foldUsageDeltas counts them in the rollups a moment later.
  */
 export function usageRollupCtes(name: string, deltas: SQL): SQL {
-  const relation = sql.raw(`${name}_deltas`);
-  return sql`${relation} as (${deltas}),
-    ${sql.raw(name)} as (${rollupUpsertSql("hour", relation)}),
-    ${sql.raw(`${name}_minutes`)} as (${rollupUpsertSql("minute", relation)}),
-    ${sql.raw(`${name}_days`)} as (${rollupUpsertSql("day", relation)})`;
+  return sql`${sql.raw(name)} as (
+    insert into ${usageDeltas} (account_id, at, service_id, api_key_id, jobs, completed, failed, charged, refunded, duration_ms)
+    select d.account_id, d.at, d.service_id, coalesce(d.api_key_id, ${noKeySql}), d.jobs, d.completed, d.failed,
+      d.charged, d.refunded, d.duration_ms
+    from (${deltas}) d)`;
 }
 
 /** usageRollupCtes as a statement of its own. */
 export const usageRollupSql = (deltas: SQL): SQL => sql`with ${usageRollupCtes("usage_counted", deltas)} select 1`;
+
+/**
+ * Folds up to `batch` deltas into the hour, minute and day rollups in one statement (a reader, which sums the
+ * rollups and the deltas left, sees the same totals before and after); returns how many it folded. Deltas
+ * another instance is folding are skipped. The folds are the rollups' only writers, and each locks their rows in
+ * one order: PostgreSQL runs data-modifying WITH entries that the main query does not read last listed first
+ * (day, then minute, then hour; checked on PostgreSQL 15), each upsert in key order, so two folds never wait on
+ * each other in a cycle. The main query must not select from the upserts: one it read would run first.
+ */
+export async function foldUsageDeltas(d: Tx, batch = 5000): Promise<number> {
+  const result = (await d.execute(sql`
+    with taken as (
+      select id from ${usageDeltas} order by id limit ${batch}::int for update skip locked
+    ),
+    folded as (
+      delete from ${usageDeltas} x using taken where x.id = taken.id
+      returning x.account_id, x.at, x.service_id, x.api_key_id, x.jobs, x.completed, x.failed, x.charged,
+        x.refunded, x.duration_ms
+    ),
+    hours as (${rollupUpsertSql("hour", sql`folded`)}),
+    minutes as (${rollupUpsertSql("minute", sql`folded`)}),
+    days as (${rollupUpsertSql("day", sql`folded`)})
+    select count(*)::int as n from folded`)) as unknown as { rows: { n: number }[] };
+  return Number(result.rows[0].n);
+}
 
 /** Jobs created (`created`: rows of jobs as inserted), each with its charge, in the hour of its creation. */
 export const createdDeltasSql = (created: SQL) => sql`
@@ -135,7 +156,7 @@ export const refundTimeSql = () => spendClockSql(sql`${spendClockOverride()}`);
 
 /**
  * Jobs that failed: each `failed` (with its duration) in the hour of its creation, and what it was refunded
- * (`refunded`, possibly 0) in the hour of the refund. Written after the refunds' key and account rows.
+ * (`refunded`, possibly 0) in the hour of the refund: appended, it locks nothing the refunds lock.
  */
 export async function countFailures(tx: Tx, jobs: readonly (CountedJob & { refunded: number })[]): Promise<void> {
   if (jobs.length === 0) return;

@@ -14,7 +14,15 @@ import { and, eq, sql, type SQL } from "drizzle-orm";
 import { unionAll } from "drizzle-orm/pg-core";
 import type { Tx } from "@/lib/db/database";
 import { preparedPerDatabase } from "@/lib/db/prepared-statements";
-import { apiKeys, creditLedger, jobs, usageDayRollups, usageMinuteRollups, usageRollups } from "@/lib/db/schema";
+import {
+  apiKeys,
+  creditLedger,
+  jobs,
+  usageDayRollups,
+  usageDeltas,
+  usageMinuteRollups,
+  usageRollups,
+} from "@/lib/db/schema";
 import { db } from "./database";
 import { spendNow } from "./spend-controls";
 import { bucketValueMs, durationBucketSql, durationMsSql, noKeyId, noKeySql } from "./usage-rollups";
@@ -98,24 +106,40 @@ export function periodParts(start: Date, end: Date, now: Date) {
 /**
  * The rollup rows of a period (periodParts): an index range of each table, one day row per whole UTC day (30-odd
  * for the default window; an explicit period is not capped, so ten years read about 3,650), at most 46 hour rows and
- * 118 minute rows per service and key.
+ * 118 minute rows per service and key; and, as rows of the same shape, the deltas not folded yet (usage_deltas: a
+ * sweep interval's work, about half a second) that count in those parts. The deltas of the partial minutes are
+ * not read: those minutes come from the jobs and ledger rows, which already hold them.
  */
 function rollupRowsSql(accountId: string, { days, hours, minutes }: ReturnType<typeof periodParts>) {
   const columns = sql.raw(`service_id, api_key_id, jobs, completed, failed, credits_charged, credits_refunded,
     duration_count, duration_sum_ms, durations`);
   const iso = (at: Date) => sql`${at.toISOString()}::timestamptz`;
-  const rowsIn = (unit: "day" | "hour" | "minute", [from, to]: Range) => {
+  const within = (column: SQL, [from, to]: Range) => sql`(${column} >= ${iso(from)} and ${column} < ${iso(to)})`;
+  const rowsIn = (unit: "day" | "hour" | "minute", range: Range) => {
     const table = { day: usageDayRollups, hour: usageRollups, minute: usageMinuteRollups }[unit];
     const at = sql.raw(unit);
     return sql`
     select ${at} as at, ${columns} from ${table}
-    where account_id = ${accountId}::uuid and ${at} >= ${iso(from)} and ${at} < ${iso(to)}`;
+    where account_id = ${accountId}::uuid and ${within(at, range)}`;
   };
+  const deltaAt = sql`${usageDeltas.at}`;
+  const unfolded = sql`
+    select at, service_id, api_key_id, jobs::bigint, completed::bigint, failed::bigint, charged, refunded,
+      (duration_ms is not null)::int::bigint, coalesce(duration_ms, 0),
+      case when duration_ms is null then '{}'::jsonb
+        else jsonb_build_object(${durationBucketSql(sql`duration_ms`)}::text, 1) end
+    from ${usageDeltas}
+    where account_id = ${accountId}::uuid
+      and (${sql.join(
+        [days, ...hours, ...minutes].map((range) => within(deltaAt, range)),
+        sql` or `,
+      )})`;
   return sql`(${rowsIn("day", days)}
     union all ${rowsIn("hour", hours[0])}
     union all ${rowsIn("hour", hours[1])}
     union all ${rowsIn("minute", minutes[0])}
-    union all ${rowsIn("minute", minutes[1])}) r`;
+    union all ${rowsIn("minute", minutes[1])}
+    union all ${unfolded}) r`;
 }
 
 /** The statements of a period's rollups (counts, and the durations' buckets), for reading their plans. */

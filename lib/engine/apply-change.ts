@@ -46,7 +46,7 @@ function assertChange(from: readonly JobStatus[], change: JobChange): void {
 
 /**
  * What a change to failed owes its developer: the key's spend and the credits, given back once; then the
- * failures and refunds in the usage rollups (after the key's and account's rows, as every charge locks them).
+ * failures and refunds counted in the usage rollups (deltas appended: they lock nothing).
  */
 async function refund(tx: Tx, rows: JobRow[]): Promise<void> {
   for (const row of rows) await refundJobCredits(tx, row, row.creditCost, `Refund: ${row.serviceId} job failed`);

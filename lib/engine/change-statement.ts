@@ -157,8 +157,8 @@ export function changeStatement(
       } from changed c join input i on i.v_id = c.id),
     ${appendedLogSql(sql`changed_input`, eachLists, eachReported)}`
     : appendedLogSql(sql`changed`, undefined, reported);
-  // A completion counts in the usage rollups here; a failure with its refund (apply-change.ts), after the
-  // key's and the account's rows, the order every charge locks them in.
+  // A completion counts in the usage rollups here (a delta appended, locking no rollup row); a failure with its
+  // refund (apply-change.ts).
   const usage =
     change.to === "completed"
       ? sql`,

@@ -11,7 +11,7 @@ import { executeShaped, sqlLiterals } from "@/lib/db/prepared-statements";
 import type { Tx } from "@/lib/db/database";
 import { accounts, apiKeys, creditLedger, idempotencyKeys, jobs } from "@/lib/db/schema";
 import { DomainError } from "@/lib/domain/errors";
-import { countCreditEntriesSql, countJobsSql } from "@/lib/domain/list-counts";
+import { countedSql, creditEntriesCounted, jobsCounted } from "@/lib/domain/list-counts";
 import { signal, signalsInline, workChannel } from "@/lib/domain/signals";
 import {
   chargeCountersSql,
@@ -267,8 +267,10 @@ function creationStatement(inline: boolean, keyed: boolean): SQL {
     ${usageRollupCtes("usage_counted", createdDeltasSql(sql`job`))},
     low_balance as (${lowBalanceDeliveriesSql(crossing, p("alertEventId"))}),
     webhook_rows as (select 1 from low_balance union all select 1 from webhook_written),
-    jobs_counted as (${countJobsSql(p("accountId"), sql`select count(*) from job`)}),
-    credit_entries_counted as (${countCreditEntriesSql(p("accountId"), sql`select count(*) from charged`)}),
+    lists_counted as (${countedSql(
+      jobsCounted(p("accountId"), sql`select count(*) from job`),
+      creditEntriesCounted(p("accountId"), sql`select count(*) from charged`),
+    )}),
     remembered as (
       insert into ${idempotencyKeys} (account_id, key, fingerprint, job_id, response_status, response_body)
       select ${p("accountId")}::uuid, b.idempotency_key, b.fingerprint, b.id, 202,

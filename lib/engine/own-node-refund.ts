@@ -21,8 +21,8 @@ export async function refundOwnNodeDiscount(tx: Tx, job: JobRow, discount: numbe
 }
 
 /**
- * Locks the rows a refund of `job` writes, the key's then the account's, before its completion writes the usage
- * rollups: the order every charge takes them in (create-job.ts), so the two never wait on each other in a cycle.
+ * Locks the rows a refund of `job` writes, the key's then the account's, before its completion's statement: the
+ * order every charge takes them in (create-job.ts), so the two never wait on each other in a cycle.
  */
 export async function lockRefundRows(tx: Tx, job: Pick<JobRow, "accountId" | "apiKeyId">): Promise<void> {
   if (job.apiKeyId)

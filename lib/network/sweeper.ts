@@ -1,11 +1,12 @@
 // Time-driven work, run by every server instance: the engine's sweeps (lib/engine/sweeps.ts: expired
 // leases, due retries, routing timeouts), idempotency keys, sessions and sign-in nonces past use, and old final
-// jobs' events and log lines (JOB_RETENTION_DAYS), and the kept list totals' deltas folded.
+// jobs' events and log lines (JOB_RETENTION_DAYS), and the kept list totals' and usage rollups' deltas folded.
 import { lt, sql } from "drizzle-orm";
 import { rateLimits } from "@/lib/db/schema";
 import { purgeIdempotencyKeys } from "@/lib/domain/idempotency";
 import { foldListCountDeltas } from "@/lib/domain/list-counts";
 import { db } from "@/lib/domain/database";
+import { foldUsageDeltas } from "@/lib/domain/usage-rollups";
 import { purgeDeadSessions } from "@/lib/domain/sessions";
 import { purgeSpentNonces } from "@/lib/domain/sign-in";
 import { pruneOldJobRows } from "@/lib/engine/retention";
@@ -14,14 +15,18 @@ import { env } from "@/lib/env";
 import { log } from "@/lib/log";
 
 let lastPurge = 0;
+const usageFoldBatch = 5000;
 
 export async function sweepOnce(): Promise<void> {
   const due = await dueSweeps();
   if (due.leases) await loseExpiredLeases();
   if (due.retries) await promoteDueRetries();
   if (due.routing) await failUnroutable();
-  // Every sweep: a kept total's read sums the deltas not yet folded (list-counts.ts).
+  // Every sweep: a kept total's read, and a usage summary's, sums the deltas not yet folded (list-counts.ts,
+  // usage-rollups.ts), so a read's cost stays a sweep interval's work.
   await foldListCountDeltas(await db());
+  // A burst may write more deltas in an interval than one fold takes: fold on while the batches come back full.
+  for (let batch = 0; batch < 10 && (await foldUsageDeltas(await db(), usageFoldBatch)) === usageFoldBatch; batch++);
   if (Date.now() - lastPurge > 60_000) {
     lastPurge = Date.now();
     await purgeIdempotencyKeys(await db(), env().IDEMPOTENCY_TTL_HOURS);

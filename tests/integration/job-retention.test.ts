@@ -7,7 +7,7 @@ import { db } from "@/lib/domain/database";
 import { claimJobs } from "@/lib/engine/claims";
 import { completeExecution } from "@/lib/engine/node-reports";
 import { pruneOldJobRows } from "@/lib/engine/retention";
-import { engineNode, rowsOf } from "../support/engine";
+import { engineNode, foldAllUsage, rowsOf } from "../support/engine";
 import { submit } from "../support/jobs";
 import { withDeveloper } from "../support/with-developer";
 
@@ -29,13 +29,15 @@ const rowsOfJob = async (jobId: string) => {
       (select count(*)::int from jobs where id = ${jobId}) as jobs`);
   return counts;
 };
-const kept = () =>
-  Promise.all([
+const kept = async () => {
+  await foldAllUsage();
+  return Promise.all([
     rowsOf(sql`select * from usage_rollups order by account_id, hour, service_id, api_key_id`),
     rowsOf(sql`select * from usage_minute_rollups order by account_id, minute, service_id, api_key_id`),
     rowsOf(sql`select * from usage_day_rollups order by account_id, day, service_id, api_key_id`),
     rowsOf(sql`select id, amount, balance_after from credit_ledger order by seq`),
   ]);
+};
 
 let old: string[];
 let running: string;

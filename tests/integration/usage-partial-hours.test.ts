@@ -164,8 +164,15 @@ describe("a usage summary over a period that cuts days and hours", () => {
     for (const generic of [false, true]) {
       for (const statement of [statements.counts, statements.buckets]) {
         const examined = await rowsExamined(statement, generic);
-        // One service, one key: a rollup row per day, per hour and per minute at most, and no job or ledger row.
-        expect(Object.keys(examined).sort()).toEqual(["usage_day_rollups", "usage_minute_rollups", "usage_rollups"]);
+        // One service, one key: a rollup row per day, per hour and per minute at most, the deltas not folded yet
+        // (none here: the history was seeded as rollups), and no job or ledger row.
+        expect(Object.keys(examined).sort()).toEqual([
+          "usage_day_rollups",
+          "usage_deltas",
+          "usage_minute_rollups",
+          "usage_rollups",
+        ]);
+        expect(examined.usage_deltas).toBe(0);
         // (The day rollups' table is a single page here, 61 rows, which PostgreSQL may read whole instead of
         // through its index: the bound that matters is the hour rollups', 23 of the period's 359 whole hours.)
         expect(examined.usage_day_rollups).toBeLessThanOrEqual(Math.max(wholeDays, dayRows));

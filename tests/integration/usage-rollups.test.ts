@@ -1,7 +1,8 @@
 // Usage rollups (issue 43): after any mix of submissions, completions, failures, cancellations and own-node
-// refunds, across hour and day boundaries (the spend clock moved, never waited for), the rollups, per hour, per
-// minute and per day, equal a recount of the jobs and ledger rows, and the usage summary of any period (cutting
-// days, hours and minutes with work in them) equals the one counted from those rows.
+// refunds, across hour and day boundaries (the spend clock moved, never waited for), the usage summary of any
+// period (cutting days, hours and minutes with work in them) equals the one counted from the jobs and ledger rows,
+// before the work's usage deltas are folded and after; and once folded, the rollups, per hour, per minute and per
+// day, equal a recount of those rows.
 import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -12,7 +13,7 @@ import { claimJobs } from "@/lib/engine/claims";
 import { completeExecution, failExecution } from "@/lib/engine/node-reports";
 import { authenticateNode, registerNode, type NodeRow } from "@/lib/network/coordinator";
 import { signUpDeveloper, type Developer } from "../support/developer";
-import { engineNode, rowsOf } from "../support/engine";
+import { engineNode, foldAllUsage, rowsOf } from "../support/engine";
 import { startTestServer } from "../support/test-server";
 
 const ctx = {} as { baseUrl: string; close(): Promise<void> };
@@ -25,7 +26,14 @@ let network: NodeRow;
 beforeAll(async () => {
   const server = await startTestServer({
     embeddedNodes: 0,
-    env: { STARTER_CREDITS: "100000", RATE_LIMIT_PER_MINUTE: "0", ACCOUNT_RATE_PER_MINUTE: "0", JOB_MAX_ATTEMPTS: "1" },
+    env: {
+      STARTER_CREDITS: "100000",
+      RATE_LIMIT_PER_MINUTE: "0",
+      ACCOUNT_RATE_PER_MINUTE: "0",
+      JOB_MAX_ATTEMPTS: "1",
+      // The test folds the usage deltas itself: the summaries are read with every delta unfolded, then folded.
+      SWEEP_INTERVAL_MS: "3600000",
+    },
   });
   Object.assign(ctx, { baseUrl: server.baseUrl, close: () => server.close() });
   network = await engineNode("rollups-network", [...services], 64);
@@ -293,8 +301,38 @@ function summaryFromRows({ jobs, entries }: Raw, start: number, end: number) {
   };
 }
 
+/** The usage summary of each period [start, end] is the one counted from the rows (`read`: the parts that held work). */
+async function expectSummariesOfRows(
+  accountId: string,
+  raw: Raw,
+  times: number[],
+  bounds: number[][],
+  read: Set<string>,
+) {
+  for (const [start, end] of bounds) {
+    const summary = await getUsageSummary(accountId, { periodStart: new Date(start), periodEnd: new Date(end) });
+    // Which parts of the period held work (a job's creation or a ledger entry): whole days, the whole hours of
+    // partial days, the whole minutes of partial hours, the cut minutes.
+    const parts = periodParts(new Date(start), new Date(end), new Date());
+    const holdsWork = ([from, to]: [Date, Date]) => times.some((t) => t >= from.getTime() && t < to.getTime());
+    if (holdsWork(parts.days)) read.add("days");
+    if (parts.hours.some(holdsWork)) read.add("hours");
+    if (parts.minutes.some(holdsWork)) read.add("minutes");
+    if (parts.rows.some(holdsWork)) read.add("rows");
+    const expected = summaryFromRows(raw, start, end);
+    expect(summary).toMatchObject(expected.totals);
+    expect(summary.byService).toEqual(expected.byService);
+    expect(summary.byDay).toEqual(expected.byDay);
+    expect(
+      new Map(summary.byKey.map((k) => [k.keyId ?? noKeyId, { jobs: k.jobs, creditsUsed: k.creditsUsed }])),
+    ).toEqual(expected.byKey);
+    if (expected.p95 === null) expect(summary.p95DurationMs).toBeNull();
+    else expect(Math.abs(Number(summary.p95DurationMs) - expected.p95)).toBeLessThanOrEqual(expected.p95 * 0.025 + 1);
+  }
+}
+
 describe("usage rollups after random work", () => {
-  it("equal a recount of the jobs and ledger rows, and give every period's summary as the rows do", async () => {
+  it("equal a recount of the jobs and ledger rows once folded, and give every period's summary as the rows do, folded or not", async () => {
     const seen = new Set<string>();
     const read = new Set<string>();
     await fc.assert(
@@ -313,52 +351,36 @@ describe("usage rollups after random work", () => {
               from jobs where account_id = ${accountId} union all select 'cancelled' from jobs
               where account_id = ${accountId} and error->>'code' = 'CANCELLED'`))
             seen.add(row.what.startsWith("day ") ? row.what : row.what.replace(/^Refund: [a-z-]+ /, ""));
-          expect(await rollupsOf(accountId, "hour")).toEqual(recount(raw, hourMs));
-          expect(await rollupsOf(accountId, "minute")).toEqual(recount(raw, minuteMs));
-          expect(await rollupsOf(accountId, "day")).toEqual(recount(raw, dayMs));
+          const unfolded = await rowsOf<{ n: number }>(
+            sql`select count(*)::int as n from usage_deltas where account_id = ${accountId}`,
+          );
+          if (raw.jobs.length > 0) expect(unfolded[0].n).toBeGreaterThan(0);
 
           // Periods with random bounds to the millisecond over the times used (whole hours, whole minutes of
           // partial hours, and partial minutes).
           const times = [...raw.jobs.map((j) => j.at), ...raw.entries.map((e) => e.at)];
           const first = Math.min(...times, Date.now()) - hourMs;
           const last = Math.max(...times, Date.now()) + hourMs;
-          for (const [a, b] of periods) {
+          const bounds = periods.map(([a, b]) => {
             // A third of the bounds anywhere in that range, a third within half an hour of a job or an entry (so
             // that the periods cut hours with work in them), a third within 30 s of one (minutes with work in them).
             const near = (f: number, step: number) =>
               times[Math.floor(f / 3) % times.length] + ((f % 120) - 60) * step + (f % 97);
-            const [start, end] = [a, b]
+            return [a, b]
               .map((f) =>
                 f % 3 === 0 || times.length === 0
                   ? Math.round(first + (f / 1e6) * (last - first))
                   : near(f, f % 3 === 1 ? 30_000 : 500),
               )
               .sort((x, y) => x - y);
-            const summary = await getUsageSummary(accountId, {
-              periodStart: new Date(start),
-              periodEnd: new Date(end),
-            });
-            // Which parts of the period held work (a job's creation or a ledger entry): whole days, the whole hours
-            // of partial days, the whole minutes of partial hours, the cut minutes.
-            const parts = periodParts(new Date(start), new Date(end), new Date());
-            const holdsWork = ([from, to]: [Date, Date]) => times.some((t) => t >= from.getTime() && t < to.getTime());
-            if (holdsWork(parts.days)) read.add("days");
-            if (parts.hours.some(holdsWork)) read.add("hours");
-            if (parts.minutes.some(holdsWork)) read.add("minutes");
-            if (parts.rows.some(holdsWork)) read.add("rows");
-            const expected = summaryFromRows(raw, start, end);
-            expect(summary).toMatchObject(expected.totals);
-            expect(summary.byService).toEqual(expected.byService);
-            expect(summary.byDay).toEqual(expected.byDay);
-            expect(
-              new Map(summary.byKey.map((k) => [k.keyId ?? noKeyId, { jobs: k.jobs, creditsUsed: k.creditsUsed }])),
-            ).toEqual(expected.byKey);
-            if (expected.p95 === null) expect(summary.p95DurationMs).toBeNull();
-            else
-              expect(Math.abs(Number(summary.p95DurationMs) - expected.p95)).toBeLessThanOrEqual(
-                expected.p95 * 0.025 + 1,
-              );
-          }
+          });
+          // Every summary as the rows give it, first with all the work's deltas unfolded, then folded.
+          await expectSummariesOfRows(accountId, raw, times, bounds, read);
+          await foldAllUsage(5);
+          expect(await rollupsOf(accountId, "hour")).toEqual(recount(raw, hourMs));
+          expect(await rollupsOf(accountId, "minute")).toEqual(recount(raw, minuteMs));
+          expect(await rollupsOf(accountId, "day")).toEqual(recount(raw, dayMs));
+          await expectSummariesOfRows(accountId, raw, times, bounds, read);
         },
       ),
       {

@@ -11,6 +11,17 @@ export async function rowsOf<T>(query: SQL): Promise<T[]> {
   return ((await (await db()).execute(query)) as unknown as { rows: T[] }).rows;
 }
 
+/**
+ * Folds every usage delta into the rollups, waiting for any fold another caller (the sweeper) has under way, so the
+ * rollup tables hold all the work written so far (`batch` deltas a statement).
+ */
+export async function foldAllUsage(batch?: number): Promise<void> {
+  const { foldUsageDeltas } = await import("@/lib/domain/usage-rollups");
+  const left = async () => (await rowsOf<{ n: number }>(sql`select count(*)::int as n from usage_deltas`))[0].n;
+  while ((await foldUsageDeltas(await db(), batch)) > 0 || (await left()) > 0)
+    await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
 /** A node of the tests' own, registered for `serviceIds`, as the coordinator authenticates it. */
 export async function engineNode(name: string, serviceIds = ["token-count"], concurrency = 4) {
   const { token } = await issueNodeToken(name, { region: "test" });
