@@ -79,11 +79,14 @@ export const typedReceiptMessage = (message: ReceiptMessage) => ({
   completedAt: BigInt(message.completedAt),
 });
 
-/** SHA-256 of the RFC 8785 (JCS) form of `value`: `0x` and 64 lowercase hex digits. */
-export function receiptDigest(value: unknown): Hex {
+/**
+ * SHA-256 of the RFC 8785 (JCS) form of `value`: `0x` and 64 lowercase hex digits. `hash` is viem's SHA-256 unless
+ * given (the server passes OpenSSL's: the same digest, native).
+ */
+export function receiptDigest(value: unknown, hash: (bytes: Uint8Array) => Hex = sha256): Hex {
   const canonical = canonicalize(value);
   if (canonical === undefined) throw new Error("A receipt digest needs a JSON value.");
-  return sha256(stringToBytes(canonical));
+  return hash(stringToBytes(canonical));
 }
 
 /** The job as a receipt needs it: the fields of ExecutionJob it states. */

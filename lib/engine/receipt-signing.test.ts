@@ -6,7 +6,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import type { ReceiptMessage } from "@/lib/contract/receipts";
 import { receiptSigningAccountOf, signsNatively } from "@/lib/domain/receipt-signers";
-import { receiptSigningHash, signReceipt } from "./receipt-signing";
+import { javascriptKeccak, nativeKeccak, receiptSigningHash, signReceipt, type Keccak } from "./receipt-signing";
 
 const domain = { name: "Execution Network", version: "1" } as const;
 const types = {
@@ -72,9 +72,21 @@ const key = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"
 const viemAccount = privateKeyToAccount(key);
 const account = receiptSigningAccountOf(key);
 
+// Both keccak256s the server may hash with: viem's everywhere, OpenSSL's where Node has it (Node 24).
+const keccaks: [string, Keccak][] = [["JavaScript", javascriptKeccak]];
+if (nativeKeccak) keccaks.push(["OpenSSL", nativeKeccak]);
+
 describe("a receipt's signing digest", () => {
-  it.each(messages.map((m) => [m.serviceId, m] as const))("is EIP-712's for the contract's types (%s)", (_, m) => {
-    expect(receiptSigningHash(m)).toBe(hashTypedData(typed(m)));
+  it.each(keccaks.flatMap(([by, hash]) => messages.map((m) => [m.serviceId, by, hash, m] as const)))(
+    "is EIP-712's for the contract's types (%s, keccak256 by %s)",
+    (_, __, hash, m) => {
+      expect(receiptSigningHash(m, hash)).toBe(hashTypedData(typed(m)));
+    },
+  );
+
+  it.runIf(Number(process.versions.node.split(".")[0]) >= 24)("is hashed by OpenSSL on Node 24", () => {
+    expect(nativeKeccak).not.toBeNull();
+    expect(receiptSigningHash(messages[0])).toBe(receiptSigningHash(messages[0], javascriptKeccak));
   });
 
   it("changes with every member of the message", () => {
@@ -83,13 +95,13 @@ describe("a receipt's signing digest", () => {
       expect(receiptSigningHash({ ...base, [name]: other[name] }), name).not.toBe(receiptSigningHash(base));
   });
 
-  it("stays EIP-712's past the bound of the member hashes it keeps", () => {
+  it.each(keccaks)("stays EIP-712's past the bound of the member hashes it keeps (keccak256 by %s)", (_, hash) => {
     const [base] = messages;
     for (let i = 0; i < 1_100; i++) {
       const m = { ...base, serviceId: `service ${i}`, nodeId: `node ${i % 7}` };
-      expect(receiptSigningHash(m)).toBe(hashTypedData(typed(m)));
+      expect(receiptSigningHash(m, hash)).toBe(hashTypedData(typed(m)));
     }
-    expect(receiptSigningHash(base)).toBe(hashTypedData(typed(base)));
+    expect(receiptSigningHash(base, hash)).toBe(hashTypedData(typed(base)));
   });
 
   it("is signed by libsecp256k1 as signTypedData signs it, and recovers to the signer", async () => {

@@ -3,7 +3,10 @@
 // they are hashed once, the struct is laid out by hand (ABI words, no encoder), the keccak256 of the string
 // members that repeat from job to job (issuer, service, node) is kept, and each receipt costs its struct hash and
 // one secp256k1 signature (RFC 6979, so the signature is the one signTypedData gives; receipt-signing.test.ts
-// checks both against viem).
+// checks both against viem). keccak256 is OpenSSL's where Node has it (OpenSSL 3.2 and later: Node 24), else
+// viem's in JavaScript (@noble/hashes): the same bytes, but a fresh server spends its first receipts compiling
+// that JavaScript, and every later one running it.
+import { createHash, getHashes } from "node:crypto";
 import { bytesToHex, concat, hexToBytes, keccak256, stringToBytes, stringToHex, type Hex } from "viem";
 import type { PrivateKeyAccount } from "viem/accounts";
 import {
@@ -13,6 +16,15 @@ import {
   type Receipt,
   type ReceiptMessage,
 } from "@/lib/contract/receipts";
+
+/** keccak256 of some bytes, as bytes. */
+export type Keccak = (bytes: Uint8Array) => Uint8Array;
+export const javascriptKeccak: Keccak = (bytes) => keccak256(bytes, "bytes");
+/** OpenSSL's keccak256, or null where this Node's OpenSSL has none. */
+export const nativeKeccak: Keccak | null = getHashes().includes("keccak-256")
+  ? (bytes) => createHash("keccak-256").update(bytes).digest()
+  : null;
+const keccak: Keccak = nativeKeccak ?? javascriptKeccak;
 
 const fields = receiptTypes[receiptPrimaryType];
 const hashOfText = (text: string) => keccak256(stringToHex(text));
@@ -36,15 +48,15 @@ const repeating = new Set<string>(["issuer", "serviceId", "nodeId"]);
 const keptHashes = 1_000;
 const stringHashes = new Map<string, Uint8Array>();
 
-function stringHash(name: string, text: string): Uint8Array {
-  if (!repeating.has(name)) return keccak256(stringToBytes(text), "bytes");
-  let hash = stringHashes.get(text);
-  if (hash === undefined) {
-    hash = keccak256(stringToBytes(text), "bytes");
+function stringHash(name: string, text: string, hash: Keccak): Uint8Array {
+  if (!repeating.has(name)) return hash(stringToBytes(text));
+  let kept = stringHashes.get(text);
+  if (kept === undefined) {
+    kept = hash(stringToBytes(text));
     if (stringHashes.size >= keptHashes) stringHashes.delete(stringHashes.keys().next().value as string);
-    stringHashes.set(text, hash);
+    stringHashes.set(text, kept);
   }
-  return hash;
+  return kept;
 }
 
 /** `bytes` as the 32-byte ABI word at `offset` of `out`, right-aligned (an address) or filling it (bytes32). */
@@ -56,8 +68,11 @@ function putBytes(out: Uint8Array, offset: number, value: Hex, length: number, n
 
 const maxOf = { uint32: 0xffff_ffff, uint64: Number.MAX_SAFE_INTEGER } as const;
 
-/** The digest EIP-712 signs for a receipt's message: what viem's hashTypedData gives for the contract's types. */
-export function receiptSigningHash(message: ReceiptMessage): Hex {
+/**
+ * The digest EIP-712 signs for a receipt's message: what viem's hashTypedData gives for the contract's types
+ * (`hash`: the keccak256 used, OpenSSL's where Node has it).
+ */
+export function receiptSigningHash(message: ReceiptMessage, hash: Keccak = keccak): Hex {
   const struct = new Uint8Array(32 * (1 + fields.length));
   const words = new DataView(struct.buffer);
   struct.set(typeHash, 0);
@@ -66,7 +81,7 @@ export function receiptSigningHash(message: ReceiptMessage): Hex {
     const value = message[field.name];
     switch (field.type) {
       case "string":
-        struct.set(stringHash(field.name, value as string), offset);
+        struct.set(stringHash(field.name, value as string, hash), offset);
         break;
       case "address":
         putBytes(struct, offset, value as Hex, 20, field.name);
@@ -90,8 +105,8 @@ export function receiptSigningHash(message: ReceiptMessage): Hex {
   const digest = new Uint8Array(2 + 32 + 32);
   digest.set([0x19, 0x01], 0);
   digest.set(domainSeparator, 2);
-  digest.set(keccak256(struct, "bytes"), 34);
-  return bytesToHex(keccak256(digest, "bytes"));
+  digest.set(hash(struct), 34);
+  return bytesToHex(hash(digest));
 }
 
 /** The receipt of `message`, signed by `signer`. */

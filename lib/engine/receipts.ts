@@ -3,8 +3,9 @@
 // read, on every instance, answers the same bytes. Signing is deterministic (RFC 6979), but the key may rotate
 // between two first reads: the stored one wins. A webhook delivery's stored body never holds the receipt: it is
 // added to the body from this table whenever the body is sent or shown (withReceipt), so the same bytes each time.
+import { createHash } from "node:crypto";
 import { eq, inArray, sql } from "drizzle-orm";
-import { getAddress } from "viem";
+import { getAddress, type Address, type Hex } from "viem";
 import { accounts, jobReceipts, jobs, nodes } from "@/lib/db/schema";
 import { db } from "@/lib/domain/database";
 import { DomainError, notFound } from "@/lib/domain/errors";
@@ -29,6 +30,21 @@ async function receiptSources(jobIds: string[], accountId?: string): Promise<Rec
     .where(sql`${inArray(jobs.id, jobIds)} and ${owned}`);
 }
 
+/** SHA-256 by OpenSSL, for the receipt's digests (viem's is JavaScript: the same digest). */
+const opensslSha256 = (bytes: Uint8Array): Hex => `0x${createHash("sha256").update(bytes).digest("hex")}`;
+
+/** Checksummed wallets (EIP-55, a keccak256 each), kept: a developer's receipts all state one. Bounded. */
+const checksummed = new Map<string, Address>();
+function checksumOf(wallet: string): Address {
+  let address = checksummed.get(wallet);
+  if (address === undefined) {
+    address = getAddress(wallet);
+    if (checksummed.size >= 10_000) checksummed.clear();
+    checksummed.set(wallet, address);
+  }
+  return address;
+}
+
 /** What the receipt of a completed job states: its fields as GET /api/developers/jobs/:jobId shows them. */
 function messageOf({ job, wallet, nodeOwner }: ReceiptSource): ReceiptMessage {
   const shown = toExecutionJob(job, null);
@@ -38,9 +54,9 @@ function messageOf({ job, wallet, nodeOwner }: ReceiptSource): ReceiptMessage {
     issuer: appOrigins()[0],
     jobId: shown.jobId,
     serviceId: shown.serviceId,
-    developer: getAddress(wallet),
-    inputDigest: receiptDigest(shown.input),
-    resultDigest: receiptDigest(shown.result),
+    developer: checksumOf(wallet),
+    inputDigest: receiptDigest(shown.input, opensslSha256),
+    resultDigest: receiptDigest(shown.result, opensslSha256),
     nodeId: job.assignedNodeId,
     ownNode: nodeOwner !== null && nodeOwner === job.accountId,
     attempt: shown.attempt,
