@@ -378,11 +378,13 @@ describe("a transaction that is not a payment of this developer", () => {
 describe("reading top-ups", () => {
   it("lists a developer's own top-ups newest first (session, or a key with credits:read); another developer's is 404", async () => {
     const { dev, wallet } = await payingDeveloper();
-    const hashes = [
-      await chain.transfer(wallet, chain.treasury, token),
-      await chain.transfer(wallet, chain.treasury, 2n * token),
-    ];
-    for (const hash of hashes) expect([200, 201]).toContain((await submitTopUp(dev, hash)).status);
+    // Each transfer submitted before the next is sent: the watcher may record a transfer itself before its
+    // submission, and two found in one scan would otherwise make "newest" a race between them.
+    const hashes: string[] = [];
+    for (const amount of [token, 2n * token]) {
+      hashes.push(await chain.transfer(wallet, chain.treasury, amount));
+      expect([200, 201]).toContain((await submitTopUp(dev, hashes.at(-1)!)).status);
+    }
     const key = await dev.createApiKey(["credits:read"]);
     const page = (await (await dev.withKey(key, "/api/credits/top-ups?limit=1")).json()) as {
       data: TopUp[];
