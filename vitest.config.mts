@@ -51,6 +51,7 @@ const databaseSuites = ["tests/integration/**/*.test.ts"];
 export default defineConfig({
   resolve: { alias },
   test: {
+    reporters: ["default", "./tests/support/failures-last-reporter.ts"],
     // One more test file than cores at a time (vitest's default is one fewer: a single file at a time on CI's
     // 2 cores). The files mostly wait (on servers, databases, timers and child processes) rather than compute,
     // and each has its own database, server and ports: on 2 cores, 3 files at once ran the three projects in

@@ -2,6 +2,7 @@
 // leases, due retries, routing timeouts), idempotency keys, sessions and sign-in nonces past use, and old final
 // jobs' events and log lines (JOB_RETENTION_DAYS), and the kept list totals' and usage rollups' deltas folded.
 import { lt, sql } from "drizzle-orm";
+import type { Tx } from "@/lib/db/database";
 import { rateLimits } from "@/lib/db/schema";
 import { purgeIdempotencyKeys } from "@/lib/domain/idempotency";
 import { foldListCountDeltas } from "@/lib/domain/list-counts";
@@ -15,7 +16,15 @@ import { env } from "@/lib/env";
 import { log } from "@/lib/log";
 
 let lastPurge = 0;
-const usageFoldBatch = 5000;
+const foldBatch = 5000;
+
+/**
+ * A burst may write more deltas in an interval than one fold takes: fold on while the batches come back full,
+ * up to ten a sweep (50,000 deltas), so a sweep stays short and the backlog still shrinks faster than it grows.
+ */
+async function foldWhileFull(fold: (d: Tx, batch: number) => Promise<number>): Promise<void> {
+  for (let batch = 0; batch < 10 && (await fold(await db(), foldBatch)) === foldBatch; batch++);
+}
 
 export async function sweepOnce(): Promise<void> {
   const due = await dueSweeps();
@@ -24,9 +33,8 @@ export async function sweepOnce(): Promise<void> {
   if (due.routing) await failUnroutable();
   // Every sweep: a kept total's read, and a usage summary's, sums the deltas not yet folded (list-counts.ts,
   // usage-rollups.ts), so a read's cost stays a sweep interval's work.
-  await foldListCountDeltas(await db());
-  // A burst may write more deltas in an interval than one fold takes: fold on while the batches come back full.
-  for (let batch = 0; batch < 10 && (await foldUsageDeltas(await db(), usageFoldBatch)) === usageFoldBatch; batch++);
+  await foldWhileFull(foldListCountDeltas);
+  await foldWhileFull(foldUsageDeltas);
   if (Date.now() - lastPurge > 60_000) {
     lastPurge = Date.now();
     await purgeIdempotencyKeys(await db(), env().IDEMPOTENCY_TTL_HOURS);

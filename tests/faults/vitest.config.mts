@@ -11,6 +11,7 @@ export default defineConfig({
   test: {
     name: "faults",
     include: ["tests/faults/**/*.faults.ts"],
+    reporters: ["default", "./tests/support/failures-last-reporter.ts"],
     pool: "forks",
     fileParallelism: false,
     testTimeout: 180_000,

@@ -392,3 +392,31 @@ describe.each([
     await cancelJob(await accountOf(jobId), jobId);
   });
 });
+
+describe("a sweep after a burst", () => {
+  it("folds every delta written, kept totals' and usage's, even more than one fold's batch takes", async () => {
+    // 12,000 of each (a fold takes 5,000): one sweep folds them all, so a read's cost stays a sweep's work.
+    const dev = await signUpDeveloper(ctx.server.baseUrl);
+    const [{ id: scope }] = await rowsOf<{ id: string }>(
+      sql`select id from accounts where lower(wallet_address) = lower(${dev.address})`,
+    );
+    const burst = 12_000;
+    await rowsOf(sql`insert into list_count_deltas (scope_id, list, n)
+      select ${scope}::uuid, 'jobs', 1 from generate_series(1, ${burst}::int)`);
+    await rowsOf(sql`insert into usage_deltas
+        (account_id, at, service_id, api_key_id, jobs, completed, failed, charged, refunded, duration_ms)
+      select ${scope}::uuid, now(), 'burst', '00000000-0000-0000-0000-000000000000', 1, 1, 0, 2, 0, 10
+      from generate_series(1, ${burst}::int)`);
+
+    await sweepOnce();
+
+    const [left] = await rowsOf<{ counts: number; usage: number }>(sql`select
+      (select count(*)::int from list_count_deltas where scope_id = ${scope}::uuid) as counts,
+      (select count(*)::int from usage_deltas where account_id = ${scope}::uuid) as usage`);
+    expect(left).toEqual({ counts: 0, usage: 0 });
+    const [kept] = await rowsOf<{ count: string }>(
+      sql`select count from list_counts where scope_id = ${scope}::uuid and list = 'jobs'`,
+    );
+    expect(Number(kept.count)).toBe(burst);
+  });
+});

@@ -11,6 +11,7 @@ export default defineConfig({
   test: {
     name: "start-up",
     include: ["tests/start-up/**/*.test.ts"],
+    reporters: ["default", "./tests/support/failures-last-reporter.ts"],
     pool: "forks",
     fileParallelism: false,
     testTimeout: 300_000,
