@@ -30,10 +30,12 @@ export const spendNow = (): Date => clockHolder[clockKey]?.() ?? new Date();
 
 /**
  * The spend clock in SQL, from a bound parameter (null: now()), in the milliseconds jobs.charged_at keeps, so
- * a refund finds its charge's periods exactly.
+ * a refund finds its charge's periods exactly. Rounded to them as every millisecond column rounds what it
+ * stores (timestamptz(3)), not cut: a job's created_at, which is this instant, was otherwise half a millisecond
+ * early on average against the times the engine's later writes store (started, completed), and every interval
+ * from it (telemetry's queue time, the bench's overhead) half a millisecond long.
  */
-export const spendClockSql = (at: Placeholder | SQL) =>
-  sql`date_trunc('milliseconds', coalesce(${at}::timestamptz, now()))`;
+export const spendClockSql = (at: Placeholder | SQL) => sql`coalesce(${at}::timestamptz, now())::timestamptz(3)`;
 
 // ── Periods ───────────────────────────────────────────────────────────────────────────────────────
 const periods = [

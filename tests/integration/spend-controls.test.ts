@@ -154,6 +154,28 @@ describe.each(paths)("a key's credit limit, submitted through the $path", ({ sub
   });
 });
 
+describe("the spend clock", () => {
+  it("keeps milliseconds as a millisecond column stores them: rounded, not cut", async () => {
+    const { sql } = await import("drizzle-orm");
+    const { db } = await import("@/lib/domain/database");
+    const { spendClockSql } = await import("@/lib/domain/spend-controls");
+    const instant = (at: string) => sql`${at}::text`;
+    const read = async (at: string) => {
+      const result = (await (
+        await db()
+      ).execute(
+        sql`select to_char(${spendClockSql(instant(at))} at time zone 'UTC', 'HH24:MI:SS.MS') as at`,
+      )) as unknown as { rows: { at: string }[] };
+      return result.rows[0].at;
+    };
+    // A job's created_at is this instant, and every later time of the job (started, completed) is now() as its
+    // timestamptz(3) column rounds it: cut, the created time was half a millisecond early on average.
+    expect(await read("2030-06-04T10:00:00.0006Z")).toBe("10:00:00.001");
+    expect(await read("2030-06-04T10:00:00.0004Z")).toBe("10:00:00.000");
+    expect(await read("2030-06-04T23:59:59.9996Z")).toBe("00:00:00.000");
+  });
+});
+
 describe("resets at 00:00 UTC (the spend clock moved)", () => {
   const cases = [
     // Tuesday's last millisecond, then Wednesday.
