@@ -75,28 +75,31 @@ export interface Claim {
 }
 
 /**
- * Claims up to `max` due deliveries of enabled endpoints, at most `limits.webhookInFlightPerEndpoint` per
- * endpoint and none of `busyEndpoints` (already at that limit here). One statement: rows another instance
+ * Claims up to `max` due deliveries of enabled endpoints, at most `limits.webhookInFlightPerEndpoint` in flight
+ * per endpoint with those `inFlight` counts as sent here already (an endpoint at the limit gets none). One statement: rows another instance
  * holds are skipped, and a claimed row is not due again until its lease ends. The same statement reads when the
  * next pending delivery it did not claim falls due (the dispatcher's sleep), so nothing that falls due after the
  * claim can be missed by a later read, and it reads what a job.completed event's receipt needs (the job, its
  * developer's wallet, its node's owner, the receipt if issued): a claim costs one round trip.
  */
-export async function claimDueDeliveries(max: number, busyEndpoints: string[]): Promise<Claim> {
+export async function claimDueDeliveries(max: number, inFlight: ReadonlyMap<string, number>): Promise<Claim> {
   const claimId = randomUUID();
   const perEndpoint = limits.webhookInFlightPerEndpoint;
+  const busyEndpoints = [...inFlight].filter(([, n]) => n >= perEndpoint).map(([id]) => id);
+  // Each endpoint's room here: a claim while some of its deliveries are in flight takes only what the cap leaves.
+  const sentHere = JSON.stringify(Object.fromEntries(inFlight));
   const result = await (
     await db()
   ).execute(sql`
     with due as (
       select id from (
-        select d.id, d.next_attempt_at,
+        select d.id, d.endpoint_id, d.next_attempt_at,
                row_number() over (partition by d.endpoint_id order by d.next_attempt_at) as rank
         from ${webhookDeliveries} d join ${webhookEndpoints} e on e.id = d.endpoint_id
         where d.status = 'pending' and d.next_attempt_at <= now() and e.status = 'enabled'
           and not (d.endpoint_id::text = any(string_to_array(${busyEndpoints.join(",")}, ',')))
       ) ranked
-      where rank <= ${perEndpoint}
+      where rank <= ${perEndpoint}::int - coalesce((${sentHere}::jsonb ->> ranked.endpoint_id::text)::int, 0)
     ),
     locked as (
       select d.id from ${webhookDeliveries} d

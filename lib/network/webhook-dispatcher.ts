@@ -165,8 +165,7 @@ export function startWebhookDispatcher(): () => Promise<void> {
           await sleep(maxIdleMs);
           continue;
         }
-        const busy = [...inFlight].filter(([, n]) => n >= limits.webhookInFlightPerEndpoint).map(([id]) => id);
-        const { claims, nextDueInMs } = await claimDueDeliveries(free, busy);
+        const { claims, nextDueInMs } = await claimDueDeliveries(free, inFlight);
         const bodies = bodiesToSend(claims);
         // Its failure is each receipt-carrying send's (logged there, retried when the lease ends).
         bodies.catch(() => undefined);

@@ -26,7 +26,7 @@ let key: string;
 beforeAll(async () => {
   receiver = await startWebhookReceiver((path, nth) => {
     if (path === "/flaky") return nth < 2 ? 500 : 200;
-    if (path === "/hang") return "hang";
+    if (path === "/hang" || path === "/held") return "hang";
     // An outage page (with a NUL byte, which a text column cannot hold), then the usual 2 KB answer.
     if (path === "/inspected") return nth === 0 ? { status: 503, body: "down for maintenance\u0000 – back soon" } : 200;
     if (path === "/noisy") return { status: 500, body: noisyAnswer };
@@ -299,6 +299,31 @@ describe("webhook deliveries", () => {
     expect(delivery.lastLatencyMs).toBeGreaterThanOrEqual(timeoutMs - 50);
     expect(delivery.lastLatencyMs).toBeLessThan(timeoutMs + 2_000);
     expect(Date.now() - started).toBeGreaterThanOrEqual(timeoutMs);
+    await dev.session(`/api/developers/webhooks/${endpoint.endpointId}`, { method: "DELETE" });
+  });
+
+  it("to one endpoint are never more in flight at once than its cap, however many claims send them", async () => {
+    const { limits } = await import("@/lib/limits");
+    const cap = limits.webhookInFlightPerEndpoint;
+    const endpoint = await register(dev, "/held");
+    const held = () => receiver.received.filter((r) => r.path === "/held").length;
+    // One is claimed and held first; then a burst, which the next claim finds with one already in flight.
+    expect((await sendTest(endpoint.endpointId)).status).toBe(202);
+    await eventually(
+      async () => held(),
+      (n) => n === 1,
+      timeoutMs - 1_000,
+    );
+    const burst = await Promise.all(Array.from({ length: cap + 3 }, () => sendTest(endpoint.endpointId)));
+    expect(burst.map((res) => res.status)).toEqual(burst.map(() => 202));
+    await eventually(
+      async () => held(),
+      (n) => n >= cap,
+      timeoutMs - 1_000,
+    );
+    // Until the first of them times out, none of the other four is sent.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(held()).toBe(cap);
     await dev.session(`/api/developers/webhooks/${endpoint.endpointId}`, { method: "DELETE" });
   });
 
