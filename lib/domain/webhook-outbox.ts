@@ -76,17 +76,17 @@ export interface Claim {
 
 /**
  * Claims up to `max` due deliveries of enabled endpoints, at most `limits.webhookInFlightPerEndpoint` in flight
- * per endpoint with those `inFlight` counts as sent here already (an endpoint at the limit gets none). One statement: rows another instance
- * holds are skipped, and a claimed row is not due again until its lease ends. The same statement reads when the
- * next pending delivery it did not claim falls due (the dispatcher's sleep), so nothing that falls due after the
- * claim can be missed by a later read, and it reads what a job.completed event's receipt needs (the job, its
- * developer's wallet, its node's owner, the receipt if issued): a claim costs one round trip.
+ * per endpoint, counting those `inFlight` here already (an endpoint at the limit gets none). One statement: rows
+ * another instance holds are skipped, and a claimed row is not due again until its lease ends. The same statement
+ * reads when the next pending delivery it did not claim falls due (the dispatcher's sleep), so nothing that falls
+ * due after the claim can be missed by a later read, and it reads what a job.completed event's receipt needs (the
+ * job, its developer's wallet, its node's owner, the receipt if issued): a claim costs one round trip.
  */
 export async function claimDueDeliveries(max: number, inFlight: ReadonlyMap<string, number>): Promise<Claim> {
   const claimId = randomUUID();
   const perEndpoint = limits.webhookInFlightPerEndpoint;
+  // Endpoints at the limit are left out before the ranking; the others rank against the room their cap leaves.
   const busyEndpoints = [...inFlight].filter(([, n]) => n >= perEndpoint).map(([id]) => id);
-  // Each endpoint's room here: a claim while some of its deliveries are in flight takes only what the cap leaves.
   const sentHere = JSON.stringify(Object.fromEntries(inFlight));
   const result = await (
     await db()
