@@ -216,6 +216,9 @@ export function authorizationBatch(chain: LocalChain): Promise<Address> {
   return batch;
 }
 
+/** More gas than any call a test batches uses (10k–80k each). */
+const gasPerBatchedCall = 150_000n;
+
 /**
  * A third party submits the authorizations of these PAYMENT-SIGNATURE headers itself (they are public once
  * sent): one straight to the token's transferWithAuthorization, several in one transaction through the batch
@@ -247,6 +250,10 @@ export async function submitAuthorization(chain: LocalChain, ...items: (string |
           abi: compileBatch().abi,
           functionName: "submit",
           args: [chain.token, calls],
+          // Ganache's gas estimate of a long batch re-runs it many times: 120 calls took more than viem's 10 s on
+          // a loaded CI machine (the call itself, 1 s). A bound that is surely enough (a call here uses 10k–80k) and
+          // under the block's 30M needs no estimate.
+          gas: gasPerBatchedCall * BigInt(calls.length) + 100_000n,
         });
   const receipt = await chain.publicClient.waitForTransactionReceipt({ hash });
   if (receipt.status !== "success") throw new Error(`the third party's submission reverted (${hash})`);
