@@ -505,9 +505,8 @@ export const jobEvents = pgTable(
      * a B-tree of random UUIDs would take eight scattered inserts per job (about 8 % of a job's WAL, measured).
      */
     id: uuid("id").notNull().defaultRandom(),
-    jobId: uuid("job_id")
-      .notNull()
-      .references(() => jobs.id),
+    /** Its job's: written only from the job's row in the statement that writes it (no foreign key: see jobLogs). */
+    jobId: uuid("job_id").notNull(),
     sequence: integer("sequence").notNull(),
     type: text("type", { enum: eventTypes }).notNull(),
     attempt: integer("attempt").notNull(),
@@ -522,9 +521,14 @@ export const jobEvents = pgTable(
 export const jobLogs = pgTable(
   "job_logs",
   {
-    jobId: uuid("job_id")
-      .notNull()
-      .references(() => jobs.id),
+    /**
+     * Its job's. Events and log lines are written only by the statements that write their job, from the job's row
+     * (its insert's or update's RETURNING), and jobs are never deleted (retention removes their events and logs
+     * only), so none can name a job that is not there. A foreign key would check that again for every row, in every
+     * transition of every job: migration 0040 dropped both (the database audit, tests/support/audit.ts, keeps
+     * watching for orphans).
+     */
+    jobId: uuid("job_id").notNull(),
     sequence: integer("sequence").notNull(),
     level: text("level", { enum: logLevels }).notNull(),
     source: text("source", { enum: logSources }).notNull(),

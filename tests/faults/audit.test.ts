@@ -72,6 +72,21 @@ describe("database audit", () => {
     ).toContain("telemetry sequence with a gap (not 1…event_seq)");
   });
 
+  it("finds an event and a log line of a job that does not exist (no foreign key holds them)", async () => {
+    const missing = "00000000-0000-4000-8000-000000000009";
+    expect(
+      await violationsAfter(
+        `insert into job_events (job_id, sequence, type, attempt) values ('${missing}', 1, 'JOB_CREATED', 0);
+         insert into job_logs (job_id, sequence, level, source, message) values ('${missing}', 1, 'info', 'platform', 'x')`,
+      ),
+    ).toContain("event or log line of a job that does not exist");
+    const orphans = (await auditDatabase(db)).violations.filter((v) => v.startsWith("event or log line"));
+    expect(orphans.map((v) => (JSON.parse(v.slice(v.indexOf(": ") + 2)) as { kind: string }).kind).sort()).toEqual([
+      "event",
+      "log",
+    ]);
+  });
+
   it("finds a refund on a completed job", async () => {
     expect(
       await violationsAfter(

@@ -69,6 +69,15 @@ const checks: { name: string; final?: boolean; sql: string }[] = [
            where l.job_id is not null and (j.id is null or j.account_id <> l.account_id)`,
   },
   {
+    // No foreign key holds them to their job (migration 0040): the statements that write a job write them.
+    name: "event or log line of a job that does not exist",
+    sql: `select 'event' as kind, e.job_id, e.sequence from job_events e
+           where not exists (select 1 from jobs j where j.id = e.job_id)
+          union all
+          select 'log', l.job_id, l.sequence from job_logs l
+           where not exists (select 1 from jobs j where j.id = l.job_id)`,
+  },
+  {
     name: "job not final",
     final: true,
     sql: `select id, status from jobs where status not in (${finalList})`,
