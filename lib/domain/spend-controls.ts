@@ -162,17 +162,16 @@ export async function giveBackKeySpend(
 // ── Low-balance alert ─────────────────────────────────────────────────────────────────────────────
 
 /**
- * Records one `credits.low` event (one delivery per subscribed endpoint) when `crossing` — a relation of
- * (account_id, balance after the charge, threshold, cost) — says the charge took the balance from at or
- * above the threshold to below it. Being a crossing, it cannot repeat until the balance is back up.
+ * The deliveries of one `credits.low` event (one per subscribed endpoint), as rows of a webhook_deliveries insert
+ * (endpoint_id, account_id, event_id, event_type, job_id, body), when `crossing` — a relation of (account_id,
+ * balance after the charge, threshold, cost) — says the charge took the balance from at or above the threshold to
+ * below it. Being a crossing, it cannot repeat until the balance is back up.
  */
-export function lowBalanceDeliveriesSql(crossing: SQL, eventId: SQL | Placeholder): SQL {
+export function lowBalanceDeliveryRowsSql(crossing: SQL, eventId: SQL | Placeholder): SQL {
   const timestamp = sql`to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
   return sql`
-    insert into ${webhookDeliveries} (endpoint_id, account_id, event_id, event_type, body)
-    select w.id, c.account_id, ${eventId}::text, 'credits.low',
+    select w.id, c.account_id, ${eventId}::text, 'credits.low', null::uuid,
            json_build_object('type', 'credits.low', 'timestamp', ${timestamp}, 'data', json_build_object('balance', c.balance, 'threshold', c.threshold))::text
     from (${crossing}) c join ${webhookEndpoints} w on w.account_id = c.account_id and w.status = 'enabled' and 'credits.low' = any(w.events)
-    where c.threshold is not null and c.balance < c.threshold and c.balance + c.cost >= c.threshold
-    returning 1`;
+    where c.threshold is not null and c.balance < c.threshold and c.balance + c.cost >= c.threshold`;
 }

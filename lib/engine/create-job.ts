@@ -16,7 +16,7 @@ import { signal, signalsInline, workChannel } from "@/lib/domain/signals";
 import {
   chargeCountersSql,
   keyCreditLimitError,
-  lowBalanceDeliveriesSql,
+  lowBalanceDeliveryRowsSql,
   spendClockOverride,
   spendClockSql,
   spentAgainstLimitSql,
@@ -211,10 +211,15 @@ function creationStatement(inline: boolean, keyed: boolean): SQL {
     : sql`, null as key_limit, null as key_limit_reset, null as key_spent`;
   // Each job's own charge: of several that together cross the threshold, the one that takes it below alerts.
   const crossing = sql`select ${p("accountId")}::uuid as account_id, balance_after as balance, threshold, credit_cost as cost from charged`;
-  const webhooks = webhookFanoutSql(sql`job`, [
-    { status: "queued", sequence: sql`c.event_seq - ${p("eventCount")}::int + ${p("createdEventCount")}::int` },
-    { status: "routing", sequence: sql`c.event_seq` },
-  ]);
+  // The job's status events and the low-balance alert in one insert of deliveries.
+  const webhooks = webhookFanoutSql(
+    sql`job`,
+    [
+      { status: "queued", sequence: sql`c.event_seq - ${p("eventCount")}::int + ${p("createdEventCount")}::int` },
+      { status: "routing", sequence: sql`c.event_seq` },
+    ],
+    lowBalanceDeliveryRowsSql(crossing, p("alertEventId")),
+  );
   // Each job's own events and log lines, from its batch entry.
   const ownLists = {
     events: sql`(select b.events from batch b where b.id = c.id)`,
@@ -251,7 +256,6 @@ function creationStatement(inline: boolean, keyed: boolean): SQL {
       returning *
     ),
     ${appendedLogSql(sql`job`, ownLists)},
-    ${webhooks},
     charged as (
       -- In the batch's order, each job's charge with the balance after it.
       select b.i, b.id, b.credit_cost, b.ledger_description, charge.low_balance_threshold as threshold,
@@ -265,8 +269,8 @@ function creationStatement(inline: boolean, keyed: boolean): SQL {
       order by i
     ),
     ${usageRollupCtes("usage_counted", createdDeltasSql(sql`job`))},
-    low_balance as (${lowBalanceDeliveriesSql(crossing, p("alertEventId"))}),
-    webhook_rows as (select 1 from low_balance union all select 1 from webhook_written),
+    ${webhooks},
+    webhook_rows as (select 1 from webhook_written),
     lists_counted as (${countedSql(
       jobsCounted(p("accountId"), sql`select count(*) from job`),
       creditEntriesCounted(p("accountId"), sql`select count(*) from charged`),

@@ -19,9 +19,11 @@ export interface StatusPassed {
 /**
  * Two CTEs, webhook_events (materialized: one event id per event, shared by its deliveries) and
  * webhook_written (the deliveries, `returning 1`), for the jobs of `written` (jobs rows after the change).
- * `data.sequence` is the job's telemetry sequence at the status, so a receiver can order events.
+ * `data.sequence` is the job's telemetry sequence at the status, so a receiver can order events. `alsoDelivered`:
+ * more deliveries the statement writes (rows of endpoint_id, account_id, event_id, event_type, job_id, body), in
+ * the same insert: each insert into webhook_deliveries runs the kept total's statement trigger, rows or none.
  */
-export function webhookFanoutSql(written: SQL, passed: readonly StatusPassed[]): SQL {
+export function webhookFanoutSql(written: SQL, passed: readonly StatusPassed[], alsoDelivered?: SQL): SQL {
   const rows = passed.flatMap(({ status, sequence }) =>
     eventTypesOf(status).map((type) => sql`(${sqlLiterals([status])}, ${sqlLiterals([type])}, ${sequence})`),
   );
@@ -39,7 +41,12 @@ export function webhookFanoutSql(written: SQL, passed: readonly StatusPassed[]):
     webhook_written as (
       insert into ${webhookDeliveries} (endpoint_id, account_id, event_id, event_type, job_id, body)
       select w.id, e.account_id, e.event_id, e.type, e.job_id, e.body
-      from webhook_events e join ${webhookEndpoints} w on ${subscribed(sql`e.account_id`, sql`e.type`)}
+      from webhook_events e join ${webhookEndpoints} w on ${subscribed(sql`e.account_id`, sql`e.type`)}${
+        alsoDelivered
+          ? sql`
+      union all ${alsoDelivered}`
+          : sql``
+      }
       returning 1
     )`;
 }
