@@ -4,7 +4,7 @@
 // (lib/engine/create-job.ts) and its refund (lib/engine/apply-change.ts).
 import { sql, type Placeholder, type SQL } from "drizzle-orm";
 import type { Tx } from "@/lib/db/database";
-import { apiKeys, webhookDeliveries, webhookEndpoints } from "@/lib/db/schema";
+import { apiKeys, webhookEndpoints } from "@/lib/db/schema";
 import { formatCredits } from "@/lib/contract/credit-words";
 import type { CreditLimitReset } from "@/lib/contract/vocabulary";
 import { DomainError } from "./errors";
