@@ -2,8 +2,9 @@
 // our own http.Server, so every request enters in one place, the server's edge (lib/http/server-edge.ts: the
 // request hooks, methods, unread bodies, the direct routes), and only then Next.js's request handler. The edge
 // is compiled into the build: instrumentation.ts hands it over (lib/serving.ts) while Next.js prepares.
-// Listens as `next start` did: PORT (default 3000) or -p, every interface unless -H, Node's default timeouts;
-// requests that arrive while Next.js prepares wait for it. Run by `npm start` / `npm run serve`.
+// Listens as `next start` did: PORT (default 3000) or -p, every interface unless -H, Node's default timeouts
+// but a longer idle keep-alive (set by the edge: keepIdleConnections); requests that arrive while Next.js
+// prepares wait for it. Run by `npm start` / `npm run serve`.
 import { createServer } from "node:http";
 import { createRequire } from "node:module";
 import path from "node:path";

@@ -11,6 +11,13 @@ export const limits = {
    */
   unreadBodyDrainBytes: 32 * 1024 * 1024,
   unreadBodyDrainMs: 10_000,
+  /**
+   * An idle keep-alive connection is closed after this long: longer than clients and proxies keep theirs idle
+   * (undici 4 s, a load balancer's 60 s), so the client closes first. With Node's default 5 s, a request sent on a
+   * connection just before its idle timer ran (a Go or Python client idle 10 s, a proxy's pooled connection) is
+   * reset (ECONNRESET), and non-idempotent requests are not retried.
+   */
+  idleConnectionMs: 65_000,
   /** image-ocr accepts images up to 8 MiB; base64 inflates by 4/3, plus JSON framing. */
   ocrImageBytes: 8 * 1024 * 1024,
   get ocrBodyBytes() {

@@ -8,7 +8,7 @@ import type { RequestListener, Server } from "node:http";
 import { env } from "@/lib/env";
 import { coalesceHeaderWrites } from "@/lib/http/coalesced-writes";
 import type { DeclaredHandler } from "@/lib/http/api";
-import { serverEdge, type ServerEdge } from "@/lib/http/server-edge";
+import { keepIdleConnections, serverEdge, type ServerEdge } from "@/lib/http/server-edge";
 import { closeDatabase } from "@/lib/db/open";
 import { listenForKeyChanges } from "@/lib/domain/api-key-cache";
 import { readyDatabase } from "@/lib/domain/database";
@@ -71,7 +71,7 @@ export function startServing(directRoutes: readonly DeclaredHandler[] = []): voi
   const slot = (globalThis as { [serverSlotKey]?: ServerSlot })[serverSlotKey];
   if (slot) {
     slot.serve = (server, next) => {
-      servers.add(server);
+      servers.add(keepIdleConnections(server));
       return serverEdge(next, directRoutes);
     };
   } else if (process.env.NODE_ENV === "production") {

@@ -85,6 +85,27 @@ describe("a server's edge", () => {
     expect(sent).toBeGreaterThan(limits.unreadBodyDrainBytes);
     expect(sent).toBeLessThan(2 * limits.unreadBodyDrainBytes);
   });
+
+  // Node's default closes a connection idle 5 s (6 with its buffer): a client or proxy that keeps connections
+  // longer (Go's 90 s, a load balancer's 60 s) would send its next request into a closing socket.
+  it("keeps an idle keep-alive connection open past Node's default, and says for how long", async () => {
+    const socket = connect(port, "127.0.0.1");
+    let answers = "";
+    socket.on("data", (chunk: Buffer) => (answers += chunk.toString("latin1")));
+    const closed = new Promise<string>((resolve) => socket.once("close", () => resolve("closed")));
+    const answered = async (count: number) => {
+      while ((answers.match(/HTTP\/1\.1 413 /g) ?? []).length < count)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+    };
+    socket.write("GET / HTTP/1.1\r\nhost: x\r\n\r\n");
+    await answered(1);
+    expect(answers).toMatch(new RegExp(`\r\nkeep-alive: timeout=${limits.idleConnectionMs / 1000}\r\n`, "i"));
+    const idle = await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 6_500, "open"))]);
+    expect(idle).toBe("open");
+    socket.write("GET / HTTP/1.1\r\nhost: x\r\n\r\n");
+    await answered(2);
+    socket.destroy();
+  }, 15_000);
 });
 
 describe("the request hooks", () => {

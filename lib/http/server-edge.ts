@@ -159,7 +159,19 @@ export function serverEdge(next: RequestListener, directHandlers: readonly Decla
   };
 }
 
+/**
+ * Keeps idle keep-alive connections open for limits.idleConnectionMs, which Node advertises in each answer's
+ * `Keep-Alive: timeout=…` and reads at each answer's end (so it holds for a server already listening, as
+ * server.mjs's is when the edge is handed over).
+ */
+export function keepIdleConnections(server: Server): Server {
+  server.keepAliveTimeout = limits.idleConnectionMs;
+  return server;
+}
+
 /** A server whose every request meets `edge` (its own listeners: nothing reaches the server another way). */
 export function edgeServer(edge: ServerEdge): Server {
-  return createServer(edge.request).on("connect", edge.connect).on("clientError", edge.clientError);
+  return keepIdleConnections(
+    createServer(edge.request).on("connect", edge.connect).on("clientError", edge.clientError),
+  );
 }

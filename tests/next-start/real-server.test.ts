@@ -8,6 +8,7 @@ import { hostname, tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { catalog, type ServiceId } from "@/lib/domain/catalog";
+import { limits } from "@/lib/limits";
 import {
   startOpenAiCompatibleServer,
   type OpenAiCompatibleServer,
@@ -112,6 +113,13 @@ describe.each(drivers)("the real server on $name", ({ postgres }) => {
     const res = await fetch(`${server.baseUrl}/api/marketplace/services`);
     const services = (await res.json()) as { serviceId: string }[];
     expect(services.map((s) => s.serviceId).sort()).toEqual(Object.keys(samples).sort());
+  });
+
+  // server.mjs makes its own http.Server: the edge handed over to it sets its idle timeout (lib/http/server-edge.ts).
+  it("keeps idle keep-alive connections longer than clients and proxies keep theirs, and says so", async () => {
+    const res = await fetch(`${server.baseUrl}/api/marketplace/services`);
+    await res.arrayBuffer();
+    expect(res.headers.get("keep-alive")).toBe(`timeout=${limits.idleConnectionMs / 1000}`);
   });
 
   // A submission is answered beside Next.js's router (lib/http/direct-routes.ts) by its route's own handler: the
