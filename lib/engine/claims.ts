@@ -11,7 +11,7 @@ import { applyJobChanges } from "./apply-change";
 import { leaseFromNow, started, type NodeRow } from "./attempts";
 import { Computed, type Candidates, type JobChange, type JobRow } from "./job-change";
 import { heldStatuses } from "./job-machine";
-import { waitForWork, workWaiters } from "./work-signals";
+import { claimedFull, waitForWork, workWaiters } from "./work-signals";
 
 // Literal, not parameters: the claim is a prepared statement, and only a literal list lets its generic plan
 // count the node's jobs through the partial index of held jobs (jobs_held_idx, whose predicate is this list).
@@ -112,7 +112,8 @@ function claimSpan(row: JobRow, node: NodeRow, startTime: number): string | unde
 
 // A work signal wakes ONE waiting claim that can run the service (waking them all would make every idle node
 // run a claim transaction per job); a signal nobody was waiting for is remembered so the next node to wait
-// claims at once instead (work-signals.ts). A claim that came back with fewer jobs than it asked for saw
+// claims at once instead (work-signals.ts). A claim that came back full wakes one more: a creation may have
+// handed it jobs it had no room for. A claim that came back with fewer jobs than it asked for saw
 // nothing more of its services waiting: until a signal says otherwise (or the periodic re-check), the next
 // claim for them waits first, instead of a claim statement that finds nothing each time a slot frees.
 
@@ -137,6 +138,7 @@ export async function claimJobs(
         if (claimed.length < max) waiters.drained.add(id);
         else waiters.drained.delete(id);
       }
+      if (claimed.length > 0 && claimed.length === max) claimedFull(waiters, node.serviceIds);
       if (claimed.length > 0 || Date.now() >= deadline || signal?.aborted) return claimed;
     }
     waitFirst = false;
@@ -145,6 +147,8 @@ export async function claimJobs(
       missed.forEach((id) => waiters.unclaimed.delete(id));
       continue;
     }
-    await waitForWork(node.serviceIds, Math.min(1000, Math.max(0, deadline - Date.now())), signal);
+    await waitForWork(node.serviceIds, Math.min(1000, Math.max(0, deadline - Date.now())), signal, {
+      takesNetworkJobs: node.ownerAccountId === null,
+    });
   }
 }

@@ -119,7 +119,12 @@ export async function createJobs(
   const keyed = row.apiKeyId !== null;
   const cost = batch.reduce((sum, job) => sum + job.row.creditCost, 0);
   const serviceIds = new Set(batch.map((job) => job.row.serviceId));
-  const work = inline ? await createdWork(serviceIds) : undefined;
+  const work = inline
+    ? await createdWork(
+        batch.map(({ row }) => ({ serviceId: row.serviceId, placement: row.placement })),
+        { handOver: !inTransaction },
+      )
+    : undefined;
   const written = executeShaped<Outcome>(
     d,
     "submission",
@@ -136,6 +141,7 @@ export async function createJobs(
       spendAt: spendClockOverride(),
       alertEventId: newEventId(),
       workTag: work?.tag ?? "",
+      handedOver: work?.handedOver ?? [],
     },
   );
   const [outcome] = await written.catch((error: unknown) => {
@@ -180,9 +186,10 @@ function creationStatement(inline: boolean, keyed: boolean): SQL {
   const at = spendClockSql(p("spendAt"));
   const cost = sql`${p("cost")}::bigint`;
   // pg_notify returns void: selected only for its effect, once per service of the jobs created (repeats of
-  // one payload fold into one), tagged with the creation (work-signals.ts), and once when a webhook was written.
+  // one payload fold into one) but those handed to a claim of this process, tagged with the creation
+  // (work-signals.ts), and once when a webhook was written.
   const signals = inline
-    ? sql`, (select count(*) from (select pg_notify(${sqlLiterals([workChannel])}, service_id || ' ' || ${p("workTag")}::text) from (select distinct service_id from job) s) n) as signalled,
+    ? sql`, (select count(*) from (select pg_notify(${sqlLiterals([workChannel])}, service_id || ' ' || ${p("workTag")}::text) from (select distinct service_id from job where service_id <> all(${p("handedOver")}::text[])) s) n) as signalled,
        (select pg_notify(${sqlLiterals([webhookChannel])}, '') from webhook_rows limit 1) as webhooks_signalled`
     : sql``;
   // The key's row is locked (key_room) before the account's (charge joins it), as on every path that

@@ -5,15 +5,25 @@
 // through `next start`), which every job would otherwise spend in the queue. The creation's NOTIFY carries a tag of
 // the creation, so that of the two signals only the first wakes a node: the other would run a claim for a job
 // already taken.
+// When a claim of this process that can take the jobs is waiting as they are created, the creation hands them
+// to it: the claim is set aside for them (no other signal can wake it meanwhile) and woken at the commit, and
+// the creation sends no NOTIFY of their service. Nobody else needs one: a claim wakes for them, and if it
+// comes back full (older jobs first) it passes the signal on (claims.ts). A NOTIFY is not free: PostgreSQL
+// serialises the commits of notifying transactions on one lock, and wakes every listening backend.
 import { randomBytes } from "node:crypto";
 import { readyDatabase } from "@/lib/domain/database";
 import { workChannel } from "@/lib/domain/signals";
 import { processSingleton } from "@/lib/singleton";
+import type { Placement } from "@/lib/contract/vocabulary";
 
 /** A claim waiting for work of its services; `wake` ends its wait. */
 interface Waiter {
   serviceIds: string[];
+  /** A network node's (no owner): it takes every job of its services but those asking for their owner's nodes. */
+  takesNetworkJobs: boolean;
   wake: () => void;
+  /** Its wait has ended: woken, timed out or aborted. */
+  ended: boolean;
 }
 
 /** The signals of work this process created, by payload: whether the NOTIFY or the creation's answer came first. */
@@ -46,6 +56,15 @@ function workArrived(state: WorkWaiters, serviceId: string): boolean {
   return i >= 0;
 }
 
+/**
+ * A claim came back full: jobs of `serviceIds` may still be waiting (a creation handed its jobs to this claim,
+ * which took older ones first), so ONE other waiting claim of them is woken too.
+ */
+export function claimedFull(state: WorkWaiters, serviceIds: string[]): void {
+  const i = state.waiting.findIndex((w) => w.serviceIds.some((id) => serviceIds.includes(id)));
+  if (i >= 0) state.waiting.splice(i, 1)[0].wake();
+}
+
 /** The NOTIFY payload of a creation's work: the service, then the creation's tag (none from other writers). */
 const payloadOf = (serviceId: string, tag: string) => `${serviceId} ${tag}`;
 
@@ -69,13 +88,22 @@ export async function workWaiters(): Promise<WorkWaiters> {
   return found;
 }
 
-/** Waits until work of `serviceIds` is signalled, `ms` pass or `signal` aborts. */
-export async function waitForWork(serviceIds: string[], ms: number, signal?: AbortSignal): Promise<void> {
+/**
+ * Waits until work of `serviceIds` is signalled, `ms` pass or `signal` aborts. A network node's claim
+ * (`takesNetworkJobs`) may be handed the jobs of a creation in this process.
+ */
+export async function waitForWork(
+  serviceIds: string[],
+  ms: number,
+  signal?: AbortSignal,
+  { takesNetworkJobs = false }: { takesNetworkJobs?: boolean } = {},
+): Promise<void> {
   const state = await workWaiters();
   await new Promise<void>((resolve) => {
-    const waiter: Waiter = { serviceIds, wake: done };
+    const waiter: Waiter = { serviceIds, takesNetworkJobs, wake: done, ended: false };
     const timer = setTimeout(done, ms);
     function done() {
+      waiter.ended = true;
       clearTimeout(timer);
       const i = state.waiting.indexOf(waiter);
       if (i >= 0) state.waiting.splice(i, 1);
@@ -90,6 +118,8 @@ export async function waitForWork(serviceIds: string[], ms: number, signal?: Abo
 export interface CreatedWork {
   /** Bound into the creation's NOTIFY payload (after the service and a space). */
   tag: string;
+  /** The services whose jobs are handed to a claim of this process: the creation sends no NOTIFY of them. */
+  handedOver: string[];
   /**
    * The creation committed: wake a claim now, unless its NOTIFY already did. Resolves once the woken claim has
    * had its turn to send its statement, before the creator goes on (answering its HTTP request, say): the job
@@ -100,16 +130,27 @@ export interface CreatedWork {
   abandoned(): void;
 }
 
+/** A job about to be created, as far as its signals go. */
+export interface WorkToCreate {
+  serviceId: string;
+  placement: Placement;
+}
+
 /**
- * The signals of a creation of jobs of `serviceIds` on PostgreSQL, about to be written. Without nodes waiting
- * in this process (none has claimed yet), it only names a tag nobody expects.
+ * The signals of a creation of `created` jobs on PostgreSQL, about to be written. Without nodes waiting in
+ * this process (none has claimed yet), it only names a tag nobody expects. `handOver: false` (a creation
+ * inside a caller's transaction, which this process does not see commit) hands nothing over.
  */
-export async function createdWork(serviceIds: Iterable<string>): Promise<CreatedWork> {
+export async function createdWork(
+  created: readonly WorkToCreate[],
+  { handOver = true }: { handOver?: boolean } = {},
+): Promise<CreatedWork> {
   const tag = `${processTag}.${(creations += 1)}`;
   const database = await readyDatabase();
   const state = await (await waitersByDatabase.get()).get(database);
-  if (!state) return { tag, committed: () => Promise.resolve(), abandoned: () => undefined };
-  const services = [...new Set(serviceIds)];
+  if (!state) return { tag, handedOver: [], committed: () => Promise.resolve(), abandoned: () => undefined };
+  const reserved = handOver ? reserveClaims(state, created) : new Map<string, Waiter>();
+  const services = [...new Set(created.map((job) => job.serviceId))].filter((id) => !reserved.has(id));
   const payloads = services.map((serviceId) => payloadOf(serviceId, tag));
   for (const payload of payloads) state.created.set(payload, "pending");
   for (const oldest of state.created.keys()) {
@@ -118,8 +159,14 @@ export async function createdWork(serviceIds: Iterable<string>): Promise<Created
   }
   return {
     tag,
+    handedOver: [...reserved.keys()],
     async committed() {
       let woken = false;
+      for (const [serviceId, waiter] of reserved) {
+        // A claim whose wait ended meanwhile (its timer, its node stopping) may have missed the jobs.
+        if (waiter.ended) woken = workArrived(state, serviceId) || woken;
+        else (waiter.wake(), (woken = true));
+      }
       services.forEach((serviceId, i) => {
         const payload = payloads[i];
         if (state.created.get(payload) === "heard") return void state.created.delete(payload);
@@ -130,7 +177,30 @@ export async function createdWork(serviceIds: Iterable<string>): Promise<Created
       if (woken) await new Promise((resolve) => setImmediate(resolve));
     },
     abandoned() {
+      for (const waiter of new Set(reserved.values())) if (!waiter.ended) state.waiting.unshift(waiter);
       for (const payload of payloads) state.created.delete(payload);
     },
   };
+}
+
+/**
+ * Sets aside, for each service of `created` whose jobs a network node may take (none asks for the owner's
+ * nodes), a waiting network node's claim of it: the oldest waiting, or one already set aside for another of
+ * the services.
+ */
+function reserveClaims(state: WorkWaiters, created: readonly WorkToCreate[]): Map<string, Waiter> {
+  const placements = new Map<string, boolean>();
+  for (const { serviceId, placement } of created)
+    placements.set(serviceId, (placements.get(serviceId) ?? true) && placement !== "own");
+  const reserved = new Map<string, Waiter>();
+  for (const [serviceId, forNetwork] of placements) {
+    if (!forNetwork) continue;
+    const runs = (w: Waiter) => w.takesNetworkJobs && w.serviceIds.includes(serviceId);
+    const waiter = [...reserved.values()].find(runs) ?? state.waiting.find(runs);
+    if (!waiter) continue;
+    const i = state.waiting.indexOf(waiter);
+    if (i >= 0) state.waiting.splice(i, 1);
+    reserved.set(serviceId, waiter);
+  }
+  return reserved;
 }

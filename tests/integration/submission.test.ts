@@ -2,8 +2,10 @@
 // time its own route and its JOB_CREATED event show, and the one an idempotent replay repeats.
 import { describe, expect, it } from "vitest";
 import { onSignal, workChannel } from "@/lib/domain/signals";
+import { waitForWork, workWaiters } from "@/lib/engine/work-signals";
 import { isoTime } from "../support/expect-error";
 import { eventually, execute, getJob, telemetry } from "../support/jobs";
+import { usePostgres } from "../support/postgres";
 import { withDeveloper } from "../support/with-developer";
 
 const ctx = withDeveloper({ embeddedNodes: 0 });
@@ -41,6 +43,27 @@ describe("a submission's signal", () => {
           (signals) => signals.length > 0,
         ),
       ).toEqual([expect.stringMatching(/^token-count( |$)/)]); // the service, then (PostgreSQL) the creation's tag
+    } finally {
+      await stopListening();
+    }
+  });
+
+  // PostgreSQL serialises the commits of notifying transactions on one lock: a job this process hands to its own
+  // waiting claim needs no NOTIFY (lib/engine/work-signals.ts). PGlite's signals are in-process, after the commit.
+  it("is no NOTIFY when a network node's claim of this process is waiting: the claim is handed the job", async () => {
+    const heard: string[] = [];
+    const stopListening = await onSignal(workChannel, (payload) => heard.push(payload));
+    try {
+      const started = Date.now();
+      const claim = waitForWork(["token-count"], 10_000, undefined, { takesNetworkJobs: true });
+      const { waiting } = await workWaiters();
+      while (!waiting.some((w) => w.serviceIds.includes("token-count"))) await new Promise((r) => setTimeout(r, 1));
+      const response = await execute(ctx.dev, ctx.key, "token-count", { text: "Handed over?" });
+      expect(response.status).toBe(202);
+      await claim;
+      expect(Date.now() - started).toBeLessThan(9_000);
+      await new Promise((resolve) => setTimeout(resolve, 300)); // a NOTIFY would have arrived by now
+      expect(heard).toEqual(usePostgres() ? [] : ["token-count"]);
     } finally {
       await stopListening();
     }

@@ -1,11 +1,13 @@
 // What wakes a waiting claim (lib/engine/work-signals.ts): a signal on the work channel from the database, or,
 // for jobs this process creates on PostgreSQL, the creation itself as soon as it commits. Of a creation's two
-// signals, only the first wakes a claim, whichever comes first; the other would run a claim for nothing.
+// signals, only the first wakes a claim, whichever comes first; the other would run a claim for nothing. A
+// network node's waiting claim is handed a creation's jobs: set aside for them, woken at the commit, and the
+// creation sends no NOTIFY of their service.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/domain/database";
 import { signal, workChannel } from "@/lib/domain/signals";
-import { createdWork, waitForWork, workWaiters } from "@/lib/engine/work-signals";
+import { claimedFull, createdWork, waitForWork, workWaiters } from "@/lib/engine/work-signals";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 let server: TestServer;
@@ -18,10 +20,15 @@ afterAll(() => server?.close());
 /** Sends `payload` on the work channel through the database (NOTIFY; PGlite's bus), as a writer does. */
 const notify = async (payload: string) => signal(await db(), workChannel, payload);
 
-/** A claim of `serviceId`, once it waits (up to 10 s); `woken` says whether a signal ended its wait. */
-async function waitingClaim(serviceId: string) {
+/**
+ * A claim of `serviceId`, once it waits (up to 10 s, or `ms`); `woken` says whether a signal ended its wait.
+ * A developer's node's unless `network`.
+ */
+async function waitingClaim(serviceId: string, { network = false, ms = 10_000 } = {}) {
   const started = Date.now();
-  const woken = waitForWork([serviceId], 10_000).then(() => Date.now() - started < 9_000);
+  const woken = waitForWork([serviceId], ms, undefined, { takesNetworkJobs: network }).then(
+    () => Date.now() - started < ms - 1_000,
+  );
   const state = await workWaiters();
   while (!state.waiting.some((w) => w.serviceIds.includes(serviceId))) await new Promise((r) => setTimeout(r, 1));
   return { woken };
@@ -51,7 +58,7 @@ describe("a waiting claim", () => {
   it("is woken by this process's own creation as soon as it commits; the creation's NOTIFY after it wakes nobody", async () => {
     const serviceId = `svc-${randomUUID()}`;
     const first = await waitingClaim(serviceId);
-    const work = await createdWork([serviceId]);
+    const work = await createdWork([{ serviceId, placement: "any" }]);
     await work.committed();
     expect(await first.woken).toBe(true);
 
@@ -69,7 +76,7 @@ describe("a waiting claim", () => {
   it("is woken by a creation's NOTIFY when it comes first; the creation's commit after it wakes nobody", async () => {
     const serviceId = `svc-${randomUUID()}`;
     const first = await waitingClaim(serviceId);
-    const work = await createdWork([serviceId]);
+    const work = await createdWork([{ serviceId, placement: "any" }]);
     await notify(`${serviceId} ${work.tag}`);
     expect(await first.woken).toBe(true);
 
@@ -90,7 +97,7 @@ describe("a waiting claim", () => {
     });
     const state = await workWaiters();
     while (!state.waiting.some((w) => w.serviceIds.includes(serviceId))) await new Promise((r) => setTimeout(r, 1));
-    const work = await createdWork([serviceId]);
+    const work = await createdWork([{ serviceId, placement: "any" }]);
     await work.committed();
     expect(sent).toBe(true);
     await claim;
@@ -99,11 +106,88 @@ describe("a waiting claim", () => {
   it("is not woken by a creation that wrote nothing, and forgets it", async () => {
     const serviceId = `svc-${randomUUID()}`;
     const claim = await waitingClaim(serviceId);
-    const work = await createdWork([serviceId]);
+    const work = await createdWork([{ serviceId, placement: "any" }]);
     work.abandoned();
     await settle();
     expect(await remembered(serviceId)).toEqual({ waiting: 1, unclaimed: false, creations: 0 });
     await notify(serviceId);
     expect(await claim.woken).toBe(true);
+  });
+});
+
+describe("a network node's waiting claim", () => {
+  it("is handed a creation's jobs: set aside until the commit wakes it, with no NOTIFY of their service", async () => {
+    const serviceId = `svc-${randomUUID()}`;
+    const claim = await waitingClaim(serviceId, { network: true });
+    const work = await createdWork([{ serviceId, placement: "any" }]);
+    expect(work.handedOver).toEqual([serviceId]);
+    // Set aside: another signal meanwhile does not take it from the creation; it is remembered for the next claim.
+    await notify(serviceId);
+    await expect.poll(() => remembered(serviceId)).toEqual({ waiting: 0, unclaimed: true, creations: 0 });
+    await work.committed();
+    expect(await claim.woken).toBe(true);
+    (await workWaiters()).unclaimed.delete(serviceId);
+  });
+
+  it("is not handed jobs that ask for their owner's nodes, nor a developer's node's claim any", async () => {
+    const serviceId = `svc-${randomUUID()}`;
+    const network = await waitingClaim(serviceId, { network: true });
+    const own = await createdWork([
+      { serviceId, placement: "any" },
+      { serviceId, placement: "own" },
+    ]);
+    expect(own.handedOver).toEqual([]);
+    own.abandoned();
+    await notify(serviceId);
+    expect(await network.woken).toBe(true);
+
+    const developers = await waitingClaim(serviceId);
+    const work = await createdWork([{ serviceId, placement: "any" }]);
+    expect(work.handedOver).toEqual([]);
+    work.abandoned();
+    await notify(serviceId);
+    expect(await developers.woken).toBe(true);
+  });
+
+  it("is not handed the jobs of a creation inside a caller's transaction (woken by its commit's NOTIFY)", async () => {
+    const serviceId = `svc-${randomUUID()}`;
+    const claim = await waitingClaim(serviceId, { network: true });
+    const work = await createdWork([{ serviceId, placement: "any" }], { handOver: false });
+    expect(work.handedOver).toEqual([]);
+    work.abandoned();
+    expect(await remembered(serviceId)).toEqual({ waiting: 1, unclaimed: false, creations: 0 });
+    await notify(serviceId);
+    expect(await claim.woken).toBe(true);
+  });
+
+  it("is given back, still waiting, when the creation wrote nothing", async () => {
+    const serviceId = `svc-${randomUUID()}`;
+    const claim = await waitingClaim(serviceId, { network: true });
+    const work = await createdWork([{ serviceId, placement: "any" }]);
+    work.abandoned();
+    expect(await remembered(serviceId)).toEqual({ waiting: 1, unclaimed: false, creations: 0 });
+    await notify(serviceId);
+    expect(await claim.woken).toBe(true);
+  });
+
+  it("whose wait ended before the commit leaves the jobs to the next claim", async () => {
+    const serviceId = `svc-${randomUUID()}`;
+    const claim = await waitingClaim(serviceId, { network: true, ms: 1_200 });
+    const work = await createdWork([{ serviceId, placement: "any" }]);
+    expect(work.handedOver).toEqual([serviceId]);
+    expect(await claim.woken).toBe(false);
+    await work.committed();
+    expect(await remembered(serviceId)).toEqual({ waiting: 0, unclaimed: true, creations: 0 });
+    (await workWaiters()).unclaimed.delete(serviceId);
+  });
+
+  it("that comes back full wakes one more waiting claim of its services", async () => {
+    const serviceId = `svc-${randomUUID()}`;
+    const [first, second] = [await waitingClaim(serviceId), await waitingClaim(serviceId)];
+    claimedFull(await workWaiters(), [serviceId]);
+    expect(await first.woken).toBe(true);
+    expect(await remembered(serviceId)).toEqual({ waiting: 1, unclaimed: false, creations: 0 });
+    await notify(serviceId);
+    expect(await second.woken).toBe(true);
   });
 });
