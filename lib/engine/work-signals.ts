@@ -165,7 +165,10 @@ export async function createdWork(
       for (const [serviceId, waiter] of reserved) {
         // A claim whose wait ended meanwhile (its timer, its node stopping) may have missed the jobs.
         if (waiter.ended) woken = workArrived(state, serviceId) || woken;
-        else (waiter.wake(), (woken = true));
+        else {
+          waiter.wake();
+          woken = true;
+        }
       }
       services.forEach((serviceId, i) => {
         const payload = payloads[i];
