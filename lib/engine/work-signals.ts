@@ -162,11 +162,14 @@ export async function createdWork(
     handedOver: [...reserved.keys()],
     async committed() {
       let woken = false;
+      const wokenHere = new Set<Waiter>();
       for (const [serviceId, waiter] of reserved) {
+        if (wokenHere.has(waiter)) continue;
         // A claim whose wait ended meanwhile (its timer, its node stopping) may have missed the jobs.
         if (waiter.ended) woken = workArrived(state, serviceId) || woken;
         else {
           waiter.wake();
+          wokenHere.add(waiter);
           woken = true;
         }
       }

@@ -129,6 +129,24 @@ describe("a network node's waiting claim", () => {
     (await workWaiters()).unclaimed.delete(serviceId);
   });
 
+  it("is handed the jobs of all its services in a creation, and woken once for them", async () => {
+    const [a, b] = [`svc-${randomUUID()}`, `svc-${randomUUID()}`];
+    const claim = waitForWork([a, b], 10_000, undefined, { takesNetworkJobs: true });
+    const state = await workWaiters();
+    while (!state.waiting.some((w) => w.serviceIds.includes(a))) await new Promise((r) => setTimeout(r, 1));
+    const work = await createdWork([
+      { serviceId: a, placement: "any" },
+      { serviceId: b, placement: "network" },
+    ]);
+    expect(work.handedOver).toEqual([a, b]);
+    await work.committed();
+    await claim;
+    expect([await remembered(a), await remembered(b)]).toEqual([
+      { waiting: 0, unclaimed: false, creations: 0 },
+      { waiting: 0, unclaimed: false, creations: 0 },
+    ]);
+  });
+
   it("is not handed jobs that ask for their owner's nodes, nor a developer's node's claim any", async () => {
     const serviceId = `svc-${randomUUID()}`;
     const network = await waitingClaim(serviceId, { network: true });
