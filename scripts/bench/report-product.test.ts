@@ -65,6 +65,29 @@ describe("issue 22's aim, judged on every pairing of warmth the run has", () => 
   });
 });
 
+describe("issue 43's bar: the queue kept where the issue's probe put it, judged on every pairing", () => {
+  const kept = (r: RunResults) => aimPairings(r).map((p) => [p.name, Number(p.overheadAvg.toFixed(2)), p.kept]);
+
+  it("judges the overhead by its average, which a whole-millisecond p50 cannot resolve", () => {
+    const steady = (ms: number[]) => summarize(ms);
+    const fresh = { ...ours(600, 3), steady: { ...ours(600, 3).steady, overhead: steady([2, 2, 3, 3, 3]) } };
+    const worker = { ...graphile(800, 3), overhead: steady([3, 3, 3, 3, 4]) };
+    // p50 3 ms against 3 ms (1.00×), average 2.6 ms against 3.2 ms (0.81×).
+    expect(kept(run(fresh, undefined, worker))).toEqual([["fresh against warmed", 0.81, true]]);
+  });
+
+  it("is missed by a pairing whose average overhead is above the bar, or whose jobs/s is below it", () => {
+    const r = run(ours(600, 2), ours(300, 1.5), graphile(800, 2), graphile(600, 3));
+    expect(kept(r)).toEqual([
+      ["fresh against fresh", 0.67, true],
+      // 300/s against 800/s: 0.38×, below the bar's 0.51×, though its overhead is 0.75×.
+      ["warmed against warmed", 0.75, false],
+      // 600/s against 800/s (0.75×), but an overhead as long as theirs.
+      ["fresh against warmed", 1, false],
+    ]);
+  });
+});
+
 describe("what Next.js's request pipeline costs, beside the harness", () => {
   const withServerCpu = (phases: MeasuredPhases, server: number): MeasuredPhases => ({
     ...phases,
