@@ -76,6 +76,13 @@ describe("issue 43's bar: the queue kept where the issue's probe put it, judged 
     expect(kept(run(fresh, undefined, worker))).toEqual([["fresh against warmed", 0.81, true]]);
   });
 
+  it("leaves one stray wait out of the average, which would otherwise flatter whichever queue did not have it", () => {
+    const fresh = { ...ours(600, 3), steady: { ...ours(600, 3).steady, overhead: summarize(Array(20).fill(3)) } };
+    // Twenty jobs started 3 ms after they were added, one 100 ms after (a plain average: 7.6 ms).
+    const worker = { ...graphile(800, 3), overhead: summarize([...Array(20).fill(3), 100]) };
+    expect(kept(run(fresh, undefined, worker))).toEqual([["fresh against warmed", 1, false]]);
+  });
+
   it("is missed by a pairing whose average overhead is above the bar, or whose jobs/s is below it", () => {
     const r = run(ours(600, 2), ours(300, 1.5), graphile(800, 2), graphile(600, 3));
     expect(kept(r)).toEqual([

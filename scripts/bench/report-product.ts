@@ -12,7 +12,8 @@ const aim = { jobsPerSecondOfGraphile: 0.5, overheadP50OfGraphile: 1.0 };
 /**
  * Issue 43's bar (item 5): where the issue's own probe put the queue (jobs/s 0.42–0.51×, overhead 0.82–0.87× of
  * graphile-worker's), at the better end of each range. The overhead is judged by its average: the p50 of whole
- * milliseconds moves in steps of a third at 3 ms, while the average of the steady jobs resolves a tenth of one.
+ * milliseconds moves in steps of a third at 3 ms, while the average of the steady jobs resolves a tenth of one
+ * (the middle 90 %'s: one stray wait of either queue would move a plain average more than the queue's own work).
  */
 const kept = { jobsPerSecondOfGraphile: 0.51, overheadAvgOfGraphile: 0.82 };
 
@@ -119,7 +120,7 @@ export interface AimPairing {
   label: string;
   ours: MeasuredPhases;
   theirs: GraphileResult;
-  /** Our jobs/s ÷ theirs, our overhead p50 ÷ theirs, and our overhead's average ÷ theirs. */
+  /** Our jobs/s ÷ theirs, our overhead p50 ÷ theirs, and our overhead's middle average ÷ theirs. */
   throughput: number;
   overhead: number;
   overheadAvg: number;
@@ -151,7 +152,7 @@ export function aimPairings(r: RunResults): AimPairing[] {
     if (!ours || !theirs) return [];
     const throughput = ours.burst.jobsPerSecond / theirs.burst.jobsPerSecond;
     const overhead = ours.steady.overhead.p50 / theirs.overhead.p50;
-    const overheadAvg = ours.steady.overhead.avg / theirs.overhead.avg;
+    const overheadAvg = ours.steady.overhead.middleAvg / theirs.overhead.middleAvg;
     const met = throughput >= aim.jobsPerSecondOfGraphile && overhead <= aim.overheadP50OfGraphile;
     const keptThere = throughput >= kept.jobsPerSecondOfGraphile && overheadAvg <= kept.overheadAvgOfGraphile;
     return [{ name, label, ours, theirs, throughput, overhead, overheadAvg, met, kept: keptThere }];
@@ -172,9 +173,9 @@ function aimLines(r: RunResults): string[] {
         `  - ${x.label}: jobs/s **${x.throughput.toFixed(2)}×** (${perSecond(x.ours.burst.jobsPerSecond)} vs ` +
         `${perSecond(x.theirs.burst.jobsPerSecond)}: ${verdict(x.throughput >= aim.jobsPerSecondOfGraphile)}), overhead p50 ` +
         `**${Number.isFinite(x.overhead) ? `${x.overhead.toFixed(2)}×` : "n/a"}** (${ms(x.ours.steady.overhead.p50)} vs ` +
-        `${ms(x.theirs.overhead.p50)}: ${verdict(x.overhead <= aim.overheadP50OfGraphile)}), overhead avg ` +
-        `**${ratio(x.ours.steady.overhead.avg, x.theirs.overhead.avg)}** (${ms(x.ours.steady.overhead.avg)} vs ` +
-        `${ms(x.theirs.overhead.avg)}).`,
+        `${ms(x.theirs.overhead.p50)}: ${verdict(x.overhead <= aim.overheadP50OfGraphile)}), overhead avg of the ` +
+        `middle 90 % **${x.overheadAvg.toFixed(2)}×** (${ms(x.ours.steady.overhead.middleAvg)} vs ` +
+        `${ms(x.theirs.overhead.middleAvg)}).`,
     ),
     keptLine(pairings),
     ...budgetLines(r, g),
@@ -186,7 +187,7 @@ function keptLine(pairings: AimPairing[]): string {
   const missed = pairings.filter((x) => !x.kept).map((x) => x.name);
   return (
     `- Issue 43's bar (the queue kept where the issue's probe put it: jobs/s ≥ ${kept.jobsPerSecondOfGraphile}× and ` +
-    `overhead avg ≤ ${kept.overheadAvgOfGraphile}× graphile-worker's, in every pairing) is ` +
+    `overhead avg (middle 90 %) ≤ ${kept.overheadAvgOfGraphile}× graphile-worker's, in every pairing) is ` +
     (missed.length === 0 ? "**met**." : `**not met**: missed by ${missed.join(", ")}.`)
   );
 }
