@@ -108,6 +108,45 @@ describe("a server's edge", () => {
   }, 15_000);
 });
 
+describe("a server's edge before Next.js's router", () => {
+  let server: Server;
+  let port: number;
+
+  beforeAll(async () => {
+    // As Next.js hands a route handler its request: a web Request whose body is the IncomingMessage itself; the
+    // handler reads it up to a limit, cancels the rest and answers.
+    server = edgeServer(
+      serverEdge(async (req, res) => {
+        if (req.method === "GET") return void res.writeHead(200).end("ok");
+        const body = new Request("http://route.test/", { method: "POST", body: req as never, duplex: "half" } as never)
+          .body as ReadableStream<Uint8Array>;
+        const reader = body.getReader();
+        for (let read = 0; read <= 64 * 1024;) read += (await reader.read()).value?.byteLength ?? Infinity;
+        await reader.cancel();
+        res.writeHead(413, { "content-type": "application/json" }).end("{}");
+      }),
+    );
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+  it("keeps the request when a route cancels reading its body: the rest is drained, the next request answered", async () => {
+    const socket = connect(port, "127.0.0.1");
+    let answers = "";
+    socket.on("data", (chunk: Buffer) => (answers += chunk.toString("latin1")));
+    const body = Buffer.alloc(12_000_000, 120);
+    socket.write(`POST / HTTP/1.1\r\nhost: x\r\ncontent-length: ${body.length}\r\n\r\n`);
+    socket.write(body);
+    socket.write("GET / HTTP/1.1\r\nhost: x\r\n\r\n");
+    const deadline = Date.now() + 5_000;
+    while (!answers.includes("HTTP/1.1 200 ") && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    socket.destroy();
+    expect(answers.match(/HTTP\/1\.1 \d+ /g)).toEqual(["HTTP/1.1 413 ", "HTTP/1.1 200 "]);
+  });
+});
+
 describe("the request hooks", () => {
   it("meet every request the server takes first: refused, answered by a direct route, or passed on", async () => {
     const poke = Object.assign(async () => Response.json({ poked: true }), {

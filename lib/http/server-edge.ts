@@ -121,6 +121,19 @@ export function drainUnreadBody(request: IncomingMessage, socket: Socket): void 
   request.resume();
 }
 
+/**
+ * A request for `next`, whose body a reader may stop reading without destroying it. Next.js gives a route
+ * handler's Request the IncomingMessage itself as its body, read through its async iterator, which destroys
+ * the request when the reader cancels (a handler that stops past its limit): the socket then stops reading
+ * while the client is still sending, and the connection can be reset under the answer (fetch fails with
+ * ECONNRESET instead of reading the 413). Its iterator here only lets go, as bodyStreamOf does for the direct
+ * routes; what is left is drained after the answer (drainUnreadBody).
+ */
+function keptOnCancel(req: IncomingMessage): IncomingMessage {
+  req[Symbol.asyncIterator] = () => req.iterator({ destroyOnReturn: false });
+  return req;
+}
+
 /** The listeners a server answers at its edge: requests (then `next`), CONNECT, and requests Node could not parse. */
 export interface ServerEdge {
   request: RequestListener;
@@ -145,7 +158,7 @@ export function serverEdge(next: RequestListener, directHandlers: readonly Decla
     }
     const match = direct?.(method, req.url ?? "");
     if (match) return void answerDirectly(req, res, match);
-    return next(req, res);
+    return next(keptOnCancel(req), res);
   };
   return {
     request(req, res) {
