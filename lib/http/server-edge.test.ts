@@ -20,6 +20,24 @@ const writable = (socket: Socket) =>
     socket.on("drain", done).on("close", done);
   });
 
+/**
+ * On one connection: a POST of 12 MB (declared with Content-Length, sent at once), then a GET; what the server
+ * answered once `enough` says so, or after 5 s.
+ */
+async function answersToBodyThenGet(port: number, enough: (answers: string) => boolean): Promise<string> {
+  const socket = connect(port, "127.0.0.1");
+  let answers = "";
+  socket.on("data", (chunk: Buffer) => (answers += chunk.toString("latin1")));
+  const body = Buffer.alloc(12_000_000, 120);
+  socket.write(`POST / HTTP/1.1\r\nhost: x\r\ncontent-length: ${body.length}\r\n\r\n`);
+  socket.write(body);
+  socket.write("GET / HTTP/1.1\r\nhost: x\r\n\r\n");
+  const deadline = Date.now() + 5_000;
+  while (!enough(answers) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  socket.destroy();
+  return answers;
+}
+
 describe("a server's edge", () => {
   let server: Server;
   let port: number;
@@ -42,17 +60,7 @@ describe("a server's edge", () => {
   afterAll(() => new Promise((resolve) => server.close(resolve)));
 
   it("reads the rest of a body after an answer that stopped reading it, and answers the next request on the connection", async () => {
-    const socket = connect(port, "127.0.0.1");
-    let answers = "";
-    socket.on("data", (chunk: Buffer) => (answers += chunk.toString("latin1")));
-    const body = Buffer.alloc(12_000_000, 120);
-    socket.write(`POST / HTTP/1.1\r\nhost: x\r\ncontent-length: ${body.length}\r\n\r\n`);
-    socket.write(body);
-    socket.write("GET / HTTP/1.1\r\nhost: x\r\n\r\n");
-    const deadline = Date.now() + 5_000;
-    while ((answers.match(/HTTP\/1\.1 413 /g) ?? []).length < 2 && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    socket.destroy();
+    const answers = await answersToBodyThenGet(port, (got) => (got.match(/HTTP\/1\.1 413 /g) ?? []).length >= 2);
     expect(answers.match(/HTTP\/1\.1 413 /g)).toHaveLength(2);
   });
 
@@ -132,17 +140,7 @@ describe("a server's edge before Next.js's router", () => {
   afterAll(() => new Promise((resolve) => server.close(resolve)));
 
   it("keeps the request when a route cancels reading its body: the rest is drained, the next request answered", async () => {
-    const socket = connect(port, "127.0.0.1");
-    let answers = "";
-    socket.on("data", (chunk: Buffer) => (answers += chunk.toString("latin1")));
-    const body = Buffer.alloc(12_000_000, 120);
-    socket.write(`POST / HTTP/1.1\r\nhost: x\r\ncontent-length: ${body.length}\r\n\r\n`);
-    socket.write(body);
-    socket.write("GET / HTTP/1.1\r\nhost: x\r\n\r\n");
-    const deadline = Date.now() + 5_000;
-    while (!answers.includes("HTTP/1.1 200 ") && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    socket.destroy();
+    const answers = await answersToBodyThenGet(port, (got) => got.includes("HTTP/1.1 200 "));
     expect(answers.match(/HTTP\/1\.1 \d+ /g)).toEqual(["HTTP/1.1 413 ", "HTTP/1.1 200 "]);
   });
 });
