@@ -8,7 +8,7 @@
 //   per statement.
 import { and, eq, sql, type Placeholder, type SQL } from "drizzle-orm";
 import type { Tx } from "@/lib/db/database";
-import { sqlLiterals } from "@/lib/db/prepared-statements";
+import { executeShaped, sqlLiterals } from "@/lib/db/prepared-statements";
 import { listCountDeltas, listCounts } from "@/lib/db/schema";
 
 type CountedList = (typeof listCounts.list.enumValues)[number];
@@ -50,9 +50,13 @@ export async function keptCount(d: Tx, scopeId: string, list: CountedList): Prom
  * counters.
  */
 export async function foldListCountDeltas(d: Tx, batch = 5000): Promise<number> {
-  const result = (await d.execute(sql`
+  const [row] = await executeShaped<{ n: number }>(d, "list_count_fold", "", listCountFold, { batch });
+  return Number(row.n);
+}
+
+const listCountFold = () => sql`
     with taken as (
-      select id from ${listCountDeltas} order by id limit ${batch}::int for update skip locked
+      select id from ${listCountDeltas} order by id limit ${sql.placeholder("batch")}::int for update skip locked
     ),
     folded as (
       delete from ${listCountDeltas} x using taken where x.id = taken.id returning x.scope_id, x.list, x.n
@@ -62,6 +66,4 @@ export async function foldListCountDeltas(d: Tx, batch = 5000): Promise<number> 
       select scope_id, list, sum(n) from folded group by scope_id, list order by scope_id, list
       on conflict (scope_id, list) do update set count = ${listCounts.count} + excluded.count
     )
-    select count(*)::int as n from folded`)) as unknown as { rows: { n: number }[] };
-  return Number(result.rows[0].n);
-}
+    select count(*)::int as n from folded`;

@@ -10,6 +10,7 @@
 //   (countFailures, countRefund).
 import { sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/lib/db/database";
+import { executeShaped } from "@/lib/db/prepared-statements";
 import { usageDayRollups, usageDeltas, usageMinuteRollups, usageRollups } from "@/lib/db/schema";
 import { spendClockOverride, spendClockSql } from "./spend-controls";
 
@@ -115,9 +116,13 @@ export const usageRollupSql = (deltas: SQL): SQL => sql`with ${usageRollupCtes("
  * each other in a cycle. The main query must not select from the upserts: one it read would run first.
  */
 export async function foldUsageDeltas(d: Tx, batch = 5000): Promise<number> {
-  const result = (await d.execute(sql`
+  const [row] = await executeShaped<{ n: number }>(d, "usage_fold", "", usageFold, { batch });
+  return Number(row.n);
+}
+
+const usageFold = () => sql`
     with taken as (
-      select id from ${usageDeltas} order by id limit ${batch}::int for update skip locked
+      select id from ${usageDeltas} order by id limit ${sql.placeholder("batch")}::int for update skip locked
     ),
     folded as (
       delete from ${usageDeltas} x using taken where x.id = taken.id
@@ -127,9 +132,7 @@ export async function foldUsageDeltas(d: Tx, batch = 5000): Promise<number> {
     hours as (${rollupUpsertSql("hour", sql`folded`)}),
     minutes as (${rollupUpsertSql("minute", sql`folded`)}),
     days as (${rollupUpsertSql("day", sql`folded`)})
-    select count(*)::int as n from folded`)) as unknown as { rows: { n: number }[] };
-  return Number(result.rows[0].n);
-}
+    select count(*)::int as n from folded`;
 
 /** Jobs created (`created`: rows of jobs as inserted), each with its charge, in the hour of its creation. */
 export const createdDeltasSql = (created: SQL) => sql`

@@ -1,9 +1,10 @@
 // Time-driven transitions (the sweeper runs them on every server instance; rows are taken with SKIP LOCKED,
 // so instances never act on the same job twice): expired leases → NODE_LOST, due retries → routing, routing
 // past its timeout → ROUTING_FAILED.
-import { and, asc, eq, inArray, lt, sql, type SQL } from "drizzle-orm";
+import { asc, sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/lib/db/database";
-import { jobs } from "@/lib/db/schema";
+import { executeShaped, sqlLiterals } from "@/lib/db/prepared-statements";
+import { jobs, listCountDeltas, usageDeltas } from "@/lib/db/schema";
 import { db } from "@/lib/domain/database";
 import { env } from "@/lib/env";
 import { applyJobChange } from "./apply-change";
@@ -29,34 +30,42 @@ async function lockDue(where: SQL | undefined, write: (tx: Tx, rows: JobRow[]) =
   });
 }
 
-// What each sweep looks for; the probe below and each sweep's locking read use the same condition.
-const expiredLeases = () => and(inArray(jobs.status, [...heldStatuses]), lt(jobs.leaseExpiresAt, sql`now()`));
-const dueRetries = () => and(eq(jobs.status, "retrying"), lt(jobs.nextAttemptAt, sql`now()`));
-const overdueRouting = () =>
-  and(
-    eq(jobs.status, "routing"),
-    lt(jobs.routingStartedAt, sql`now() - make_interval(secs => ${env().ROUTING_TIMEOUT_MS / 1000})`),
-  );
+// What each sweep looks for; the probe below and each sweep's locking read use the same condition. Statuses
+// are literals, not parameters: the probe is a prepared statement, and only a literal lets its generic plan
+// use the partial indexes whose predicates name them.
+const heldStatusList = sqlLiterals(heldStatuses);
+const expiredLeases = () => sql`${jobs.status} in (${heldStatusList}) and ${jobs.leaseExpiresAt} < now()`;
+const dueRetries = () => sql`${jobs.status} = 'retrying' and ${jobs.nextAttemptAt} < now()`;
+const overdueRouting = (timeoutSeconds: SQL) =>
+  sql`${jobs.status} = 'routing' and ${jobs.routingStartedAt} < now() - make_interval(secs => ${timeoutSeconds})`;
+const routingTimeoutSeconds = () => sql`${env().ROUTING_TIMEOUT_MS / 1000}::double precision`;
 
 export interface DueSweeps {
   leases: boolean;
   retries: boolean;
   routing: boolean;
+  /** Deltas of the kept list totals and of the usage rollups are waiting to be folded (the sweeper's folds). */
+  listCounts: boolean;
+  usage: boolean;
 }
 
-/**
- * Which sweeps have a job due, in one read that takes no lock: the sweeper runs twice a second on every
- * instance, and an idle one then sends one statement a tick instead of three transactions (nine round
- * trips). A job that falls due just after the probe is found on the next tick, as it would have been.
- */
-export async function dueSweeps(): Promise<DueSweeps> {
-  const result = await (
-    await db()
-  ).execute(sql`select
+const dueSweepsStatement = () => sql`select
     exists (select 1 from ${jobs} where ${expiredLeases()}) as leases,
     exists (select 1 from ${jobs} where ${dueRetries()}) as retries,
-    exists (select 1 from ${jobs} where ${overdueRouting()}) as routing`);
-  const [row] = (result as unknown as { rows: DueSweeps[] }).rows;
+    exists (select 1 from ${jobs} where ${overdueRouting(sql`${sql.placeholder("routingTimeoutSeconds")}::double precision`)}) as routing,
+    exists (select 1 from ${listCountDeltas}) as "listCounts",
+    exists (select 1 from ${usageDeltas}) as usage`;
+
+/**
+ * Which sweeps and folds have work due, in one read that takes no lock, prepared once per connection: the
+ * sweeper runs twice a second on every instance, and an idle one then sends this one statement a tick (it
+ * sent three, each planned anew: an idle server's PostgreSQL spent 8 ms of CPU a second on them). Work that
+ * falls due just after the probe is found on the next tick, as it would have been.
+ */
+export async function dueSweeps(): Promise<DueSweeps> {
+  const [row] = await executeShaped<DueSweeps>(await db(), "due_sweeps", "", dueSweepsStatement, {
+    routingTimeoutSeconds: env().ROUTING_TIMEOUT_MS / 1000,
+  });
   return row;
 }
 
@@ -83,7 +92,7 @@ export async function promoteDueRetries(): Promise<number> {
 
 export async function failUnroutable(): Promise<number> {
   const timeoutMs = env().ROUTING_TIMEOUT_MS;
-  return lockDue(overdueRouting(), async (tx, rows) => {
+  return lockDue(overdueRouting(routingTimeoutSeconds()), async (tx, rows) => {
     for (const job of rows) {
       await applyStopOutcome(tx, job.id, stopOutcome(job, { kind: "unroutable", waitedMs: timeoutMs }), {
         from: ["routing"],

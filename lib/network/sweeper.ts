@@ -31,10 +31,10 @@ export async function sweepOnce(): Promise<void> {
   if (due.leases) await loseExpiredLeases();
   if (due.retries) await promoteDueRetries();
   if (due.routing) await failUnroutable();
-  // Every sweep: a kept total's read, and a usage summary's, sums the deltas not yet folded (list-counts.ts,
-  // usage-rollups.ts), so a read's cost stays a sweep interval's work.
-  await foldWhileFull(foldListCountDeltas);
-  await foldWhileFull(foldUsageDeltas);
+  // Every sweep that finds deltas: a kept total's read, and a usage summary's, sums the deltas not yet folded
+  // (list-counts.ts, usage-rollups.ts), so a read's cost stays a sweep interval's work.
+  if (due.listCounts) await foldWhileFull(foldListCountDeltas);
+  if (due.usage) await foldWhileFull(foldUsageDeltas);
   if (Date.now() - lastPurge > 60_000) {
     lastPurge = Date.now();
     await purgeIdempotencyKeys(await db(), env().IDEMPOTENCY_TTL_HOURS);

@@ -3,7 +3,8 @@
 // spend, the lease — and the webhook events it announces, for a developer with an endpoint subscribed to
 // every job event and for one without (the same code path; only the rows differ).
 import { sql } from "drizzle-orm";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { getDatabase } from "@/lib/db/open";
 import { webhookChannel } from "@/lib/domain/webhook-events";
 import { onSignal } from "@/lib/domain/signals";
 import { cancelJob } from "@/lib/engine/cancel-job";
@@ -48,6 +49,47 @@ const makeDue = (jobId: string, column: "lease_expires_at" | "next_attempt_at" |
 
 const accountOf = async (jobId: string) =>
   (await rowsOf<{ account_id: string }>(sql`select account_id from jobs where id = ${jobId}`))[0].account_id;
+
+/**
+ * The prepared statements `run` sends, by name (without the digest of their text that each prepared name
+ * carries), on either driver.
+ */
+async function preparedDuring(run: () => Promise<unknown>): Promise<string[]> {
+  const database = await getDatabase();
+  const pg = (await import("pg")).default;
+  const spy = database.runPrepared
+    ? vi.spyOn(database as Required<typeof database>, "runPrepared")
+    : vi.spyOn(pg.Pool.prototype, "query");
+  try {
+    await run();
+    return spy.mock.calls
+      .map(([config]) => (typeof config === "string" ? config : (config as { name?: string }).name))
+      .filter((name): name is string => typeof name === "string" && /_[0-9a-f]{16}$/.test(name))
+      .map((name) => name.replace(/_[0-9a-f]{16}$/, ""));
+  } finally {
+    spy.mockRestore();
+  }
+}
+
+// First in the file, while no job of the tests below is left due.
+describe("the sweeper's tick", () => {
+  it("reads what is due in one prepared statement, and folds the deltas only when some are waiting", async () => {
+    const dev = await signUpDeveloper(ctx.server.baseUrl);
+    const key = await dev.createApiKey();
+    await sweepOnce();
+    expect(await preparedDuring(sweepOnce)).toEqual(["due_sweeps"]);
+
+    const { jobId } = await submit(dev, key, "token-count", { text: "counted" });
+    // Cancelled, so that no claim below takes it for its own test's job (cancelling writes deltas too).
+    await cancelJob(await accountOf(jobId), jobId);
+    expect(await preparedDuring(sweepOnce)).toEqual(["due_sweeps", "list_count_fold", "usage_fold"]);
+    expect(
+      await rowsOf(
+        sql`select (select count(*) from usage_deltas)::int + (select count(*) from list_count_deltas)::int as waiting`,
+      ),
+    ).toEqual([{ waiting: 0 }]);
+  });
+});
 
 describe.each([
   { developer: "with an endpoint subscribed to every job event", subscribed: true },
