@@ -1,7 +1,7 @@
 // Time-driven transitions (the sweeper runs them on every server instance; rows are taken with SKIP LOCKED,
 // so instances never act on the same job twice): expired leases → NODE_LOST, due retries → routing, routing
 // past its timeout → ROUTING_FAILED.
-import { asc, sql, type SQL } from "drizzle-orm";
+import { asc, sql, type Placeholder, type SQL } from "drizzle-orm";
 import type { Tx } from "@/lib/db/database";
 import { executeShaped, sqlLiterals } from "@/lib/db/prepared-statements";
 import { jobs, listCountDeltas, usageDeltas } from "@/lib/db/schema";
@@ -36,9 +36,9 @@ async function lockDue(where: SQL | undefined, write: (tx: Tx, rows: JobRow[]) =
 const heldStatusList = sqlLiterals(heldStatuses);
 const expiredLeases = () => sql`${jobs.status} in (${heldStatusList}) and ${jobs.leaseExpiresAt} < now()`;
 const dueRetries = () => sql`${jobs.status} = 'retrying' and ${jobs.nextAttemptAt} < now()`;
-const overdueRouting = (timeoutSeconds: SQL) =>
-  sql`${jobs.status} = 'routing' and ${jobs.routingStartedAt} < now() - make_interval(secs => ${timeoutSeconds})`;
-const routingTimeoutSeconds = () => sql`${env().ROUTING_TIMEOUT_MS / 1000}::double precision`;
+/** `timeoutSeconds`: ROUTING_TIMEOUT_MS in seconds, bound as a value (the locking read) or a placeholder (the probe). */
+const overdueRouting = (timeoutSeconds: number | Placeholder) =>
+  sql`${jobs.status} = 'routing' and ${jobs.routingStartedAt} < now() - make_interval(secs => ${timeoutSeconds}::double precision)`;
 
 export interface DueSweeps {
   leases: boolean;
@@ -52,7 +52,7 @@ export interface DueSweeps {
 const dueSweepsStatement = () => sql`select
     exists (select 1 from ${jobs} where ${expiredLeases()}) as leases,
     exists (select 1 from ${jobs} where ${dueRetries()}) as retries,
-    exists (select 1 from ${jobs} where ${overdueRouting(sql`${sql.placeholder("routingTimeoutSeconds")}::double precision`)}) as routing,
+    exists (select 1 from ${jobs} where ${overdueRouting(sql.placeholder("routingTimeoutSeconds"))}) as routing,
     exists (select 1 from ${listCountDeltas}) as "listCounts",
     exists (select 1 from ${usageDeltas}) as usage`;
 
@@ -92,7 +92,7 @@ export async function promoteDueRetries(): Promise<number> {
 
 export async function failUnroutable(): Promise<number> {
   const timeoutMs = env().ROUTING_TIMEOUT_MS;
-  return lockDue(overdueRouting(routingTimeoutSeconds()), async (tx, rows) => {
+  return lockDue(overdueRouting(timeoutMs / 1000), async (tx, rows) => {
     for (const job of rows) {
       await applyStopOutcome(tx, job.id, stopOutcome(job, { kind: "unroutable", waitedMs: timeoutMs }), {
         from: ["routing"],
