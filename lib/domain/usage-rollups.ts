@@ -73,7 +73,7 @@ function rollupUpsertSql(unit: keyof typeof rollupTables, deltas: SQL): SQL {
         coalesce(d.api_key_id, ${noKeySql}) as api_key_id,
         ${durationBucketSql(sql`d.duration_ms`)} as bucket, sum(d.jobs) as jobs, sum(d.completed) as completed,
         sum(d.failed) as failed, sum(d.charged) as charged, sum(d.refunded) as refunded,
-        count(d.duration_ms) as n, sum(d.duration_ms) as ms
+        sum(${deltaDurationCountSql(sql`d`)}) as n, sum(d.duration_ms * ${deltaDurationCountSql(sql`d`)}) as ms
       from ${deltas} d
       group by 1, 2, 3, 4, 5
     ) b
@@ -91,17 +91,28 @@ function rollupUpsertSql(unit: keyof typeof rollupTables, deltas: SQL): SQL {
 }
 
 /**
+ * How many durations a row of usage_deltas (`d`) counts, each of `d.duration_ms`: one per final job it counts
+ * (completed or failed), none when duration_ms is null. Only a final job's row carries a duration, so the rows a
+ * statement writes can be summed per duration (usageRollupCtes) and still hold every duration exactly.
+ */
+export const deltaDurationCountSql = (d: SQL) =>
+  sql`(case when ${d}.duration_ms is null then 0 else ${d}.completed + ${d}.failed end)`;
+
+/**
  * The one write of the rollups, as an entry `<name>` of a statement's WITH list: `deltas` (a relation as
- * rollupUpsertSql takes, a row per thing counted) appended to usage_deltas, in the writer's transaction. An
- * insert, never an upsert: the writer locks no rollup row (so writers never wait on each other's rollups, in any
- * order) and rewrites no histogram; foldUsageDeltas counts them in the rollups a moment later.
+ * rollupUpsertSql takes, a row per thing counted) appended to usage_deltas, in the writer's transaction, summed
+ * per minute (the rollups' finest span; a usage read takes the deltas of whole minutes only), service, key and
+ * duration: the jobs of a batched submission are one row, not one each. An insert, never an upsert: the writer
+ * locks no rollup row (so writers never wait on each other's rollups, in any order) and rewrites no histogram;
+ * foldUsageDeltas counts them in the rollups a moment later.
  */
 export function usageRollupCtes(name: string, deltas: SQL): SQL {
   return sql`${sql.raw(name)} as (
     insert into ${usageDeltas} (account_id, at, service_id, api_key_id, jobs, completed, failed, charged, refunded, duration_ms)
-    select d.account_id, d.at, d.service_id, coalesce(d.api_key_id, ${noKeySql}), d.jobs, d.completed, d.failed,
-      d.charged, d.refunded, d.duration_ms
-    from (${deltas}) d)`;
+    select d.account_id, date_trunc('minute', d.at, 'UTC'), d.service_id, coalesce(d.api_key_id, ${noKeySql}),
+      sum(d.jobs), sum(d.completed), sum(d.failed), sum(d.charged), sum(d.refunded), d.duration_ms
+    from (${deltas}) d
+    group by 1, 2, 3, 4, d.duration_ms)`;
 }
 
 /** usageRollupCtes as a statement of its own. */

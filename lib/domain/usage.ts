@@ -25,7 +25,14 @@ import {
 } from "@/lib/db/schema";
 import { db } from "./database";
 import { spendNow } from "./spend-controls";
-import { bucketValueMs, durationBucketSql, durationMsSql, noKeyId, noKeySql } from "./usage-rollups";
+import {
+  bucketValueMs,
+  deltaDurationCountSql,
+  durationBucketSql,
+  durationMsSql,
+  noKeyId,
+  noKeySql,
+} from "./usage-rollups";
 import type { UsageSummary } from "@/lib/contract/schemas";
 
 const minuteMs = 60 * 1000;
@@ -123,11 +130,12 @@ function rollupRowsSql(accountId: string, { days, hours, minutes }: ReturnType<t
     where account_id = ${accountId}::uuid and ${within(at, range)}`;
   };
   const deltaAt = sql`${usageDeltas.at}`;
+  const durations = deltaDurationCountSql(sql`${usageDeltas}`);
   const unfolded = sql`
     select at, service_id, api_key_id, jobs::bigint, completed::bigint, failed::bigint, charged, refunded,
-      (duration_ms is not null)::int::bigint, coalesce(duration_ms, 0),
+      ${durations}::bigint, coalesce(duration_ms * ${durations}, 0),
       case when duration_ms is null then '{}'::jsonb
-        else jsonb_build_object(${durationBucketSql(sql`duration_ms`)}::text, 1) end
+        else jsonb_build_object(${durationBucketSql(sql`duration_ms`)}::text, ${durations}) end
     from ${usageDeltas}
     where account_id = ${accountId}::uuid
       and (${sql.join(

@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { setSpendClock } from "@/lib/domain/spend-controls";
 import { getUsageSummary, periodParts } from "@/lib/domain/usage";
-import { durationBucket, bucketValueMs, noKeyId } from "@/lib/domain/usage-rollups";
+import { durationBucket, bucketValueMs, noKeyId, usageRollupSql } from "@/lib/domain/usage-rollups";
 import { claimJobs } from "@/lib/engine/claims";
 import { completeExecution, failExecution } from "@/lib/engine/node-reports";
 import { authenticateNode, registerNode, type NodeRow } from "@/lib/network/coordinator";
@@ -450,6 +450,59 @@ describe("usage rollups after random work", () => {
     expect(summary).toMatchObject(expected.totals);
     expect(summary.byService).toEqual(expected.byService);
     expect(summary.byDay).toEqual(expected.byDay);
+  });
+
+  it("are written a row per minute, service, key and duration by a statement counting many jobs, which count as many", async () => {
+    const dev = await signUpDeveloper(ctx.baseUrl);
+    const accountId = await accountIdOf(dev);
+    // Two hours ago, at 10.5 s past a minute: five jobs created, completed in 40, 40, 40, 70 and 70 ms.
+    const minute = Math.floor(Date.now() / minuteMs) * minuteMs - 2 * hourMs;
+    const at = (ms: number) => sql`${new Date(minute + ms).toISOString()}::timestamptz`;
+    const job = (n: number, duration: number) =>
+      sql`(${accountId}::uuid, ${at(10_500 + n)}, 'token-count', null::uuid, ${duration}::bigint)`;
+    const jobs = sql`(values ${sql.join([job(0, 40), job(1, 40), job(2, 40), job(3, 70), job(4, 70)], sql`, `)})
+      as j(account_id, at, service_id, api_key_id, duration_ms)`;
+    await rowsOf(
+      usageRollupSql(sql`
+        select account_id, at, service_id, api_key_id, 1 as jobs, 0 as completed, 0 as failed, 3 as charged,
+          0 as refunded, null::bigint as duration_ms from ${jobs}
+        union all
+        select account_id, at, service_id, api_key_id, 0, 1, 0, 0, 0, duration_ms from ${jobs}`),
+    );
+    const written = await rowsOf<{ at: Date; jobs: number; completed: number; charged: string; duration_ms: string }>(
+      sql`select at, jobs, completed, charged, duration_ms from usage_deltas where account_id = ${accountId}::uuid
+        order by duration_ms nulls first`,
+    );
+    expect(
+      written.map((r) => [
+        new Date(r.at).getTime(),
+        r.jobs,
+        r.completed,
+        Number(r.charged),
+        r.duration_ms && Number(r.duration_ms),
+      ]),
+    ).toEqual([
+      [minute, 5, 0, 15, null],
+      [minute, 0, 3, 0, 40],
+      [minute, 0, 2, 0, 70],
+    ]);
+    const period = { periodStart: new Date(minute - hourMs), periodEnd: new Date() };
+    const counted = { totalJobs: 5, completedJobs: 5, creditsUsed: 15, avgDurationMs: 52 };
+    expect(await getUsageSummary(accountId, period)).toMatchObject(counted);
+    await foldAllUsage();
+    expect(await getUsageSummary(accountId, period)).toMatchObject(counted);
+    const [rollup] = Object.values(await rollupsOf(accountId, "minute"));
+    expect(rollup).toEqual({
+      jobs: 5,
+      completed: 5,
+      failed: 0,
+      charged: 15,
+      refunded: 0,
+      durationCount: 5,
+      durationSumMs: 260,
+      [`bucket ${durationBucket(40)}`]: 3,
+      [`bucket ${durationBucket(70)}`]: 2,
+    });
   });
 
   it("a duration's bucket holds it within 2.5 %", () => {
