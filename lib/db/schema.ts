@@ -718,12 +718,13 @@ export const usageDayRollups = pgTable(
 );
 
 /**
- * What the usage rollups are still to count: one row per thing counted (a job created, completed or failed, a
- * refund), appended by the statement that does it, in its transaction, and never updated, so a charge or a
- * completion locks no rollup row and rewrites no histogram. The sweeper folds them into the three tables of
- * rollups (lib/domain/usage-rollups.ts, foldUsageDeltas); a usage summary reads the rollups and the deltas not yet
- * folded (lib/domain/usage.ts), so it counts everything written, folded or not. Columns as a rollup's delta: `at` is
- * the time it counts in, duration_ms a final job's duration (null when the row counts none).
+ * What the usage rollups are still to count: the things a statement counted (jobs created, completed or failed,
+ * refunds), a row per minute, service, key and duration (usageRollupCtes), appended by the statement that does it,
+ * in its transaction, and never updated, so a charge or a completion locks no rollup row and rewrites no histogram.
+ * The sweeper folds them into the three tables of rollups (lib/domain/usage-rollups.ts, foldUsageDeltas); a usage
+ * summary reads the rollups and the deltas not yet folded (lib/domain/usage.ts), so it counts everything written,
+ * folded or not. Columns as a rollup's delta: `at` is the minute it counts in, duration_ms the duration of each
+ * final job it counts (completed + failed of them; null when the row counts none: deltaDurationCountSql).
  */
 export const usageDeltas = pgTable(
   "usage_deltas",

@@ -1,8 +1,9 @@
 // Usage rollups (lib/db/schema.ts, usage_rollups, usage_minute_rollups and usage_day_rollups): what the usage
 // summary counts, kept per developer, UTC hour (and UTC minute, and UTC day), service and key. Every rule of what
-// counts where is here. The writes that change it append a delta per thing counted to usage_deltas, in their
-// transactions (usageRollupCtes: one insert, no upsert), and the sweeper folds the deltas into the three tables
-// (foldUsageDeltas: one statement), so the rollups plus the deltas left are always exactly what was written:
+// counts where is here. The writes that change it append deltas to usage_deltas (a row per minute, service, key
+// and duration of what a statement counted), in their transactions (usageRollupCtes: one insert, no upsert), and
+// the sweeper folds the deltas into the three tables (foldUsageDeltas: one statement), so the rollups plus the
+// deltas left are always exactly what was written:
 // - a job's creation: `jobs` and its charge (`credits_charged`), in the hour it was created (create-job.ts);
 // - its completion: `completed` and its duration, in the hour it was created (change-statement.ts);
 // - its failure: `failed` and its duration, in the hour it was created, and its refund (`credits_refunded`)
