@@ -43,6 +43,27 @@ async function refuseMigratingUnderOlderInstances(client: import("pg").PoolClien
     );
 }
 
+/**
+ * Ends the pool once every connection it opened has closed. pg-pool's end() resolves as soon as it has asked its
+ * idle connections to end, while their backends may still be exiting: a caller that then counts connections
+ * (an upgrade waiting for older instances, a test, an operator) would still see them.
+ */
+function poolClosing(pool: import("pg").Pool): () => Promise<void> {
+  let open = 0;
+  let allClosed: (() => void) | undefined;
+  pool.on("connect", () => void open++);
+  // "remove" comes once the connection's socket has closed, after its backend left pg_stat_activity.
+  pool.on("remove", () => {
+    open--;
+    if (open === 0) allClosed?.();
+  });
+  return async () => {
+    const closed = open === 0 ? Promise.resolve() : new Promise<void>((resolve) => (allClosed = resolve));
+    await pool.end();
+    await closed;
+  };
+}
+
 /** Connections the pool keeps however long they are idle: the LISTEN connection and three for the hot path. */
 export const warmConnections = 4;
 
@@ -60,6 +81,7 @@ export async function openPostgres(url: string): Promise<Database> {
   // query in flight fails (503) and the pool replaces the connection.
   pool.on("error", (err) => log.warn("database connection lost", { err }));
   pool.on("connect", (client) => client.on("error", (err) => log.warn("database connection lost", { err })));
+  const endPool = poolClosing(pool);
   const db = drizzle({ client: pool, schema });
   // Several instances may start at once: one migrates while the others wait on an advisory lock.
   const migrator = await pool.connect();
@@ -71,7 +93,7 @@ export async function openPostgres(url: string): Promise<Database> {
     refuseNewerDatabase(rows[0]?.newest);
   } catch (error) {
     migrator.release();
-    await pool.end().catch(() => undefined);
+    await endPool().catch(() => undefined);
     throw error;
   }
   await migrator.query("select pg_advisory_unlock(727274001)").catch(() => undefined);
@@ -154,7 +176,7 @@ export async function openPostgres(url: string): Promise<Database> {
         releasedListeners.add(client);
         client.release();
       }
-      await pool.end();
+      await endPool();
     },
   };
 }
