@@ -75,7 +75,10 @@ export async function openPostgres(url: string): Promise<Database> {
   // three more stay open, so a job after a quiet spell finds connections that have already planned its
   // statements (PostgreSQL plans a prepared statement anew for its first five runs on each connection, 1–4 ms for
   // the submission's) rather than opening new ones.
-  const pool = new pg.Pool({ connectionString: url, max: 10, min: warmConnections });
+  // Pipelining (each statement written at once, not after the previous one's answer) changes nothing for a
+  // connection used one statement at a time, which is how the pool's users use theirs; pipelinedConnection's
+  // users send several at once.
+  const pool = new pg.Pool({ connectionString: url, max: 10, min: warmConnections, pipeline: true });
   // A connection the server ends (restart, failover, outage) must not crash the process: idle ones are
   // reported by the pool, checked-out ones (between a transaction's queries) by their own listener; the
   // query in flight fails (503) and the pool replaces the connection.
@@ -83,6 +86,8 @@ export async function openPostgres(url: string): Promise<Database> {
   pool.on("connect", (client) => client.on("error", (err) => log.warn("database connection lost", { err })));
   const endPool = poolClosing(pool);
   const db = drizzle({ client: pool, schema });
+  // A drizzle handle per connection, made once (it derives the schema's relations when made).
+  const connectionDbs = new WeakMap<import("pg").PoolClient, Db>();
   // Several instances may start at once: one migrates while the others wait on an advisory lock.
   const migrator = await pool.connect();
   try {
@@ -161,6 +166,15 @@ export async function openPostgres(url: string): Promise<Database> {
     },
     async notify(tx, channel, payload) {
       await tx.execute(sql`select pg_notify(${channel}, ${payload})`);
+    },
+    async pipelinedConnection() {
+      const client = await pool.connect();
+      let connectionDb = connectionDbs.get(client);
+      if (!connectionDb) {
+        connectionDb = withCommitEffects(drizzle({ client, schema }) as unknown as Db);
+        connectionDbs.set(client, connectionDb);
+      }
+      return { db: connectionDb, release: () => client.release() };
     },
     async listeningInstances() {
       const { rows } = await pool.query<{ instances: number }>(

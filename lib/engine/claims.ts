@@ -4,6 +4,7 @@
 import { sql } from "drizzle-orm";
 import { sqlLiterals } from "@/lib/db/prepared-statements";
 import { jobs, nodes } from "@/lib/db/schema";
+import type { Tx } from "@/lib/db/database";
 import { db } from "@/lib/domain/database";
 import type { ClaimedJob } from "@/lib/contract/node-protocol";
 import { jobAttributes, SpanKind, startSpan, traceparentOf, tracingOn } from "@/lib/tracing";
@@ -42,10 +43,13 @@ const claimCandidates = sql`array(
     limit ${claimFree}
     for update skip locked)`;
 
-/** One claim: the claimed jobs assigned (and started, with `start`), with their events and log lines, in one statement. */
-async function claimOnce(node: NodeRow, max: number, start: boolean): Promise<ClaimedJob[]> {
+/**
+ * One claim: the claimed jobs assigned (and started, with `start`), with their events and log lines, in one
+ * statement, on `on` (a creation's connection that hands this claim its jobs) or the pool.
+ */
+async function claimOnce(node: NodeRow, max: number, start: boolean, on?: Tx): Promise<ClaimedJob[]> {
   const claimedAt = tracingOn ? Date.now() : 0;
-  const d = await db();
+  const d = on ?? (await db());
   const candidates: Candidates = {
     shape: "claim",
     sql: claimCandidates,
@@ -130,10 +134,11 @@ export async function claimJobs(
 ): Promise<ClaimedJob[]> {
   const deadline = Date.now() + waitMs;
   const waiters = await workWaiters();
-  let waitFirst = node.serviceIds.length > 0 && node.serviceIds.every((id) => waiters.drained.has(id));
+  const claim = (on?: Tx) => claimOnce(node, max, options.start ?? false, on);
+  const waitFirst = node.serviceIds.length > 0 && node.serviceIds.every((id) => waiters.drained.has(id));
+  let claimed = waitFirst ? undefined : await claim();
   for (;;) {
-    if (!waitFirst) {
-      const claimed = await claimOnce(node, max, options.start ?? false);
+    if (claimed) {
       for (const id of node.serviceIds) {
         if (claimed.length < max) waiters.drained.add(id);
         else waiters.drained.delete(id);
@@ -141,14 +146,17 @@ export async function claimJobs(
       if (claimed.length > 0 && claimed.length === max) claimedFull(waiters, node.serviceIds);
       if (claimed.length > 0 || Date.now() >= deadline || signal?.aborted) return claimed;
     }
-    waitFirst = false;
     const missed = node.serviceIds.filter((id) => waiters.unclaimed.has(id));
     if (missed.length > 0) {
       missed.forEach((id) => waiters.unclaimed.delete(id));
+      claimed = await claim();
       continue;
     }
-    await waitForWork(node.serviceIds, Math.min(1000, Math.max(0, deadline - Date.now())), signal, {
-      takesNetworkJobs: node.ownerAccountId === null,
-    });
+    // Woken, the claim runs now; handed a creation's jobs, the creation has run it.
+    claimed =
+      (await waitForWork(node.serviceIds, Math.min(1000, Math.max(0, deadline - Date.now())), signal, {
+        takesNetworkJobs: node.ownerAccountId === null,
+        claim,
+      })) ?? (await claim());
   }
 }

@@ -30,7 +30,7 @@ import { isoSql, toExecutionJob } from "./execution-job";
 import type { EventInput, JobRow, LogInput } from "./job-change";
 import { assertTransition } from "./job-machine";
 import { webhookFanoutSql } from "./webhook-fanout";
-import { createdWork } from "./work-signals";
+import { createdWork, sendHandingOver } from "./work-signals";
 import { metrics } from "@/lib/metrics";
 import { afterCommit } from "@/lib/db/after-commit";
 
@@ -125,12 +125,8 @@ export async function createJobs(
         { handOver: !inTransaction },
       )
     : undefined;
-  const written = executeShaped<Outcome>(
-    d,
-    "submission",
-    `${inline};${keyed}`,
-    () => creationStatement(inline, keyed),
-    {
+  const send = (on: Tx) =>
+    executeShaped<Outcome>(on, "submission", `${inline};${keyed}`, () => creationStatement(inline, keyed), {
       jobs: JSON.stringify(batch.map(batchEntry)),
       accountId: row.accountId,
       apiKeyId: row.apiKeyId,
@@ -142,9 +138,8 @@ export async function createJobs(
       alertEventId: newEventId(),
       workTag: work?.tag ?? "",
       handedOver: work?.handedOver ?? [],
-    },
-  );
-  const [outcome] = await written.catch((error: unknown) => {
+    });
+  const [outcome] = await sendHandingOver(d, work, send).catch((error: unknown) => {
     work?.abandoned();
     throw error;
   });

@@ -6,11 +6,14 @@
 // the creation, so that of the two signals only the first wakes a node: the other would run a claim for a job
 // already taken.
 // When a claim of this process that can take the jobs is waiting as they are created, the creation hands them
-// to it: the claim is set aside for them (no other signal can wake it meanwhile) and woken at the commit, and
-// the creation sends no NOTIFY of their service. Nobody else needs one: a claim wakes for them, and if it
-// comes back full (older jobs first) it passes the signal on (claims.ts). A NOTIFY is not free: PostgreSQL
-// serialises the commits of notifying transactions on one lock, and wakes every listening backend.
+// to it: the claim is set aside for them (no other signal can wake it meanwhile), and its statement is sent
+// on the creation's connection right behind the creation's (pipelined: it runs as the creation commits, with
+// no round trip to this process and back between them), its answer the claim's. The creation sends no NOTIFY
+// of their service. Nobody else needs one: the claim takes them, and if it comes back full (older jobs first)
+// it passes the signal on (claims.ts). A NOTIFY is not free: PostgreSQL serialises the commits of notifying
+// transactions on one lock, and wakes every listening backend.
 import { randomBytes } from "node:crypto";
+import type { Tx } from "@/lib/db/database";
 import { readyDatabase } from "@/lib/domain/database";
 import { workChannel } from "@/lib/domain/signals";
 import { processSingleton } from "@/lib/singleton";
@@ -22,7 +25,12 @@ interface Waiter {
   /** A network node's (no owner): it takes every job of its services but those asking for their owner's nodes. */
   takesNetworkJobs: boolean;
   wake: () => void;
-  /** Its wait has ended: woken, timed out or aborted. */
+  /**
+   * Ends its wait with its claim's statement sent on `d` (a creation's connection, right behind it): the claim's
+   * answer is the wait's. Its promise settles with that answer.
+   */
+  claimOn?: (d: Tx) => Promise<unknown>;
+  /** Its wait has ended: woken, handed a claim, timed out or aborted. */
   ended: boolean;
 }
 
@@ -89,29 +97,39 @@ export async function workWaiters(): Promise<WorkWaiters> {
 }
 
 /**
- * Waits until work of `serviceIds` is signalled, `ms` pass or `signal` aborts. A network node's claim
- * (`takesNetworkJobs`) may be handed the jobs of a creation in this process.
+ * Waits until work of `serviceIds` is signalled, `ms` pass or `signal` aborts (undefined: the caller claims
+ * now). A network node's claim (`takesNetworkJobs`) may be handed the jobs of a creation in this process: with
+ * `claim`, the creation runs it on its connection and the wait ends with its answer.
  */
-export async function waitForWork(
+export async function waitForWork<Claimed>(
   serviceIds: string[],
   ms: number,
   signal?: AbortSignal,
-  { takesNetworkJobs = false }: { takesNetworkJobs?: boolean } = {},
-): Promise<void> {
+  { takesNetworkJobs = false, claim }: { takesNetworkJobs?: boolean; claim?: (d: Tx) => Promise<Claimed> } = {},
+): Promise<Claimed | undefined> {
   const state = await workWaiters();
-  await new Promise<void>((resolve) => {
-    const waiter: Waiter = { serviceIds, takesNetworkJobs, wake: done, ended: false };
-    const timer = setTimeout(done, ms);
-    function done() {
+  return new Promise<Claimed | undefined>((resolve) => {
+    const waiter: Waiter = {
+      serviceIds,
+      takesNetworkJobs,
+      wake: () => end(undefined),
+      claimOn: claim && ((d) => end(claim(d))),
+      ended: false,
+    };
+    const timer = setTimeout(() => end(undefined), ms);
+    const aborted = () => end(undefined);
+    function end<T extends Promise<Claimed> | undefined>(answer: T): T {
+      if (waiter.ended) return answer;
       waiter.ended = true;
       clearTimeout(timer);
       const i = state.waiting.indexOf(waiter);
       if (i >= 0) state.waiting.splice(i, 1);
-      signal?.removeEventListener("abort", done);
-      resolve();
+      signal?.removeEventListener("abort", aborted);
+      resolve(answer);
+      return answer;
     }
     state.waiting.push(waiter);
-    signal?.addEventListener("abort", done);
+    signal?.addEventListener("abort", aborted);
   });
 }
 
@@ -120,6 +138,11 @@ export interface CreatedWork {
   tag: string;
   /** The services whose jobs are handed to a claim of this process: the creation sends no NOTIFY of them. */
   handedOver: string[];
+  /**
+   * Sends the claims the jobs are handed to on `d`, the connection the creation's statement was just sent on,
+   * so that each runs as soon as the creation has committed. Their promises settle as they answer.
+   */
+  claimOn(d: Tx): Promise<unknown>[];
   /**
    * The creation committed: wake a claim now, unless its NOTIFY already did. Resolves once the woken claim has
    * had its turn to send its statement, before the creator goes on (answering its HTTP request, say): the job
@@ -148,7 +171,8 @@ export async function createdWork(
   const tag = `${processTag}.${(creations += 1)}`;
   const database = await readyDatabase();
   const state = await (await waitersByDatabase.get()).get(database);
-  if (!state) return { tag, handedOver: [], committed: () => Promise.resolve(), abandoned: () => undefined };
+  if (!state)
+    return { tag, handedOver: [], claimOn: () => [], committed: () => Promise.resolve(), abandoned: () => undefined };
   const reserved = handOver ? reserveClaims(state, created) : new Map<string, Waiter>();
   const services = [...new Set(created.map((job) => job.serviceId))].filter((id) => !reserved.has(id));
   const payloads = services.map((serviceId) => payloadOf(serviceId, tag));
@@ -157,12 +181,22 @@ export async function createdWork(
     if (state.created.size <= maxCreatedSignals) break;
     state.created.delete(oldest);
   }
+  const claimedHere = new Set<Waiter>();
   return {
     tag,
     handedOver: [...reserved.keys()],
+    claimOn(d) {
+      const claims: Promise<unknown>[] = [];
+      for (const waiter of new Set(reserved.values())) {
+        if (waiter.ended || !waiter.claimOn) continue;
+        claimedHere.add(waiter);
+        claims.push(waiter.claimOn(d));
+      }
+      return claims;
+    },
     async committed() {
       let woken = false;
-      const wokenHere = new Set<Waiter>();
+      const wokenHere = new Set<Waiter>(claimedHere);
       for (const [serviceId, waiter] of reserved) {
         if (wokenHere.has(waiter)) continue;
         // A claim whose wait ended meanwhile (its timer, its node stopping) may have missed the jobs.
@@ -187,6 +221,26 @@ export async function createdWork(
       for (const payload of payloads) state.created.delete(payload);
     },
   };
+}
+
+/**
+ * Sends a creation's statement (`send` on the connection it is given) and, when its jobs are handed to claims
+ * of this process, their statements right behind it on the same connection: each runs as the creation
+ * commits, instead of after its answer has come back here and theirs gone out (PostgreSQL runs a connection's
+ * statements in the order they arrive; a refused creation's claims find nothing of it, as they would after it).
+ */
+export async function sendHandingOver<Row>(
+  d: Tx,
+  work: CreatedWork | undefined,
+  send: (on: Tx) => Promise<Row>,
+): Promise<Row> {
+  const database = await readyDatabase();
+  if (!work?.handedOver.length || !database.pipelinedConnection) return send(d);
+  const connection = await database.pipelinedConnection();
+  const sent = send(connection.db);
+  const claims = work.claimOn(connection.db);
+  void Promise.allSettled([sent, ...claims]).then(connection.release);
+  return sent;
 }
 
 /**

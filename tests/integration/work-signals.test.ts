@@ -1,13 +1,17 @@
 // What wakes a waiting claim (lib/engine/work-signals.ts): a signal on the work channel from the database, or,
 // for jobs this process creates on PostgreSQL, the creation itself as soon as it commits. Of a creation's two
 // signals, only the first wakes a claim, whichever comes first; the other would run a claim for nothing. A
-// network node's waiting claim is handed a creation's jobs: set aside for them, woken at the commit, and the
+// network node's waiting claim is handed a creation's jobs: set aside for them, its statement sent on the
+// creation's connection right behind the creation's (PostgreSQL; PGlite wakes it at the commit), and the
 // creation sends no NOTIFY of their service.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/domain/database";
 import { signal, workChannel } from "@/lib/domain/signals";
-import { claimedFull, createdWork, waitForWork, workWaiters } from "@/lib/engine/work-signals";
+import { sql, type SQL } from "drizzle-orm";
+import type { Tx } from "@/lib/db/database";
+import { claimedFull, createdWork, sendHandingOver, waitForWork, workWaiters } from "@/lib/engine/work-signals";
+import { usePostgres } from "../support/postgres";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 let server: TestServer;
@@ -43,6 +47,9 @@ async function remembered(serviceId: string) {
     creations: [...state.created.keys()].filter((payload) => payload.startsWith(`${serviceId} `)).length,
   };
 }
+
+/** The first row `query` answers on `on`. */
+const firstRow = async <Row>(on: Tx, query: SQL) => ((await on.execute(query)) as unknown as { rows: Row[] }).rows[0];
 
 /** Long enough for a NOTIFY to be delivered to this process's LISTEN connection. */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
@@ -127,6 +134,58 @@ describe("a network node's waiting claim", () => {
     await work.committed();
     expect(await claim.woken).toBe(true);
     (await workWaiters()).unclaimed.delete(serviceId);
+  });
+
+  it("is handed a creation's jobs by its statement, sent on the creation's connection right behind it: it runs once the creation has committed, and its answer ends the wait", async () => {
+    const serviceId = `svc-${randomUUID()}`;
+    let answered = false;
+    const claimSent: boolean[] = [];
+    const claim = waitForWork([serviceId], 10_000, undefined, {
+      takesNetworkJobs: true,
+      claim: async (on) => {
+        claimSent.push(!answered);
+        return firstRow<{ pid: number; began: string }>(on, sql`select pg_backend_pid() as pid, now()::text as began`);
+      },
+    });
+    const state = await workWaiters();
+    while (!state.waiting.some((w) => w.serviceIds.includes(serviceId))) await new Promise((r) => setTimeout(r, 1));
+    const work = await createdWork([{ serviceId, placement: "any" }]);
+    // A creation that takes a while: the claim leaves before its answer comes back.
+    const created = await sendHandingOver(await db(), work, async (on) => {
+      const row = await firstRow<{ pid: number; done: string }>(
+        on,
+        sql`select pg_sleep(0.1), pg_backend_pid() as pid, clock_timestamp()::text as done`,
+      );
+      answered = true;
+      return row;
+    });
+    await work.committed();
+    const claimed = await claim;
+    if (!usePostgres()) return expect(claimed).toBeUndefined(); // woken at the commit, it claims on its own
+    expect(claimSent).toEqual([true]);
+    expect(claimed?.pid).toBe(created.pid);
+    expect(Date.parse(claimed?.began ?? "")).toBeGreaterThanOrEqual(Date.parse(created.done));
+  });
+
+  it("handed a creation that fails, still gets its claim's answer, and the connection goes back to the pool", async () => {
+    const serviceId = `svc-${randomUUID()}`;
+    const claim = waitForWork([serviceId], 10_000, undefined, {
+      takesNetworkJobs: true,
+      claim: (on) => firstRow<{ n: number }>(on, sql`select 1 as n`),
+    });
+    const state = await workWaiters();
+    while (!state.waiting.some((w) => w.serviceIds.includes(serviceId))) await new Promise((r) => setTimeout(r, 1));
+    const work = await createdWork([{ serviceId, placement: "any" }]);
+    await expect(sendHandingOver(await db(), work, (on) => on.execute(sql`select 1 / 0`))).rejects.toThrow();
+    work.abandoned();
+    if (usePostgres()) expect(await claim).toEqual({ n: 1 });
+    else {
+      expect(await remembered(serviceId)).toEqual({ waiting: 1, unclaimed: false, creations: 0 });
+      await notify(serviceId);
+      expect(await claim).toBeUndefined();
+    }
+    // Every connection of the pool is still usable: ten statements at once all answer.
+    await Promise.all(Array.from({ length: 10 }, async () => (await db()).execute(sql`select pg_sleep(0.05)`)));
   });
 
   it("is handed the jobs of all its services in a creation, and woken once for them", async () => {
