@@ -238,6 +238,9 @@ export async function sendHandingOver<Row>(
   if (!work?.handedOver.length || !database.pipelinedConnection) return send(d);
   const connection = await database.pipelinedConnection();
   const sent = send(connection.db);
+  // The connection runs its statements in the order they are written: the claims' go out once the creation's
+  // has (its way to the connection is promise callbacks only, all run before the next turn of the event loop).
+  await new Promise((resolve) => setImmediate(resolve));
   const claims = work.claimOn(connection.db);
   void Promise.allSettled([sent, ...claims]).then(connection.release);
   return sent;

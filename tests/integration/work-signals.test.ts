@@ -150,8 +150,10 @@ describe("a network node's waiting claim", () => {
     const state = await workWaiters();
     while (!state.waiting.some((w) => w.serviceIds.includes(serviceId))) await new Promise((r) => setTimeout(r, 1));
     const work = await createdWork([{ serviceId, placement: "any" }]);
-    // A creation that takes a while: the claim leaves before its answer comes back.
+    // A creation that takes a while (the claim leaves before its answer comes back), and a while to leave: the
+    // claim still goes out behind it.
     const created = await sendHandingOver(await db(), work, async (on) => {
+      for (let i = 0; i < 50; i++) await Promise.resolve();
       const row = await firstRow<{ pid: number; done: string }>(
         on,
         sql`select pg_sleep(0.1), pg_backend_pid() as pid, clock_timestamp()::text as done`,
