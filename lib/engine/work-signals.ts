@@ -27,9 +27,9 @@ interface Waiter {
   wake: () => void;
   /**
    * Ends its wait with its claim's statement sent on `d` (a creation's connection, right behind it): the claim's
-   * answer is the wait's. Its promise settles with that answer.
+   * answer is the wait's. Its promise settles with that answer; undefined (nothing sent) when the wait had ended.
    */
-  claimOn?: (d: Tx) => Promise<unknown>;
+  claimOn?: (d: Tx) => Promise<unknown> | undefined;
   /** Its wait has ended: woken, handed a claim, timed out or aborted. */
   ended: boolean;
 }
@@ -109,27 +109,34 @@ export async function waitForWork<Claimed>(
 ): Promise<Claimed | undefined> {
   const state = await workWaiters();
   return new Promise<Claimed | undefined>((resolve) => {
-    const waiter: Waiter = {
-      serviceIds,
-      takesNetworkJobs,
-      wake: () => end(undefined),
-      claimOn: claim && ((d) => end(claim(d))),
-      ended: false,
-    };
-    const timer = setTimeout(() => end(undefined), ms);
-    const aborted = () => end(undefined);
-    function end<T extends Promise<Claimed> | undefined>(answer: T): T {
-      if (waiter.ended) return answer;
+    /** Ends the wait, once: with the claim's answer, or with undefined for the caller to claim. */
+    const end = (answer?: Promise<Claimed>) => {
+      if (waiter.ended) return;
       waiter.ended = true;
       clearTimeout(timer);
       const i = state.waiting.indexOf(waiter);
       if (i >= 0) state.waiting.splice(i, 1);
-      signal?.removeEventListener("abort", aborted);
+      signal?.removeEventListener("abort", woken);
       resolve(answer);
-      return answer;
-    }
+    };
+    const woken = () => void end();
+    const waiter: Waiter = {
+      serviceIds,
+      takesNetworkJobs,
+      wake: woken,
+      claimOn:
+        claim &&
+        ((d) => {
+          if (waiter.ended) return undefined;
+          const answer = claim(d);
+          end(answer);
+          return answer;
+        }),
+      ended: false,
+    };
+    const timer = setTimeout(woken, ms);
     state.waiting.push(waiter);
-    signal?.addEventListener("abort", aborted);
+    signal?.addEventListener("abort", woken);
   });
 }
 
@@ -188,9 +195,10 @@ export async function createdWork(
     claimOn(d) {
       const claims: Promise<unknown>[] = [];
       for (const waiter of new Set(reserved.values())) {
-        if (waiter.ended || !waiter.claimOn) continue;
+        const claim = waiter.claimOn?.(d);
+        if (!claim) continue;
         claimedHere.add(waiter);
-        claims.push(waiter.claimOn(d));
+        claims.push(claim);
       }
       return claims;
     },

@@ -260,6 +260,25 @@ describe("a network node's waiting claim", () => {
     (await workWaiters()).unclaimed.delete(serviceId);
   });
 
+  it("whose wait ended before the creation was sent is not run on its connection: the jobs go to the next claim", async () => {
+    const serviceId = `svc-${randomUUID()}`;
+    let runs = 0;
+    const claim = waitForWork([serviceId], 300, undefined, {
+      takesNetworkJobs: true,
+      claim: async () => void (runs += 1),
+    });
+    const state = await workWaiters();
+    while (!state.waiting.some((w) => w.serviceIds.includes(serviceId))) await new Promise((r) => setTimeout(r, 1));
+    const work = await createdWork([{ serviceId, placement: "any" }]);
+    expect(work.handedOver).toEqual([serviceId]);
+    expect(await claim).toBeUndefined(); // timed out: its caller claims on its own
+    await sendHandingOver(await db(), work, (on) => firstRow(on, sql`select 1`));
+    await work.committed();
+    expect(runs).toBe(0);
+    expect(await remembered(serviceId)).toEqual({ waiting: 0, unclaimed: true, creations: 0 });
+    state.unclaimed.delete(serviceId);
+  });
+
   it("that comes back full wakes one more waiting claim of its services", async () => {
     const serviceId = `svc-${randomUUID()}`;
     const [first, second] = [await waitingClaim(serviceId), await waitingClaim(serviceId)];
