@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { createScratchDatabase } from "@/tests/support/postgres";
+import { createScratchDatabase, otherConnections } from "@/tests/support/postgres";
 import { journalOf } from "./migrations";
 import { openPglite } from "./pglite";
 import { listenerApplicationName, openPostgres } from "./postgres";
@@ -66,10 +66,7 @@ describe("a database migrated by a newer build", () => {
         // Several times: a connection still closing when the refusal returns is seen only now and then.
         for (let i = 0; i < 10; i++) {
           await expect(openPostgres(scratch.url)).rejects.toThrow(/migrated by a newer build[\s\S]*will not open it/);
-          const { rows } = await admin.query(
-            "select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()",
-          );
-          expect(rows[0].n).toBe(0);
+          expect(await otherConnections(admin)).toBe(0);
         }
       } finally {
         await admin.end().catch(() => undefined);

@@ -7,7 +7,7 @@ import net from "node:net";
 import { sql } from "drizzle-orm";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { createScratchDatabase } from "@/tests/support/postgres";
+import { createScratchDatabase, otherConnections } from "@/tests/support/postgres";
 import { openPostgres, warmConnections } from "./postgres";
 
 const idleTimeoutMs = 10_000;
@@ -22,17 +22,11 @@ describe("the PostgreSQL pool", () => {
       const admin = new pg.Client({ connectionString: scratch.url });
       try {
         await admin.connect();
-        const connected = async () =>
-          (
-            await admin.query<{ n: number }>(
-              "select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()",
-            )
-          ).rows[0].n;
         // A burst that needs eight connections at once.
         await Promise.all(Array.from({ length: 8 }, () => database.db.execute(sql`select pg_sleep(0.1)`)));
-        expect(await connected()).toBeGreaterThanOrEqual(8);
+        expect(await otherConnections(admin)).toBeGreaterThanOrEqual(8);
         await new Promise((resolve) => setTimeout(resolve, idleTimeoutMs + 1_500));
-        expect(await connected()).toBe(warmConnections);
+        expect(await otherConnections(admin)).toBe(warmConnections);
       } finally {
         await admin.end();
         await database.close();
@@ -56,10 +50,7 @@ describe("the PostgreSQL pool", () => {
           const database = await openPostgres(scratch.url);
           await database.db.execute(sql`select 1`);
           await database.close();
-          const { rows } = await admin.query<{ n: number }>(
-            "select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()",
-          );
-          if (rows[0].n > 0) stillConnected.push(i);
+          if ((await otherConnections(admin)) > 0) stillConnected.push(i);
         }
         expect(stillConnected).toEqual([]);
       } finally {

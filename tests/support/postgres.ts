@@ -5,6 +5,14 @@ import pg from "pg";
 
 export const usePostgres = () => process.env.TEST_DRIVER === "postgres" && Boolean(process.env.TEST_DATABASE_URL);
 
+/** How many connections to `admin`'s database there are besides `admin`'s own. */
+export async function otherConnections(admin: pg.Client): Promise<number> {
+  const { rows } = await admin.query<{ n: number }>(
+    "select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()",
+  );
+  return rows[0].n;
+}
+
 export async function createThrowawayDatabase(
   adminUrl: string,
   prefix: string,
