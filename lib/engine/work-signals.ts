@@ -246,6 +246,8 @@ export async function sendHandingOver<Row>(
   if (!work?.handedOver.length || !database.pipelinedConnection) return send(d);
   const connection = await database.pipelinedConnection();
   const sent = send(connection.db);
+  // Its failure is the caller's, once this returns; until then it must not count as unhandled.
+  sent.catch(() => undefined);
   // The connection runs its statements in the order they are written: the claims' go out once the creation's
   // has (its way to the connection is promise callbacks only, all run before the next turn of the event loop).
   await new Promise((resolve) => setImmediate(resolve));

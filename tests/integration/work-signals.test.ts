@@ -186,6 +186,25 @@ describe("a network node's waiting claim", () => {
       await notify(serviceId);
       expect(await claim).toBeUndefined();
     }
+    // One that fails before it is even sent fails its caller, not the process (no unhandled rejection).
+    const again = waitForWork([serviceId], 10_000, undefined, {
+      takesNetworkJobs: true,
+      claim: (on) => firstRow<{ n: number }>(on, sql`select 2 as n`),
+    });
+    while (!state.waiting.some((w) => w.serviceIds.includes(serviceId))) await new Promise((r) => setTimeout(r, 1));
+    const early = await createdWork([{ serviceId, placement: "any" }]);
+    expect(early.handedOver).toEqual([serviceId]);
+    await expect(
+      sendHandingOver(await db(), early, async () => {
+        throw new Error("refused before it was sent");
+      }),
+    ).rejects.toThrow("refused before it was sent");
+    early.abandoned();
+    if (usePostgres()) expect(await again).toEqual({ n: 2 });
+    else {
+      await notify(serviceId);
+      expect(await again).toBeUndefined();
+    }
     // Every connection of the pool is still usable: ten statements at once all answer.
     await Promise.all(Array.from({ length: 10 }, async () => (await db()).execute(sql`select pg_sleep(0.05)`)));
   });
